@@ -1,0 +1,14 @@
+"""Typed exceptions of the accfirst package.
+
+Every error a user can cause (a bad parameter, a malformed dataset) is a
+``ValueError`` subclass whose message says what to change; the app shows the
+message as it is.
+"""
+
+
+class AccFirstError(ValueError):
+    """A parameter or input that the accuracy-first algorithms cannot use."""
+
+
+class DataError(AccFirstError):
+    """A dataset (built-in, uploaded or passed in) that cannot be prepared (SPEC §1, §11)."""
