@@ -1,0 +1,28 @@
+"""accfirst: accuracy-first differential privacy for regularised ERM.
+
+State the excess risk α you need and the failure probability γ; the package finds
+the most private hypothesis that meets it and reports the ex-post privacy loss it
+paid (Ligett, Neel, Roth, Waggoner & Wu, "Accuracy First", NeurIPS 2017).
+See SPEC.md for the contract every number follows.
+"""
+
+from accfirst.above_threshold import CALIBRATIONS, AboveThresholdCalibration, interactive_above_threshold
+from accfirst.errors import AccFirstError, DataError
+from accfirst.experiments import METHODS, run_one, run_trials, trial_rng
+from accfirst.generators import CovariancePerturbation, OutputPerturbation, make_generator
+from accfirst.grid import default_eps_range, epsilon_grid
+from accfirst.methods import doubling, doubling_levels, noise_reduction, theory_run
+from accfirst.noise_reduction import LAPLACE, laplace_noise_reduction
+from accfirst.problems import LogisticProblem, Problem, RidgeProblem
+from accfirst.result import RunResult, Trace
+from accfirst.theory import theory_epsilon
+from accfirst.trust_region import solve_trust_region
+
+__all__ = [
+    "CALIBRATIONS", "LAPLACE", "METHODS", "AboveThresholdCalibration", "AccFirstError",
+    "CovariancePerturbation", "DataError", "LogisticProblem", "OutputPerturbation", "Problem",
+    "RidgeProblem", "RunResult", "Trace", "default_eps_range", "doubling", "doubling_levels",
+    "epsilon_grid", "interactive_above_threshold", "laplace_noise_reduction", "make_generator",
+    "noise_reduction", "run_one", "run_trials", "solve_trust_region", "theory_epsilon",
+    "theory_run", "trial_rng",
+]  # fmt: skip

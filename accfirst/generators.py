@@ -1,0 +1,212 @@
+"""Private hypothesis generators: covariance perturbation and output perturbation.
+
+SPEC §3 (one ε) and §5 (CovNR, OutputNR along a noise-reduction chain). A
+generator names the private vector it perturbs and its ℓ1-sensitivity; a noisy
+release of that vector is post-processed into a ``Hypothesis``.
+
+A ``Hypothesis`` offers a certified lower bound on its excess risk that is cheap
+to compute (O(p²) and, for covariance perturbation, at most one Cholesky
+factorisation) and the exact θ and excess risk, computed only when asked. The
+testers use the bound to reject hopeless hypotheses without solving them; the
+decision, and therefore the output distribution, is the same as with exact
+evaluation.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from functools import cached_property
+
+import numpy as np
+from numpy.typing import NDArray
+
+from accfirst.errors import AccFirstError
+from accfirst.noise_reduction import LAPLACE, NoiseFamily
+from accfirst.problems import Problem, RidgeProblem
+from accfirst.trust_region import interior_solution, solve_trust_region
+
+
+class Hypothesis(ABC):
+    """One private hypothesis θ_t: a post-processing of a noisy release."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+
+    @property
+    @abstractmethod
+    def risk_lower_bound(self) -> float:
+        """A value ≤ R(θ_t), cheap to compute."""
+
+    @property
+    @abstractmethod
+    def theta(self) -> NDArray[np.float64]:
+        """θ_t, exactly."""
+
+    @cached_property
+    def excess_risk(self) -> float:
+        """R(θ_t), exactly (evaluation: reads the data)."""
+        return float(self.problem.excess_risk(self.theta))
+
+
+class CovarianceHypothesis(Hypothesis):
+    """θ_p = argmin_C (θᵀZθ − 2zᵀθ)/(2n) + (λ/2)‖θ‖² for a noisy (Z, z) (SPEC §3)."""
+
+    problem: RidgeProblem
+
+    def __init__(self, problem: RidgeProblem, released: NDArray[np.float64]) -> None:
+        super().__init__(problem)
+        p, n = problem.p, problem.n
+        Z = released[: p * p].reshape(p, p)
+        # Only sym(Z) enters the objective (post-processing).
+        self.H = (Z + Z.T) / (2 * n) + problem.lam * np.eye(p)
+        self.g = released[p * p :] / n
+
+    @cached_property
+    def _cholesky(self) -> tuple[bool, NDArray[np.float64] | None]:
+        """(H ≻ 0, H⁻¹g if it lies in C)."""
+        if self._certainly_indefinite:
+            return False, None
+        return interior_solution(self.H, self.g, self.problem.norm_bound)
+
+    @cached_property
+    def _certainly_indefinite(self) -> bool:
+        """A negative diagonal entry or 2×2 principal minor proves λ_min(H) < 0."""
+        diagonal = np.diag(self.H)
+        if np.any(diagonal < 0):
+            return True
+        return bool(np.any(np.outer(diagonal, diagonal) - self.H * self.H < 0))
+
+    @cached_property
+    def risk_lower_bound(self) -> float:
+        positive_definite, interior = self._cholesky
+        if self._certainly_indefinite or (positive_definite and interior is None):
+            # Indefinite H, or H ≻ 0 with H⁻¹g outside C: the optimum lies on ‖θ‖ = M.
+            return self.problem.boundary_risk_lower_bound()
+        # An interior optimum is exact and cheap; a failed Cholesky on a matrix not
+        # proven indefinite needs the full solve to tell where the optimum lies.
+        return self.excess_risk
+
+    @cached_property
+    def theta(self) -> NDArray[np.float64]:
+        interior = self._cholesky[1]
+        if interior is not None:
+            return interior
+        return solve_trust_region(self.H, self.g, self.problem.norm_bound)
+
+
+class OutputHypothesis(Hypothesis):
+    """θ_p = Proj_C(θ* + ξ) for a noisy θ* (SPEC §3)."""
+
+    def __init__(self, problem: Problem, released: NDArray[np.float64]) -> None:
+        super().__init__(problem)
+        self._theta = problem.project(released)
+
+    @property
+    def theta(self) -> NDArray[np.float64]:
+        return self._theta
+
+    @cached_property
+    def risk_lower_bound(self) -> float:
+        return self.problem.excess_risk_lower_bound(self._theta)
+
+
+class HypothesisGenerator(ABC):
+    """A private ERM mechanism: perturbs a private vector of ℓ1-sensitivity Δ, then post-processes.
+
+    Parameters
+    ----------
+    problem : the ERM problem.
+    noise : the noise family (Laplace by default).
+    """
+
+    name: str
+
+    def __init__(self, problem: Problem, noise: NoiseFamily = LAPLACE) -> None:
+        self.problem = problem
+        self.noise = noise
+
+    @property
+    @abstractmethod
+    def sensitivity(self) -> float:
+        """ℓ1-sensitivity of the perturbed vector."""
+
+    @abstractmethod
+    def private_vector(self) -> NDArray[np.float64]:
+        """The vector the noise is added to."""
+
+    @abstractmethod
+    def hypothesis(self, released: NDArray[np.float64]) -> Hypothesis:
+        """Post-process a noisy release into a hypothesis."""
+
+    def sample(self, epsilon: float, rng: np.random.Generator) -> Hypothesis:
+        """One ε-DP hypothesis, independent of every other draw (SPEC §3)."""
+        return self.hypothesis(self.noise.perturb(self.private_vector(), self.sensitivity, epsilon, rng))
+
+    def chain(self, epsilons: NDArray[np.float64], rng: np.random.Generator) -> Iterator[Hypothesis]:
+        """θ_1, θ_2, … along a noise-reduction chain, built only as they are read (SPEC §5)."""
+        releases = self.noise.chain(self.private_vector(), self.sensitivity, epsilons, rng)
+        for level in range(len(releases)):
+            yield self.hypothesis(releases.release(level))
+
+
+class CovariancePerturbation(HypothesisGenerator):
+    """Covariance perturbation for ridge (Thm 3.1): noise on (XᵀX, Xᵀy), ℓ1-sensitivity 4."""
+
+    name = "covariance"
+
+    def __init__(self, problem: Problem, noise: NoiseFamily = LAPLACE) -> None:
+        if not isinstance(problem, RidgeProblem):
+            raise AccFirstError("covariance perturbation applies to ridge regression only; use output perturbation")
+        super().__init__(problem, noise)
+        self._vector = np.concatenate([problem.A.ravel(), problem.b])
+
+    @property
+    def sensitivity(self) -> float:
+        """Lemma A.6: ‖ΔA‖₁ ≤ 2 and ‖Δb‖₁ ≤ 2."""
+        return 4.0
+
+    def private_vector(self) -> NDArray[np.float64]:
+        return self._vector
+
+    def hypothesis(self, released: NDArray[np.float64]) -> CovarianceHypothesis:
+        return CovarianceHypothesis(self.problem, released)
+
+
+class OutputPerturbation(HypothesisGenerator):
+    """Output perturbation (Thm 3.3 / A.9): noise on θ*, ℓ1-sensitivity Δ_θ, then Proj_C."""
+
+    name = "output"
+
+    @property
+    def sensitivity(self) -> float:
+        return self.problem.theta_sensitivity
+
+    def private_vector(self) -> NDArray[np.float64]:
+        return self.problem.theta_star
+
+    def hypothesis(self, released: NDArray[np.float64]) -> OutputHypothesis:
+        return OutputHypothesis(self.problem, released)
+
+
+GENERATORS: dict[str, type[HypothesisGenerator]] = {
+    CovariancePerturbation.name: CovariancePerturbation,
+    OutputPerturbation.name: OutputPerturbation,
+}
+
+
+def default_generator_name(problem: Problem) -> str:
+    """The paper's pairing: covariance perturbation for ridge, output perturbation for logistic."""
+    return CovariancePerturbation.name if isinstance(problem, RidgeProblem) else OutputPerturbation.name
+
+
+def make_generator(problem: Problem, generator: str | HypothesisGenerator | None) -> HypothesisGenerator:
+    """Resolve a generator name (or ``None`` for the paper's default) into a generator for ``problem``."""
+    if isinstance(generator, HypothesisGenerator):
+        if generator.problem is not problem:
+            raise AccFirstError("the generator was built for a different problem")
+        return generator
+    name = default_generator_name(problem) if generator is None else generator
+    if name not in GENERATORS:
+        raise AccFirstError(f"unknown generator {name!r}; choose one of {sorted(GENERATORS)}")
+    return GENERATORS[name](problem)

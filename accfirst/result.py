@@ -1,0 +1,93 @@
+"""The outcome of one accuracy-first run, with its ex-post privacy loss split in two.
+
+SPEC §6–§9: every run reports the testing part (ε_A or the doubling tests) and the
+generation part (ε_t) of its ex-post loss, the true excess risk (evaluation only,
+not private) and, for teaching, the trace of every tested level.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Every tested level of one run, in test order (SPEC §6, §7).
+
+    ``excess_risk`` is exact where it was computed and NaN where a certified lower
+    bound (``risk_lower_bound``) already failed the test; run with ``exact=True``
+    for every value. The test halts at a level when ``noisy_query ≥ noisy_threshold``,
+    with ``noisy_query = −excess_risk + query_noise``.
+    """
+
+    level: NDArray[np.int64]
+    epsilon: NDArray[np.float64]
+    excess_risk: NDArray[np.float64]
+    risk_lower_bound: NDArray[np.float64]
+    query_noise: NDArray[np.float64]
+    noisy_threshold: NDArray[np.float64]
+
+    @property
+    def noisy_query(self) -> NDArray[np.float64]:
+        return -self.excess_risk + self.query_noise
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per tested level."""
+        return pd.DataFrame(
+            {
+                "level": self.level,
+                "epsilon": self.epsilon,
+                "excess_risk": self.excess_risk,
+                "risk_lower_bound": self.risk_lower_bound,
+                "noisy_query": self.noisy_query,
+                "noisy_threshold": self.noisy_threshold,
+            }
+        )
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One run of noise reduction, doubling or the theory approach (SPEC §9).
+
+    ``stop_index`` is the 1-based level that passed the test, ``None`` on fallback
+    (no level passed: θ* is released and ``eps_total`` is ∞). ``eps_total`` is the
+    ex-post privacy loss ``eps_test + eps_hypothesis``.
+    """
+
+    method: str
+    generator: str
+    calibration: str
+    alpha: float
+    gamma: float
+    lam: float
+    n: int
+    p: int
+    T: int
+    stop_index: int | None
+    eps_test: float
+    eps_hypothesis: float
+    eps_total: float
+    excess_risk: float
+    success: bool
+    fallback: bool
+    theta: NDArray[np.float64] = field(repr=False)
+    theta_norm: float
+    norm_bound: float
+    seconds: float
+    trace: Trace | None = field(default=None, repr=False)
+
+    @property
+    def exp_eps_total(self) -> float:
+        """e^ε, the privacy-risk factor (SPEC §10); ∞ on fallback."""
+        return math.exp(self.eps_total) if self.eps_total < 709 else math.inf
+
+    def to_dict(self) -> dict[str, object]:
+        """The scalar fields (no θ, no trace), plus ``exp_eps_total``: one row of a results frame."""
+        row = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("theta", "trace")}
+        row["exp_eps_total"] = self.exp_eps_total
+        return row

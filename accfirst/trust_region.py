@@ -1,0 +1,104 @@
+"""Exact solution of the trust-region subproblem behind covariance perturbation.
+
+SPEC §3: minimise ½θᵀHθ − gᵀθ subject to ‖θ‖₂ ≤ r, with H symmetric and possibly
+indefinite. Through the eigendecomposition H = V diag(λ) Vᵀ the optimum is
+θ(μ) = V (Vᵀg)/(λ + μ) for the smallest μ ≥ max(0, −λ_min) that makes
+‖θ(μ)‖ ≤ r, with equality whenever μ > 0 (Moré & Sorensen's characterisation).
+The "hard case" (g orthogonal to the bottom eigenspace) adds a multiple of the
+bottom eigenvector to reach the boundary.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.linalg import lapack
+from scipy.optimize import brentq
+
+# Eigenvalues within this (relative) distance of λ_min belong to the bottom eigenspace.
+EIGENVALUE_TOLERANCE = 1e-12
+# Components of g along the bottom eigenspace below this (relative) size count as zero.
+HARD_CASE_TOLERANCE = 1e-10
+
+
+def trust_region_objective(H: NDArray[np.float64], g: NDArray[np.float64], theta: NDArray[np.float64]) -> float:
+    """½θᵀHθ − gᵀθ."""
+    return float(0.5 * theta @ H @ theta - g @ theta)
+
+
+def interior_solution(
+    H: NDArray[np.float64], g: NDArray[np.float64], radius: float
+) -> tuple[bool, NDArray[np.float64] | None]:
+    """(H ≻ 0, H⁻¹g if that lies in the ball else ``None``), by one Cholesky factorisation.
+
+    H⁻¹g is the exact optimum whenever it exists; when H ≻ 0 but ‖H⁻¹g‖ > r the
+    optimum lies on the sphere. Much cheaper than an eigendecomposition.
+    """
+    factor, info = lapack.dpotrf(H, lower=False, clean=False, overwrite_a=False)
+    if info != 0:
+        return False, None
+    theta, info = lapack.dpotrs(factor, g, lower=False)
+    if info != 0 or not np.all(np.isfinite(theta)):
+        return False, None
+    return True, (theta if float(np.linalg.norm(theta)) <= radius else None)
+
+
+def solve_trust_region(H: NDArray[np.float64], g: NDArray[np.float64], radius: float) -> NDArray[np.float64]:
+    """argmin_{‖θ‖ ≤ radius} ½θᵀHθ − gᵀθ, exactly (SPEC §3).
+
+    Parameters
+    ----------
+    H : (p, p) symmetric matrix, any inertia.
+    g : (p,) vector.
+    radius : r > 0.
+    """
+    _, theta = interior_solution(H, g, radius)
+    if theta is not None:
+        return theta
+    eigenvalues, V = np.linalg.eigh(H)
+    a = V.T @ g
+    lam_min = float(eigenvalues[0])
+    scale = max(1.0, float(np.max(np.abs(eigenvalues))))
+    bottom = eigenvalues - lam_min <= EIGENVALUE_TOLERANCE * scale
+    g_norm = float(np.linalg.norm(a))
+    mu_low = max(0.0, -lam_min)
+
+    if lam_min > 0 and np.all(np.isfinite(a / eigenvalues)) and np.linalg.norm(a / eigenvalues) <= radius:
+        # Cholesky can fail on a barely definite H that eigh still resolves.
+        return V @ (a / eigenvalues)
+
+    bottom_weight = float(np.linalg.norm(a[bottom]))
+    if bottom_weight <= HARD_CASE_TOLERANCE * max(g_norm, 1e-300):
+        rest = ~bottom
+        shifted = eigenvalues[rest] + mu_low
+        coefficients = np.zeros_like(a)
+        coefficients[rest] = a[rest] / shifted
+        rest_norm = float(np.linalg.norm(coefficients))
+        if rest_norm <= radius:
+            # Hard case: μ = −λ_min, fill the remaining length along the bottom eigenvector.
+            index = int(np.flatnonzero(bottom)[0])
+            sign = 1.0 if a[index] >= 0 else -1.0
+            coefficients[index] = sign * math.sqrt(max(radius**2 - rest_norm**2, 0.0))
+            return V @ coefficients
+
+    def coefficients_at(mu: float) -> NDArray[np.float64]:
+        with np.errstate(divide="ignore"):
+            return np.divide(a, eigenvalues + mu, out=np.zeros_like(a), where=a != 0)
+
+    def secular(mu: float) -> float:
+        # 1/‖θ(μ)‖ − 1/r is nearly linear in μ: a well-conditioned root find.
+        norm = float(np.linalg.norm(coefficients_at(mu)))
+        return (1.0 / norm if norm > 0 else math.inf) - 1.0 / radius
+
+    mu_high = mu_low + g_norm / radius + 1e-300
+    while secular(mu_high) < 0:
+        mu_high = mu_low + 2 * (mu_high - mu_low) + 1e-300
+    if secular(mu_low) >= 0:
+        mu = mu_low
+    else:
+        mu = brentq(secular, mu_low, mu_high, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+    theta = V @ coefficients_at(mu)
+    norm = float(np.linalg.norm(theta))
+    return theta * (radius / norm) if norm > radius else theta
