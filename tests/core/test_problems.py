@@ -1,0 +1,112 @@
+"""ERM problems (SPEC §1–§2): θ* against scikit-learn, losses, validation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression, Ridge
+
+from accfirst import AccFirstError, DataError, LogisticProblem, RidgeProblem
+from tests.data import make_logistic_data, make_ridge_data
+
+
+@pytest.mark.parametrize(("n", "p", "lam"), [(500, 4, 0.005), (3000, 20, 0.05), (200, 30, 1e-3)])
+def test_ridge_theta_star_matches_sklearn(n: int, p: int, lam: float) -> None:
+    X, y = make_ridge_data(n + p, n, p)
+    problem = RidgeProblem(X, y, lam)
+    reference = Ridge(alpha=n * lam, fit_intercept=False, solver="cholesky").fit(X, y).coef_
+    np.testing.assert_allclose(problem.theta_star, reference, rtol=0, atol=1e-6)
+    assert np.linalg.norm(problem.theta_star) <= problem.norm_bound
+
+
+@pytest.mark.parametrize(("n", "p", "lam"), [(500, 4, 0.005), (3000, 12, 0.05), (400, 8, 1e-3)])
+def test_logistic_theta_star_matches_sklearn(n: int, p: int, lam: float) -> None:
+    X, y = make_logistic_data(n + p, n, p)
+    problem = LogisticProblem(X, y, lam)
+    model = LogisticRegression(C=1 / (n * lam), fit_intercept=False, tol=1e-12, max_iter=10_000)
+    reference = model.fit(X, y).coef_.ravel()
+    np.testing.assert_allclose(problem.theta_star, reference, rtol=0, atol=1e-6)
+    assert np.linalg.norm(problem.theta_star) <= problem.norm_bound
+
+
+def test_ridge_losses_from_sufficient_statistics_equal_the_direct_formula() -> None:
+    X, y = make_ridge_data(3, 400, 5)
+    problem = RidgeProblem(X, y, 0.01)
+    thetas = np.random.default_rng(0).normal(size=(7, 5))
+    direct = ((y[:, None] - X @ thetas.T) ** 2).mean(axis=0) / 2 + 0.005 * (thetas**2).sum(axis=1)
+    np.testing.assert_allclose(problem.loss(thetas), direct, rtol=1e-12)
+    np.testing.assert_allclose(problem.excess_risk(thetas), direct - problem.loss(problem.theta_star), atol=1e-12)
+    assert isinstance(problem.loss(thetas[0]), float)
+
+
+def test_logistic_loss_is_stable_and_batched() -> None:
+    X, y = make_logistic_data(4, 300, 3)
+    problem = LogisticProblem(X, y, 0.01)
+    thetas = np.array([[0.0, 0.0, 0.0], [800.0, -800.0, 800.0]])
+    losses = problem.loss(thetas)
+    assert np.all(np.isfinite(losses))
+    assert losses[0] == pytest.approx(np.log(2))
+    direct = np.log1p(np.exp(-y * (X @ thetas[1]))).mean() + 0.005 * thetas[1] @ thetas[1]
+    assert losses[1] == pytest.approx(direct, rel=1e-12)
+    assert np.all(problem.excess_risk(thetas) > 0)
+
+
+def test_constants_follow_the_spec(ridge_problem: RidgeProblem, logistic_problem: LogisticProblem) -> None:
+    r, lg = ridge_problem, logistic_problem
+    assert r.norm_bound == pytest.approx(1 / np.sqrt(0.005))
+    assert r.query_sensitivity == pytest.approx((r.norm_bound + 1) ** 2 / r.n)
+    assert r.theta_sensitivity == pytest.approx(2 * (r.norm_bound + 1) * np.sqrt(r.p) / (r.n * 0.005))
+    assert lg.norm_bound == pytest.approx(np.sqrt(2 * np.log(2) / 0.005))
+    M = lg.norm_bound
+    assert lg.query_sensitivity == pytest.approx(2 / lg.n * np.log((1 + np.exp(M)) / (1 + np.exp(-M))))
+    assert lg.theta_sensitivity == pytest.approx(2 * np.sqrt(lg.p) / (lg.n * 0.005))
+
+
+def test_logistic_lower_bound_never_exceeds_the_excess_risk(logistic_problem: LogisticProblem) -> None:
+    rng = np.random.default_rng(12)
+    ratios = []
+    for scale in np.geomspace(1e-3, 30, 60):
+        theta = logistic_problem.project(logistic_problem.theta_star + rng.laplace(scale=scale, size=logistic_problem.p))
+        bound = logistic_problem.excess_risk_lower_bound(theta)
+        risk = logistic_problem.excess_risk(theta)
+        assert 0 <= bound <= risk
+        ratios.append(bound / risk)
+    assert np.median(ratios) > 0.3
+
+
+def test_ridge_boundary_bound_holds_on_the_sphere(ridge_problem: RidgeProblem) -> None:
+    rng = np.random.default_rng(13)
+    thetas = rng.normal(size=(500, ridge_problem.p))
+    thetas *= ridge_problem.norm_bound / np.linalg.norm(thetas, axis=1, keepdims=True)
+    assert np.min(ridge_problem.excess_risk(thetas)) >= ridge_problem.boundary_risk_lower_bound() > 0
+
+
+@pytest.mark.parametrize(
+    ("X", "y", "lam", "error", "message"),
+    [
+        (np.array([[0.7, 0.6]]), [0.5], 0.1, DataError, "ℓ1 norm ≤ 1"),
+        (np.array([[0.1, np.nan]]), [0.5], 0.1, DataError, "NaN or infinite"),
+        (np.array([[0.1, np.inf]]), [0.5], 0.1, DataError, "NaN or infinite"),
+        (np.array([[0.1, 0.2]]), [1.5], 0.1, DataError, "|y| ≤ 1"),
+        (np.array([[0.1, 0.2]]), [0.5, 0.5], 0.1, DataError, "one entry per row"),
+        (np.zeros((0, 3)), [], 0.1, DataError, "non-empty"),
+        (np.array([[0.1, 0.2]]), [0.5], 0.0, AccFirstError, "lam"),
+        (np.array([[0.1, 0.2]]), [0.5], -1.0, AccFirstError, "lam"),
+        (np.array([[0.1, 0.2]]), [0.5], float("nan"), AccFirstError, "lam"),
+        (np.array([[0.1, 0.2]]), [0.5], "0.1", AccFirstError, "lam"),
+        ([["a", "b"]], [0.5], 0.1, DataError, "numeric"),
+    ],
+)
+def test_ridge_rejects_bad_input(X, y, lam, error, message) -> None:
+    with pytest.raises(error, match=message):
+        RidgeProblem(X, y, lam)
+
+
+@pytest.mark.parametrize(("y", "message"), [([0.0, 1.0], "−1 or \\+1"), ([2.0, -1.0], "−1 or \\+1"), ([1.0, np.nan], "NaN")])
+def test_logistic_rejects_bad_labels(y, message) -> None:
+    with pytest.raises(DataError, match=message):
+        LogisticProblem(np.array([[0.1, 0.2], [0.3, -0.1]]), y, 0.1)
+
+
+def test_errors_are_value_errors() -> None:
+    assert issubclass(DataError, ValueError) and issubclass(AccFirstError, ValueError)
