@@ -273,10 +273,12 @@ class LogisticProblem(Problem):
             step = np.linalg.solve(hessian, gradient)
             current = self.loss(theta)
             scale = 1.0
-            # Armijo backtracking keeps Newton globally convergent on this convex loss.
-            while self.loss(theta - scale * step) > current - 1e-4 * scale * gradient @ step and scale > 1e-10:
+            # Armijo backtracking keeps Newton globally convergent on this convex loss;
+            # near the optimum loss differences drown in rounding, and the full step
+            # (quadratically convergent there) is taken.
+            while self.loss(theta - scale * step) > current - 1e-4 * scale * gradient @ step and scale > 1e-6:
                 scale /= 2
-            theta = theta - scale * step
+            theta = theta - (scale if scale > 1e-6 else 1.0) * step
         raise AccFirstError("Newton's method did not reach gradient norm 1e-10 for the logistic θ*")
 
     def loss(self, theta: ArrayLike) -> float | NDArray[np.float64]:

@@ -1,0 +1,250 @@
+"""Noise reduction, doubling and the theory approach (SPEC §4–§9).
+
+Statistical tests use fixed seeds; each states its false-failure rate. The
+accuracy guarantee is checked with the exact one-sided 99.9% Clopper–Pearson upper
+bound on the failure share: for a correct algorithm the test fails for a given seed
+with probability ≤ 1e-3.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from accfirst import (
+    AccFirstError,
+    LogisticProblem,
+    RidgeProblem,
+    doubling,
+    doubling_levels,
+    epsilon_grid,
+    noise_reduction,
+    theory_epsilon,
+    theory_run,
+)
+from accfirst.above_threshold import CALIBRATIONS
+from accfirst.generators import OutputPerturbation
+
+RUNS = 2000
+
+
+def problem_for(name: str, ridge_problem: RidgeProblem, logistic_problem: LogisticProblem):
+    return ridge_problem if name == "ridge" else logistic_problem
+
+
+@pytest.mark.parametrize(
+    ("task", "method", "generator", "calibration"),
+    [
+        ("ridge", "nr", "covariance", "theorem"),
+        ("ridge", "nr", "output", "theorem"),
+        ("ridge", "nr", "covariance", "paper-code"),
+        ("logistic", "nr", "output", "theorem"),
+        ("ridge", "doubling", "covariance", None),
+        ("logistic", "doubling", "output", None),
+    ],
+)
+def test_accuracy_guarantee(task, method, generator, calibration, ridge_problem, logistic_problem) -> None:
+    problem = problem_for(task, ridge_problem, logistic_problem)
+    alpha, gamma = 0.02, 0.1
+    grid = epsilon_grid(problem, alpha, generator, T=200)
+    failures = 0
+    for seed in range(RUNS):
+        if method == "nr":
+            result = noise_reduction(problem, alpha, gamma, grid, generator, seed, calibration)
+        else:
+            result = doubling(problem, alpha, gamma, grid[0], grid[-1], generator, seed)
+        failures += result.excess_risk > alpha
+    upper = stats.binomtest(failures, RUNS).proportion_ci(confidence_level=0.999, method="exact").high
+    assert upper <= gamma, f"{failures} failures in {RUNS} runs"
+
+
+@pytest.mark.parametrize("task", ["ridge", "logistic"])
+def test_shortcut_gives_the_same_runs_as_exact_evaluation(task, ridge_problem, logistic_problem) -> None:
+    problem = problem_for(task, ridge_problem, logistic_problem)
+    grid = epsilon_grid(problem, 0.02, T=300)
+    skipped = 0
+    for seed in range(40):
+        for run in (
+            lambda exact: noise_reduction(problem, 0.02, 0.1, grid, rng=seed, exact=exact),
+            lambda exact: doubling(problem, 0.02, 0.1, grid[0], grid[-1], rng=seed, exact=exact),
+        ):
+            fast, exact = run(False), run(True)
+            assert fast.stop_index == exact.stop_index
+            np.testing.assert_allclose(fast.theta, exact.theta, rtol=1e-9, atol=1e-12)
+            known = ~np.isnan(fast.trace.excess_risk)
+            np.testing.assert_allclose(fast.trace.excess_risk[known], exact.trace.excess_risk[known], rtol=1e-9, atol=1e-15)
+            assert not np.any(np.isnan(exact.trace.excess_risk))
+            assert np.all(exact.trace.risk_lower_bound <= exact.trace.excess_risk * (1 + 1e-9) + 1e-15)
+            skipped += int((~known).sum())
+    assert skipped > 1000  # the shortcut is actually exercised
+
+
+@pytest.mark.parametrize("calibration", sorted(CALIBRATIONS))
+def test_above_threshold_noise_has_the_calibrated_scales(calibration, ridge_problem) -> None:
+    """KS at 1e-3 per sample (two samples): false-failure rate ≤ 2e-3 per seed."""
+    alpha, gamma = 0.05, 0.1
+    grid = epsilon_grid(ridge_problem, alpha, T=100)
+    params = CALIBRATIONS[calibration].calibrate(alpha, gamma, grid.size, ridge_problem.query_sensitivity)
+    thresholds, first_query_noise = [], []
+    for seed in range(3000):
+        trace = noise_reduction(ridge_problem, alpha, gamma, grid, rng=seed, calibration=calibration).trace
+        thresholds.append(trace.noisy_threshold[0] - params.threshold)
+        first_query_noise.append(trace.query_noise[0])
+    assert stats.kstest(thresholds, stats.laplace(scale=params.threshold_scale).cdf).pvalue > 1e-3
+    assert stats.kstest(first_query_noise, stats.laplace(scale=params.query_scale).cdf).pvalue > 1e-3
+
+
+def test_doubling_test_noise_scale(ridge_problem) -> None:
+    """KS at 1e-3: false-failure rate ≤ 1e-3 per seed."""
+    alpha, gamma = 0.05, 0.1
+    grid = epsilon_grid(ridge_problem, alpha, T=100)
+    K = doubling_levels(grid[0], grid[-1]).size
+    noise = [doubling(ridge_problem, alpha, gamma, grid[0], grid[-1], rng=s).trace.query_noise[0] for s in range(3000)]
+    assert stats.kstest(noise, stats.laplace(scale=alpha / (2 * math.log(K / gamma))).cdf).pvalue > 1e-3
+
+
+def test_output_perturbation_noise_is_laplace_at_the_theta_sensitivity(logistic_problem) -> None:
+    """KS at 1e-3 on 20,000 coordinates (no projection at this ε): false-failure rate ≤ 1e-3."""
+    gen = OutputPerturbation(logistic_problem)
+    epsilon = 5e4 * gen.sensitivity
+    rng = np.random.default_rng(21)
+    noise = np.concatenate([gen.sample(epsilon, rng).theta - logistic_problem.theta_star for _ in range(4000)])
+    assert stats.kstest(noise, stats.laplace(scale=gen.sensitivity / epsilon).cdf).pvalue > 1e-3
+
+
+def test_noise_reduction_accounting(ridge_problem) -> None:
+    alpha, gamma = 0.05, 0.1
+    grid = epsilon_grid(ridge_problem, alpha, T=500)
+    result = noise_reduction(ridge_problem, alpha, gamma, grid, rng=3)
+    eps_a = 16 * ridge_problem.query_sensitivity * math.log(2 * 500 / gamma) / alpha
+    assert result.eps_test == pytest.approx(eps_a, rel=1e-12)
+    assert result.eps_hypothesis == grid[result.stop_index - 1]
+    assert result.eps_total == result.eps_test + result.eps_hypothesis
+    assert result.exp_eps_total == pytest.approx(math.exp(result.eps_total))
+    assert result.trace.level[-1] == result.stop_index
+    assert result.trace.noisy_query[-1] >= result.trace.noisy_threshold[-1]
+    assert np.all(result.trace.noisy_query[:-1][~np.isnan(result.trace.noisy_query[:-1])] < result.trace.noisy_threshold[0])
+    assert result.theta_norm == pytest.approx(np.linalg.norm(result.theta)) and result.theta_norm <= result.norm_bound
+    assert result.success == (result.excess_risk <= alpha) and not result.fallback
+
+
+def test_paper_code_calibration_matches_spec_figures() -> None:
+    alpha, gamma, T, delta = 0.05, 0.1, 1000, 1e-3
+    theorem = CALIBRATIONS["theorem"].calibrate(alpha, gamma, T, delta)
+    paper = CALIBRATIONS["paper-code"].calibrate(alpha, gamma, T, delta)
+    assert paper.epsilon / theorem.epsilon == pytest.approx(0.306, abs=0.005)
+    assert paper.epsilon == pytest.approx(8 * delta * math.log(1.5**0.75 * math.sqrt(T) / gamma) / alpha)
+    assert -paper.threshold / alpha == pytest.approx(0.12, abs=0.005)
+    assert paper.query_scale == 2 * paper.threshold_scale
+    assert theorem.threshold == -alpha / 2
+    assert theorem.threshold_scale == pytest.approx(2 * delta / theorem.epsilon)
+    assert theorem.query_scale == pytest.approx(4 * delta / theorem.epsilon)
+
+
+def test_doubling_accounting(logistic_problem) -> None:
+    alpha, gamma = 0.05, 0.1
+    grid = epsilon_grid(logistic_problem, alpha, T=100)
+    levels = doubling_levels(grid[0], grid[-1])
+    K = math.ceil(math.log2(grid[-1] / grid[0])) + 1
+    assert levels.size == K and levels[0] == grid[0] and np.allclose(levels[1:] / levels[:-1], 2)
+    result = doubling(logistic_problem, alpha, gamma, grid[0], grid[-1], rng=4)
+    k = result.stop_index
+    eps_test = 2 * logistic_problem.query_sensitivity * math.log(K / gamma) / alpha
+    assert result.eps_test == pytest.approx(k * eps_test, rel=1e-12)
+    assert result.eps_hypothesis == pytest.approx((2**k - 1) * grid[0], rel=1e-12)
+    assert result.eps_total == result.eps_test + result.eps_hypothesis
+    assert result.T == K
+
+
+@pytest.mark.parametrize("method", ["nr", "doubling"])
+def test_exhausted_grid_falls_back_to_theta_star(method, ridge_problem) -> None:
+    grid = np.geomspace(1e-9, 1e-8, 50)  # far too noisy for any level to pass
+    if method == "nr":
+        result = noise_reduction(ridge_problem, 0.001, 0.1, grid, rng=0)
+    else:
+        result = doubling(ridge_problem, 0.001, 0.1, grid[0], grid[-1], rng=0)
+    assert result.fallback and result.stop_index is None
+    assert result.eps_total == math.inf and result.exp_eps_total == math.inf
+    assert result.eps_total == result.eps_test + result.eps_hypothesis
+    np.testing.assert_array_equal(result.theta, ridge_problem.theta_star)
+    assert result.excess_risk == 0 and result.success
+    assert result.trace.level.size == (50 if method == "nr" else doubling_levels(grid[0], grid[-1]).size)
+
+
+def test_theory_epsilons_follow_spec(ridge_problem, logistic_problem) -> None:
+    n, p, lam, alpha = ridge_problem.n, ridge_problem.p, ridge_problem.lam, 0.05
+    assert theory_epsilon(ridge_problem, alpha) == pytest.approx(
+        4 * math.sqrt(2) * (2 * math.sqrt(p / lam) + p / lam) / (n * alpha)
+    )
+    E = theory_epsilon(ridge_problem, alpha, "output")
+    assert E == pytest.approx(ridge_problem.theta_sensitivity * math.sqrt(p * (1 / n + lam) / alpha))
+    n, p, lam = logistic_problem.n, logistic_problem.p, logistic_problem.lam
+    E = theory_epsilon(logistic_problem, alpha)
+    assert 2 * math.sqrt(2) * p / (n * lam * E) + 4 * p**2 / (n**2 * lam * E**2) == pytest.approx(alpha, rel=1e-12)
+    run = theory_run(logistic_problem, alpha, rng=0)
+    assert run.eps_total == run.eps_hypothesis == pytest.approx(E) and run.eps_test == 0 and not run.fallback
+
+
+def test_theory_expected_risk_is_at_most_alpha(ridge_problem, logistic_problem) -> None:
+    """Mean over 400 runs ≤ α: the theorems bound the expectation (SPEC §4)."""
+    for problem in (ridge_problem, logistic_problem):
+        risks = [theory_run(problem, 0.05, rng=s).excess_risk for s in range(400)]
+        assert np.mean(risks) <= 0.05
+
+
+def test_grid_defaults_and_validation(ridge_problem) -> None:
+    grid = epsilon_grid(ridge_problem, 0.05)
+    assert grid.size == 1000 and grid[0] == 1 / ridge_problem.n
+    assert grid[-1] == pytest.approx(4 * theory_epsilon(ridge_problem, 0.05))
+    assert np.allclose(grid[1:] / grid[:-1], grid[1] / grid[0])
+    linear = epsilon_grid(ridge_problem, 0.05, T=5, eps_min=1, eps_max=5, spacing="linear")
+    np.testing.assert_allclose(linear, [1, 2, 3, 4, 5])
+    for kwargs, message in [
+        ({"T": 1}, "at least 2"),
+        ({"T": 2.5}, "whole number"),
+        ({"eps_min": 2.0, "eps_max": 1.0}, "smaller than eps_max"),
+        ({"eps_min": -1.0}, "eps_min must be > 0"),
+        ({"eps_max": math.inf}, "finite"),
+        ({"spacing": "cubic"}, "spacing"),
+    ]:
+        with pytest.raises(AccFirstError, match=message):
+            epsilon_grid(ridge_problem, 0.05, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"alpha": 0.0}, "alpha"),
+        ({"alpha": -0.1}, "alpha"),
+        ({"alpha": "big"}, "alpha must be a number"),
+        ({"gamma": 1.0}, r"gamma .* \(0, 1\)"),
+        ({"gamma": 0.0}, "gamma"),
+        ({"gamma": float("nan")}, "gamma"),
+        ({"generator": "gaussian"}, "unknown generator"),
+        ({"calibration": "loose"}, "unknown calibration"),
+        ({"rng": -3}, "rng"),
+        ({"rng": "seed"}, "rng"),
+    ],
+)
+def test_noise_reduction_rejects_bad_arguments(kwargs, message, ridge_problem) -> None:
+    arguments = {"alpha": 0.05, "gamma": 0.1, "epsilons": [0.1, 1.0]} | kwargs
+    with pytest.raises(AccFirstError, match=message):
+        noise_reduction(ridge_problem, **arguments)
+
+
+def test_covariance_perturbation_needs_ridge(logistic_problem) -> None:
+    with pytest.raises(AccFirstError, match="ridge regression only"):
+        noise_reduction(logistic_problem, 0.05, 0.1, [0.1, 1.0], generator="covariance")
+
+
+def test_same_seed_same_run(ridge_problem) -> None:
+    grid = epsilon_grid(ridge_problem, 0.05, T=200)
+    first = noise_reduction(ridge_problem, 0.05, 0.1, grid, rng=17)
+    second = noise_reduction(ridge_problem, 0.05, 0.1, grid, rng=np.random.default_rng(17))
+    assert first.stop_index == second.stop_index
+    np.testing.assert_array_equal(first.theta, second.theta)
+    different = noise_reduction(ridge_problem, 0.05, 0.1, grid, rng=18)
+    assert not np.array_equal(first.theta, different.theta)

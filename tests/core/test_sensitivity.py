@@ -1,0 +1,86 @@
+"""The sensitivities of SPEC §2–§3 are never exceeded on neighbouring datasets.
+
+Neighbours replace one row (SPEC §1). Replaced rows include the adversarial
+extremes ±e_j with extreme labels; tested hypotheses include points on the
+sphere ‖θ‖ = M and along the axes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from accfirst import LogisticProblem, RidgeProblem
+from accfirst.generators import CovariancePerturbation
+from tests.data import make_logistic_data, make_ridge_data
+
+N, P = 60, 4
+
+
+def replacement_rows(rng: np.random.Generator, logistic: bool) -> list[tuple[np.ndarray, float]]:
+    rows = []
+    for j in range(P):
+        for sign in (1.0, -1.0):
+            for label in (1.0, -1.0):
+                rows.append((sign * np.eye(P)[j], label))
+    for _ in range(12):
+        x = rng.normal(size=P)
+        x /= np.abs(x).sum()
+        rows.append((x, float(rng.choice([-1.0, 1.0])) if logistic else float(rng.uniform(-1, 1))))
+    rows.append((np.zeros(P), 1.0 if logistic else 0.0))
+    return rows
+
+
+def hypotheses(rng: np.random.Generator, radius: float) -> np.ndarray:
+    directions = rng.normal(size=(40, P))
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    axes = np.vstack([np.eye(P), -np.eye(P)])
+    scales = rng.uniform(0, 1, size=(40, 1))
+    return np.vstack([directions * radius, axes * radius, directions * radius * scales, np.zeros((1, P))])
+
+
+def neighbour_pairs(kind: str, seed: int):
+    rng = np.random.default_rng(seed)
+    make = make_logistic_data if kind == "logistic" else make_ridge_data
+    cls = LogisticProblem if kind == "logistic" else RidgeProblem
+    X, y = make(seed, N, P)
+    original = cls(X, y, 0.05)
+    for x_new, y_new in replacement_rows(rng, kind == "logistic"):
+        i = int(rng.integers(N))
+        X2, y2 = X.copy(), y.copy()
+        X2[i], y2[i] = x_new, y_new
+        yield original, cls(X2, y2, 0.05), rng
+
+
+@pytest.mark.parametrize("kind", ["ridge", "logistic"])
+@pytest.mark.parametrize("seed", range(4))
+def test_excess_risk_query_sensitivity(kind: str, seed: int) -> None:
+    worst = 0.0
+    for first, second, rng in neighbour_pairs(kind, seed):
+        thetas = hypotheses(rng, first.norm_bound)
+        # f_θ(D) = L(θ*_D, D) − L(θ, D) = −R_D(θ).
+        change = np.abs(first.excess_risk(thetas) - second.excess_risk(thetas))
+        worst = max(worst, float(change.max() / first.query_sensitivity))
+    assert worst <= 1.0
+    assert worst > 0.05  # the test reaches a meaningful fraction of the bound
+
+
+@pytest.mark.parametrize("kind", ["ridge", "logistic"])
+@pytest.mark.parametrize("seed", range(4))
+def test_theta_star_l1_sensitivity(kind: str, seed: int) -> None:
+    worst = 0.0
+    for first, second, _ in neighbour_pairs(kind, seed):
+        change = np.abs(first.theta_star - second.theta_star).sum()
+        worst = max(worst, float(change / first.theta_sensitivity))
+    assert 0.01 < worst <= 1.0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_covariance_statistics_sensitivity(seed: int) -> None:
+    worst = 0.0
+    for first, second, _ in neighbour_pairs("ridge", seed):
+        v1 = CovariancePerturbation(first).private_vector()
+        v2 = CovariancePerturbation(second).private_vector()
+        change = np.abs(v1 - v2).sum()
+        worst = max(worst, float(change / CovariancePerturbation(first).sensitivity))
+    assert 0.2 < worst <= 1.0
