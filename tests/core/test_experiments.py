@@ -1,0 +1,64 @@
+"""run_trials (SPEC §9): tidy rows, reproducibility, independence of rows, progress."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from accfirst import AccFirstError, run_one, run_trials, trial_rng
+from accfirst.experiments import COLUMNS
+
+
+def test_one_row_per_method_alpha_trial(ridge_problem) -> None:
+    calls = []
+    df = run_trials(ridge_problem, [0.02, 0.05], 0.1, ["nr", "doubling", "theory"], 3, seed=1, T=100,
+                    progress=lambda done, total: calls.append((done, total)))  # fmt: skip
+    assert list(df.columns) == list(COLUMNS)
+    assert len(df) == 18
+    assert df.groupby(["method", "alpha"]).size().eq(3).all()
+    assert calls == [(i, 18) for i in range(1, 19)]
+    assert np.allclose(df.eps_total, df.eps_test + df.eps_hypothesis)
+    with np.errstate(over="ignore"):
+        np.testing.assert_allclose(df.exp_eps_total, np.exp(df.eps_total), rtol=1e-12)
+    assert set(df.generator) == {"covariance"}
+
+
+def test_rows_are_reproducible_and_independent_of_other_rows(ridge_problem) -> None:
+    both = run_trials(ridge_problem, [0.02, 0.05], 0.1, ["nr", "doubling"], 2, seed=5, T=100)
+    alone = run_trials(ridge_problem, [0.05], 0.1, ["doubling"], 2, seed=5, T=100)
+    again = run_trials(ridge_problem, [0.02, 0.05], 0.1, ["nr", "doubling"], 2, seed=5, T=100)
+    cols = [c for c in COLUMNS if c != "seconds"]
+    assert both[cols].equals(again[cols])
+    picked = both[(both.method == "doubling") & (both.alpha == 0.05)].reset_index(drop=True)
+    assert picked[cols].equals(alone[cols])
+    single = run_one(ridge_problem, "nr", 0.05, 0.1, trial_rng(5, "nr", 0.05, 1), T=100)
+    row = both[(both.method == "nr") & (both.alpha == 0.05) & (both.trial == 1)].iloc[0]
+    assert row.eps_total == single.eps_total and row.excess_risk == single.excess_risk
+
+
+def test_fallback_rows_keep_infinite_loss(ridge_problem) -> None:
+    df = run_trials(ridge_problem, [1e-4], 0.1, ["nr"], 2, seed=0, T=20, eps_min=1e-9, eps_max=1e-8)
+    assert df.fallback.all() and (df.eps_total == math.inf).all() and df.stop_index.isna().all()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"methods": []}, "at least one method"),
+        ({"methods": ["nr", "magic"]}, "unknown method"),
+        ({"alphas": []}, "at least one alpha"),
+        ({"alphas": [0.05, -1]}, "alpha"),
+        ({"trials": 0}, "trials must be at least 1"),
+        ({"seed": -1}, "seed must be at least 0"),
+        ({"T": 1}, "at least 2"),
+        ({"gamma": 2}, "gamma"),
+    ],
+)
+def test_bad_settings_fail_before_any_work(kwargs, message, ridge_problem) -> None:
+    calls = []
+    arguments = {"alphas": [0.05], "gamma": 0.1, "methods": ["nr"], "trials": 1, "seed": 0, "T": 50} | kwargs
+    with pytest.raises(AccFirstError, match=message):
+        run_trials(ridge_problem, progress=lambda *a: calls.append(a), **arguments)
+    assert calls == []
