@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 from accfirst.errors import AccFirstError
 from accfirst.noise_reduction import LAPLACE, NoiseFamily
 from accfirst.problems import Problem, RidgeProblem
-from accfirst.trust_region import interior_solution, solve_trust_region
+from accfirst.trust_region import has_negative_minor, interior_solution, shifted_cholesky_fails, solve_trust_region
 
 
 class Hypothesis(ABC):
@@ -63,34 +63,31 @@ class CovarianceHypothesis(Hypothesis):
         self.g = released[p * p :] / n
 
     @cached_property
-    def _cholesky(self) -> tuple[bool, NDArray[np.float64] | None]:
-        """(H ≻ 0, H⁻¹g if it lies in C)."""
-        if self._certainly_indefinite:
-            return False, None
-        return interior_solution(self.H, self.g, self.problem.norm_bound)
+    def _shape(self) -> tuple[str, NDArray[np.float64] | None]:
+        """Where the optimum lies, found without an eigendecomposition.
 
-    @cached_property
-    def _certainly_indefinite(self) -> bool:
-        """A negative diagonal entry or 2×2 principal minor proves λ_min(H) < 0."""
-        diagonal = np.diag(self.H)
-        if np.any(diagonal < 0):
-            return True
-        return bool(np.any(np.outer(diagonal, diagonal) - self.H * self.H < 0))
+        ("interior", θ) exactly; ("boundary", None) when ‖θ‖ = M is certain (H
+        indefinite, or H ≻ 0 with H⁻¹g outside C); ("unknown", None) otherwise.
+        """
+        if has_negative_minor(self.H):
+            return "boundary", None
+        positive_definite, interior = interior_solution(self.H, self.g, self.problem.norm_bound)
+        if positive_definite:
+            return ("interior", interior) if interior is not None else ("boundary", None)
+        if shifted_cholesky_fails(self.H):
+            return "boundary", None
+        return "unknown", None
 
     @cached_property
     def risk_lower_bound(self) -> float:
-        positive_definite, interior = self._cholesky
-        if self._certainly_indefinite or (positive_definite and interior is None):
-            # Indefinite H, or H ≻ 0 with H⁻¹g outside C: the optimum lies on ‖θ‖ = M.
+        if self._shape[0] == "boundary":
             return self.problem.boundary_risk_lower_bound()
-        # An interior optimum is exact and cheap; a failed Cholesky on a matrix not
-        # proven indefinite needs the full solve to tell where the optimum lies.
         return self.excess_risk
 
     @cached_property
     def theta(self) -> NDArray[np.float64]:
-        interior = self._cholesky[1]
-        if interior is not None:
+        kind, interior = self._shape
+        if kind == "interior":
             return interior
         return solve_trust_region(self.H, self.g, self.problem.norm_bound)
 

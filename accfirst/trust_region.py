@@ -45,6 +45,23 @@ def interior_solution(
     return True, (theta if float(np.linalg.norm(theta)) <= radius else None)
 
 
+def has_negative_minor(H: NDArray[np.float64]) -> bool:
+    """A negative diagonal entry or 2×2 principal minor: proof that λ_min(H) < 0."""
+    diagonal = np.diag(H)
+    return bool(np.any(diagonal < 0) or np.any(np.outer(diagonal, diagonal) - H * H < 0))
+
+
+def shifted_cholesky_fails(H: NDArray[np.float64]) -> bool:
+    """Cholesky of H + τI fails, τ = 1e-9‖H‖_F: proof that λ_min(H) < 0.
+
+    Cholesky succeeds on any matrix whose smallest eigenvalue exceeds its rounding
+    error, which is far below τ; so a failure means λ_min(H) ≤ −τ.
+    """
+    shift = 1e-9 * float(np.linalg.norm(H))
+    _, info = lapack.dpotrf(H + shift * np.eye(H.shape[0]), lower=False, clean=False)
+    return info != 0
+
+
 def solve_trust_region(H: NDArray[np.float64], g: NDArray[np.float64], radius: float) -> NDArray[np.float64]:
     """argmin_{‖θ‖ ≤ radius} ½θᵀHθ − gᵀθ, exactly (SPEC §3).
 
