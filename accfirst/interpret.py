@@ -1,0 +1,223 @@
+"""Reading an ex-post ε for people: the risk factor e^ε, posterior bounds, one sentence.
+
+SPEC §10. ``e^ε`` is the privacy-risk factor: an adversary with prior probability q
+that a person's record is the one in question ends with posterior at most
+``q·e^ε / (1 − q + q·e^ε)``. SPEC §9: aggregates over trials keep fallback runs
+(ε = ∞) in: medians treat ∞ as ∞ and the fallback share is always reported.
+
+Everything here is pure (numbers and strings); the app and the CLI both use it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+from scipy.special import expit
+
+from accfirst.errors import AccFirstError
+from accfirst.experiments import METHOD_LABELS
+
+# e^ε overflows float64 above ~709.78; beyond this we only ever print powers of ten.
+_LOG10_E = 1 / math.log(10)
+SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+DEFAULT_PRIORS = (0.01, 0.5)
+
+
+def _validate_prior(prior: float) -> float:
+    if isinstance(prior, bool) or not isinstance(prior, (int, float, np.floating)) or not 0 < prior < 1:
+        raise AccFirstError(f"prior must be a probability in (0, 1); got {prior!r}")
+    return float(prior)
+
+
+def _validate_epsilon(eps: ArrayLike) -> np.ndarray:
+    values = np.asarray(eps, dtype=np.float64)
+    if np.any(np.isnan(values)) or np.any(values < 0):
+        raise AccFirstError(f"epsilon must be ≥ 0 (∞ allowed); got {eps!r}")
+    return values
+
+
+def posterior_bound(eps: ArrayLike, prior: float) -> float | np.ndarray:
+    """The largest posterior an adversary with prior q can reach: q·e^ε/(1 − q + q·e^ε) (SPEC §10).
+
+    Computed as expit(ε + logit q), which never overflows: ε = ∞ (fallback) gives 1.
+
+    Parameters
+    ----------
+    eps : ex-post privacy loss ε ≥ 0, a number or an array; ∞ allowed.
+    prior : q ∈ (0, 1), the adversary's prior probability.
+    """
+    q = _validate_prior(prior)
+    values = _validate_epsilon(eps)
+    result = expit(values + math.log(q) - math.log1p(-q))
+    return float(result) if result.ndim == 0 else result
+
+
+def exp_epsilon(eps: float) -> float:
+    """e^ε as a float, ∞ where it overflows (ε > ~709) or ε = ∞."""
+    value = float(_validate_epsilon(eps))
+    return math.exp(value) if value < 709 else math.inf
+
+
+def _significant(value: float, digits: int = 3) -> str:
+    """``value`` rounded to ``digits`` significant digits, with thousands separators, no exponent."""
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    rounded = round(value, digits - 1 - magnitude)
+    magnitude = math.floor(math.log10(abs(rounded)))  # 9.999 rounds up to 10.0
+    decimals = max(digits - 1 - magnitude, 0)
+    return f"{rounded:,.{decimals}f}"
+
+
+def format_epsilon(eps: float) -> str:
+    """ε for display: 3 significant digits, "∞" on fallback."""
+    value = float(eps)
+    if math.isinf(value):
+        return "∞"
+    if value != 0 and (abs(value) < 1e-3 or abs(value) >= 1e6):
+        return f"{value:.3g}"
+    return _significant(value)
+
+
+def format_exp_epsilon(eps: float) -> str:
+    """e^ε for display without overflow: "1,650", "3.2 × 10⁷", "10⁴³⁴²⁹⁴" (huge ε), "∞".
+
+    Below 10⁶ the number is written out with 3 significant digits; above, as
+    mantissa × 10^k computed from ε·log₁₀e, so any finite ε has a finite label.
+    """
+    value = float(_validate_epsilon(eps))
+    if math.isinf(value):
+        return "∞"
+    log10 = value * _LOG10_E
+    if log10 < 6:
+        return _significant(math.exp(value))
+    exponent = math.floor(log10)
+    mantissa = 10 ** (log10 - exponent)
+    if mantissa >= 9.95:  # rounding 9.96 to one decimal would print "10.0 × 10^k"
+        mantissa, exponent = 1.0, exponent + 1
+    power = "10" + str(exponent).translate(SUPERSCRIPTS)
+    return power if exponent >= 1000 else f"{mantissa:.1f} × {power}"
+
+
+def format_probability(p: float) -> str:
+    """A probability as a percentage that never rounds a bound below 1 up to "100%"."""
+    value = float(p)
+    if value >= 1:
+        return "100%"
+    if value > 0.9999:
+        return "> 99.99%"
+    percent = 100 * value
+    if percent >= 99:
+        return f"{math.floor(percent * 100) / 100:.2f}%"
+    if percent >= 10:
+        return f"{percent:.1f}%"
+    return f"{percent:.3g}%"
+
+
+def format_posterior(eps: float, prior: float) -> str:
+    """The SPEC §10 posterior bound as a percentage: "100%" only for ε = ∞ (fallback)."""
+    if math.isinf(float(eps)):
+        return "100%"
+    return format_probability(min(posterior_bound(eps, prior), 0.99999))
+
+
+def median_with_inf(values: ArrayLike) -> float:
+    """The median where ∞ (fallback) counts as a value larger than every finite one (SPEC §9).
+
+    Of an even count, the mean of the two middle values (∞ if either is ∞); NaN if empty.
+    """
+    array = np.sort(np.asarray(values, dtype=np.float64))
+    if array.size == 0:
+        return math.nan
+    middle = array.size // 2
+    if array.size % 2:
+        return float(array[middle])
+    low, high = float(array[middle - 1]), float(array[middle])
+    return math.inf if math.isinf(high) else (low + high) / 2
+
+
+SUMMARY_COLUMNS = (
+    "method", "label", "trials", "median_eps", "median_exp_eps", "posterior_1pct", "posterior_50pct",
+    "success_rate", "successes", "fallback_share", "fallbacks", "median_eps_test", "median_eps_hypothesis",
+    "median_excess_risk", "alpha", "gamma",
+)  # fmt: skip
+
+
+def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
+    """One row per method of a ``run_trials`` frame: the numbers of the explorer's headline.
+
+    Medians keep fallback runs as ∞ (SPEC §9); the testing/generation medians are over
+    the runs that halted (a fallback has no generation part). Expects a single α.
+
+    Returns a frame with ``SUMMARY_COLUMNS``; posterior columns are the SPEC §10 bound
+    for a 1% and a 50% prior at the median ε.
+    """
+    if results.empty:
+        return pd.DataFrame(columns=list(SUMMARY_COLUMNS))
+    if results["alpha"].nunique() != 1:
+        raise AccFirstError("summarise_runs expects the runs of a single alpha; filter the frame first")
+    rows = []
+    for method, runs in results.groupby("method", sort=False):
+        halted = runs[~runs["fallback"].astype(bool)]
+        median_eps = median_with_inf(runs["eps_total"])
+        rows.append(
+            {
+                "method": method,
+                "label": METHOD_LABELS.get(str(method), str(method)),
+                "trials": len(runs),
+                "median_eps": median_eps,
+                "median_exp_eps": exp_epsilon(median_eps),
+                "posterior_1pct": posterior_bound(median_eps, 0.01),
+                "posterior_50pct": posterior_bound(median_eps, 0.5),
+                "success_rate": float(runs["success"].astype(bool).mean()),
+                "successes": int(runs["success"].astype(bool).sum()),
+                "fallback_share": float(runs["fallback"].astype(bool).mean()),
+                "fallbacks": int(runs["fallback"].astype(bool).sum()),
+                "median_eps_test": float(halted["eps_test"].median()) if len(halted) else math.nan,
+                "median_eps_hypothesis": float(halted["eps_hypothesis"].median()) if len(halted) else math.nan,
+                "median_excess_risk": float(runs["excess_risk"].median()),
+                "alpha": float(runs["alpha"].iloc[0]),
+                "gamma": float(runs["gamma"].iloc[0]),
+            }
+        )
+    return pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
+
+
+def plain_sentence(summary: pd.Series | dict) -> str:
+    """One sentence a stakeholder can read aloud about one method's row of ``summarise_runs``.
+
+    Says how often the accuracy target was met, the typical privacy loss paid (ε and
+    e^ε), what that means for an adversary with a 1% prior (SPEC §10), and the fallback
+    share when there is one. For the theory approach it says that only the expected
+    excess risk is promised (SPEC §4).
+    """
+    row = dict(summary)
+    label = str(row.get("label") or METHOD_LABELS.get(str(row["method"]), row["method"]))
+    trials, successes, fallbacks = int(row["trials"]), int(row["successes"]), int(row["fallbacks"])
+    alpha, eps = float(row["alpha"]), float(row["median_eps"])
+    runs = "run" if trials == 1 else "runs"
+    met = f"met the accuracy target (excess risk ≤ {alpha:g}) in {successes} of {trials} {runs}"
+    if math.isinf(eps):
+        sentence = (
+            f"{label} {met}, but in most runs no private model passed the test, so the exact, "
+            "non-private model was released: the privacy loss is unbounded (ε = ∞)."
+        )
+    else:
+        prior_text = format_posterior(eps, 0.01)
+        paid = "paid" if row["method"] != "theory" else "fixed in advance"
+        sentence = (
+            f"{label} {met} with a typical privacy loss of ε = {format_epsilon(eps)} ({paid}; "
+            f"e^ε = {format_exp_epsilon(eps)}): someone who was 1% sure of a fact about one "
+            f"person's record could afterwards be at most {prior_text} sure."
+        )
+        if fallbacks:
+            sentence += (
+                f" In {fallbacks} of {trials} {runs} no private model passed the test and the exact, "
+                "non-private model was released (ε = ∞)."
+            )
+    if row["method"] == "theory":
+        sentence += " The theory approach promises the target only on average, not with probability 1 − γ."
+    return sentence

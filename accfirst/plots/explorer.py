@@ -1,0 +1,334 @@
+"""The explorer's figures: one α, several methods, many trials.
+
+Each function takes the tidy frames the package produces (``run_trials`` rows, a
+``Trace.to_frame()``) and returns a ``go.Figure``. Fallback runs (ε = ∞) are never
+dropped silently: they cannot sit on a log axis, so they are counted on the chart.
+True excess risks are evaluation-only numbers (they read the data without privacy)
+and are labelled so.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from accfirst.interpret import format_epsilon, format_exp_epsilon, median_with_inf
+from accfirst.plots import METHOD_ORDER, NONPRIVATE_COLOR, method_color, method_label
+
+THRESHOLD_COLOR = "#D55E00"
+TRUE_RISK_COLOR = "#7F7F7F"
+# Excess risks of 0 (logistic risks are clipped at 0) still need a place on a log axis.
+RISK_FLOOR = 1e-12
+EVALUATION_ONLY = "evaluation only, not private"
+
+
+def _layout(fig: go.Figure, *, title: str, height: int) -> go.Figure:
+    """The shared look: compact margins and a legend under the plot, readable at phone width."""
+    fig.update_layout(
+        title={"text": title, "x": 0, "xanchor": "left"},
+        height=height,
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0, "xanchor": "left"},
+        hoverlabel={"namelength": -1},
+    )
+    return fig
+
+
+def _methods_in(results: pd.DataFrame) -> list[str]:
+    present = list(dict.fromkeys(results["method"]))
+    return [m for m in METHOD_ORDER if m in present] + [m for m in present if m not in METHOD_ORDER]
+
+
+def _require(frame: pd.DataFrame, columns: tuple[str, ...], what: str) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{what} needs columns {missing}")
+
+
+def _eps_text(values: pd.Series) -> list[str]:
+    return [f"ε = {format_epsilon(e)}, e^ε = {format_exp_epsilon(e)}" for e in values]
+
+
+def figure_epsilon_distribution(results: pd.DataFrame) -> go.Figure:
+    """Ex-post ε of every trial, per method (output 2): box plus every point, log axis.
+
+    Fallback trials (ε = ∞) are counted in the method's label and a note, not hidden.
+    """
+    _require(results, ("method", "trial", "eps_total", "stop_index"), "figure_epsilon_distribution")
+    fig = go.Figure()
+    notes = []
+    for method in _methods_in(results):
+        runs = results[results["method"] == method]
+        finite = runs[np.isfinite(runs["eps_total"].to_numpy(dtype=float))]
+        fallbacks = len(runs) - len(finite)
+        name = method_label(method)
+        row_label = name if not fallbacks else f"{name}<br>({fallbacks} × ε = ∞)"
+        if fallbacks:
+            notes.append(f"{name}: {fallbacks} of {len(runs)} trials fell back to the non-private θ* (ε = ∞)")
+        if finite.empty:
+            # Keep the row on the chart so the reader sees the method ran and fell back every time.
+            fig.add_trace(go.Box(x=[None], y=[row_label], name=name, marker_color=method_color(method)))
+            continue
+        fig.add_trace(
+            go.Box(
+                x=finite["eps_total"],
+                y=[row_label] * len(finite),
+                name=name,
+                orientation="h",
+                boxpoints="all",
+                jitter=0.4,
+                pointpos=0,
+                marker={"color": method_color(method), "size": 6, "opacity": 0.7},
+                line={"color": method_color(method)},
+                fillcolor="rgba(0,0,0,0)",
+                customdata=np.column_stack([finite["trial"], finite["stop_index"].fillna(-1)]),
+                text=_eps_text(finite["eps_total"]),
+                hovertemplate="trial %{customdata[0]}: %{text}<br>stop at level %{customdata[1]}<extra>"
+                + name
+                + "</extra>",
+                showlegend=False,
+            )
+        )
+    fig.update_xaxes(type="log", title_text="ex-post privacy loss ε (log scale)")
+    fig.update_yaxes(autorange="reversed", title_text=None)
+    trials = int(results["trial"].nunique()) if len(results) else 0
+    _layout(fig, title=f"Ex-post ε of each of {trials} trials", height=140 + 70 * max(len(fig.data), 1))
+    if notes:
+        fig.add_annotation(
+            text="<br>".join(notes), xref="paper", yref="paper", x=0, y=-0.25, showarrow=False, align="left"
+        )
+        fig.update_layout(margin={"b": 40 + 18 * len(notes)})
+    return fig
+
+
+def breakdown_frame(results: pd.DataFrame) -> pd.DataFrame:
+    """Median testing and generation parts of ε per method, over the trials that halted (SPEC §6)."""
+    _require(results, ("method", "eps_test", "eps_hypothesis", "fallback"), "breakdown_frame")
+    rows = []
+    for method in _methods_in(results):
+        runs = results[results["method"] == method]
+        halted = runs[~runs["fallback"].astype(bool)]
+        rows.append(
+            {
+                "method": method,
+                "halted": len(halted),
+                "trials": len(runs),
+                "eps_test": float(halted["eps_test"].median()) if len(halted) else math.nan,
+                "eps_hypothesis": float(halted["eps_hypothesis"].median()) if len(halted) else math.nan,
+                "eps_total": median_with_inf(runs["eps_total"]),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def figure_breakdown(results: pd.DataFrame) -> go.Figure:
+    """Where the privacy goes (output 3, the paper's Fig. 3 for this run): testing vs generating.
+
+    Stacked bars of the median testing part (ε_A, or the doubling tests) and the median
+    generation part (ε_t) over the trials that halted; the theory approach has no test.
+    """
+    parts = breakdown_frame(results)
+    labels = [
+        method_label(m) if h == t else f"{method_label(m)}<br>({h} of {t} halted)"
+        for m, h, t in zip(parts["method"], parts["halted"], parts["trials"], strict=True)
+    ]
+    fig = go.Figure()
+    for column, name, pattern in (
+        ("eps_test", "testing (ε of the private test)", ""),
+        ("eps_hypothesis", "generating (ε of the released hypothesis)", "/"),
+    ):
+        fig.add_trace(
+            go.Bar(
+                x=parts[column],
+                y=labels,
+                orientation="h",
+                name=name,
+                marker={"color": [method_color(m) for m in parts["method"]], "pattern": {"shape": pattern}},
+                opacity=1.0 if column == "eps_test" else 0.55,
+                text=[format_epsilon(v) if np.isfinite(v) else "" for v in parts[column]],
+                textposition="inside",
+                insidetextanchor="middle",
+                hovertemplate="%{y}: " + name + " %{x:.4g}<extra></extra>",
+            )
+        )
+    fig.update_layout(barmode="stack", legend_traceorder="normal")
+    fig.update_xaxes(title_text="median ε over trials that halted", rangemode="tozero")
+    fig.update_yaxes(autorange="reversed")
+    return _layout(fig, title="Privacy spent on testing vs on generating", height=160 + 60 * len(parts))
+
+
+def figure_search(
+    trace: pd.DataFrame,
+    *,
+    method: str,
+    alpha: float,
+    stop_index: int | None,
+    trial: int = 0,
+) -> go.Figure:
+    """One trial's search, step by step (output 4).
+
+    x: the privacy level ε of each tested hypothesis (log axis). y: excess risk. Shows the
+    true excess risk of each hypothesis (evaluation only, not private), the noisy risk the
+    private test compares, the noisy threshold, the target α and the stop. In risk terms
+    the test halts at the first level whose noisy risk falls to the noisy threshold
+    (``noisy_query ≥ noisy_threshold`` with query = −risk).
+
+    Parameters
+    ----------
+    trace : ``Trace.to_frame()`` of a run with ``exact=True``.
+    method : "nr" or "doubling" (colour and title).
+    alpha : the target excess risk.
+    stop_index : the 1-based level that passed, ``None`` on fallback.
+    trial : shown in the title.
+    """
+    _require(trace, ("level", "epsilon", "excess_risk", "noisy_query", "noisy_threshold"), "figure_search")
+    name = method_label(method)
+    color = method_color(method)
+    eps = trace["epsilon"].to_numpy(dtype=float)
+    true_risk = trace["excess_risk"].to_numpy(dtype=float)
+    noisy_risk = -trace["noisy_query"].to_numpy(dtype=float)
+    threshold = -trace["noisy_threshold"].to_numpy(dtype=float)
+    many = len(trace) > 60
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=eps,
+            y=true_risk,
+            mode="lines" if many else "lines+markers",
+            name=f"true excess risk R(θ) ({EVALUATION_ONLY})",
+            line={"color": TRUE_RISK_COLOR, "dash": "dot"},
+            customdata=trace["level"],
+            hovertemplate="level %{customdata}, ε = %{x:.3g}<br>true R = %{y:.4g}<extra>" + EVALUATION_ONLY + "</extra>",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=eps,
+            y=noisy_risk,
+            mode="markers",
+            name="noisy risk the private test sees",
+            marker={"color": color, "size": 4 if many else 9},
+            customdata=trace["level"],
+            hovertemplate="level %{customdata}, ε = %{x:.3g}<br>noisy risk = %{y:.4g}<extra></extra>",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=eps,
+            y=threshold,
+            mode="lines",
+            name="noisy threshold (halt when the noisy risk is at or below it)",
+            line={"color": THRESHOLD_COLOR, "shape": "hv"},
+            hovertemplate="threshold %{y:.4g}<extra></extra>",
+        )
+    )
+    fig.add_hline(y=alpha, line={"color": "black", "dash": "dash", "width": 1})
+    fig.add_annotation(
+        x=1, xref="paper", y=alpha, text=f"target α = {alpha:g}", showarrow=False, xanchor="right", yanchor="bottom"
+    )
+    if stop_index is not None and 1 <= stop_index <= len(trace):
+        stop = trace.iloc[stop_index - 1]
+        fig.add_vline(x=float(stop["epsilon"]), line={"color": color, "width": 2})
+        fig.add_annotation(
+            x=math.log10(float(stop["epsilon"])),
+            y=1,
+            yref="paper",
+            text=f"stop: level {int(stop['level'])}, ε = {float(stop['epsilon']):.3g}",
+            showarrow=False,
+            xanchor="right",
+            yanchor="top",
+            bgcolor="rgba(255,255,255,0.8)",
+        )
+    else:
+        fig.add_annotation(
+            x=0.5, xref="paper", y=1, yref="paper", showarrow=False, yanchor="top",
+            text="no level passed: fallback to the non-private θ* (ε = ∞)",
+        )  # fmt: skip
+    fig.update_yaxes(title_text="excess risk", rangemode="tozero")
+    fig.update_xaxes(type="log", title_text="privacy level ε of the tested hypothesis (log scale)")
+    subtitle = f"{len(trace)} level{'s' if len(trace) != 1 else ''} tested"
+    return _layout(
+        fig, title=f"{name}: the search in trial {trial}<br><sup>{subtitle}</sup>", height=430
+    )
+
+
+def figure_excess_risk(results: pd.DataFrame, alpha: float) -> go.Figure:
+    """Accuracy reached (output 5): each trial's true excess risk vs the target α, per method.
+
+    Log axis; the success rate (share with R ≤ α) is in each method's label. The risks
+    are evaluation-only numbers, not private.
+    """
+    _require(results, ("method", "trial", "excess_risk", "success"), "figure_excess_risk")
+    fig = go.Figure()
+    for method in _methods_in(results):
+        runs = results[results["method"] == method]
+        rate = float(runs["success"].astype(bool).mean())
+        label = f"{method_label(method)}<br>({rate:.0%} ≤ α)"
+        risk = runs["excess_risk"].to_numpy(dtype=float)
+        fig.add_trace(
+            go.Box(
+                x=np.maximum(risk, RISK_FLOOR),
+                y=[label] * len(runs),
+                name=method_label(method),
+                orientation="h",
+                boxpoints="all",
+                jitter=0.4,
+                pointpos=0,
+                marker={"color": method_color(method), "size": 6, "opacity": 0.7},
+                line={"color": method_color(method)},
+                fillcolor="rgba(0,0,0,0)",
+                customdata=np.column_stack([runs["trial"], risk]),
+                hovertemplate="trial %{customdata[0]}: R = %{customdata[1]:.4g}<extra></extra>",
+                showlegend=False,
+            )
+        )
+    fig.add_vline(x=alpha, line={"color": "black", "dash": "dash", "width": 1})
+    fig.add_annotation(
+        x=math.log10(alpha), y=1, yref="paper", text=f"α = {alpha:g}", showarrow=False, xanchor="left", yanchor="bottom"
+    )
+    fig.update_xaxes(type="log", title_text=f"true excess risk R(θ), log scale<br><sup>{EVALUATION_ONLY}</sup>")
+    fig.update_yaxes(autorange="reversed")
+    return _layout(fig, title="Accuracy reached: excess risk vs the target α", height=140 + 70 * max(len(fig.data), 1))
+
+
+QUALITY_LABELS = {"r2": "R² (higher is better)", "mse": "MSE (lower is better)",
+                  "accuracy": "accuracy (higher is better)", "auc": "AUC (higher is better)"}  # fmt: skip
+
+
+def figure_test_quality(quality: pd.DataFrame) -> go.Figure:
+    """Downstream quality on the held-out test set (output 5): θ* vs each private θ.
+
+    Parameters
+    ----------
+    quality : one row per (model, metric) with columns ``model`` (display name),
+        ``method`` (a method key, or "nonprivate" for θ*), ``metric`` and ``value``.
+    """
+    _require(quality, ("model", "method", "metric", "value"), "figure_test_quality")
+    metrics = list(dict.fromkeys(quality["metric"]))
+    fig = make_subplots(
+        rows=1, cols=max(len(metrics), 1), subplot_titles=[QUALITY_LABELS.get(m, m) for m in metrics],
+        horizontal_spacing=0.12,
+    )  # fmt: skip
+    for col, metric in enumerate(metrics, start=1):
+        rows = quality[quality["metric"] == metric]
+        fig.add_trace(
+            go.Bar(
+                x=rows["value"],
+                y=rows["model"],
+                orientation="h",
+                marker={"color": [method_color(m) if m != "nonprivate" else NONPRIVATE_COLOR for m in rows["method"]]},
+                text=[f"{v:.3g}" for v in rows["value"]],
+                textposition="auto",
+                hovertemplate="%{y}: " + metric + " = %{x:.4g}<extra></extra>",
+                showlegend=False,
+            ),
+            row=1,
+            col=col,
+        )
+        fig.update_yaxes(autorange="reversed", showticklabels=col == 1, row=1, col=col)
+    height = 120 + 45 * quality["model"].nunique()
+    return _layout(fig, title="Quality on the held-out test set", height=max(height, 260))

@@ -1,0 +1,263 @@
+"""The settings of a run as data: a JSON record and a Python snippet that reproduces it.
+
+The app offers both as downloads, so that any view can be rerun from a shell with the
+same numbers (CONVENTIONS: everything the app shows can be produced without it).
+Every value that reaches the snippet is written with ``repr`` of a plain Python
+value (str, int, float, bool, None or a tuple of them), so a column or file name
+such as ``"x'); import os #"`` stays a string literal and cannot inject code.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+from dataclasses import dataclass, field
+from importlib import metadata
+
+from accfirst.errors import AccFirstError
+from accfirst.experiments import METHODS
+
+TASK_PROBLEMS = {"ridge": "RidgeProblem", "logistic": "LogisticProblem"}
+# Keyword arguments of accfirst.datasets.load_builtin / from_frame that a spec may carry.
+BUILTIN_OPTIONS = ("test_size", "seed")
+UPLOAD_OPTIONS = (
+    "target", "task", "features", "positive_class", "log1p_columns", "log1p_target", "scaling",
+    "feature_bound", "target_bound", "test_size", "seed",
+)  # fmt: skip
+
+Plain = str | int | float | bool | None | tuple
+
+
+def _plain(name: str, value: object) -> Plain:
+    """``value`` as a plain Python literal (numpy scalars and lists converted), or raise."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        result = float(value)
+        if not math.isfinite(result):
+            raise AccFirstError(f"{name} must be finite; got {result}")
+        return result
+    if isinstance(value, (list, tuple)):
+        return tuple(_plain(name, item) for item in value)
+    raise AccFirstError(f"{name} must be a string, number, boolean, None or a list of them; got {value!r}")
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """Where a run's data comes from.
+
+    Either a built-in (``builtin`` names it; ``options`` are ``load_builtin`` keywords)
+    or an uploaded file (``filename``; ``options`` are ``from_frame`` keywords, which
+    include the target, task and scaling chosen in the app).
+    """
+
+    builtin: str | None = None
+    filename: str | None = None
+    options: tuple[tuple[str, Plain], ...] = ()
+
+    def __post_init__(self) -> None:
+        if (self.builtin is None) == (self.filename is None):
+            raise AccFirstError("a dataset spec names either a built-in dataset or an uploaded file")
+        allowed = BUILTIN_OPTIONS if self.builtin is not None else UPLOAD_OPTIONS
+        clean = []
+        for name, value in self.options:
+            if name not in allowed:
+                raise AccFirstError(f"unknown dataset option {name!r}; allowed: {list(allowed)}")
+            clean.append((name, _plain(name, value)))
+        object.__setattr__(self, "options", tuple(clean))
+        object.__setattr__(self, "builtin", None if self.builtin is None else str(self.builtin))
+        object.__setattr__(self, "filename", None if self.filename is None else str(self.filename))
+
+    @classmethod
+    def from_builtin(cls, name: str, **options: object) -> DatasetSpec:
+        """A built-in dataset, with ``load_builtin`` keyword arguments (test_size, seed)."""
+        return cls(builtin=name, options=tuple(options.items()))
+
+    @classmethod
+    def from_upload(cls, filename: str, **options: object) -> DatasetSpec:
+        """An uploaded file and the ``from_frame`` keyword arguments that prepared it."""
+        return cls(filename=filename, options=tuple(options.items()))
+
+    def to_dict(self) -> dict[str, object]:
+        options = {name: list(value) if isinstance(value, tuple) else value for name, value in self.options}
+        if self.builtin is not None:
+            return {"builtin": self.builtin, "options": options}
+        return {"filename": self.filename, "options": options}
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Everything ``run_trials`` needs, plus the dataset and λ: one view of the app.
+
+    ``task`` ("ridge" or "logistic") picks the problem class; the other fields are
+    the ``run_trials`` parameters of the same name (``alphas`` is a tuple, so the
+    explorer's single α and a sweep's list share the type).
+    """
+
+    dataset: DatasetSpec
+    task: str
+    lam: float
+    alphas: tuple[float, ...]
+    gamma: float
+    methods: tuple[str, ...]
+    trials: int
+    seed: int
+    T: int = 1000
+    generator: str | None = None
+    calibration: str = "theorem"
+    eps_min: float | None = None
+    eps_max: float | None = None
+    spacing: str = "geometric"
+    extra: dict[str, Plain] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.task not in TASK_PROBLEMS:
+            raise AccFirstError(f"task must be one of {list(TASK_PROBLEMS)}; got {self.task!r}")
+        unknown = [m for m in self.methods if m not in METHODS]
+        if unknown or not self.methods:
+            raise AccFirstError(f"methods must be a non-empty subset of {list(METHODS)}; got {list(self.methods)}")
+        set_ = object.__setattr__
+        set_(self, "lam", float(_plain("lam", self.lam)))
+        set_(self, "alphas", tuple(float(a) for a in _plain("alphas", tuple(self.alphas))))
+        set_(self, "gamma", float(_plain("gamma", self.gamma)))
+        set_(self, "methods", tuple(str(m) for m in self.methods))
+        set_(self, "trials", int(_plain("trials", self.trials)))
+        set_(self, "seed", int(_plain("seed", self.seed)))
+        set_(self, "T", int(_plain("T", self.T)))
+        for name in ("generator", "calibration", "spacing"):
+            value = getattr(self, name)
+            set_(self, name, None if value is None else str(value))
+        for name in ("eps_min", "eps_max"):
+            value = getattr(self, name)
+            set_(self, name, None if value is None else float(_plain(name, value)))
+        set_(self, "extra", {str(k): _plain(str(k), v) for k, v in self.extra.items()})
+
+    def run_trials_kwargs(self) -> dict[str, object]:
+        """Keyword arguments of ``run_trials`` (all but the problem)."""
+        return {
+            "alphas": list(self.alphas),
+            "gamma": self.gamma,
+            "methods": list(self.methods),
+            "trials": self.trials,
+            "seed": self.seed,
+            "T": self.T,
+            "generator": self.generator,
+            "calibration": self.calibration,
+            "eps_min": self.eps_min,
+            "eps_max": self.eps_max,
+            "spacing": self.spacing,
+        }
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready: the dataset spec, λ, the ``run_trials`` parameters and any ``extra`` view state."""
+        record: dict[str, object] = {
+            "accfirst_version": _version(),
+            "dataset": self.dataset.to_dict(),
+            "task": self.task,
+            "lam": self.lam,
+            **self.run_trials_kwargs(),
+        }
+        if self.extra:
+            record["extra"] = {k: list(v) if isinstance(v, tuple) else v for k, v in self.extra.items()}
+        return record
+
+
+def _version() -> str:
+    try:
+        return metadata.version("accfirst")
+    except metadata.PackageNotFoundError:  # running from a source tree that is not installed
+        return "unknown"
+
+
+def settings_json(settings: RunSettings) -> str:
+    """The settings as indented JSON (the app's "settings JSON" download)."""
+    return json.dumps(settings.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+
+def settings_from_json(text: str) -> RunSettings:
+    """Read back ``settings_json`` output (raises ``AccFirstError`` on a malformed record)."""
+    try:
+        record = json.loads(text)
+        data = record["dataset"]
+        options = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in data.get("options", {}).items())
+        dataset = DatasetSpec(builtin=data.get("builtin"), filename=data.get("filename"), options=options)
+        extra = {k: tuple(v) if isinstance(v, list) else v for k, v in record.get("extra", {}).items()}
+        return RunSettings(
+            dataset=dataset,
+            task=record["task"],
+            lam=record["lam"],
+            alphas=tuple(record["alphas"]),
+            gamma=record["gamma"],
+            methods=tuple(record["methods"]),
+            trials=record["trials"],
+            seed=record["seed"],
+            T=record["T"],
+            generator=record["generator"],
+            calibration=record["calibration"],
+            eps_min=record["eps_min"],
+            eps_max=record["eps_max"],
+            spacing=record["spacing"],
+            extra=extra,
+        )
+    except (KeyError, TypeError, json.JSONDecodeError) as exc:
+        raise AccFirstError(f"not an accfirst settings record: {exc}") from None
+
+
+def _call(function: str, positional: list[str], keywords: list[tuple[str, Plain]], indent: str = "") -> str:
+    """``function(arg, key=repr(value), ...)`` over several lines; keyword names come from our own allowlists."""
+    inner = indent + "    "
+    lines = [f"{inner}{arg}," for arg in positional]
+    lines += [f"{inner}{name}={_literal(value)}," for name, value in keywords]
+    return f"{function}(\n" + "\n".join(lines) + f"\n{indent})"
+
+
+def _literal(value: Plain) -> str:
+    """Source text of a plain value: ``repr`` (a tuple is written as a list for readability)."""
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_literal(item) for item in value) + "]"
+    return repr(value)
+
+
+def reproduction_snippet(settings: RunSettings) -> str:
+    """A runnable Python script that reruns ``settings`` with accfirst and prints the medians.
+
+    For a built-in dataset it runs as it is; for an upload it reads the file from the
+    working directory under its original name (edit ``path`` if it lives elsewhere).
+    """
+    spec = settings.dataset
+    lines = [
+        f'"""Reproduce an accfirst run (accfirst {_version()}). Same settings and seed, same numbers."""',
+        "",
+    ]
+    problem_class = TASK_PROBLEMS[settings.task]
+    if spec.builtin is not None:
+        lines += [
+            f"from accfirst import {problem_class}, run_trials",
+            "from accfirst.datasets import load_builtin",
+            "",
+            "data = " + _call("load_builtin", [_literal(spec.builtin)], list(spec.options)),
+        ]
+    else:
+        lines += [
+            "from pathlib import Path",
+            "",
+            f"from accfirst import {problem_class}, run_trials",
+            "from accfirst.datasets import from_frame, read_upload",
+            "",
+            f"path = Path({_literal(spec.filename)})  # the file you uploaded",
+            "frame = read_upload(path.read_bytes(), path.name)",
+            "data = " + _call("from_frame", ["frame"], list(spec.options)),
+        ]
+    kwargs = settings.run_trials_kwargs()
+    lines += [
+        f"problem = {problem_class}(data.X_train, data.y_train, lam={_literal(settings.lam)})",
+        "results = " + _call("run_trials", ["problem"], [(k, _plain(k, v)) for k, v in kwargs.items()]),
+        "",
+        "print(results.groupby(['method', 'alpha'])[['eps_total', 'excess_risk']].median())",
+        "results.to_csv('accfirst_results.csv', index=False)",
+        "",
+    ]
+    return "\n".join(lines)

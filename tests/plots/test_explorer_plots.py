@@ -1,0 +1,127 @@
+"""The explorer's figures on small frames: right traces, fallbacks counted, labels honest."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from accfirst import run_one, run_trials, trial_rng
+from accfirst.plots.explorer import (
+    EVALUATION_ONLY,
+    breakdown_frame,
+    figure_breakdown,
+    figure_epsilon_distribution,
+    figure_excess_risk,
+    figure_search,
+    figure_test_quality,
+)
+
+ALPHA = 0.1
+
+
+@pytest.fixture(scope="module")
+def results(ridge_problem):
+    return run_trials(ridge_problem, [ALPHA], 0.1, ["nr", "doubling", "theory"], 5, 0, T=100)
+
+
+def with_fallbacks(results, method, count):
+    frame = results.copy()
+    rows = frame.index[frame["method"] == method][:count]
+    frame.loc[rows, ["eps_total", "eps_hypothesis", "exp_eps_total"]] = math.inf
+    frame.loc[rows, ["fallback"]] = True
+    frame.loc[rows, ["stop_index"]] = np.nan
+    return frame
+
+
+def test_epsilon_distribution_has_every_finite_trial(results):
+    fig = figure_epsilon_distribution(results)
+    assert [t.name for t in fig.data] == ["Noise reduction", "Doubling", "Theory"]
+    for trace, method in zip(fig.data, ["nr", "doubling", "theory"], strict=True):
+        expected = results.loc[results["method"] == method, "eps_total"].to_numpy()
+        np.testing.assert_allclose(np.asarray(trace.x, dtype=float), expected)
+    assert fig.layout.xaxis.type == "log"
+
+
+def test_epsilon_distribution_counts_fallbacks(results):
+    fig = figure_epsilon_distribution(with_fallbacks(results, "nr", 2))
+    nr = fig.data[0]
+    assert len(nr.x) == 3 and all(np.isfinite(np.asarray(nr.x, dtype=float)))
+    assert "2 × ε = ∞" in nr.y[0]
+    assert any("2 of 5 trials fell back" in a.text for a in fig.layout.annotations)
+
+
+def test_epsilon_distribution_all_fallback_keeps_the_row(results):
+    fig = figure_epsilon_distribution(with_fallbacks(results, "doubling", 5))
+    assert any("5 × ε = ∞" in str(t.y[0]) for t in fig.data)
+
+
+def test_breakdown_parts_are_medians_over_halted_trials(results):
+    frame = with_fallbacks(results, "nr", 1)
+    parts = breakdown_frame(frame).set_index("method")
+    halted = frame[(frame["method"] == "nr") & ~frame["fallback"]]
+    assert parts.loc["nr", "eps_test"] == pytest.approx(halted["eps_test"].median())
+    assert parts.loc["nr", "eps_hypothesis"] == pytest.approx(halted["eps_hypothesis"].median())
+    assert parts.loc["theory", "eps_test"] == 0
+    fig = figure_breakdown(frame)
+    assert fig.layout.barmode == "stack" and len(fig.data) == 2
+    np.testing.assert_allclose(np.asarray(fig.data[0].x, dtype=float), parts["eps_test"].to_numpy())
+    assert "4 of 5 halted" in fig.data[0].y[0]
+
+
+@pytest.mark.parametrize("method", ["nr", "doubling"])
+def test_search_shows_true_risk_noisy_values_and_the_stop(ridge_problem, method):
+    result = run_one(ridge_problem, method, ALPHA, 0.1, trial_rng(0, method, ALPHA, 0), T=100, exact=True)
+    trace = result.trace.to_frame()
+    fig = figure_search(trace, method=method, alpha=ALPHA, stop_index=result.stop_index)
+    true_risk, noisy, threshold = fig.data
+    assert EVALUATION_ONLY in true_risk.name
+    np.testing.assert_allclose(np.asarray(true_risk.y, dtype=float), trace["excess_risk"])
+    np.testing.assert_allclose(np.asarray(noisy.y, dtype=float), -trace["noisy_query"])
+    np.testing.assert_allclose(np.asarray(threshold.y, dtype=float), -trace["noisy_threshold"])
+    assert fig.layout.xaxis.type == "log"
+    if result.stop_index is not None:
+        # the stop is where the noisy risk first reaches the noisy threshold
+        passed = np.asarray(noisy.y, dtype=float) <= np.asarray(threshold.y, dtype=float)
+        assert int(np.argmax(passed)) + 1 == result.stop_index
+        stop_eps = trace["epsilon"].iloc[result.stop_index - 1]
+        assert any(s.x0 == pytest.approx(stop_eps) for s in fig.layout.shapes)
+    if method == "doubling":
+        np.testing.assert_allclose(np.asarray(threshold.y, dtype=float), ALPHA / 2)
+
+
+def test_search_fallback_is_announced():
+    trace = pd.DataFrame(
+        {"level": [1, 2], "epsilon": [0.1, 0.2], "excess_risk": [0.5, 0.4], "noisy_query": [-0.5, -0.4],
+         "noisy_threshold": [-0.05, -0.05]}
+    )  # fmt: skip
+    fig = figure_search(trace, method="nr", alpha=0.1, stop_index=None)
+    assert any("fallback" in a.text for a in fig.layout.annotations)
+
+
+def test_excess_risk_marks_alpha_and_success_rate(results):
+    fig = figure_excess_risk(results, ALPHA)
+    assert any(s.x0 == ALPHA for s in fig.layout.shapes)
+    for trace, method in zip(fig.data, ["nr", "doubling", "theory"], strict=True):
+        runs = results[results["method"] == method]
+        assert f"({runs['success'].mean():.0%} ≤ α)" in trace.y[0]
+        assert min(np.asarray(trace.x, dtype=float)) > 0  # a log axis cannot show 0
+    assert EVALUATION_ONLY in fig.layout.xaxis.title.text
+
+
+def test_test_quality_one_panel_per_metric():
+    quality = pd.DataFrame(
+        {"model": ["θ*", "Noise reduction", "θ*", "Noise reduction"], "method": ["nonprivate", "nr"] * 2,
+         "metric": ["r2", "r2", "mse", "mse"], "value": [0.8, 0.6, 0.01, 0.02]}
+    )  # fmt: skip
+    fig = figure_test_quality(quality)
+    assert len(fig.data) == 2
+    np.testing.assert_allclose(np.asarray(fig.data[1].x, dtype=float), [0.01, 0.02])
+    assert [a.text for a in fig.layout.annotations][:2] == ["R² (higher is better)", "MSE (lower is better)"]
+
+
+def test_missing_columns_are_reported():
+    with pytest.raises(ValueError, match="needs columns"):
+        figure_epsilon_distribution(pd.DataFrame({"method": ["nr"]}))

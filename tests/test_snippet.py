@@ -1,0 +1,90 @@
+"""The settings JSON and the reproduction snippet: round trip, no code injection, same numbers."""
+
+from __future__ import annotations
+
+import ast
+import json
+import sys
+import types
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from accfirst import AccFirstError, RidgeProblem, run_trials
+from accfirst.snippet import DatasetSpec, RunSettings, reproduction_snippet, settings_from_json, settings_json
+from tests.data import make_ridge_data
+
+EVIL = "y'); import os; os.system('echo pwned') #\"\n"
+
+
+def _settings(**changes):
+    base = {
+        "dataset": DatasetSpec.from_builtin("diabetes", test_size=0.2, seed=0),
+        "task": "ridge",
+        "lam": np.float64(0.01),
+        "alphas": (np.float64(0.08),),
+        "gamma": 0.1,
+        "methods": ("nr", "doubling", "theory"),
+        "trials": 3,
+        "seed": 7,
+        "T": 50,
+    }
+    return RunSettings(**{**base, **changes})
+
+
+def test_numpy_values_become_plain_python():
+    settings = _settings()
+    assert type(settings.lam) is float and type(settings.alphas[0]) is float
+    assert "np.float64" not in reproduction_snippet(settings)
+
+
+def test_json_round_trip():
+    settings = _settings(eps_min=1e-4, eps_max=3.0, generator="output", extra={"trace_trial": 2})
+    text = settings_json(settings)
+    assert json.loads(text)["dataset"] == {"builtin": "diabetes", "options": {"test_size": 0.2, "seed": 0}}
+    back = settings_from_json(text)
+    assert back == settings and back.extra == {"trace_trial": 2}
+
+
+def test_bad_records_and_options_are_rejected():
+    with pytest.raises(AccFirstError, match="dataset spec names either"):
+        settings_from_json('{"dataset": {}}')
+    with pytest.raises(AccFirstError, match="settings record"):
+        settings_from_json('{"dataset": {"builtin": "x"}}')
+    with pytest.raises(AccFirstError, match="unknown dataset option"):
+        DatasetSpec.from_upload("a.csv", target="y", __import__="os")
+    with pytest.raises(AccFirstError, match="methods"):
+        _settings(methods=("nr", "magic"))
+
+
+def _string_constants(tree):
+    return {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+
+
+def test_names_from_the_user_stay_string_literals():
+    spec = DatasetSpec.from_upload(EVIL + ".csv", target=EVIL, task="ridge", features=[EVIL, "x"], scaling="paper")
+    source = reproduction_snippet(_settings(dataset=spec))
+    tree = ast.parse(source)
+    assert {EVIL, EVIL + ".csv"} <= _string_constants(tree)
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names}
+    assert imported == {"Path", "RidgeProblem", "run_trials", "from_frame", "read_upload"}
+    assert not [n for n in ast.walk(tree) if isinstance(n, ast.Import)]  # no `import os` smuggled in
+    called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    assert called == {"Path", "read_upload", "from_frame", "RidgeProblem", "run_trials", "print"}
+
+
+def test_builtin_snippet_reproduces_run_trials(monkeypatch, tmp_path):
+    """Executed with a stand-in `accfirst.datasets`, the snippet's frame equals a direct run."""
+    X, y = make_ridge_data(5, 600, 4)
+    data = types.SimpleNamespace(X_train=X, y_train=y)
+    fake = types.ModuleType("accfirst.datasets")
+    fake.load_builtin = lambda name, **kw: data if name == "diabetes" else None
+    monkeypatch.setitem(sys.modules, "accfirst.datasets", fake)
+    monkeypatch.chdir(tmp_path)
+    settings = _settings()
+    exec(compile(reproduction_snippet(settings), "snippet.py", "exec"), {"__name__": "__main__"})
+    produced = pd.read_csv(tmp_path / "accfirst_results.csv")
+    expected = run_trials(RidgeProblem(X, y, settings.lam), **settings.run_trials_kwargs())
+    pd.testing.assert_series_equal(produced["eps_total"], expected["eps_total"], check_exact=False, rtol=1e-12)
+    pd.testing.assert_series_equal(produced["excess_risk"], expected["excess_risk"], check_exact=False, rtol=1e-9)
