@@ -1,0 +1,145 @@
+"""What a prepared dataset is: the arrays the algorithms see and the record of how they were made.
+
+A ``PreparedData`` satisfies SPEC §1 on its training part: float64, finite, every row
+``‖x_i‖₁ ≤ 1``; ridge targets ``|y_i| ≤ 1``; logistic labels in ``{−1, +1}``. The test
+part is prepared with the training part's constants and clipped the same way; it is
+used only to report downstream quality (never by the private algorithms).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.metrics import roc_auc_score
+
+from accfirst.errors import AccFirstError
+
+TASKS = ("ridge", "logistic")
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """A built-in dataset as the app lists it.
+
+    Parameters
+    ----------
+    name : the key in ``BUILTIN_DATASETS`` (e.g. ``"synthetic-buzz"``).
+    task : ``"ridge"`` or ``"logistic"`` (SPEC §2).
+    title : a short human title.
+    description : two to four sentences for the app.
+    provenance : where the data come from and how they were made.
+    n : rows before the train/test split.
+    p : feature columns.
+    """
+
+    name: str
+    task: str
+    title: str
+    description: str
+    provenance: str
+    n: int
+    p: int
+
+
+@dataclass(frozen=True)
+class PrepReport:
+    """Every preprocessing step applied to a dataset (SPEC §11), in order and as numbers.
+
+    Parameters
+    ----------
+    steps : human-readable notes, one per step, in the order applied.
+    dropped_columns : ``(column, reason)`` for every column left out of the features.
+    rows_dropped_missing : rows removed because the target or a feature was missing or infinite.
+    feature_scale : every feature was divided by this (max training row ℓ1 norm for
+        ``"paper"``, the user's bound for ``"clip"``).
+    target_scale : ridge targets were divided by this; ``None`` for logistic.
+    scaling : ``"paper"`` or ``"clip"``.
+    private_scaling : ``True`` when no preprocessing constant was read from the data
+        (``"clip"`` scaling without centring); ``"paper"`` scaling reads the data.
+    n_train, n_test : rows in each part.
+    positive_class : the target value mapped to +1 (logistic); ``None`` for ridge.
+    log1p_columns : feature columns transformed by ``x ↦ log(1 + x)``.
+    log1p_target : whether the ridge target was transformed by ``y ↦ log(1 + y)``.
+    centered : whether training means were subtracted (features, and the ridge target).
+    rows_clipped_train, rows_clipped_test : rows whose features or target were clipped
+        to the bounds of SPEC §1 after scaling.
+    """
+
+    steps: tuple[str, ...]
+    dropped_columns: tuple[tuple[str, str], ...]
+    rows_dropped_missing: int
+    feature_scale: float
+    target_scale: float | None
+    scaling: str
+    private_scaling: bool
+    n_train: int
+    n_test: int
+    positive_class: object = None
+    log1p_columns: tuple[str, ...] = ()
+    log1p_target: bool = False
+    centered: bool = False
+    rows_clipped_train: int = 0
+    rows_clipped_test: int = 0
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedData:
+    """Training and test arrays that satisfy SPEC §1, with their ``PrepReport``.
+
+    The arrays are read-only so a cached copy cannot be changed by a caller.
+
+    Parameters
+    ----------
+    X_train, y_train : what the private algorithms see.
+    X_test, y_test : held out; only for ``test_quality``.
+    task : ``"ridge"`` or ``"logistic"``.
+    feature_names : one name per column of ``X_train``.
+    target_name : the target column.
+    report : how the arrays were made.
+    info : the ``DatasetInfo`` of a built-in dataset; ``None`` for an upload.
+    """
+
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray
+    task: str
+    feature_names: tuple[str, ...]
+    target_name: str
+    report: PrepReport
+    info: DatasetInfo | None = None
+
+    @property
+    def n(self) -> int:
+        """Rows the private algorithms see (the training part)."""
+        return self.X_train.shape[0]
+
+    @property
+    def p(self) -> int:
+        """Feature columns."""
+        return self.X_train.shape[1]
+
+    def test_quality(self, theta: np.ndarray) -> dict[str, float]:
+        """Downstream quality of a linear model θ (no intercept) on the test part, prepared scale.
+
+        Ridge: ``{"r2", "mse"}``; logistic: ``{"accuracy", "auc"}`` where a row is
+        predicted +1 when ``xᵀθ > 0``. R² is ``nan`` when the test targets are constant
+        and AUC is ``nan`` when the test part holds one class only. The figures are
+        evaluation only: computing them reads the test data and is not private.
+        """
+        theta = np.asarray(theta, dtype=np.float64)
+        if theta.shape != (self.p,):
+            raise AccFirstError(
+                f"theta must be a vector of length {self.p} (one weight per feature); got shape {theta.shape}"
+            )
+        score = self.X_test @ theta
+        if self.task == "ridge":
+            mse = float(np.mean((self.y_test - score) ** 2))
+            total = float(np.sum((self.y_test - self.y_test.mean()) ** 2))
+            r2 = 1.0 - mse * len(self.y_test) / total if total > 0 else float("nan")
+            return {"r2": r2, "mse": mse}
+        accuracy = float(np.mean(np.where(score > 0, 1.0, -1.0) == self.y_test))
+        both_classes = np.unique(self.y_test).size == 2
+        auc = float(roc_auc_score(self.y_test, score)) if both_classes else float("nan")
+        return {"accuracy": accuracy, "auc": auc}

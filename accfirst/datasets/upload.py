@@ -1,0 +1,234 @@
+"""Reading an uploaded table (CSV or Parquet) from bytes held in memory.
+
+Nothing is written to disk: the bytes are wrapped in ``io.BytesIO``. Every problem
+with the file becomes a ``DataError`` whose message says what to change. The frame
+that comes back still needs ``from_frame`` (SPEC §11) before the algorithms can use it.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import re
+import warnings
+from dataclasses import dataclass
+
+import pandas as pd
+import pyarrow.parquet as pq
+
+from accfirst.errors import DataError
+
+READ_NOTES_ATTR = "accfirst_read_notes"
+_SAMPLE_BYTES = 1 << 16
+_SNIFF_ROWS = 50
+_DELIMITERS = (",", ";", "\t", "|")
+_DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
+_PARQUET_MAGIC = b"PAR1"
+_PARQUET_SUFFIXES = (".parquet", ".pq")
+_COMMA_DECIMAL = re.compile(r"^\s*[-+]?\d+,\d+\s*$")
+_POINT_DECIMAL = re.compile(r"^\s*[-+]?\d*\.\d+\s*$")
+
+
+@dataclass(frozen=True)
+class UploadLimits:
+    """Upper bounds an upload must respect; the app may raise them.
+
+    Parameters
+    ----------
+    max_bytes : largest file accepted (default 200 MB).
+    max_rows : most data rows accepted (default 2,000,000).
+    max_columns : most columns accepted (default 500).
+    """
+
+    max_bytes: int = 200 * 1024**2
+    max_rows: int = 2_000_000
+    max_columns: int = 500
+
+    def __post_init__(self) -> None:
+        for name in ("max_bytes", "max_rows", "max_columns"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise DataError(f"upload limit {name} must be a whole number ≥ 1; got {value!r}")
+
+
+def check_shape(rows: int, columns: int, limits: UploadLimits, what: str) -> None:
+    """Raise ``DataError`` when a table has more rows or columns than ``limits`` allow."""
+    if columns > limits.max_columns:
+        raise DataError(
+            f"{what} has {columns:,} columns; the limit is {limits.max_columns:,}. "
+            "Remove columns you do not need, or raise the column limit"
+        )
+    if rows > limits.max_rows:
+        raise DataError(
+            f"{what} has more than {limits.max_rows:,} data rows; the limit is {limits.max_rows:,}. "
+            "Upload a sample of the rows, or raise the row limit"
+        )
+
+
+def read_upload(data: bytes, filename: str, *, limits: UploadLimits = UploadLimits()) -> pd.DataFrame:
+    """Parse an uploaded CSV or Parquet file held in memory into a ``DataFrame``.
+
+    Parquet is recognised by its magic bytes or a ``.parquet``/``.pq`` name; anything
+    else is read as CSV: UTF-8 with or without a byte-order mark, delimiter sniffed
+    among comma, semicolon, tab and pipe, quoted fields allowed, and a decimal comma
+    accepted in files whose delimiter is not a comma. Column names are stripped of
+    surrounding spaces. How the file was read is kept in
+    ``df.attrs["accfirst_read_notes"]`` (``from_frame`` copies it into its report).
+
+    Parameters
+    ----------
+    data : the file's bytes.
+    filename : the name the user uploaded (used for the format and in messages).
+    limits : size and shape limits (SPEC §11 upload defaults: 200 MB, 2,000,000 rows, 500 columns).
+    """
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"data must be the file's bytes; got {type(data).__name__}")
+    data = bytes(data)
+    if len(data) == 0:
+        raise DataError(f"'{filename}' is empty (0 bytes); upload a CSV or Parquet file with a header row and data rows")
+    if len(data) > limits.max_bytes:
+        raise DataError(
+            f"'{filename}' is {len(data) / 1024**2:,.1f} MB; the limit is {limits.max_bytes / 1024**2:,.0f} MB. "
+            "Upload fewer rows or columns, or raise the size limit"
+        )
+    if data.startswith(_PARQUET_MAGIC) or filename.lower().endswith(_PARQUET_SUFFIXES):
+        df, notes = _read_parquet(data, filename, limits)
+    else:
+        df, notes = _read_csv(data, filename, limits)
+    if len(df) == 0:
+        raise DataError(f"'{filename}' has a header row but no data rows; add at least 20 rows of data")
+    df.attrs[READ_NOTES_ATTR] = (*notes, f"read {len(df):,} rows × {df.shape[1]:,} columns from '{filename}'")
+    return df
+
+
+def _read_parquet(data: bytes, filename: str, limits: UploadLimits) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    if not data.startswith(_PARQUET_MAGIC):
+        raise DataError(
+            f"'{filename}' is named like a Parquet file but is not one (it does not start with 'PAR1'); "
+            "re-export it as Parquet, or upload it as a .csv file"
+        )
+    # A damaged file makes pyarrow raise almost anything (ArrowInvalid, OSError, KeyError from
+    # its pandas metadata, UnicodeDecodeError); all of them mean "this is not a readable Parquet file".
+    try:
+        parquet = pq.ParquetFile(io.BytesIO(data))
+        rows, columns = parquet.metadata.num_rows, parquet.metadata.num_columns
+    except Exception as exc:
+        raise _parquet_error(filename, exc) from exc
+    check_shape(rows, columns, limits, f"'{filename}'")
+    try:
+        df = parquet.read().to_pandas()
+    except Exception as exc:
+        raise _parquet_error(filename, exc) from exc
+    df.columns = [str(name).strip() for name in df.columns]
+    check_unique(list(df.columns), f"'{filename}'")
+    return df, (f"read '{filename}' as Parquet",)
+
+
+def _read_csv(data: bytes, filename: str, limits: UploadLimits) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    sample_bytes = data[:_SAMPLE_BYTES]
+    if b"\x00" in sample_bytes:
+        raise DataError(
+            f"'{filename}' looks like a binary file (or UTF-16 text), not a CSV; "
+            "save it as 'CSV UTF-8' or Parquet and upload it again"
+        )
+    bom = data.startswith(codecs.BOM_UTF8)
+    try:
+        sample = codecs.getincrementaldecoder("utf-8-sig")().decode(sample_bytes, final=len(data) <= _SAMPLE_BYTES)
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(filename, exc) from exc
+    if len(data) > _SAMPLE_BYTES and "\n" in sample:
+        sample = sample[: sample.rindex("\n") + 1]
+    sample = sample.replace("\r\n", "\n").replace("\r", "\n")
+    if not sample.strip():
+        raise DataError(f"'{filename}' contains only blank lines; upload a file with a header row and data rows")
+    delimiter = _sniff_delimiter(sample)
+    header = next(csv.reader(io.StringIO(sample), delimiter=delimiter))
+    check_shape(0, len(header), limits, f"'{filename}'")
+    names = [name.strip() for name in header]
+    check_unique([name for name in names if name], f"'{filename}'")
+    decimal = "," if delimiter != "," and _uses_decimal_comma(sample, delimiter) else "."
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", pd.errors.DtypeWarning)
+            df = pd.read_csv(
+                io.BytesIO(data),
+                sep=delimiter,
+                decimal=decimal,
+                encoding="utf-8-sig",
+                nrows=limits.max_rows + 1,
+                engine="c",
+            )
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(filename, exc) from exc
+    except pd.errors.ParserError as exc:
+        raise DataError(
+            f"could not parse '{filename}' as CSV with {_DELIMITER_NAMES[delimiter]} delimiters ({_tidy(exc)}); "
+            f"check that every row has the same number of fields as the header and that text containing "
+            f"'{delimiter}' is in double quotes"
+        ) from exc
+    except (ValueError, OverflowError, csv.Error) as exc:
+        raise DataError(f"could not parse '{filename}' as CSV ({_tidy(exc)}); check the file in a spreadsheet") from exc
+    check_shape(len(df), df.shape[1], limits, f"'{filename}'")
+    df.columns = [str(name).strip() for name in df.columns]
+    notes = [
+        f"read '{filename}' as CSV: {_DELIMITER_NAMES[delimiter]}-delimited, UTF-8{' with byte-order mark' if bom else ''}"
+    ]
+    if decimal == ",":
+        notes.append("numbers were read with a decimal comma (e.g. 1,5 = 1.5)")
+    return df, tuple(notes)
+
+
+def _sniff_delimiter(sample: str) -> str:
+    """The candidate that splits the header into the most fields and most rows into as many."""
+    best, best_key = ",", (False, 1)
+    for delimiter in _DELIMITERS:
+        widths = []
+        for row in csv.reader(io.StringIO(sample), delimiter=delimiter):
+            if row:
+                widths.append(len(row))
+            if len(widths) > _SNIFF_ROWS:
+                break
+        if not widths or widths[0] < 2:
+            continue
+        consistent = sum(width == widths[0] for width in widths) >= 0.9 * len(widths)
+        key = (consistent, widths[0])
+        if key > best_key:
+            best, best_key = delimiter, key
+    return best
+
+
+def _uses_decimal_comma(sample: str, delimiter: str) -> bool:
+    rows = list(csv.reader(io.StringIO(sample), delimiter=delimiter))[1 : _SNIFF_ROWS + 1]
+    fields = [field for row in rows for field in row]
+    comma = any(_COMMA_DECIMAL.match(field) for field in fields)
+    point = any(_POINT_DECIMAL.match(field) for field in fields)
+    return comma and not point
+
+
+def check_unique(names: list[str], what: str) -> None:
+    """Raise ``DataError`` when a column name appears more than once."""
+    seen: dict[str, int] = {}
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+    repeated = [f"'{name}' ({count} times)" for name, count in seen.items() if count > 1]
+    if repeated:
+        raise DataError(
+            f"{what} has repeated column names: {', '.join(repeated[:5])}; "
+            "rename the columns so that each name appears once"
+        )
+
+
+def _parquet_error(filename: str, exc: Exception) -> DataError:
+    return DataError(f"could not read '{filename}' as Parquet ({_tidy(exc)}); re-export it, or upload a CSV")
+
+
+def _not_utf8(filename: str, exc: UnicodeDecodeError) -> DataError:
+    return DataError(
+        f"'{filename}' is not UTF-8 text (byte {exc.start} cannot be decoded); "
+        "if it is a spreadsheet, save it as 'CSV UTF-8' or Parquet and upload it again"
+    )
+
+
+def _tidy(exc: BaseException) -> str:
+    return " ".join(str(exc).split()).replace("Error tokenizing data. C error: ", "")
