@@ -1,0 +1,95 @@
+"""Benchmark of the core engine at the paper's settings (issue 2). Prints figures; asserts nothing.
+
+Synthetic ridge (synthetic-buzz, n = 100,000, p = 77) and logistic
+(synthetic-intrusion, n = 100,000, p = 38), λ = 0.005, γ = 0.1, α = 0.05, T = 1000,
+the SPEC §8 grid. Reports: problem build time (the data is read once), median and
+90th-percentile seconds per trial for CovNR, OutputNR, doubling and theory, the peak
+memory of one trial (tracemalloc), and the median ex-post ε table at α ∈ {0.05, 0.1}.
+
+Usage: python benchmarks/bench_core.py [--trials 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import tracemalloc
+
+import numpy as np
+
+from accfirst import LogisticProblem, RidgeProblem, epsilon_grid, run_one, run_trials, trial_rng
+from accfirst.datasets import load_builtin
+
+LAM, GAMMA, ALPHA, T = 0.005, 0.1, 0.05, 1000
+
+
+def build(name: str, cls):
+    """The problem on all 100,000 rows (training and test parts together), as in the paper."""
+    data = load_builtin(name)
+    X, y = np.vstack([data.X_train, data.X_test]), np.concatenate([data.y_train, data.y_test])
+    cls(X[:100], y[:100], LAM)  # warm up BLAS so the build time measures the work
+    started = time.perf_counter()
+    problem = cls(X, y, LAM)
+    return problem, time.perf_counter() - started
+
+
+def trial_seconds(problem, method: str, trials: int, exact: bool = False) -> np.ndarray:
+    seconds = []
+    for trial in range(trials):
+        started = time.perf_counter()
+        run_one(problem, method, ALPHA, GAMMA, trial_rng(0, method, ALPHA, trial), T=T, exact=exact)
+        seconds.append(time.perf_counter() - started)
+    return np.array(seconds)
+
+
+def peak_megabytes(problem, method: str) -> float:
+    run_one(problem, method, ALPHA, GAMMA, trial_rng(1, method, ALPHA, 0), T=T)
+    tracemalloc.start()
+    run_one(problem, method, ALPHA, GAMMA, trial_rng(1, method, ALPHA, 1), T=T)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak / 2**20
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trials", type=int, default=30)
+    args = parser.parse_args()
+
+    ridge, ridge_build = build("synthetic-buzz", RidgeProblem)
+    logistic, logistic_build = build("synthetic-intrusion", LogisticProblem)
+    print(f"problem build (data read once): ridge {ridge_build:.3f} s (n={ridge.n}, p={ridge.p}), "
+          f"logistic {logistic_build:.3f} s (n={logistic.n}, p={logistic.p})")  # fmt: skip
+    print(f"grid: ridge ε ∈ [{epsilon_grid(ridge, ALPHA)[0]:.2e}, {epsilon_grid(ridge, ALPHA)[-1]:.3g}], "
+          f"logistic ε ∈ [{epsilon_grid(logistic, ALPHA)[0]:.2e}, {epsilon_grid(logistic, ALPHA)[-1]:.3g}], T={T}")  # fmt: skip
+
+    print(f"\nseconds per trial over {args.trials} trials (α={ALPHA}, γ={GAMMA}, λ={LAM})")
+    print(f"{'task':10} {'method':22} {'median':>9} {'p90':>9} {'peak MB':>9}")
+    cases = [
+        ("ridge", ridge, "nr", "CovNR"),
+        ("ridge", ridge, "doubling", "doubling (covariance)"),
+        ("ridge", ridge, "theory", "theory (covariance)"),
+        ("logistic", logistic, "nr", "OutputNR"),
+        ("logistic", logistic, "doubling", "doubling (output)"),
+        ("logistic", logistic, "theory", "theory (output)"),
+    ]
+    for task, problem, method, label in cases:
+        seconds = trial_seconds(problem, method, args.trials)
+        print(f"{task:10} {label:22} {np.median(seconds):9.4f} {np.quantile(seconds, 0.9):9.4f} "
+              f"{peak_megabytes(problem, method):9.1f}")  # fmt: skip
+    for task, problem in (("ridge", ridge), ("logistic", logistic)):
+        seconds = trial_seconds(problem, "nr", max(3, args.trials // 10), exact=True)
+        print(f"{task:10} {'NR, every level solved':22} {np.median(seconds):9.4f}   (reference without the shortcut)")
+
+    print("\nmedian ex-post ε (e^ε) on synthetic-buzz (ridge), 20 trials, theorem calibration")
+    df = run_trials(ridge, [0.05, 0.1], GAMMA, ["nr", "doubling", "theory"], 20, seed=0, T=T)
+    table = df.groupby(["alpha", "method"]).eps_total.median().unstack("method")[["nr", "doubling", "theory"]]
+    for alpha, row in table.iterrows():
+        cells = "  ".join(f"{m}: ε={row[m]:.3f} (e^ε={np.exp(row[m]):.3g})" for m in table.columns)
+        print(f"α={alpha:<5} {cells}")
+    stops = df[df.method == "nr"].groupby("alpha").stop_index.median()
+    print("median NR stop level:", ", ".join(f"α={a}: {s:.0f}/{T}" for a, s in stops.items()))
+
+
+if __name__ == "__main__":
+    main()
