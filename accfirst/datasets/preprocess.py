@@ -496,21 +496,23 @@ def _no_features_message(dropped: list[tuple[str, str]], target: str) -> str:
 def _split(
     rows: np.ndarray, y: np.ndarray, task: str, test_size: float, seed: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Seeded random split of ``rows``; logistic rows are split within each class."""
+    """Seeded random split of ``rows``: ``round(test_size · n)`` test rows, shared out across the
+    classes in proportion (largest remainders) for logistic; every group keeps a training row."""
     rng = np.random.default_rng(seed)
     groups = [rows] if task == "ridge" else [rows[y[rows] > 0], rows[y[rows] < 0]]
+    sizes = np.array([len(group) for group in groups])
+    total = min(max(round(test_size * len(rows)), 1), len(rows) - len(groups))
+    exact = test_size * sizes
+    quota = np.floor(exact).astype(int)
+    by_remainder = np.argsort(-(exact - quota), kind="stable")
+    quota[by_remainder[: total - quota.sum()]] += 1
+    quota = np.minimum(quota, sizes - 1)
     train, test = [], []
-    for group in groups:
+    for group, n_test in zip(groups, quota):
         shuffled = rng.permutation(group)
-        n_test = min(round(test_size * len(group)), len(group) - 1)
         test.append(shuffled[:n_test])
         train.append(shuffled[n_test:])
-    test_rows = np.concatenate(test)
-    if len(test_rows) == 0:
-        raise DataError(
-            f"test_size {test_size} leaves no rows for the test part of {len(rows)} rows; use a larger test_size"
-        )
-    return rng.permutation(np.concatenate(train)), rng.permutation(test_rows)
+    return rng.permutation(np.concatenate(train)), rng.permutation(np.concatenate(test))
 
 
 def _gather(

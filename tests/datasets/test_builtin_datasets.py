@@ -1,0 +1,136 @@
+"""Built-in datasets (issue 3): shapes, SPEC §1 bounds, determinism, speed, and a non-trivial search.
+
+"Non-trivial" is checked at the paper's settings (λ = 0.005, α = 0.05): predicting 0 must
+miss the target by a wide margin, ``L(0) − L(θ*) ≥ 2α`` on both synthetic sets, where θ*
+is the exact minimiser of SPEC §2's loss (ridge by the normal equations, logistic by Newton).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import numpy as np
+import pytest
+
+from accfirst.datasets import BUILTIN_DATASETS, DatasetInfo, load_builtin
+from accfirst.datasets.builtin import _load
+from accfirst.errors import DataError
+from tests.datasets.dataset_checks import assert_spec
+
+LAMBDA = 0.005
+ALPHA = 0.05
+NAMES = list(BUILTIN_DATASETS)
+
+
+def _ridge_theta_star(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    n, p = X.shape
+    return np.linalg.solve(X.T @ X / n + LAMBDA * np.eye(p), X.T @ y / n)
+
+
+def _logistic_theta_star(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    n, p = X.shape
+    theta = np.zeros(p)
+    for _ in range(50):
+        weight = 0.5 * (1 - np.tanh(y * (X @ theta) / 2))
+        gradient = -(X.T @ (y * weight)) / n + LAMBDA * theta
+        if np.linalg.norm(gradient) < 1e-12:
+            break
+        hessian = (X.T * (weight * (1 - weight))) @ X / n + LAMBDA * np.eye(p)
+        theta -= np.linalg.solve(hessian, gradient)
+    return theta
+
+
+def _loss(task: str, X: np.ndarray, y: np.ndarray, theta: np.ndarray) -> float:
+    margin = X @ theta
+    data = 0.5 * np.mean((y - margin) ** 2) if task == "ridge" else np.mean(np.logaddexp(0, -y * margin))
+    return float(data + LAMBDA / 2 * theta @ theta)
+
+
+def test_registry_lists_the_four_sets_with_the_default_first() -> None:
+    assert NAMES == ["synthetic-buzz", "synthetic-intrusion", "diabetes", "breast-cancer"]
+    expected = {
+        "synthetic-buzz": ("ridge", 100_000, 77),
+        "synthetic-intrusion": ("logistic", 100_000, 38),
+        "diabetes": ("ridge", 442, 10),
+        "breast-cancer": ("logistic", 569, 30),
+    }
+    for name, info in BUILTIN_DATASETS.items():
+        assert isinstance(info, DatasetInfo) and info.name == name
+        assert (info.task, info.n, info.p) == expected[name]
+        sentences = len(re.findall(r"[.!?](\s|$)", info.description))
+        assert 2 <= sentences <= 4, info.description
+        assert info.title and info.provenance
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_builtin_satisfies_spec_and_matches_its_info(name: str) -> None:
+    data = load_builtin(name)
+    info = BUILTIN_DATASETS[name]
+    assert_spec(data)
+    assert data.info is info and data.task == info.task
+    assert data.p == info.p and data.n + len(data.y_test) == info.n
+    assert len(data.y_test) == round(0.2 * info.n)
+    assert data.report.rows_dropped_missing == 0 and data.report.dropped_columns == ()
+    assert np.abs(data.X_train).sum(axis=1).max() == pytest.approx(1.0, abs=1e-12)
+    if info.task == "ridge":
+        assert np.abs(data.y_train).max() == 1.0
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_cached_arrays_cannot_be_changed(name: str) -> None:
+    data = load_builtin(name)
+    assert load_builtin(name) is data
+    with pytest.raises(ValueError, match="read-only"):
+        data.X_train[0, 0] = 5.0
+    with pytest.raises(ValueError, match="read-only"):
+        data.y_test[0] = 5.0
+
+
+@pytest.mark.parametrize("name", ["synthetic-buzz", "synthetic-intrusion"])
+def test_synthetic_generation_is_deterministic_and_fast(name: str) -> None:
+    start = time.perf_counter()
+    first = _load.__wrapped__(name, 0.2, 0)
+    elapsed = time.perf_counter() - start
+    second = _load.__wrapped__(name, 0.2, 0)
+    assert elapsed <= 1.0
+    for a, b in [(first.X_train, second.X_train), (first.y_train, second.y_train), (first.X_test, second.X_test)]:
+        np.testing.assert_array_equal(a, b)
+    assert first.report == second.report
+
+
+def test_split_seed_changes_the_split_but_not_the_data() -> None:
+    a = load_builtin("diabetes", seed=0)
+    b = load_builtin("diabetes", seed=1)
+    assert not np.array_equal(a.y_train, b.y_train)
+    # Both hold the same 442 targets, centred by different training means: equal up to a shift.
+    recovered = [np.concatenate([d.y_train, d.y_test]) * d.report.target_scale for d in (a, b)]
+    shapes = [np.sort(r) - r.mean() for r in recovered]
+    np.testing.assert_allclose(shapes[0], shapes[1], rtol=0, atol=1e-9)
+
+
+def test_test_size_is_honoured() -> None:
+    data = load_builtin("breast-cancer", test_size=0.3)
+    assert data.report.n_test == pytest.approx(0.3 * 569, abs=1)
+
+
+def test_unknown_name_lists_the_valid_names() -> None:
+    with pytest.raises(DataError, match="unknown built-in dataset 'twitter'; choose one of: 'synthetic-buzz', "):
+        load_builtin("twitter")
+
+
+@pytest.mark.parametrize(
+    ("name", "quality_floor"),
+    [("synthetic-buzz", {"r2": 0.5}), ("synthetic-intrusion", {"accuracy": 0.85, "auc": 0.95})],
+)
+def test_synthetic_sets_make_the_search_non_trivial(name: str, quality_floor: dict[str, float]) -> None:
+    data = load_builtin(name)
+    X, y = data.X_train, data.y_train
+    theta = _ridge_theta_star(X, y) if data.task == "ridge" else _logistic_theta_star(X, y)
+    gap = _loss(data.task, X, y, np.zeros(data.p)) - _loss(data.task, X, y, theta)
+    assert gap >= 2 * ALPHA
+    quality = data.test_quality(theta)
+    for metric, floor in quality_floor.items():
+        assert quality[metric] >= floor
+    if data.task == "logistic":
+        assert quality["accuracy"] <= 0.97
