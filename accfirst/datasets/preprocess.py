@@ -135,7 +135,8 @@ def from_frame(
     steps.extend([missing_note] if missing_note else [])
 
     log1p_used = tuple(name for name in kept if name in log1p_set)
-    steps.extend(f"log(1 + x) not applied to '{name}': the column was dropped" for name in sorted(log1p_set - set(kept)))
+    for name in sorted(log1p_set - set(kept)):
+        steps.append(f"log(1 + x) not applied to '{name}': the column was dropped")
     _check_log1p_domain(kept, values, log1p_used, y_values if log1p_target else None, target, ok)
 
     train_rows, test_rows = _split(np.flatnonzero(ok), y_values, task, test_size, seed)
@@ -595,7 +596,9 @@ def _scale(
             "('paper' scaling, SPEC §11: this reads the data and is not private)"
         ]
         if ridge:
-            notes.append(f"divided the target by {target_scale:.6g}, the largest |y| in the training rows (not private)")
+            notes.append(
+                f"divided the target by {target_scale:.6g}, the largest |y| in the training rows (not private)"
+            )
         n_train = 0  # under 'paper' scaling a training row can exceed ‖x‖₁ = 1 only by rounding
         if n_test:
             notes.append(

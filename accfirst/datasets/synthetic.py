@@ -57,7 +57,10 @@ def synthetic_buzz(n: int, rng: np.random.Generator) -> pd.DataFrame:
     ratios = 1.0 - rng.random((n, len(BUZZ_RATIO_FAMILIES), windows)) ** (1 / 8)  # Beta(1, 8) by inversion
     raw = np.concatenate([nac[:, None, :], na[:, None, :], small, ratios], axis=1).reshape(n, -1)
     signal = (
-        0.3 * np.log1p(nac[:, 5]) + 0.5 * np.log1p(nac[:, 6]) + 0.2 * np.log1p(na[:, 6]) + 0.5 * np.log1p(ratios[:, 0, 6])
+        0.3 * np.log1p(nac[:, 5])
+        + 0.5 * np.log1p(nac[:, 6])
+        + 0.2 * np.log1p(na[:, 6])
+        + 0.5 * np.log1p(ratios[:, 0, 6])
     )
     log_buzz = np.maximum(signal + 0.3 * rng.standard_normal(n), 0.0)
     frame = pd.DataFrame(raw, columns=list(BUZZ_COLUMNS))

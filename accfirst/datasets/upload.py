@@ -86,7 +86,9 @@ def read_upload(data: bytes, filename: str, *, limits: UploadLimits = UploadLimi
         raise TypeError(f"data must be the file's bytes; got {type(data).__name__}")
     data = bytes(data)
     if len(data) == 0:
-        raise DataError(f"'{filename}' is empty (0 bytes); upload a CSV or Parquet file with a header row and data rows")
+        raise DataError(
+            f"'{filename}' is empty (0 bytes); upload a CSV or Parquet file with a header row and data rows"
+        )
     if len(data) > limits.max_bytes:
         raise DataError(
             f"'{filename}' is {len(data) / 1024**2:,.1f} MB; the limit is {limits.max_bytes / 1024**2:,.0f} MB. "
@@ -171,9 +173,8 @@ def _read_csv(data: bytes, filename: str, limits: UploadLimits) -> tuple[pd.Data
         raise DataError(f"could not parse '{filename}' as CSV ({_tidy(exc)}); check the file in a spreadsheet") from exc
     check_shape(len(df), df.shape[1], limits, f"'{filename}'")
     df.columns = [str(name).strip() for name in df.columns]
-    notes = [
-        f"read '{filename}' as CSV: {_DELIMITER_NAMES[delimiter]}-delimited, UTF-8{' with byte-order mark' if bom else ''}"
-    ]
+    encoding = "UTF-8 with byte-order mark" if bom else "UTF-8"
+    notes = [f"read '{filename}' as CSV: {_DELIMITER_NAMES[delimiter]}-delimited, {encoding}"]
     if decimal == ",":
         notes.append("numbers were read with a decimal comma (e.g. 1,5 = 1.5)")
     return df, tuple(notes)

@@ -21,7 +21,8 @@ def _frame(n: int = 200, seed: int = 0) -> pd.DataFrame:
     signed = rng.normal(0, 3, n)
     y = counts @ np.array([0.5, -0.2, 0.1]) + signed + rng.normal(0, 0.5, n)
     label = np.where(signed + rng.normal(0, 1, n) > 0, "spam", "ham")
-    return pd.DataFrame({"c1": counts[:, 0], "c2": counts[:, 1], "c3": counts[:, 2], "s": signed, "y": y, "label": label})
+    frame = pd.DataFrame(counts, columns=["c1", "c2", "c3"])
+    return frame.assign(s=signed, y=y, label=label)
 
 
 FRAME = _frame()
@@ -70,9 +71,8 @@ def test_paper_scaling_clips_test_rows_beyond_the_training_maximum() -> None:
 
 def test_clip_scaling_uses_the_stated_bounds_and_clips_rows() -> None:
     bound, target_bound = 20.0, 10.0
-    prepared = from_frame(
-        FRAME, target="y", task="ridge", features=FEATURES, scaling="clip", feature_bound=bound, target_bound=target_bound
-    )
+    options = {"scaling": "clip", "feature_bound": bound, "target_bound": target_bound}
+    prepared = from_frame(FRAME, target="y", task="ridge", features=FEATURES, **options)
     assert_spec(prepared)
     report = prepared.report
     assert (report.feature_scale, report.target_scale, report.private_scaling) == (bound, target_bound, True)
@@ -146,7 +146,8 @@ def test_centring_uses_training_means() -> None:
     np.testing.assert_allclose(prepared.X_train.mean(axis=0), 0.0, atol=1e-12)
     assert prepared.y_train.mean() == pytest.approx(0.0, abs=1e-12)
     assert prepared.report.centered and not prepared.report.private_scaling
-    assert any(step.startswith("subtracted the training means of the features and of the target") for step in prepared.report.steps)
+    note = "subtracted the training means of the features and of the target"
+    assert any(step.startswith(note) for step in prepared.report.steps)
 
 
 def test_split_is_seeded_and_stratified() -> None:
@@ -189,7 +190,8 @@ def test_bad_options_are_data_errors(options: dict, message: str) -> None:
 def test_default_features_are_the_numeric_columns_in_order() -> None:
     prepared = from_frame(FRAME, target="y", task="ridge")
     assert prepared.feature_names == ("c1", "c2", "c3", "s")
-    assert prepared.report.dropped_columns == (("label", "not numeric (it has values such as 'ham'); encode it as numbers to use it"),)
+    reason = "not numeric (it has values such as 'ham'); encode it as numbers to use it"
+    assert prepared.report.dropped_columns == (("label", reason),)
 
 
 def test_explicit_features_keep_a_sparse_column() -> None:

@@ -234,8 +234,8 @@ CASES = [
          error="positive class 'maybe' is not a value of target column 'label'"),
     Case("bool_labels", _csv(BOOL), options={"target": "flag", "task": "logistic"},
          check=_labels("True", int(BOOL["flag"].sum()))),
-    Case("zero_one_labels", _csv(BOOL.assign(flag=BOOL["flag"].astype(int))), options={"target": "flag", "task": "logistic"},
-         check=_labels(1.0, int(BOOL["flag"].sum()))),
+    Case("zero_one_labels", _csv(BOOL.assign(flag=BOOL["flag"].astype(int))),
+         options={"target": "flag", "task": "logistic"}, check=_labels(1.0, int(BOOL["flag"].sum()))),
     Case("constant_target", _csv(BASE.assign(y=3.0)), error="target column 'y' has only one value (3)"),
     Case("single_class", _csv(BASE.assign(label="yes")), options=YES_NO,
          error="target column 'label' has only one class (yes)"),
@@ -246,7 +246,8 @@ CASES = [
     Case("single_row", _csv(BASE.head(1)), error="has only 1 data row; at least 20 are needed"),
     Case("nineteen_rows", _csv(BASE.head(19)), error="has only 19 data rows; at least 20 are needed"),
     Case("too_few_rows_after_gaps", _csv(BASE.assign(x2=np.where(np.arange(N) < 25, np.nan, BASE["x2"]))),
-         options={**RIDGE, "features": ["x1", "x2"]}, error="only 15 usable rows after dropping 25 with missing values"),
+         options={**RIDGE, "features": ["x1", "x2"]},
+         error="only 15 usable rows after dropping 25 with missing values"),
     Case("header_only", b"x1,x2,y\n", error="has a header row but no data rows"),
     Case("empty_file", b"", error="'data.csv' is empty (0 bytes)"),
     Case("blank_lines_only", b"\n\r\n   \n", error="contains only blank lines"),
@@ -256,7 +257,8 @@ CASES = [
     Case("latin1_text", "x1,x2,y,é\n".encode("latin-1") + _csv(BASE[["x1", "x2", "y", "label"]], header=False),
          error="'data.csv' is not UTF-8 text (byte 8 cannot be decoded)"),
     Case("duplicate_headers", b"x1,x2,x1,y\n" + b"1,2,3,4\n" * N, error="repeated column names: 'x1' (2 times)"),
-    Case("duplicate_headers_after_trimming", b"x1, x1 ,y\n" + b"1,2,3\n" * N, error="repeated column names: 'x1' (2 times)"),
+    Case("duplicate_headers_after_trimming", b"x1, x1 ,y\n" + b"1,2,3\n" * N,
+         error="repeated column names: 'x1' (2 times)"),
     Case(
         "unicode_headers",
         _csv(UNICODE),
@@ -286,7 +288,8 @@ CASES = [
     Case("truncated_parquet", _parquet(BASE)[:200], "data.parquet", error="could not read 'data.parquet' as Parquet"),
     Case("negative_values_for_log1p", _csv(BASE), options={**RIDGE, "log1p_columns": ["x2"]},
          error="column 'x2' has negative values"),
-    Case("clip_without_bound", _csv(BASE), options={**RIDGE, "scaling": "clip"}, error="scaling 'clip' needs feature_bound"),
+    Case("clip_without_bound", _csv(BASE), options={**RIDGE, "scaling": "clip"},
+         error="scaling 'clip' needs feature_bound"),
 ]  # fmt: skip
 
 
