@@ -3,7 +3,14 @@
 The steps, in order: pick the target and the numeric feature columns; map logistic
 labels to ±1; drop rows with a missing or infinite value; a seeded train/test split
 (stratified by class for logistic); optional ``log(1 + x)`` columns and ``log(1 + y)``
-target; optional centring by the training means; then scaling.
+target; optional centring by the training means; then scaling. Every step is noted in
+the ``PrepReport``.
+
+Feature columns are dropped, with a note, when they are not numeric, have no usable
+value, or are constant; with the default selection also when more than half of their
+values are missing or when they hold the row numbers (0, 1, 2, … as written by a
+spreadsheet or by pandas). Text such as ``?``, ``NA`` or ``null`` in an otherwise numeric
+column is read as missing, with a note.
 
 Scaling ``"paper"`` (appendix B.1 of the paper) divides every feature by the largest
 training row ℓ1 norm and a ridge target by the largest training ``|y|``. It reads the
@@ -66,8 +73,9 @@ def from_frame(
     target : the column to predict.
     task : ``"ridge"`` (numeric target) or ``"logistic"`` (two classes, or one class against the rest).
     features : feature columns; default: every numeric column except the target. Non-numeric
-        and constant columns are dropped with a note; by default a column with more than half
-        of its values missing is dropped too (chosen columns are kept and their gaps drop rows).
+        and constant columns are dropped with a note; by default columns with more than half
+        of their values missing and row-number columns are dropped too (chosen columns are
+        kept, and their gaps drop rows).
     positive_class : the target value mapped to +1 (logistic). Needed with more than two
         classes; with two, the default is the larger number, a yes-like word, or the last in sort order.
     log1p_columns : feature columns transformed by ``x ↦ log(1 + x)`` (values must be ≥ 0).

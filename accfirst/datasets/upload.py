@@ -80,7 +80,7 @@ def read_upload(data: bytes, filename: str, *, limits: UploadLimits = UploadLimi
     ----------
     data : the file's bytes.
     filename : the name the user uploaded (used for the format and in messages).
-    limits : size and shape limits (SPEC §11 upload defaults: 200 MB, 2,000,000 rows, 500 columns).
+    limits : size and shape limits (defaults: 200 MB, 2,000,000 rows, 500 columns).
     """
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"data must be the file's bytes; got {type(data).__name__}")
@@ -142,10 +142,10 @@ def _read_csv(data: bytes, filename: str, limits: UploadLimits) -> tuple[pd.Data
     if len(data) > _SAMPLE_BYTES and "\n" in sample:
         sample = sample[: sample.rindex("\n") + 1]
     sample = sample.replace("\r\n", "\n").replace("\r", "\n")
-    if not sample.strip():
+    if not sample.strip() and len(data) <= _SAMPLE_BYTES:
         raise DataError(f"'{filename}' contains only blank lines; upload a file with a header row and data rows")
     delimiter = _sniff_delimiter(sample)
-    header = next(csv.reader(io.StringIO(sample), delimiter=delimiter))
+    header = next((row for row in csv.reader(io.StringIO(sample), delimiter=delimiter) if row), [])
     check_shape(0, len(header), limits, f"'{filename}'")
     names = [name.strip() for name in header]
     check_unique([name for name in names if name], f"'{filename}'")
