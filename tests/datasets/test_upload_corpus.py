@@ -230,6 +230,11 @@ CASES = [
         options={"target": "species", "task": "logistic", "positive_class": "virginica"},
         check=_all(_labels("virginica", N // 3), _dropped("label", "not numeric")),
     ),
+    Case("positive_class_as_numpy_scalar", _csv(BOOL.assign(flag=BOOL["flag"].astype(int))),
+         options={"target": "flag", "task": "logistic", "positive_class": np.int64(0)},
+         check=_labels(0.0, int((~BOOL["flag"]).sum()))),
+    Case("positive_class_with_spaces", _csv(BASE), options={**YES_NO, "positive_class": " no "},
+         check=_labels("no", int((BASE["label"] == "no").sum()))),
     Case("unknown_positive_class", _csv(BASE), options={**YES_NO, "positive_class": "maybe"},
          error="positive class 'maybe' is not a value of target column 'label'"),
     Case("bool_labels", _csv(BOOL), options={"target": "flag", "task": "logistic"},
@@ -346,3 +351,17 @@ def test_damaged_files_give_a_dataset_or_a_data_error(task: str) -> None:
         assert_spec(prepared)
         outcomes["prepared"] += 1
     assert outcomes["prepared"] > 0 and outcomes["error"] > 0
+
+
+def test_read_upload_accepts_bytes_like_and_rejects_text() -> None:
+    data = _csv(BASE)
+    for payload in (data, bytearray(data), memoryview(data)):
+        frame = read_upload(payload, "data.csv")
+        assert frame.shape == (N, 4) and list(frame.columns) == ["x1", "x2", "y", "label"]
+    with pytest.raises(TypeError, match="data must be the file's bytes; got str"):
+        read_upload(data.decode(), "data.csv")
+
+
+def test_upload_limits_must_be_positive_whole_numbers() -> None:
+    with pytest.raises(DataError, match="upload limit max_rows must be a whole number ≥ 1; got 0"):
+        UploadLimits(max_rows=0)
