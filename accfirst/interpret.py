@@ -206,12 +206,13 @@ def plain_sentence(summary: pd.Series | dict) -> str:
             "non-private model was released: the privacy loss is unbounded (ε = ∞)."
         )
     else:
-        prior_text = format_posterior(eps, 0.01)
+        bound = format_posterior(eps, 0.01)
+        after = "almost certain (over 99.99%)" if bound.startswith(">") else f"at most {bound} sure"
         paid = "paid" if row["method"] != "theory" else "fixed in advance"
         sentence = (
             f"{label} {met} with a typical privacy loss of ε = {format_epsilon(eps)} ({paid}; "
             f"e^ε = {format_exp_epsilon(eps)}): someone who was 1% sure of a fact about one "
-            f"person's record could afterwards be at most {prior_text} sure."
+            f"person's record could afterwards be {after}."
         )
         if fallbacks:
             sentence += (

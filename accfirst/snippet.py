@@ -23,7 +23,7 @@ TASK_PROBLEMS = {"ridge": "RidgeProblem", "logistic": "LogisticProblem"}
 BUILTIN_OPTIONS = ("test_size", "seed")
 UPLOAD_OPTIONS = (
     "target", "task", "features", "positive_class", "log1p_columns", "log1p_target", "scaling",
-    "feature_bound", "target_bound", "test_size", "seed",
+    "feature_bound", "target_bound", "center", "test_size", "seed",
 )  # fmt: skip
 
 Plain = str | int | float | bool | None | tuple

@@ -27,12 +27,13 @@ EVALUATION_ONLY = "evaluation only, not private"
 
 
 def _layout(fig: go.Figure, *, title: str, height: int) -> go.Figure:
-    """The shared look: compact margins and a legend under the plot, readable at phone width."""
+    """The shared look: compact margins, the legend between title and plot (clear of axis titles at any width)."""
+    has_legend = any(trace.showlegend is not False for trace in fig.data)
     fig.update_layout(
-        title={"text": title, "x": 0, "xanchor": "left"},
-        height=height,
-        margin={"l": 10, "r": 10, "t": 60, "b": 10},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0, "xanchor": "left"},
+        title={"text": title, "x": 0, "xanchor": "left", "yref": "container", "y": 0.97, "yanchor": "top"},
+        height=height + (60 if has_legend else 0),
+        margin={"l": 10, "r": 10, "t": 115 if has_legend else 60, "b": 10},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0, "xanchor": "left"},
         hoverlabel={"namelength": -1},
     )
     return fig
@@ -152,10 +153,11 @@ def figure_breakdown(results: pd.DataFrame) -> go.Figure:
                 text=[format_epsilon(v) if np.isfinite(v) else "" for v in parts[column]],
                 textposition="inside",
                 insidetextanchor="middle",
+                insidetextfont={"color": "white" if column == "eps_test" else "black"},
                 hovertemplate="%{y}: " + name + " %{x:.4g}<extra></extra>",
             )
         )
-    fig.update_layout(barmode="stack", legend_traceorder="normal")
+    fig.update_layout(barmode="stack", legend_traceorder="normal", uniformtext={"minsize": 9, "mode": "hide"})
     fig.update_xaxes(title_text="median ε over trials that halted", rangemode="tozero")
     fig.update_yaxes(autorange="reversed")
     return _layout(fig, title="Privacy spent on testing vs on generating", height=160 + 60 * len(parts))
@@ -177,9 +179,13 @@ def figure_search(
     the test halts at the first level whose noisy risk falls to the noisy threshold
     (``noisy_query ≥ noisy_threshold`` with query = −risk).
 
+    A trace run without ``exact=True`` has no exact risk where a certified lower bound
+    already failed the test; those levels are drawn at the lower bound (triangles: "at
+    least"), and so is their noisy risk when the frame has a ``query_noise`` column.
+
     Parameters
     ----------
-    trace : ``Trace.to_frame()`` of a run with ``exact=True``.
+    trace : ``Trace.to_frame()``, optionally with a ``query_noise`` column.
     method : "nr" or "doubling" (colour and title).
     alpha : the target excess risk.
     stop_index : the 1-based level that passed, ``None`` on fallback.
@@ -189,20 +195,30 @@ def figure_search(
     name = method_label(method)
     color = method_color(method)
     eps = trace["epsilon"].to_numpy(dtype=float)
-    true_risk = trace["excess_risk"].to_numpy(dtype=float)
+    exact = np.isfinite(trace["excess_risk"].to_numpy(dtype=float))
+    lower = trace["risk_lower_bound"].to_numpy(dtype=float) if "risk_lower_bound" in trace else np.full(len(trace), np.nan)
+    true_risk = np.where(exact, trace["excess_risk"].to_numpy(dtype=float), lower)
     noisy_risk = -trace["noisy_query"].to_numpy(dtype=float)
+    if "query_noise" in trace:
+        noisy_risk = np.where(exact, noisy_risk, lower - trace["query_noise"].to_numpy(dtype=float))
     threshold = -trace["noisy_threshold"].to_numpy(dtype=float)
+    bounded = not exact.all()
+    symbols = np.where(exact, "circle", "triangle-up")
+    kind = np.where(exact, "", "at least ")
     many = len(trace) > 60
     fig = go.Figure()
     fig.add_trace(
         go.Scatter(
             x=eps,
             y=true_risk,
-            mode="lines" if many else "lines+markers",
-            name=f"true excess risk R(θ) ({EVALUATION_ONLY})",
+            mode="lines" if many and not bounded else "lines+markers",
+            name=f"true excess risk R(θ) ({EVALUATION_ONLY})" + ("; ▲ = lower bound only" if bounded else ""),
             line={"color": TRUE_RISK_COLOR, "dash": "dot"},
-            customdata=trace["level"],
-            hovertemplate="level %{customdata}, ε = %{x:.3g}<br>true R = %{y:.4g}<extra>" + EVALUATION_ONLY + "</extra>",
+            marker={"symbol": symbols, "size": 5 if many else 8, "color": TRUE_RISK_COLOR},
+            customdata=np.column_stack([trace["level"], kind]),
+            hovertemplate="level %{customdata[0]}, ε = %{x:.3g}<br>true R %{customdata[1]}= %{y:.4g}<extra>"
+            + EVALUATION_ONLY
+            + "</extra>",
         )
     )
     fig.add_trace(
@@ -210,10 +226,10 @@ def figure_search(
             x=eps,
             y=noisy_risk,
             mode="markers",
-            name="noisy risk the private test sees",
-            marker={"color": color, "size": 4 if many else 9},
-            customdata=trace["level"],
-            hovertemplate="level %{customdata}, ε = %{x:.3g}<br>noisy risk = %{y:.4g}<extra></extra>",
+            name="noisy risk the private test sees" + (" (▲: at least this)" if bounded else ""),
+            marker={"color": color, "size": 4 if many else 9, "symbol": symbols},
+            customdata=np.column_stack([trace["level"], kind]),
+            hovertemplate="level %{customdata[0]}, ε = %{x:.3g}<br>noisy risk %{customdata[1]}= %{y:.4g}<extra></extra>",
         )
     )
     fig.add_trace(
@@ -251,9 +267,9 @@ def figure_search(
     fig.update_yaxes(title_text="excess risk", rangemode="tozero")
     fig.update_xaxes(type="log", title_text="privacy level ε of the tested hypothesis (log scale)")
     subtitle = f"{len(trace)} level{'s' if len(trace) != 1 else ''} tested"
-    return _layout(
-        fig, title=f"{name}: the search in trial {trial}<br><sup>{subtitle}</sup>", height=430
-    )
+    if bounded:
+        subtitle += f"; exact risk computed at {int(exact.sum())}, a certified lower bound decided the rest"
+    return _layout(fig, title=f"{name}: the search in trial {trial}<br><sup>{subtitle}</sup>", height=430)
 
 
 def figure_excess_risk(results: pd.DataFrame, alpha: float) -> go.Figure:

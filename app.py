@@ -1,0 +1,25 @@
+"""accfirst's Streamlit app: page navigation and the sidebar every page shares.
+
+Run with ``streamlit run app.py``. The explorer is the default page. The sidebar's
+dataset picker and λ (``ui.dataset``) are drawn here, before the page, so they keep
+their values across pages; a page reads them with ``ui.dataset.require_selection()``.
+"""
+
+import streamlit as st
+
+from ui.dataset import dataset_sidebar
+from ui.errors import show_unexpected_error
+
+st.set_page_config(page_title="accfirst: accuracy first, then privacy", page_icon="🎯", layout="wide")
+
+pages = [
+    st.Page("pages/explorer.py", title="Explorer", icon=":material/tune:", default=True),
+    st.Page("pages/sweep.py", title="α sweep", icon=":material/show_chart:"),
+]
+page = st.navigation(pages)
+
+try:
+    dataset_sidebar()
+    page.run()
+except Exception:  # st.stop and reruns are BaseExceptions and pass through
+    show_unexpected_error()

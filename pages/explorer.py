@@ -1,0 +1,287 @@
+"""Explorer: set the accuracy you need, see the privacy you pay.
+
+The screen, top to bottom: the accuracy target α and the methods; the headline per
+method (median ex-post ε, e^ε, posterior bounds, success and fallback, one sentence);
+ε across trials and its split into testing and generating; one trial's search step by
+step; the accuracy reached; downloads; the data report. Settings of the search sit in
+the sidebar under the shared dataset picker. Every setting lives in the URL.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pandas as pd
+import streamlit as st
+
+from accfirst import CALIBRATIONS, METHODS, default_eps_range
+from accfirst.experiments import METHOD_LABELS
+from accfirst.interpret import (
+    format_epsilon,
+    format_exp_epsilon,
+    format_posterior,
+    plain_sentence,
+    summarise_runs,
+)
+from accfirst.plots.explorer import (
+    figure_breakdown,
+    figure_epsilon_distribution,
+    figure_excess_risk,
+    figure_search,
+    figure_test_quality,
+)
+from accfirst.snippet import reproduction_snippet, settings_json
+from ui.dataset import require_selection, show_data_report
+from ui.errors import call, package_errors
+from ui.runs import RunRequest, iter_trials, traced_run
+from ui.settings import (
+    Choice,
+    FloatSlider,
+    IntSetting,
+    MultiChoice,
+    OptionalFloat,
+    Toggle,
+    restore_from_url,
+    write_to_url,
+)
+
+PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
+SCOPE = "explorer"
+
+ALPHA = FloatSlider(
+    SCOPE, "alpha", "Accuracy you need: target excess risk α", 0.05, low=0.001, high=0.5, step=0.001,
+    help="The largest excess risk R(θ) = L(θ) − L(θ*) you accept. Smaller α: more accurate model, more privacy spent.",
+)  # fmt: skip
+METHODS_SETTING = MultiChoice(
+    SCOPE, "methods", "Methods", list(METHODS), options=METHODS, labels=METHOD_LABELS,
+    help="Noise reduction (the paper's method), the doubling baseline, and the theory approach (one ε fixed up front).",
+)  # fmt: skip
+GAMMA = Choice(
+    SCOPE, "gamma", "Failure probability γ", 0.1, options=(0.001, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5),
+    widget_type="select_slider", help="Noise reduction and doubling meet α with probability at least 1 − γ.",
+)  # fmt: skip
+GENERATOR = Choice(
+    SCOPE, "gen", "Private hypothesis generator", "paper", options=("paper", "covariance", "output"),
+    labels={"paper": "the paper's (covariance for ridge, output for logistic)",
+            "covariance": "covariance perturbation (ridge only)", "output": "output perturbation"},
+)  # fmt: skip
+CALIBRATION = Choice(
+    SCOPE, "cal", "Above-threshold calibration", "theorem", options=tuple(CALIBRATIONS),
+    labels={"theorem": "theorem (ε_A = 16Δ log(2T/γ)/α)", "paper-code": "paper's code (tighter, ~0.3× ε_A)"},
+    help="How the private test is calibrated (SPEC §6). The paper's plots used the tighter one.",
+)  # fmt: skip
+EPS_MIN = OptionalFloat(SCOPE, "eps_min", "ε_min (blank = paper default)", None)
+EPS_MAX = OptionalFloat(SCOPE, "eps_max", "ε_max (blank = paper default)", None)
+LEVELS = IntSetting(SCOPE, "T", "Number of levels T", 1000, low=2, high=100_000, box=True, step=100)
+SPACING = Choice(SCOPE, "spacing", "Spacing of the levels", "geometric", options=("geometric", "linear"))
+TRIALS = IntSetting(SCOPE, "trials", "Trials (independent runs)", 20, low=1, high=200)
+SEED = IntSetting(SCOPE, "seed", "Seed", 0, low=0, high=2**32 - 1, box=True)
+SHOW = IntSetting(
+    SCOPE, "show", "Trial to replay", 0, low=0, high=199, box=True,
+    help="Which trial to replay step by step (same seed, same result).",
+)  # fmt: skip
+EXACT = Toggle(
+    SCOPE, "exact", "Compute every true excess risk (slower)", False,
+    help="Off: levels the test rejected on a certified lower bound show that bound (▲). On: one exact solve per "
+    "level, which takes seconds on the 100,000-row datasets.",
+)  # fmt: skip
+SETTINGS = (
+    ALPHA, METHODS_SETTING, GAMMA, GENERATOR, CALIBRATION, EPS_MIN, EPS_MAX, LEVELS, SPACING, TRIALS, SEED, SHOW, EXACT,
+)  # fmt: skip
+LAST_HEADLINE = f"{SCOPE}.last_headline"
+
+
+def draw_headline(summary: pd.DataFrame, done: int, total: int) -> None:
+    """One bordered card per method: the numbers and a sentence to read aloud."""
+    # Same structure on every draw, so each redraw replaces the previous one element for element.
+    runs_per_method = int(summary["trials"].max()) if len(summary) else 0
+    if done < total:
+        st.caption(f"First results: {runs_per_method} trials per method so far ({done} of {total} runs); refining…")
+    else:
+        st.caption(f"Medians over {runs_per_method} trials per method.")
+    cards = st.columns(len(summary))
+    for card, (_, row) in zip(cards, summary.iterrows(), strict=True):
+        with card.container(border=True):
+            st.markdown(f"#### {row['label']}")
+            left, right = st.columns(2)
+            left.metric(
+                "Median ex-post ε", format_epsilon(row["median_eps"]),
+                help="The privacy loss actually paid (known after the run), median over trials; ∞ = fallback.",
+            )  # fmt: skip
+            right.metric("Risk factor e^ε", format_exp_epsilon(row["median_eps"]))
+            st.markdown(
+                f"Posterior bound (SPEC §10): prior 1% → **{format_posterior(row['median_eps'], 0.01)}**, "
+                f"prior 50% → **{format_posterior(row['median_eps'], 0.5)}**  \n"
+                f"Met α: **{row['successes']}/{row['trials']}** ({row['success_rate']:.0%}) · "
+                f"fallback: **{row['fallbacks']}/{row['trials']}** ({row['fallback_share']:.0%})"
+            )
+            st.caption(plain_sentence(row))
+
+
+def show_chart(figure, key: str) -> None:
+    st.plotly_chart(figure, config=PLOTLY_CONFIG, key=key)
+
+
+# ---------------------------------------------------------------- controls
+st.title("Set the accuracy you need, see the privacy you pay")
+st.caption(
+    "Accuracy-first differential privacy (Ligett et al., NeurIPS 2017): choose the excess risk α your model "
+    "may have; each method finds a private model that meets it and reports the privacy loss ε it paid."
+)
+chosen = require_selection()
+restore_from_url(SETTINGS)
+problem = call(chosen.problem)
+
+top_left, top_right = st.columns([3, 2])
+alpha = ALPHA.widget(top_left)
+methods = METHODS_SETTING.widget(top_right)
+problems: list[str] = []
+if not methods:
+    top_right.error("Choose at least one method.")
+    problems.append("methods")
+
+sidebar = st.sidebar
+sidebar.header("The search")
+gamma = GAMMA.widget(sidebar)
+generator_choice = GENERATOR.widget(sidebar)
+generator = None if generator_choice == "paper" else generator_choice
+if generator == "covariance" and chosen.task != "ridge":
+    sidebar.error("Covariance perturbation needs ridge regression; this dataset is logistic. Pick output perturbation.")
+    problems.append("generator")
+calibration = CALIBRATION.widget(sidebar)
+
+sidebar.subheader("Privacy levels ε")
+if "generator" not in problems:
+    with package_errors(sidebar, stop=False):
+        default_min, default_max = default_eps_range(problem, alpha, generator)
+        sidebar.caption(
+            f"Paper default (SPEC §8): ε_min = 1/n = **{default_min:.3g}**, ε_max = 4E = **{default_max:.3g}** "
+            f"(E: the theory approach's ε at α = {alpha:g})."
+        )
+eps_min = EPS_MIN.widget(sidebar, placeholder="paper default")
+eps_max = EPS_MAX.widget(sidebar, placeholder="paper default")
+for name, value in (("ε_min", eps_min), ("ε_max", eps_max)):
+    if value is not None and value <= 0:
+        sidebar.error(f"{name} must be > 0; leave it blank for the paper default.")
+        problems.append(name)
+if eps_min is not None and eps_max is not None and eps_min > 0 and eps_max > 0 and eps_min >= eps_max:
+    sidebar.error(f"ε_min ({eps_min:g}) must be smaller than ε_max ({eps_max:g}).")
+    problems.append("eps range")
+levels = LEVELS.widget(sidebar)
+spacing = SPACING.widget(sidebar, horizontal=True)
+
+sidebar.subheader("Trials")
+trials = TRIALS.widget(sidebar)
+seed = SEED.widget(sidebar)
+write_to_url(SETTINGS)
+
+if problems:
+    st.error("Nothing ran: fix the settings marked in red first.", icon="✋")
+    st.stop()
+
+request = RunRequest(
+    alpha=float(alpha), gamma=float(gamma), methods=tuple(methods), trials=int(trials), seed=int(seed), T=int(levels),
+    generator=generator, calibration=calibration, eps_min=eps_min, eps_max=eps_max, spacing=spacing,
+)  # fmt: skip
+
+# ---------------------------------------------------------------- 1. headline (live)
+st.subheader(f"What each method paid for excess risk ≤ {alpha:g}")
+headline = st.empty()
+progress_slot = st.empty()
+if LAST_HEADLINE in st.session_state:  # keep the previous numbers on screen until new ones arrive
+    with headline.container():
+        draw_headline(*st.session_state[LAST_HEADLINE])
+last_draw = 0.0
+with package_errors():
+    for progress in iter_trials(chosen, request):
+        now = time.perf_counter()
+        if progress.finished or now - last_draw > 0.25:
+            summary = summarise_runs(progress.frame)
+            with headline.container():
+                draw_headline(summary, progress.done, progress.total)
+            last_draw = now
+        if not progress.finished and progress.seconds > 0.3:
+            progress_slot.progress(progress.done / progress.total, text=f"Running trials: {progress.done} of {progress.total}")
+    progress_slot.empty()
+st.session_state[LAST_HEADLINE] = (summary, progress.done, progress.total)
+results = progress.frame
+
+# ---------------------------------------------------------------- 2–3. ε across trials, breakdown
+st.subheader("Ex-post ε across trials")
+left, right = st.columns(2)
+with left:
+    show_chart(figure_epsilon_distribution(results), "eps_distribution")
+with right:
+    show_chart(figure_breakdown(results), "eps_breakdown")
+    st.caption(
+        "Testing: the privacy of the private accuracy test (ε_A for noise reduction, one Laplace test per "
+        "step for doubling). Generating: the ε of the released hypothesis. The theory approach does not test."
+    )
+
+# ---------------------------------------------------------------- 4. the search, step by step
+st.subheader("The search, step by step")
+replay, exactness = st.columns([1, 2], vertical_alignment="bottom")
+show = SHOW.widget(replay)
+exact = EXACT.widget(exactness)
+if show >= trials:
+    st.error(f"Trial {show} does not exist: trials are numbered 0 to {trials - 1}.")
+searching = [m for m in methods if m in ("nr", "doubling")]
+traced = {}
+if show < trials:
+    with st.spinner("Replaying the trial…"), package_errors(stop=False):
+        traced = {method: traced_run(chosen, request, method, int(show), exact=exact) for method in methods}
+    if searching and traced:
+        columns = st.columns(len(searching))
+        for column, method in zip(columns, searching, strict=True):
+            run = traced[method]
+            with column:
+                show_chart(
+                    figure_search(
+                        run.trace.to_frame().assign(query_noise=run.trace.query_noise),
+                        method=method, alpha=alpha, stop_index=run.stop_index, trial=int(show),
+                    ),
+                    f"search_{method}",
+                )  # fmt: skip
+        st.caption(
+            "Each point is one private hypothesis, noisiest (most private) first. The test sees only the noisy "
+            "risk and the noisy threshold and stops at the first level where the noisy risk is at or below it. "
+            "The true excess risks (grey) are computed for teaching only: they read the data and are not private. "
+            "▲ marks levels where a certified lower bound was enough to reject the hypothesis."
+        )
+    elif "theory" in methods:
+        st.info("The theory approach does not search: it releases one hypothesis at the ε fixed in advance.")
+
+# ---------------------------------------------------------------- 5. accuracy reached
+st.subheader("Accuracy reached")
+left, right = st.columns(2)
+with left:
+    show_chart(figure_excess_risk(results, alpha), "excess_risk")
+with right:
+    if traced:
+        with package_errors(stop=False):
+            rows = [("θ* (non-private)", "nonprivate", chosen.data.test_quality(problem.theta_star))]
+            rows += [(f"{METHOD_LABELS[m]} (trial {show})", m, chosen.data.test_quality(traced[m].theta)) for m in traced]
+            quality = pd.DataFrame(
+                [(name, key, metric, value) for name, key, scores in rows for metric, value in scores.items()],
+                columns=["model", "method", "metric", "value"],
+            )
+            show_chart(figure_test_quality(quality), "test_quality")
+            st.caption("Held-out test rows, evaluation only. θ* is the exact, non-private minimiser.")
+
+# ---------------------------------------------------------------- 6. downloads
+st.subheader("Take it with you")
+settings = request.settings(chosen, show=int(show), exact=bool(exact))
+first, second, third = st.columns(3)
+first.download_button(
+    "Results (CSV)", results.to_csv(index=False), file_name="accfirst_results.csv", mime="text/csv", on_click="ignore"
+)
+second.download_button(
+    "Settings (JSON)", settings_json(settings), file_name="accfirst_settings.json", mime="application/json",
+    on_click="ignore",
+)  # fmt: skip
+third.download_button(
+    "Python snippet", reproduction_snippet(settings), file_name="accfirst_reproduce.py", mime="text/x-python",
+    on_click="ignore", help="Reruns these trials with the accfirst package: same seed, same numbers.",
+)  # fmt: skip
+
+show_data_report(chosen)

@@ -1,0 +1,13 @@
+"""Streamlit helpers shared by the app's pages (the package ``accfirst`` never imports Streamlit).
+
+- ``ui.settings``: declarative settings that live in the URL — each ``Setting`` draws its
+  widget, restores its value from the query string on a session's first run (bad values
+  → ``st.warning`` and the default) and writes it back on change.
+- ``ui.dataset``: the shared sidebar — dataset picker (built-ins, or an upload with its
+  preparation choices) and λ — and ``Selection``, what a page runs on.
+- ``ui.runs``: cached runs of the package (trials in chunks for live progress, one
+  exact trial for the step-by-step view).
+- ``ui.cache``: a per-session memo for anything derived from an upload.
+- ``ui.errors``: package errors → ``st.error`` with the package's message; anything
+  else → a generic message; never a traceback.
+"""

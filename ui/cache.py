@@ -1,0 +1,37 @@
+"""A per-session memo for data derived from an upload.
+
+Uploaded data must never reach another session, so it is not put in ``st.cache_data``
+or ``st.cache_resource`` (both shared by every visitor). Instead each session keeps a
+small least-recently-used store in ``st.session_state``, keyed by the content hash of
+the file plus whatever else the value depends on. It disappears with the session.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import TypeVar
+
+import streamlit as st
+
+STATE_KEY = "ui.session_memo"
+T = TypeVar("T")
+
+
+def session_memo(namespace: str, key: Hashable, compute: Callable[[], T], *, max_entries: int = 8) -> T:
+    """``compute()`` once per ``(namespace, key)`` in this session; keep the last ``max_entries``."""
+    stores = st.session_state.setdefault(STATE_KEY, {})
+    store: OrderedDict[Hashable, object] = stores.setdefault(namespace, OrderedDict())
+    if key in store:
+        store.move_to_end(key)
+        return store[key]  # type: ignore[return-value]
+    value = compute()
+    store[key] = value
+    while len(store) > max_entries:
+        store.popitem(last=False)
+    return value
+
+
+def clear_namespace(namespace: str) -> None:
+    """Forget everything memoised under ``namespace`` in this session."""
+    st.session_state.setdefault(STATE_KEY, {}).pop(namespace, None)

@@ -1,0 +1,305 @@
+"""The shared sidebar: which data, prepared how, and λ — and what a page runs on.
+
+``app.py`` calls ``dataset_sidebar()`` on every run, before the page; pages call
+``selection()`` (or ``require_selection()``) to get a ``Selection``: the prepared
+data, λ, the cached problem and a ``DatasetSpec`` for the reproduction snippet.
+
+Built-in datasets are public: their prepared data and problems are shared between
+sessions with ``st.cache_resource`` (read-only objects). An uploaded file is hashed
+by content and everything derived from it stays in this session's ``session_memo``;
+it is never written to disk nor put in a cache another session could read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from accfirst import LogisticProblem, Problem, RidgeProblem
+from accfirst.datasets import BUILTIN_DATASETS, PreparedData, UploadLimits, from_frame, load_builtin, read_upload
+from accfirst.snippet import DatasetSpec
+from ui.cache import session_memo
+from ui.errors import package_errors
+from ui.settings import Choice, restore_from_url, write_to_url
+
+UPLOAD = "upload"
+DEFAULT_DATASET = "synthetic-buzz"
+LAMBDA_OPTIONS = (1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 0.1, 0.2, 0.5, 1.0)
+# Keep in step with server.maxUploadSize in .streamlit/config.toml (MB).
+MAX_UPLOAD_MB = 50
+UPLOAD_LIMITS = UploadLimits(max_bytes=MAX_UPLOAD_MB * 1024**2, max_rows=500_000, max_columns=300)
+UPLOAD_TYPES = ["csv", "tsv", "txt", "parquet", "pq"]
+PROBLEMS: dict[str, type[Problem]] = {"ridge": RidgeProblem, "logistic": LogisticProblem}
+STATE_KEY = "ui.selection"
+AUTO = "(automatic)"
+
+
+def _dataset_label(key: str) -> str:
+    if key == UPLOAD:
+        return "Upload your own file…"
+    info = BUILTIN_DATASETS[key]
+    return f"{key} ({info.task})"
+
+
+DATASET = Choice(
+    scope="app",
+    key="ds",
+    label="Dataset",
+    default=DEFAULT_DATASET,
+    options=(*BUILTIN_DATASETS, UPLOAD),
+    labels={key: _dataset_label(key) for key in (*BUILTIN_DATASETS, UPLOAD)},
+    widget_type="selectbox",
+    help="Built-in data are public and preprocessed as in the paper; an upload stays in your session only.",
+)
+LAMBDA = Choice(
+    scope="app",
+    key="lam",
+    label="Regularisation λ (log scale)",
+    default=5e-3,
+    options=LAMBDA_OPTIONS,
+    widget_type="select_slider",
+    help="λ in L(θ) = loss + (λ/2)‖θ‖². Larger λ: smaller norm bound M = 1/√λ, so less noise is needed, "
+    "but a more biased model. The paper uses λ = 0.005.",
+)
+SHARED_SETTINGS = (DATASET, LAMBDA)
+
+
+@dataclass(frozen=True, eq=False)
+class Selection:
+    """What a page runs on: prepared data and λ.
+
+    Parameters
+    ----------
+    key : a hashable identity of the prepared data (built-in name, or the upload's content
+        hash plus its preparation options); results are cached under it.
+    title : for headings.
+    data : the prepared data (SPEC §1 on its training part).
+    spec : how to get the same data again, for the snippet and the settings JSON.
+    lam : λ.
+    shared : ``True`` for built-ins (public: cross-session caches allowed).
+    """
+
+    key: tuple[Hashable, ...]
+    title: str
+    data: PreparedData
+    spec: DatasetSpec
+    lam: float
+    shared: bool
+
+    @property
+    def task(self) -> str:
+        return self.data.task
+
+    def problem(self) -> Problem:
+        """The ERM problem on the training part at λ (cached; raises the package's errors)."""
+        if self.shared:
+            return builtin_problem(self.spec.builtin, self.lam)
+        return session_memo(
+            "problems", (self.key, self.lam), lambda: PROBLEMS[self.task](self.data.X_train, self.data.y_train, self.lam),
+            max_entries=4,
+        )  # fmt: skip
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def builtin_data(name: str) -> PreparedData:
+    """A built-in dataset, prepared once per server (public data; read-only arrays)."""
+    return load_builtin(name)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def builtin_problem(name: str, lam: float) -> Problem:
+    """The problem of a built-in dataset at λ, built once per server."""
+    data = builtin_data(name)
+    return PROBLEMS[data.task](data.X_train, data.y_train, lam)
+
+
+def selection() -> Selection | None:
+    """The sidebar's current selection (``None`` while an upload is missing or invalid)."""
+    return st.session_state.get(STATE_KEY)
+
+
+def require_selection() -> Selection:
+    """The current selection, or an explanation and ``st.stop()``."""
+    chosen = selection()
+    if chosen is None:
+        st.info("Choose a dataset in the sidebar (or finish the upload there) to see results.", icon="👈")
+        st.stop()
+    return chosen
+
+
+def dataset_sidebar() -> Selection | None:
+    """Draw the shared sidebar (dataset, upload flow, λ) and remember the selection for the page."""
+    st.session_state[STATE_KEY] = None
+    for message in restore_from_url(SHARED_SETTINGS, show=False):
+        st.warning(message, icon="🔗")
+    sidebar = st.sidebar
+    sidebar.header("Data")
+    name = DATASET.widget(sidebar)
+    lam = float(LAMBDA.widget(sidebar))
+    write_to_url(SHARED_SETTINGS)
+    chosen: Selection | None = None
+    if name == UPLOAD:
+        chosen = _upload_flow(sidebar, lam)
+    else:
+        with package_errors(sidebar, stop=False):
+            info = BUILTIN_DATASETS[name]
+            chosen = Selection(
+                key=("builtin", name),
+                title=info.title,
+                data=builtin_data(name),
+                spec=DatasetSpec.from_builtin(name),
+                lam=lam,
+                shared=True,
+            )
+            sidebar.caption(info.title)
+    st.session_state[STATE_KEY] = chosen
+    return chosen
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _upload_flow(sidebar: Any, lam: float) -> Selection | None:
+    """File → table → preparation choices → ``PreparedData``; errors shown next to the controls."""
+    uploaded = sidebar.file_uploader(
+        f"CSV or Parquet file (up to {MAX_UPLOAD_MB} MB)",
+        type=UPLOAD_TYPES,
+        key="app.upload_file",
+        help="Read in memory and kept in your session only: never written to disk, never shared.",
+    )
+    if uploaded is None:
+        sidebar.info("Upload a table with a header row: one column to predict, numeric feature columns.")
+        return None
+    content = uploaded.getvalue()
+    digest = _digest(content)
+    frame: pd.DataFrame | None = None
+    with package_errors(sidebar, stop=False):
+        frame = session_memo(
+            "upload_frames", digest, lambda: read_upload(content, uploaded.name, limits=UPLOAD_LIMITS), max_entries=2
+        )
+    if frame is None:
+        return None
+    options = _preparation_controls(sidebar, frame, digest)
+    prepared: PreparedData | None = None
+    with package_errors(sidebar, stop=False):
+        frozen = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in options.items())
+        prepared = session_memo(
+            "upload_prepared", (digest, frozen), lambda: from_frame(frame, limits=UPLOAD_LIMITS, **options),
+            max_entries=4,
+        )  # fmt: skip
+    if prepared is None:
+        return None
+    sidebar.caption(f"{uploaded.name}: {prepared.n:,} training rows × {prepared.p} features ({prepared.task})")
+    return Selection(
+        key=("upload", digest, frozen),
+        title=f"Your data: {uploaded.name}",
+        data=prepared,
+        spec=DatasetSpec.from_upload(uploaded.name, **options),
+        lam=float(lam),
+        shared=False,
+    )
+
+
+def _guess_task(column: pd.Series) -> str:
+    numeric = pd.api.types.is_numeric_dtype(column)
+    return "logistic" if not numeric or column.nunique(dropna=True) <= 2 else "ridge"
+
+
+def _preparation_controls(sidebar: Any, frame: pd.DataFrame, digest: str) -> dict[str, Any]:
+    """Target, task, features and scaling for an upload (keys carry the file's hash: a new file starts fresh)."""
+    prefix = f"app.upload.{digest[:12]}"
+    columns = [str(c) for c in frame.columns]
+    target = sidebar.selectbox("Column to predict (target)", columns, index=len(columns) - 1, key=f"{prefix}.target")
+    guessed = _guess_task(frame[frame.columns[columns.index(target)]])
+    task = sidebar.radio(
+        "Task",
+        ["ridge", "logistic"],
+        index=["ridge", "logistic"].index(guessed),
+        key=f"{prefix}.task.{target}",
+        format_func={"ridge": "ridge regression (numeric target)", "logistic": "logistic regression (two classes)"}.get,
+        horizontal=True,
+    )
+    options: dict[str, Any] = {"target": target, "task": task}
+    with sidebar.expander("Preparation (features, scaling)", expanded=False):
+        others = [c for c in columns if c != target]
+        features = st.multiselect(
+            "Feature columns (default: every numeric column)", others, default=[], key=f"{prefix}.features.{target}",
+            help="Leave empty to use every usable numeric column; non-numeric and constant columns are dropped.",
+        )  # fmt: skip
+        if features:
+            options["features"] = features
+        if task == "logistic":
+            classes = frame[frame.columns[columns.index(target)]].dropna().unique().tolist()
+            if len(classes) <= 50:
+                positive = st.selectbox(
+                    "Positive class (+1)", [AUTO, *classes], key=f"{prefix}.positive.{target}", format_func=str
+                )
+                if positive != AUTO:
+                    options["positive_class"] = positive
+        log_columns = st.multiselect(
+            "Heavy-tailed columns: apply log(1 + x)", features or others, default=[], key=f"{prefix}.log1p.{target}"
+        )
+        if log_columns:
+            options["log1p_columns"] = log_columns
+        if task == "ridge" and st.checkbox("Apply log(1 + y) to the target", key=f"{prefix}.log1p_target"):
+            options["log1p_target"] = True
+        if st.checkbox(
+            "Centre the data (subtract training means)", key=f"{prefix}.center",
+            help="The models have no intercept; centring helps when the data are far from 0. Reads the data (not private).",
+        ):  # fmt: skip
+            options["center"] = True
+        scaling = st.radio(
+            "Scaling (SPEC §11)",
+            ["paper", "clip"],
+            key=f"{prefix}.scaling",
+            format_func={
+                "paper": "as in the paper: divide by the data's largest row norm (not private)",
+                "clip": "private: divide by public bounds I state, then clip",
+            }.get,
+        )
+        options["scaling"] = scaling
+        if scaling == "clip":
+            options["feature_bound"] = st.number_input(
+                "Public bound on a row's ℓ1 norm (after log)", min_value=1e-9, value=1.0, format="%g",
+                key=f"{prefix}.feature_bound",
+            )  # fmt: skip
+            if task == "ridge":
+                options["target_bound"] = st.number_input(
+                    "Public bound on |target| (after log)", min_value=1e-9, value=1.0, format="%g",
+                    key=f"{prefix}.target_bound",
+                )  # fmt: skip
+    return options
+
+
+def show_data_report(chosen: Selection, *, expanded: bool | None = None) -> None:
+    """An expander describing the data: source, shape, every preparation step, privacy notes."""
+    data, report = chosen.data, chosen.data.report
+    heading = f"Data: {chosen.title} — {data.n:,} training rows × {data.p} features"
+    with st.expander(heading, expanded=(not chosen.shared) if expanded is None else expanded):
+        if data.info is not None:
+            st.markdown(data.info.description)
+            st.caption(f"Source: {data.info.provenance}")
+        st.markdown(
+            f"**Task:** {data.task} regression · **target:** `{data.target_name}` · "
+            f"**rows:** {report.n_train:,} training (seen by the private algorithms), {report.n_test:,} test "
+            "(quality figures only)"
+        )
+        st.markdown("**Preparation, step by step**")
+        st.markdown("\n".join(f"1. {step}" for step in report.steps))
+        if report.dropped_columns:
+            st.markdown("**Columns left out**")
+            st.dataframe(
+                pd.DataFrame(report.dropped_columns, columns=["column", "reason"]), hide_index=True, width="stretch"
+            )
+        if not report.private_scaling:
+            st.warning(
+                "The preprocessing read the data (scaling constants or means), as in the paper; that step is "
+                "not private (SPEC §11). The ε figures cover the algorithms, not the preprocessing.",
+                icon="ℹ️",
+            )

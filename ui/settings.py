@@ -1,0 +1,331 @@
+"""Settings that live in the URL, so that a link reproduces a view.
+
+A page declares its settings once, as ``Setting`` objects (short query-parameter key,
+label, default and the widget's range or options), then:
+
+>>> warnings = restore_from_url(SETTINGS)      # before the widgets, every run
+>>> alpha = ALPHA.widget(st.sidebar)           # draws the widget, returns its value
+>>> ...
+>>> write_to_url(SETTINGS)                     # after the widgets, every run
+
+``restore_from_url`` reads the query string the first time a setting is seen in a
+session: a valid value becomes the widget's starting value; an invalid one is
+reported (``st.warning``) and the default is used. From then on the widget owns the
+value (kept across page switches with ``persist_state="session"``) and
+``write_to_url`` mirrors it into the URL, deleting parameters whose value is ``None``
+("automatic"). Values are written in a short, stable text form (``methods=nr,theory``)
+that does not depend on widget labels.
+
+Each setting's widget key is ``"<scope>.<key>"``, so two pages may both use ``alpha``.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import streamlit as st
+
+class InvalidValue(ValueError):
+    """A query-parameter value a setting cannot use; the message says why."""
+
+
+def _float(raw: str, what: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        raise InvalidValue(f"{what} must be a number; got {raw!r}") from None
+    if not math.isfinite(value):
+        raise InvalidValue(f"{what} must be finite; got {raw!r}")
+    return value
+
+
+def _int(raw: str, what: str) -> int:
+    try:
+        return int(raw)
+    except ValueError:
+        raise InvalidValue(f"{what} must be a whole number; got {raw!r}") from None
+
+
+def format_number(value: float) -> str:
+    """Shortest text that reads back as the same float (``repr``), ints without ".0"."""
+    if float(value).is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return repr(float(value))
+
+
+@dataclass(frozen=True)
+class Setting(ABC):
+    """One URL-backed setting and its widget.
+
+    Parameters
+    ----------
+    scope : the page (or "app" for the shared sidebar); prefixes the widget key.
+    key : the query parameter (short: ``alpha``, ``gen``).
+    label : the widget's label.
+    default : the value when the URL has none (or an invalid one).
+    help : the widget's tooltip.
+    """
+
+    scope: str
+    key: str
+    label: str
+    default: Any
+    help: str | None = None
+
+    @property
+    def state_key(self) -> str:
+        """The widget's key in ``st.session_state``."""
+        return f"{self.scope}.{self.key}"
+
+    @abstractmethod
+    def parse(self, raw: list[str]) -> Any:
+        """The value for the query parameter's values ``raw``; raises ``InvalidValue``."""
+
+    @abstractmethod
+    def to_url(self, value: Any) -> str | list[str] | None:
+        """The query-parameter text of ``value``; ``None`` removes the parameter."""
+
+    @abstractmethod
+    def _draw(self, where: Any, **kwargs: Any) -> Any:
+        """Draw the widget (its value comes from session state)."""
+
+    def describe(self) -> str:
+        """What values are allowed, for warnings."""
+        return ""
+
+    def widget(self, where: Any = None, **kwargs: Any) -> Any:
+        """Draw the widget in ``where`` (default: main area) and return its value.
+
+        Extra keyword arguments go to the Streamlit widget (e.g. ``disabled``).
+        """
+        if self.state_key not in st.session_state:  # a page that skipped restore_from_url
+            st.session_state[self.state_key] = self.default
+        kwargs.setdefault("help", self.help)
+        return self._draw(where or st, key=self.state_key, persist_state="session", **kwargs)
+
+    @property
+    def value(self) -> Any:
+        """The current value (after ``restore_from_url``)."""
+        return st.session_state.get(self.state_key, self.default)
+
+
+@dataclass(frozen=True)
+class FloatSlider(Setting):
+    """A float slider on ``[low, high]`` (any value in range is accepted from the URL)."""
+
+    low: float = 0.0
+    high: float = 1.0
+    step: float = 0.01
+    format: str = "%.3f"
+
+    def parse(self, raw: list[str]) -> float:
+        value = _float(raw[-1], self.key)
+        if not self.low <= value <= self.high:
+            raise InvalidValue(f"{self.key} must be between {self.low:g} and {self.high:g}; got {value:g}")
+        return value
+
+    def to_url(self, value: float) -> str:
+        return format_number(value)
+
+    def _draw(self, where: Any, **kwargs: Any) -> float:
+        return where.slider(
+            self.label, min_value=self.low, max_value=self.high, step=self.step, format=self.format, **kwargs
+        )
+
+
+@dataclass(frozen=True)
+class IntSetting(Setting):
+    """A whole number in ``[low, high]``: a slider, or a number box with ``box=True``."""
+
+    low: int = 0
+    high: int = 100
+    box: bool = False
+    step: int = 1
+
+    def parse(self, raw: list[str]) -> int:
+        value = _int(raw[-1], self.key)
+        if not self.low <= value <= self.high:
+            raise InvalidValue(f"{self.key} must be between {self.low} and {self.high}; got {value}")
+        return value
+
+    def to_url(self, value: int) -> str:
+        return str(int(value))
+
+    def _draw(self, where: Any, **kwargs: Any) -> int:
+        if self.box:
+            return where.number_input(self.label, min_value=self.low, max_value=self.high, step=self.step, **kwargs)
+        return where.slider(self.label, min_value=self.low, max_value=self.high, step=self.step, **kwargs)
+
+
+@dataclass(frozen=True)
+class Toggle(Setting):
+    """On or off (a toggle switch); the URL holds ``1`` or ``0``."""
+
+    def parse(self, raw: list[str]) -> bool:
+        text = raw[-1].lower()
+        if text in ("1", "true", "on", "yes"):
+            return True
+        if text in ("0", "false", "off", "no"):
+            return False
+        raise InvalidValue(f"{self.key} must be 1 or 0; got {raw[-1]!r}")
+
+    def to_url(self, value: bool) -> str:
+        return "1" if value else "0"
+
+    def _draw(self, where: Any, **kwargs: Any) -> bool:
+        return bool(where.toggle(self.label, **kwargs))
+
+
+@dataclass(frozen=True)
+class OptionalFloat(Setting):
+    """A float that may be left blank (``None`` = automatic); the URL holds it only when set.
+
+    Only ``> 0`` is checked here; combinations (ε_min < ε_max) are the page's to explain.
+    """
+
+    placeholder: str = "automatic"
+    format: str = "%g"
+
+    def parse(self, raw: list[str]) -> float | None:
+        if raw[-1] == "":
+            return None
+        value = _float(raw[-1], self.key)
+        if value <= 0:
+            raise InvalidValue(f"{self.key} must be > 0; got {value:g}")
+        return value
+
+    def to_url(self, value: float | None) -> str | None:
+        return None if value is None else format_number(value)
+
+    def _draw(self, where: Any, **kwargs: Any) -> float | None:
+        kwargs.setdefault("placeholder", self.placeholder)
+        return where.number_input(self.label, min_value=0.0, step=None, format=self.format, **kwargs)
+
+
+@dataclass(frozen=True)
+class Choice(Setting):
+    """One of ``options`` (strings or numbers); the URL holds the option itself, not its label.
+
+    ``widget_type``: "radio", "selectbox", "select_slider" (ordered numbers, e.g. a log
+    scale) or "segmented_control". ``labels`` maps options to what the widget shows.
+    """
+
+    options: tuple[Any, ...] = ()
+    labels: Mapping[Any, str] = field(default_factory=dict)
+    widget_type: str = "radio"
+
+    def _label(self, option: Any) -> str:
+        if option in self.labels:
+            return self.labels[option]
+        return f"{option:g}" if isinstance(option, float) else str(option)
+
+    def parse(self, raw: list[str]) -> Any:
+        text = raw[-1]
+        for option in self.options:
+            if isinstance(option, float):
+                try:
+                    if math.isclose(float(text), option, rel_tol=1e-9):
+                        return option
+                except ValueError:
+                    continue
+            elif str(option) == text:
+                return option
+        raise InvalidValue(f"{self.key} must be one of {', '.join(self.to_url(o) for o in self.options)}; got {text!r}")
+
+    def to_url(self, value: Any) -> str:
+        return format_number(value) if isinstance(value, float) else str(value)
+
+    def describe(self) -> str:
+        return ", ".join(self.to_url(o) for o in self.options)
+
+    def _draw(self, where: Any, **kwargs: Any) -> Any:
+        draw: Callable[..., Any] = getattr(where, self.widget_type)
+        if self.widget_type == "segmented_control":
+            kwargs["selection_mode"] = "single"
+            kwargs["required"] = True
+        return draw(self.label, options=list(self.options), format_func=self._label, **kwargs)
+
+
+@dataclass(frozen=True)
+class MultiChoice(Setting):
+    """A subset of ``options`` (pills); the URL holds them comma-separated (``methods=nr,theory``).
+
+    An empty selection is allowed by the widget; the page explains why nothing runs.
+    """
+
+    options: tuple[str, ...] = ()
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+    def parse(self, raw: list[str]) -> list[str]:
+        items = [item for text in raw for item in text.split(",") if item]
+        unknown = [item for item in items if item not in self.options]
+        if unknown:
+            raise InvalidValue(f"{self.key} may contain {', '.join(self.options)}; got {', '.join(unknown)}")
+        return [o for o in self.options if o in items]
+
+    def to_url(self, value: Sequence[str]) -> str:
+        return ",".join(o for o in self.options if o in value)
+
+    def _draw(self, where: Any, **kwargs: Any) -> list[str]:
+        chosen = where.pills(
+            self.label,
+            options=list(self.options),
+            selection_mode="multi",
+            format_func=lambda o: self.labels.get(o, o),
+            **kwargs,
+        )
+        return [o for o in self.options if o in (chosen or [])]
+
+
+def restore_from_url(settings: Sequence[Setting], *, show: bool = True) -> list[str]:
+    """Seed each setting's widget from the URL the first time it is seen in this session.
+
+    Valid values become the starting value; invalid ones leave the default and are
+    reported (one ``st.warning`` each when ``show``). Settings already in session state
+    (the user has been here) are left alone. Returns the warnings.
+    """
+    warnings = []
+    for setting in settings:
+        if setting.state_key in st.session_state:
+            continue
+        raw = st.query_params.get_all(setting.key)
+        value = setting.default
+        if raw:
+            try:
+                value = setting.parse(raw)
+            except InvalidValue as exc:
+                default = setting.to_url(setting.default)
+                default_text = "automatic" if default is None else default
+                warnings.append(f"Ignored the link's setting {exc}; using the default ({default_text}).")
+        st.session_state[setting.state_key] = value
+    if show:
+        for message in warnings:
+            st.warning(message, icon="🔗")
+    return warnings
+
+
+def write_to_url(settings: Sequence[Setting]) -> None:
+    """Mirror the settings' current values into the query string (one browser update, only if changed)."""
+    changed: dict[str, str | list[str]] = {}
+    removed = []
+    for setting in settings:
+        text = setting.to_url(setting.value)
+        current = st.query_params.get_all(setting.key)
+        if text is None:
+            if current:
+                removed.append(setting.key)
+        elif current != ([text] if isinstance(text, str) else list(text)):
+            changed[setting.key] = text
+    for key in removed:
+        del st.query_params[key]
+    if changed:
+        st.query_params.update(changed)
+
+
+def url_values(settings: Sequence[Setting]) -> dict[str, Any]:
+    """``{key: current value}`` for the settings (e.g. for a settings record)."""
+    return {setting.key: setting.value for setting in settings}
