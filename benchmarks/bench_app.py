@@ -18,6 +18,7 @@ Needs Chromium at /usr/bin/chromium (or --chromium PATH).
 from __future__ import annotations
 
 import argparse
+import os
 import socket
 import statistics
 import subprocess
@@ -101,8 +102,9 @@ def move_alpha(page: Page) -> tuple[float, float]:
     started = time.perf_counter()
     thumb.press("ArrowRight")
     page.wait_for_function(
-        f"JSON.stringify(Array.from(document.querySelectorAll('{METRIC}')).map(e => e.innerText))"
-        f" !== {repr(__import__('json').dumps(before))}",
+        f"before => {{ const t = Array.from(document.querySelectorAll('{METRIC}')).map(e => e.innerText);"
+        " return t.length > 0 && JSON.stringify(t) !== JSON.stringify(before); }",
+        arg=before,
         timeout=120_000,
     )
     first = time.perf_counter() - started
@@ -115,6 +117,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--moves", type=int, default=5, help="α slider moves to time (default 5)")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--screenshot", type=Path, help="also save a 1400×1900 screenshot of the default view here")
     args = parser.parse_args()
     port = free_port()
     server = start_server(port)
@@ -127,6 +130,11 @@ def main() -> None:
             warm_first, warm_done = load(page, url)
             moves = [move_alpha(page) for _ in range(args.moves)]
             alpha = page.url.split("alpha=")[1].split("&")[0]
+            if args.screenshot:
+                shot = browser.new_page(viewport={"width": 1400, "height": 1900})
+                load(shot, url)
+                shot.wait_for_timeout(500)  # let plotly finish its transitions
+                shot.screenshot(path=str(args.screenshot))
             browser.close()
         print(f"server                      : streamlit run app.py on port {port}")
         print(f"first results, cold server  : {cold_first:6.2f} s   (complete page {cold_done:.2f} s)")
@@ -139,6 +147,7 @@ def main() -> None:
         )
         print(f"URL after the moves         : alpha={alpha}")
         print(f"server peak RSS (VmHWM)     : {peak_rss_mb(server.pid):6.0f} MB")
+        print(f"machine load (1/5/15 min)   : {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPU(s)")
     finally:
         server.terminate()
         server.wait(timeout=10)

@@ -109,9 +109,9 @@ def draw_headline(summary: pd.DataFrame, done: int, total: int) -> None:
                 help="The privacy loss actually paid (known after the run), median over trials; ∞ = fallback.",
             )  # fmt: skip
             right.metric("Risk factor e^ε", format_exp_epsilon(row["median_eps"]))
+            low, even = (format_posterior(row["median_eps"], q).replace("> ", "over ") for q in (0.01, 0.5))
             st.markdown(
-                f"Posterior bound (SPEC §10): prior 1% → **{format_posterior(row['median_eps'], 0.01)}**, "
-                f"prior 50% → **{format_posterior(row['median_eps'], 0.5)}**  \n"
+                f"Posterior bound (SPEC §10): prior 1% → **{low}**, prior 50% → **{even}**  \n"
                 f"Met α: **{row['successes']}/{row['trials']}** ({row['success_rate']:.0%}) · "
                 f"fallback: **{row['fallbacks']}/{row['trials']}** ({row['fallback_share']:.0%})"
             )
@@ -130,7 +130,8 @@ st.caption(
 )
 chosen = require_selection()
 restore_from_url(SETTINGS)
-problem = call(chosen.problem)
+with st.spinner("Building the problem (θ*, sensitivities)…"):
+    problem = call(chosen.problem)
 
 top_left, top_right = st.columns([3, 2])
 alpha = ALPHA.widget(top_left)

@@ -26,16 +26,36 @@ RISK_FLOOR = 1e-12
 EVALUATION_ONLY = "evaluation only, not private"
 
 
-def _layout(fig: go.Figure, *, title: str, height: int) -> go.Figure:
-    """The shared look: compact margins, the legend between title and plot (clear of axis titles at any width)."""
-    has_legend = any(trace.showlegend is not False for trace in fig.data)
+TITLE_LINE_PX = 22
+SUBTITLE_LINE_PX = 17
+LEGEND_ROW_PX = 21
+X_AXIS_PX = 60
+
+
+def _layout(fig: go.Figure, *, title: str, height: int, subtitle: str = "") -> go.Figure:
+    """The shared look, readable from phone to desktop width.
+
+    ``height`` is the plot area in pixels; room is added above for the title and the
+    subtitle (one line per ``<br>``) and below for the x axis and the legend, budgeting one
+    legend row per entry (and per ``<br>`` in its name), so nothing overlaps even when
+    every entry wraps onto its own row.
+    """
+    shown = [t for t in fig.data if t.showlegend or (t.showlegend is None and len(fig.data) > 1)]
+    legend_rows = sum(str(t.name).count("<br>") + 1 for t in shown)
+    subtitle_lines = subtitle.count("<br>") + 1 if subtitle else 0
+    top = 20 + TITLE_LINE_PX + SUBTITLE_LINE_PX * subtitle_lines + 12
+    bottom = X_AXIS_PX + LEGEND_ROW_PX * legend_rows
+    total = height + top + bottom
     fig.update_layout(
-        title={"text": title, "x": 0, "xanchor": "left", "yref": "container", "y": 0.97, "yanchor": "top"},
-        height=height + (60 if has_legend else 0),
-        margin={"l": 10, "r": 10, "t": 115 if has_legend else 60, "b": 10},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0, "xanchor": "left"},
+        title={
+            "text": title, "subtitle": {"text": subtitle}, "x": 0, "xanchor": "left",
+            "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 10},
+        },
+        height=total,
+        margin={"l": 10, "r": 10, "t": top, "b": bottom},
+        legend={"orientation": "h", "yref": "container", "y": 4 / total, "yanchor": "bottom", "x": 0, "xanchor": "left"},
         hoverlabel={"namelength": -1},
-    )
+    )  # fmt: skip
     return fig
 
 
@@ -69,7 +89,7 @@ def figure_epsilon_distribution(results: pd.DataFrame) -> go.Figure:
         name = method_label(method)
         row_label = name if not fallbacks else f"{name}<br>({fallbacks} × ε = ∞)"
         if fallbacks:
-            notes.append(f"{name}: {fallbacks} of {len(runs)} trials fell back to the non-private θ* (ε = ∞)")
+            notes.append(f"{name}: {fallbacks} of {len(runs)} trials fell back to θ* (ε = ∞)")
         if finite.empty:
             # Keep the row on the chart so the reader sees the method ran and fell back every time.
             fig.add_trace(go.Box(x=[None], y=[row_label], name=name, marker_color=method_color(method)))
@@ -97,13 +117,8 @@ def figure_epsilon_distribution(results: pd.DataFrame) -> go.Figure:
     fig.update_xaxes(type="log", title_text="ex-post privacy loss ε (log scale)")
     fig.update_yaxes(autorange="reversed", title_text=None)
     trials = int(results["trial"].nunique()) if len(results) else 0
-    _layout(fig, title=f"Ex-post ε of each of {trials} trials", height=140 + 70 * max(len(fig.data), 1))
-    if notes:
-        fig.add_annotation(
-            text="<br>".join(notes), xref="paper", yref="paper", x=0, y=-0.25, showarrow=False, align="left"
-        )
-        fig.update_layout(margin={"b": 40 + 18 * len(notes)})
-    return fig
+    title = f"Ex-post ε of each of {trials} trials"
+    return _layout(fig, title=title, subtitle="<br>".join(notes), height=60 + 70 * max(len(fig.data), 1))
 
 
 def breakdown_frame(results: pd.DataFrame) -> pd.DataFrame:
@@ -160,7 +175,7 @@ def figure_breakdown(results: pd.DataFrame) -> go.Figure:
     fig.update_layout(barmode="stack", legend_traceorder="normal", uniformtext={"minsize": 9, "mode": "hide"})
     fig.update_xaxes(title_text="median ε over trials that halted", rangemode="tozero")
     fig.update_yaxes(autorange="reversed")
-    return _layout(fig, title="Privacy spent on testing vs on generating", height=160 + 60 * len(parts))
+    return _layout(fig, title="Privacy spent on testing vs on generating", height=40 + 60 * len(parts))
 
 
 def figure_search(
@@ -212,7 +227,7 @@ def figure_search(
             x=eps,
             y=true_risk,
             mode="lines" if many and not bounded else "lines+markers",
-            name=f"true excess risk R(θ) ({EVALUATION_ONLY})" + ("; ▲ = lower bound only" if bounded else ""),
+            name=f"true excess risk R(θ)<br>{EVALUATION_ONLY}" + ("; ▲ = lower bound" if bounded else ""),
             line={"color": TRUE_RISK_COLOR, "dash": "dot"},
             marker={"symbol": symbols, "size": 5 if many else 8, "color": TRUE_RISK_COLOR},
             customdata=np.column_stack([trace["level"], kind]),
@@ -226,7 +241,7 @@ def figure_search(
             x=eps,
             y=noisy_risk,
             mode="markers",
-            name="noisy risk the private test sees" + (" (▲: at least this)" if bounded else ""),
+            name="noisy risk seen by the private test" + ("<br>▲ = at least this" if bounded else ""),
             marker={"color": color, "size": 4 if many else 9, "symbol": symbols},
             customdata=np.column_stack([trace["level"], kind]),
             hovertemplate="level %{customdata[0]}, ε = %{x:.3g}<br>noisy risk %{customdata[1]}= %{y:.4g}<extra></extra>",
@@ -237,7 +252,7 @@ def figure_search(
             x=eps,
             y=threshold,
             mode="lines",
-            name="noisy threshold (halt when the noisy risk is at or below it)",
+            name="noisy threshold<br>(halt when the noisy risk is at or below it)",
             line={"color": THRESHOLD_COLOR, "shape": "hv"},
             hovertemplate="threshold %{y:.4g}<extra></extra>",
         )
@@ -268,8 +283,8 @@ def figure_search(
     fig.update_xaxes(type="log", title_text="privacy level ε of the tested hypothesis (log scale)")
     subtitle = f"{len(trace)} level{'s' if len(trace) != 1 else ''} tested"
     if bounded:
-        subtitle += f"; exact risk computed at {int(exact.sum())}, a certified lower bound decided the rest"
-    return _layout(fig, title=f"{name}: the search in trial {trial}<br><sup>{subtitle}</sup>", height=430)
+        subtitle += f"; exact risk at {int(exact.sum())},<br>a certified lower bound rejected the rest"
+    return _layout(fig, title=f"{name}: the search in trial {trial}", subtitle=subtitle, height=300)
 
 
 def figure_excess_risk(results: pd.DataFrame, alpha: float) -> go.Figure:
@@ -308,11 +323,12 @@ def figure_excess_risk(results: pd.DataFrame, alpha: float) -> go.Figure:
     )
     fig.update_xaxes(type="log", title_text=f"true excess risk R(θ), log scale<br><sup>{EVALUATION_ONLY}</sup>")
     fig.update_yaxes(autorange="reversed")
-    return _layout(fig, title="Accuracy reached: excess risk vs the target α", height=140 + 70 * max(len(fig.data), 1))
+    return _layout(fig, title="Accuracy reached: excess risk vs the target α", height=60 + 70 * max(len(fig.data), 1))
 
 
-QUALITY_LABELS = {"r2": "R² (higher is better)", "mse": "MSE (lower is better)",
-                  "accuracy": "accuracy (higher is better)", "auc": "AUC (higher is better)"}  # fmt: skip
+# Short enough for two panels side by side at phone width.
+QUALITY_LABELS = {"r2": "R² (↑ better)", "mse": "MSE (↓ better)", "accuracy": "accuracy (↑ better)",
+                  "auc": "AUC (↑ better)"}  # fmt: skip
 
 
 def figure_test_quality(quality: pd.DataFrame) -> go.Figure:
@@ -346,5 +362,4 @@ def figure_test_quality(quality: pd.DataFrame) -> go.Figure:
             col=col,
         )
         fig.update_yaxes(autorange="reversed", showticklabels=col == 1, row=1, col=col)
-    height = 120 + 45 * quality["model"].nunique()
-    return _layout(fig, title="Quality on the held-out test set", height=max(height, 260))
+    return _layout(fig, title="Quality on the held-out test set", height=40 + 45 * quality["model"].nunique())

@@ -50,7 +50,7 @@ def test_epsilon_distribution_counts_fallbacks(results):
     nr = fig.data[0]
     assert len(nr.x) == 3 and all(np.isfinite(np.asarray(nr.x, dtype=float)))
     assert "2 × ε = ∞" in nr.y[0]
-    assert any("2 of 5 trials fell back" in a.text for a in fig.layout.annotations)
+    assert "Noise reduction: 2 of 5 trials fell back to θ* (ε = ∞)" in fig.layout.title.subtitle.text
 
 
 def test_epsilon_distribution_all_fallback_keeps_the_row(results):
@@ -92,6 +92,21 @@ def test_search_shows_true_risk_noisy_values_and_the_stop(ridge_problem, method)
         np.testing.assert_allclose(np.asarray(threshold.y, dtype=float), ALPHA / 2)
 
 
+def test_search_without_exact_risks_draws_the_lower_bounds(ridge_problem):
+    result = run_one(ridge_problem, "nr", ALPHA, 0.1, trial_rng(1, "nr", ALPHA, 0), T=100, exact=False)
+    trace = result.trace.to_frame().assign(query_noise=result.trace.query_noise)
+    bounded = trace["excess_risk"].isna().to_numpy()
+    assert bounded.any(), "this seed should reject some levels on their lower bound"
+    fig = figure_search(trace, method="nr", alpha=ALPHA, stop_index=result.stop_index)
+    true_risk, noisy, _ = fig.data
+    y = np.asarray(true_risk.y, dtype=float)
+    np.testing.assert_allclose(y[bounded], trace["risk_lower_bound"][bounded])
+    np.testing.assert_allclose(np.asarray(noisy.y, dtype=float)[bounded],
+                               (trace["risk_lower_bound"] - trace["query_noise"])[bounded])  # fmt: skip
+    assert list(np.asarray(true_risk.marker.symbol)[bounded]) == ["triangle-up"] * int(bounded.sum())
+    assert "lower bound" in true_risk.name and "certified lower bound" in fig.layout.title.subtitle.text
+
+
 def test_search_fallback_is_announced():
     trace = pd.DataFrame(
         {"level": [1, 2], "epsilon": [0.1, 0.2], "excess_risk": [0.5, 0.4], "noisy_query": [-0.5, -0.4],
@@ -119,7 +134,7 @@ def test_test_quality_one_panel_per_metric():
     fig = figure_test_quality(quality)
     assert len(fig.data) == 2
     np.testing.assert_allclose(np.asarray(fig.data[1].x, dtype=float), [0.01, 0.02])
-    assert [a.text for a in fig.layout.annotations][:2] == ["R² (higher is better)", "MSE (lower is better)"]
+    assert [a.text for a in fig.layout.annotations][:2] == ["R² (↑ better)", "MSE (↓ better)"]
 
 
 def test_missing_columns_are_reported():

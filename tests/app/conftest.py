@@ -1,0 +1,25 @@
+"""Shared set-up for the app tests.
+
+The app navigates with ``st.navigation`` but keeps its page scripts in ``pages/``, the
+folder name of Streamlit's legacy multipage mechanism. A running server switches the
+legacy mechanism off for good the first time ``app.py`` calls ``st.navigation``;
+``AppTest`` instead re-detects the folder before every run, so from the second run on it
+would execute the page script alone, without ``app.py`` and its shared sidebar. This
+fixture gives every ``AppTest`` run the running server's behaviour.
+"""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.runtime.pages_manager import PagesManager
+
+
+@pytest.fixture(autouse=True)
+def navigation_not_pages_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = PagesManager.__init__
+
+    def init(self: PagesManager, *args: object, **kwargs: object) -> None:
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)

@@ -1,0 +1,104 @@
+"""The ui helpers without a browser: chunked runs equal run_trials, replays equal their row,
+settings parse and print their URL values, the session memo forgets old entries."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from accfirst import run_trials
+from ui.runs import CHUNK, RunRequest, _traced, trial_rows
+from ui.settings import Choice, FloatSlider, IntSetting, InvalidValue, MultiChoice, OptionalFloat, Toggle
+
+
+@pytest.mark.parametrize("method", ["nr", "doubling", "theory"])
+def test_chunks_are_exactly_the_rows_of_run_trials(ridge_problem, method):
+    request = RunRequest(alpha=0.1, gamma=0.1, methods=(method,), trials=2 * CHUNK + 2, seed=5, T=100)
+    chunks = [
+        trial_rows(ridge_problem, request, method, first, min(CHUNK, request.trials - first))
+        for first in range(0, request.trials, CHUNK)
+    ]
+    ours = pd.concat(chunks, ignore_index=True)
+    theirs = run_trials(ridge_problem, [0.1], 0.1, [method], request.trials, 5, T=100)
+    pd.testing.assert_frame_equal(ours.drop(columns="seconds"), theirs.drop(columns="seconds"))
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_a_replayed_trial_is_its_row(ridge_problem, exact):
+    request = RunRequest(alpha=0.1, gamma=0.1, methods=("nr",), trials=4, seed=2, T=100)
+    rows = trial_rows(ridge_problem, request, "nr", 0, 4)
+    replay = _traced(ridge_problem, request, "nr", 3, exact)
+    assert replay.eps_total == rows["eps_total"].iloc[3]
+    assert replay.excess_risk == pytest.approx(rows["excess_risk"].iloc[3])
+    assert replay.trace is not None and len(replay.trace.level) == (replay.stop_index or request.T)
+    assert exact == bool(pd.notna(replay.trace.excess_risk).all())
+
+
+def test_settings_parse_and_print_url_values():
+    alpha = FloatSlider("t", "alpha", "α", 0.05, low=0.001, high=0.5)
+    assert alpha.parse(["0.0125"]) == 0.0125 and alpha.to_url(0.0125) == "0.0125"
+    with pytest.raises(InvalidValue, match="between 0.001 and 0.5"):
+        alpha.parse(["0.9"])
+    with pytest.raises(InvalidValue, match="must be a number"):
+        alpha.parse(["abc"])
+    lam = Choice("t", "lam", "λ", 0.005, options=(0.001, 0.005, 0.01), widget_type="select_slider")
+    assert lam.parse(["5e-3"]) == 0.005 and lam.to_url(0.005) == "0.005"
+    with pytest.raises(InvalidValue, match="one of 0.001, 0.005, 0.01"):
+        lam.parse(["0.002"])
+    methods = MultiChoice("t", "methods", "m", ["nr"], options=("nr", "doubling", "theory"))
+    assert methods.parse(["theory,nr"]) == ["nr", "theory"]
+    assert methods.parse(["nr", "doubling"]) == ["nr", "doubling"]  # repeated keys work too
+    assert methods.to_url(["theory", "nr"]) == "nr,theory"
+    with pytest.raises(InvalidValue, match="magic"):
+        methods.parse(["nr,magic"])
+    seed = IntSetting("t", "seed", "seed", 0, low=0, high=10)
+    assert seed.parse(["7"]) == 7
+    with pytest.raises(InvalidValue):
+        seed.parse(["2.5"])
+    eps = OptionalFloat("t", "eps_min", "ε", None)
+    assert eps.parse([""]) is None and eps.to_url(None) is None and eps.parse(["1e-5"]) == 1e-5
+    with pytest.raises(InvalidValue, match="> 0"):
+        eps.parse(["-1"])
+    flag = Toggle("t", "exact", "exact", False)
+    assert flag.parse(["1"]) is True and flag.to_url(False) == "0"
+
+
+def test_restore_warns_once_and_write_keeps_the_url_in_step():
+    def page():
+        import streamlit as st
+
+        from ui.settings import FloatSlider, OptionalFloat, restore_from_url, write_to_url
+
+        settings = (FloatSlider("p", "alpha", "α", 0.05, low=0.001, high=0.5), OptionalFloat("p", "eps_min", "ε", None))
+        restore_from_url(settings)
+        settings[0].widget()
+        settings[1].widget()
+        write_to_url(settings)
+        st.write(f"alpha={st.session_state['p.alpha']}")
+
+    at = AppTest.from_function(page)
+    at.query_params.update({"alpha": "7", "eps_min": "0.001"})
+    at.run()
+    assert [w.value for w in at.warning] == [
+        "Ignored the link's setting alpha must be between 0.001 and 0.5; got 7; using the default (0.05)."
+    ]
+    assert at.query_params == {"alpha": "0.05", "eps_min": "0.001"}
+    at.number_input[0].set_value(0.002).run()
+    assert not at.warning  # warned once, on the first run only
+    assert at.query_params == {"alpha": "0.05", "eps_min": "0.002"}
+
+
+def test_session_memo_keeps_the_most_recent_entries():
+    def page():
+        import streamlit as st
+
+        from ui.cache import session_memo
+
+        calls = st.session_state.setdefault("calls", [])
+        for key in ("a", "b", "c", "a"):
+            session_memo("space", key, lambda key=key: calls.append(key) or key.upper(), max_entries=2)
+
+    at = AppTest.from_function(page).run()
+    assert at.session_state["calls"] == ["a", "b", "c", "a"]  # "a" was evicted by "c", so computed again
+    assert list(at.session_state["ui.session_memo"]["space"]) == ["c", "a"]
