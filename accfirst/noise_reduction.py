@@ -117,13 +117,14 @@ class LaplaceReleaseChain(ReleaseChain):
         has_event = flat >= 0
         coordinates = np.tile(np.arange(d), levels.shape[0])[has_event]
         flat = flat[has_event]
-        order = np.argsort(flat, kind="stable")
+        # Levels fit in 16 bits for any practical T, where numpy's stable sort is a radix sort.
+        order = np.argsort(flat.astype(np.int16) if epsilons.size < 2**15 else flat, kind="stable")
         self._event_coordinates = coordinates[order]
         self._event_starts = np.searchsorted(flat[order], np.arange(epsilons.size + 1), side="left")
         # count[j] = re-draws of coordinate j at levels ≥ the current level.
         self._count = (levels >= 0).sum(axis=0)
         self._level = 0
-        self._columns = np.arange(d)
+        self._current = self._values[self._count, np.arange(d)]
 
     def release(self, level: int) -> NDArray[np.float64]:
         if level < self._level:
@@ -133,8 +134,9 @@ class LaplaceReleaseChain(ReleaseChain):
         # Passing level s removes the re-draws made at s from every count.
         passed = self._event_coordinates[self._event_starts[self._level] : self._event_starts[level]]
         np.subtract.at(self._count, passed, 1)
+        self._current[passed] = self._values[self._count[passed], passed]
         self._level = level
-        return self._values[self._count, self._columns]
+        return self._current.copy()
 
 
 class LaplaceNoise(NoiseFamily):
