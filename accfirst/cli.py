@@ -1,0 +1,397 @@
+"""Command line: ``python -m accfirst sweep|run`` — the app's numbers without the app.
+
+``sweep`` runs the paper's experiment (Section 4, Appendix B) over a grid of α and
+writes ``results.csv`` (one row per run, SPEC §9) and ``report.html`` (Figs. 1–4 and
+the paper's table, viewable offline). ``run`` does one run and prints its RunResult;
+with the same seed it is trial 0 (or ``--trial``) of the sweep's row for that α.
+
+User errors (bad options, unusable data, out-of-range parameters) print one line
+``accfirst: error: …`` on stderr and exit with status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import shlex
+import signal
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import NoReturn, TextIO
+
+from accfirst.above_threshold import CALIBRATIONS
+from accfirst.datasets import BUILTIN_DATASETS, PreparedData, from_frame, load_builtin, read_upload
+from accfirst.errors import AccFirstError
+from accfirst.experiments import METHODS, run_one, trial_rng, validate_methods
+from accfirst.generators import GENERATORS
+from accfirst.grid import SPACINGS
+from accfirst.plots.paper import html_report
+from accfirst.problems import LogisticProblem, Problem, RidgeProblem
+from accfirst.snippet import RunSettings
+from accfirst.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
+from accfirst.validation import validate_count, validate_gamma
+
+PROG = "accfirst"
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but every error is one line ``accfirst: error: …`` and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        _fail(message)
+
+
+def _fail(message: str) -> NoReturn:
+    print(f"{PROG}: error: {' '.join(message.split())}", file=sys.stderr)
+    raise SystemExit(EXIT_USAGE)
+
+
+def _methods(text: str) -> list[str]:
+    return [m.strip() for m in text.split(",") if m.strip()]
+
+
+def _columns(text: str) -> list[str]:
+    return [c.strip() for c in text.split(",") if c.strip()]
+
+
+def _add_data_options(parser: argparse.ArgumentParser) -> None:
+    data = parser.add_argument_group("data (one of --dataset or --csv)")
+    source = data.add_mutually_exclusive_group(required=True)
+    source.add_argument(
+        "--dataset", choices=sorted(BUILTIN_DATASETS), metavar="NAME",
+        help=f"a built-in dataset: {', '.join(sorted(BUILTIN_DATASETS))}",
+    )  # fmt: skip
+    source.add_argument("--csv", type=Path, metavar="PATH", help="your own table (CSV or Parquet)")
+    data.add_argument("--target", metavar="COL", help="with --csv: the column to predict (required)")
+    data.add_argument(
+        "--task", choices=("ridge", "logistic"),
+        help="with --csv: ridge (numeric target) or logistic (two classes); "
+        "default: logistic if the target has exactly two distinct values, else ridge",
+    )  # fmt: skip
+    data.add_argument(
+        "--features", type=_columns, metavar="COL,COL,...",
+        help="with --csv: feature columns (default: every numeric column except the target)",
+    )  # fmt: skip
+    data.add_argument("--positive-class", metavar="VALUE", help="with --csv, logistic: the target value mapped to +1")
+    data.add_argument(
+        "--log1p", type=_columns, default=[], metavar="COL,COL,...",
+        help="with --csv: heavy-tailed feature columns to transform by log(1 + x) (SPEC §11)",
+    )  # fmt: skip
+    data.add_argument(
+        "--log1p-target", action="store_true", help="with --csv, ridge: transform the target by log(1 + y)"
+    )
+    data.add_argument(
+        "--scaling", choices=("paper", "clip"), default="paper",
+        help="with --csv: 'paper' divides by the data's largest row norm (reads the data; not private), "
+        "'clip' divides by --feature-bound/--target-bound and clips (private) (default: paper)",
+    )  # fmt: skip
+    data.add_argument("--feature-bound", type=float, metavar="B", help="with --scaling clip: public bound on ‖x‖₁")
+    data.add_argument("--target-bound", type=float, metavar="B", help="with --scaling clip, ridge: public bound on |y|")
+    data.add_argument(
+        "--test-size", type=float, default=0.2, metavar="SHARE",
+        help="share of rows held out of the private algorithms (default: 0.2)",
+    )  # fmt: skip
+    data.add_argument(
+        "--split-seed", type=int, default=0, metavar="N", help="seed of the train/test split (default: 0)"
+    )
+
+
+def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
+    algo = parser.add_argument_group("algorithm (SPEC §2–§8; defaults are the paper's)")
+    algo.add_argument("--lam", type=float, default=0.005, metavar="λ", help="regularisation λ > 0 (default: 0.005)")
+    algo.add_argument(
+        "--gamma", type=float, default=0.1, metavar="γ", help="failure probability γ in (0, 1) (default: 0.1)"
+    )
+    algo.add_argument(
+        "--T", type=int, default=1000, metavar="N", help="privacy levels on the ε grid, ≥ 2 (default: 1000)"
+    )
+    algo.add_argument("--eps-min", type=float, metavar="ε", help="smallest ε of the grid (default: 1/n)")
+    algo.add_argument(
+        "--eps-max", type=float, metavar="ε", help="largest ε of the grid (default: 4E, E of the theory approach)"
+    )
+    algo.add_argument(
+        "--spacing", choices=SPACINGS, default="geometric", help="spacing of the ε grid (default: geometric)"
+    )
+    algo.add_argument(
+        "--generator", choices=sorted(GENERATORS),
+        help="hypothesis generator (default: covariance for ridge, output for logistic)",
+    )  # fmt: skip
+    algo.add_argument(
+        "--calibration", choices=sorted(CALIBRATIONS), default="theorem",
+        help="InteractiveAboveThreshold calibration: 'theorem' (Thm 3.2/3.4) or 'paper-code' "
+        "(the authors' code, behind the paper's plotted numbers; SPEC §6) (default: theorem)",
+    )  # fmt: skip
+    algo.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the runs (default: 0)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``accfirst`` parser with its ``sweep`` and ``run`` subcommands."""
+    parser = _Parser(
+        prog=PROG,
+        description="Accuracy-first differential privacy (Ligett et al., NeurIPS 2017) from the command line.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{sweep,run}")
+    sweep_parser = commands.add_parser(
+        "sweep",
+        help="run every method over a grid of α; write results.csv and report.html",
+        description="Reproduce the paper's Figures 1–4 on a dataset: every method × α × trial, "
+        "written as a tidy results.csv and an offline report.html.",
+    )
+    _add_data_options(sweep_parser)
+    _add_algorithm_options(sweep_parser)
+    runs = sweep_parser.add_argument_group("sweep")
+    runs.add_argument(
+        "--methods", type=_methods, default=list(METHODS), metavar="M,M,...",
+        help=f"methods among {','.join(METHODS)} (default: all)",
+    )  # fmt: skip
+    runs.add_argument(
+        "--alphas", default=PAPER_ALPHAS_TEXT, metavar="START:STOP:STEP|A,A,...",
+        help=f"requested excess risks α: a range with STOP included, or a list (default: {PAPER_ALPHAS_TEXT})",
+    )  # fmt: skip
+    runs.add_argument("--trials", type=int, default=20, metavar="N", help="runs per method and α (default: 20)")
+    runs.add_argument(
+        "--workers", type=int, default=os.cpu_count() or 1, metavar="N",
+        help="processes to use; 1 runs in this process (default: the number of CPUs)",
+    )  # fmt: skip
+    runs.add_argument(
+        "--out", type=Path, default=Path("out"), metavar="DIR",
+        help="folder for results.csv and report.html (created if missing; default: out)",
+    )  # fmt: skip
+
+    run_parser = commands.add_parser(
+        "run",
+        help="one run of one method at one α; print its RunResult",
+        description="One accuracy-first run; prints its RunResult (ex-post ε split into testing and generation).",
+    )
+    _add_data_options(run_parser)
+    _add_algorithm_options(run_parser)
+    one = run_parser.add_argument_group("run")
+    one.add_argument("--method", choices=METHODS, default="nr", help="the method (default: nr)")
+    one.add_argument("--alpha", type=float, required=True, metavar="α", help="requested excess risk α > 0")
+    one.add_argument(
+        "--trial", type=int, default=0, metavar="N",
+        help="trial index: the run equals row N of a sweep with the same seed (default: 0)",
+    )  # fmt: skip
+    return parser
+
+
+def command_line(settings: RunSettings, alphas_text: str | None = None) -> str:
+    """The ``python -m accfirst sweep`` command that reruns ``settings`` on a built-in dataset.
+
+    Same seed, same rows as the app's sweep. ``alphas_text`` (e.g. ``0.005:0.2:0.005``)
+    replaces the explicit list of α. Raises ``AccFirstError`` for uploaded data (the
+    command line reads those from a file with ``--csv``; the app keeps uploads in memory).
+    """
+    if settings.dataset.builtin is None:
+        raise AccFirstError("command_line needs a built-in dataset; for your own file use --csv PATH --target COL")
+    options = dict(settings.dataset.options)
+    words = ["python", "-m", PROG, "sweep", "--dataset", settings.dataset.builtin]
+    if "test_size" in options:
+        words += ["--test-size", repr(options["test_size"])]
+    if "seed" in options:
+        words += ["--split-seed", str(options["seed"])]
+    alphas = alphas_text or ",".join(repr(a) for a in settings.alphas)
+    words += ["--alphas", alphas, "--methods", ",".join(settings.methods), "--trials", str(settings.trials)]
+    words += ["--lam", repr(settings.lam), "--gamma", repr(settings.gamma), "--T", str(settings.T)]
+    words += ["--calibration", settings.calibration, "--seed", str(settings.seed)]
+    if settings.generator is not None:
+        words += ["--generator", settings.generator]
+    if settings.eps_min is not None:
+        words += ["--eps-min", repr(settings.eps_min)]
+    if settings.eps_max is not None:
+        words += ["--eps-max", repr(settings.eps_max)]
+    if settings.spacing != "geometric":
+        words += ["--spacing", settings.spacing]
+    return shlex.join(words)
+
+
+def _load_data(args: argparse.Namespace) -> PreparedData:
+    """The prepared dataset of ``--dataset`` or ``--csv`` (SPEC §1, §11)."""
+    if args.dataset is not None:
+        csv_only = [flag for flag, value in _csv_options(args).items() if value]
+        if csv_only:
+            verb = "applies" if len(csv_only) == 1 else "apply"
+            _fail(f"{', '.join(csv_only)} only {verb} with --csv; built-in datasets come prepared")
+        return load_builtin(args.dataset, test_size=args.test_size, seed=args.split_seed)
+    if args.target is None:
+        _fail("--csv needs --target COL, the column to predict")
+    try:
+        raw = args.csv.read_bytes()
+    except OSError as exc:
+        _fail(f"cannot read {args.csv}: {exc.strerror or exc}")
+    table = read_upload(raw, args.csv.name)
+    if args.target not in table.columns:
+        _fail(
+            f"--target {args.target!r} is not a column of {args.csv.name}; columns: {', '.join(map(str, table.columns))}"
+        )
+    task = args.task or ("logistic" if table[args.target].dropna().nunique() == 2 else "ridge")
+    return from_frame(
+        table,
+        target=args.target,
+        task=task,
+        features=args.features,
+        positive_class=args.positive_class,
+        log1p_columns=args.log1p,
+        log1p_target=args.log1p_target,
+        scaling=args.scaling,
+        feature_bound=args.feature_bound,
+        target_bound=args.target_bound,
+        test_size=args.test_size,
+        seed=args.split_seed,
+    )
+
+
+def _csv_options(args: argparse.Namespace) -> dict[str, object]:
+    return {
+        "--target": args.target,
+        "--task": args.task,
+        "--features": args.features,
+        "--positive-class": args.positive_class,
+        "--log1p": args.log1p,
+        "--log1p-target": args.log1p_target,
+        "--scaling clip": args.scaling == "clip",
+        "--feature-bound": args.feature_bound,
+        "--target-bound": args.target_bound,
+    }
+
+
+def build_problem(data: PreparedData, lam: float) -> Problem:
+    """The ERM problem of the training part (SPEC §2): ridge or logistic by the data's task."""
+    problem_class = RidgeProblem if data.task == "ridge" else LogisticProblem
+    return problem_class(data.X_train, data.y_train, lam)
+
+
+class _ProgressLine:
+    """``done/total`` runs on stderr: one line redrawn on a terminal, a line per 10% otherwise."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.started = time.perf_counter()
+        self.redraw = stream.isatty()
+        self.last_tenth = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        elapsed = time.perf_counter() - self.started
+        left = elapsed * (total - done) / done if done else math.nan
+        text = f"{PROG} sweep: {done}/{total} runs ({done / total:.0%}), {elapsed:.0f} s elapsed, ~{left:.0f} s left"
+        if self.redraw:
+            self.stream.write(f"\r{text}\033[K" + ("\n" if done == total else ""))
+        elif done * 10 // total > self.last_tenth:
+            self.last_tenth = done * 10 // total
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+def _interrupt_flag() -> tuple[Callable[[], bool], Callable[[], None]]:
+    """A flag that Ctrl-C sets (so a sweep stops cleanly) and a function that restores the handler."""
+    hits: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: hits.append(signum))
+    return (lambda: bool(hits)), (lambda: signal.signal(signal.SIGINT, previous))
+
+
+def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    alphas = parse_alphas(args.alphas)
+    validate_methods(args.methods)
+    validate_gamma(args.gamma)
+    for name in ("trials", "workers", "seed"):
+        validate_count(f"--{name}", getattr(args, name), 0 if name == "seed" else 1)
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+        probe = args.out / ".accfirst-write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        _fail(f"cannot write to --out {args.out}: {exc.strerror or exc}")
+    data = _load_data(args)
+    problem = build_problem(data, args.lam)
+    print(f"{PROG}: {data.task} problem, n = {problem.n}, p = {problem.p}", file=sys.stderr)
+    started = time.perf_counter()
+    stopped, restore = _interrupt_flag()
+    try:
+        frame = sweep(
+            problem,
+            alphas,
+            args.gamma,
+            args.methods,
+            args.trials,
+            args.seed,
+            T=args.T,
+            workers=args.workers,
+            progress=_ProgressLine(sys.stderr),
+            should_stop=stopped,
+            generator=args.generator,
+            calibration=args.calibration,
+            eps_min=args.eps_min,
+            eps_max=args.eps_max,
+            spacing=args.spacing,
+        )
+    finally:
+        restore()
+    seconds = time.perf_counter() - started
+    total = len(alphas) * len(args.methods) * args.trials
+    settings = {
+        "command": " ".join([PROG, *argv]),
+        "data": args.dataset or str(args.csv),
+        "task": data.task,
+        "n (training rows)": problem.n,
+        "p (features)": problem.p,
+        "λ": args.lam,
+        "γ": args.gamma,
+        "T": args.T,
+        "generator": frame["generator"].iloc[0] if len(frame) else args.generator,
+        "calibration": args.calibration,
+        "methods": ", ".join(args.methods),
+        "α": f"{args.alphas} ({len(alphas)} values)",
+        "trials": args.trials,
+        "seed": args.seed,
+        "runs": f"{len(frame)} of {total}" + (" (interrupted)" if len(frame) < total else ""),
+        "wall time": f"{seconds:.1f} s on {args.workers} worker(s)",
+    }
+    frame.to_csv(args.out / "results.csv", index=False)
+    if len(frame):
+        (args.out / "report.html").write_text(html_report(frame, settings), encoding="utf-8")
+    print(f"wrote {args.out / 'results.csv'} ({len(frame)} runs) and {args.out / 'report.html'} in {seconds:.1f} s")
+    if len(frame) < total:
+        print(f"{PROG}: interrupted after {len(frame)} of {total} runs", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return 0
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    validate_count("--trial", args.trial, 0)
+    validate_count("--seed", args.seed, 0)
+    data = _load_data(args)
+    problem = build_problem(data, args.lam)
+    rng = trial_rng(args.seed, args.method, args.alpha, args.trial)
+    result = run_one(
+        problem, args.method, args.alpha, args.gamma, rng, args.T, args.generator, args.calibration,
+        args.eps_min, args.eps_max, args.spacing,
+    )  # fmt: skip
+    print(result)
+    print(
+        f"ex-post ε = {result.eps_total:.6g} (testing {result.eps_test:.6g} + generation "
+        f"{result.eps_hypothesis:.6g}), e^ε = {result.exp_eps_total:.6g}, excess risk {result.excess_risk:.6g} "
+        f"{'≤' if result.success else '>'} α = {result.alpha:g}"
+        + (" — fallback: θ* released" if result.fallback else "")
+    )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m accfirst``; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "sweep":
+            return _sweep_command(args, argv)
+        return _run_command(args)
+    except AccFirstError as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED

@@ -1,0 +1,272 @@
+"""α sweep: the paper's Figures 1–4 on the chosen data, live.
+
+The screen, top to bottom: the α grid and the methods, the run and stop buttons with a
+progress bar; then the last sweep's figures (Fig. 1 ex-post ε vs α against the theory
+approach or doubling, in ε or e^ε; Fig. 2 excess risk; Fig. 3 testing vs generation;
+Fig. 4 ‖θ‖ vs M), the paper's table and the downloads (tidy CSV, offline HTML report,
+settings, Python snippet, command line). Trials, γ, T, seed, generator and calibration
+sit in the sidebar under the shared dataset picker; every setting lives in the URL.
+
+A sweep runs only when asked (it can take a minute) on every CPU core
+(``accfirst.sweep``). Pressing Stop — or changing any setting — while it runs makes
+Streamlit stop the script at the next progress update; the sweep then cancels the
+work not yet started and the page keeps the previous results.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import streamlit as st
+
+from accfirst import CALIBRATIONS, METHODS
+from accfirst.cli import command_line
+from accfirst.experiments import METHOD_LABELS
+from accfirst.plots.paper import (
+    fig1_epsilon,
+    fig2_excess_risk,
+    fig3_breakdown,
+    fig4_theta_norm,
+    html_report,
+    paper_table,
+)
+from accfirst.snippet import RunSettings, reproduction_snippet, settings_json
+from accfirst.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
+from ui.dataset import require_selection, show_data_report
+from ui.errors import call, package_errors
+from ui.settings import Choice, IntSetting, InvalidValue, MultiChoice, Setting, restore_from_url, write_to_url
+
+PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
+SCOPE = "sweep"
+RESULT_KEY = "sweep.result"
+RUNNING_KEY = "sweep.running"
+WORKERS = os.cpu_count() or 1
+
+
+@dataclass(frozen=True)
+class AlphaGrid(Setting):
+    """The α grid as text, ``start:stop:step`` (stop included) or ``a,b,c`` (``accfirst.sweep.parse_alphas``)."""
+
+    def parse(self, raw: list[str]) -> str:
+        try:
+            parse_alphas(raw[-1])
+        except ValueError as exc:
+            raise InvalidValue(f"{self.key}: {exc}") from None
+        return raw[-1]
+
+    def to_url(self, value: str) -> str:
+        return value
+
+    def _draw(self, where: Any, **kwargs: Any) -> str:
+        return where.text_input(self.label, **kwargs)
+
+
+ALPHAS = AlphaGrid(
+    SCOPE, "alphas", "α grid: start:stop:step (stop included) or a list a,b,c", PAPER_ALPHAS_TEXT,
+    help="The requested excess risks. The paper's grid is 0.005:0.2:0.005 (40 values).",
+)  # fmt: skip
+METHODS_SETTING = MultiChoice(
+    SCOPE, "methods", "Methods", list(METHODS), options=METHODS, labels=METHOD_LABELS,
+    help="Noise reduction (the paper's method), the doubling baseline, and the theory approach (one ε fixed up front).",
+)  # fmt: skip
+TRIALS = IntSetting(SCOPE, "trials", "Trials per method and α", 10, low=1, high=200, box=True)
+GAMMA = Choice(
+    SCOPE, "gamma", "Failure probability γ", 0.1, options=(0.001, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5),
+    widget_type="select_slider", help="Noise reduction and doubling meet α with probability at least 1 − γ.",
+)  # fmt: skip
+LEVELS = IntSetting(SCOPE, "T", "Number of levels T", 1000, low=2, high=100_000, box=True, step=100)
+SEED = IntSetting(SCOPE, "seed", "Seed", 0, low=0, high=2**32 - 1, box=True)
+GENERATOR = Choice(
+    SCOPE, "gen", "Private hypothesis generator", "paper", options=("paper", "covariance", "output"),
+    labels={"paper": "the paper's (covariance for ridge, output for logistic)",
+            "covariance": "covariance perturbation (ridge only)", "output": "output perturbation"},
+)  # fmt: skip
+CALIBRATION = Choice(
+    SCOPE, "cal", "Above-threshold calibration", "theorem", options=tuple(CALIBRATIONS),
+    labels={"theorem": "theorem (ε_A = 16Δ log(2T/γ)/α)", "paper-code": "paper's code (tighter, ~0.3× ε_A)"},
+    help="How the private test is calibrated (SPEC §6). The paper's plotted numbers used the tighter one.",
+)  # fmt: skip
+VERSUS = Choice(
+    SCOPE, "fig1", "Compare noise reduction with", "theory", options=("theory", "doubling"),
+    labels={"theory": "the theory approach (Fig. 1a/b)", "doubling": "doubling (Fig. 1c/d)"},
+    widget_type="segmented_control",
+)  # fmt: skip
+RISK_FACTOR = Choice(
+    SCOPE, "axis", "Vertical axis", "eps", options=("eps", "exp"),
+    labels={"eps": "ex-post ε", "exp": "risk factor e^ε (log)"}, widget_type="segmented_control",
+)  # fmt: skip
+SETTINGS = (ALPHAS, METHODS_SETTING, TRIALS, GAMMA, LEVELS, SEED, GENERATOR, CALIBRATION, VERSUS, RISK_FACTOR)
+
+
+def show_chart(figure, key: str) -> None:
+    st.plotly_chart(figure, config=PLOTLY_CONFIG, key=key)
+
+
+def report_settings(request: RunSettings, title: str, alphas_text: str) -> dict[str, object]:
+    """The settings block of the HTML report."""
+    return {
+        "data": title,
+        "task": request.task,
+        "λ": request.lam,
+        "γ": request.gamma,
+        "T": request.T,
+        "generator": request.generator or "the paper's",
+        "calibration": request.calibration,
+        "methods": ", ".join(METHOD_LABELS[m] for m in request.methods),
+        "α": f"{alphas_text} ({len(request.alphas)} values)",
+        "trials": request.trials,
+        "seed": request.seed,
+    }
+
+
+# ---------------------------------------------------------------- controls
+st.title("α sweep: the paper's figures on your data")
+st.caption(
+    "Every method at every requested excess risk α, several trials each: the ex-post privacy loss, the accuracy "
+    "reached, where the privacy goes and how far the hypotheses stay below the norm bound — Figures 1–4 of "
+    "Ligett et al. (NeurIPS 2017), on the data chosen in the sidebar."
+)
+chosen = require_selection()
+restore_from_url(SETTINGS)
+
+left, right = st.columns([3, 2])
+alphas_text = ALPHAS.widget(left)
+methods = METHODS_SETTING.widget(right)
+
+sidebar = st.sidebar
+sidebar.header("The sweep")
+trials = TRIALS.widget(sidebar)
+gamma = GAMMA.widget(sidebar)
+levels = LEVELS.widget(sidebar)
+seed = SEED.widget(sidebar)
+generator_choice = GENERATOR.widget(sidebar)
+calibration = CALIBRATION.widget(sidebar)
+write_to_url(SETTINGS)
+
+problems: list[str] = []
+alphas: list[float] = []
+with package_errors(left, stop=False):
+    alphas = parse_alphas(alphas_text)
+if not alphas:
+    problems.append("alphas")
+if not methods:
+    right.error("Choose at least one method.")
+    problems.append("methods")
+generator = None if generator_choice == "paper" else generator_choice
+if generator == "covariance" and chosen.task != "ridge":
+    sidebar.error("Covariance perturbation needs ridge regression; this dataset is logistic. Pick output perturbation.")
+    problems.append("generator")
+
+# ---------------------------------------------------------------- run
+request = None
+if not problems:
+    request = RunSettings(
+        dataset=chosen.spec, task=chosen.task, lam=chosen.lam, alphas=tuple(alphas), gamma=float(gamma),
+        methods=tuple(methods), trials=int(trials), seed=int(seed), T=int(levels), generator=generator,
+        calibration=calibration,
+    )  # fmt: skip
+    total = len(alphas) * len(methods) * int(trials)
+    st.markdown(
+        f"**{total:,} runs**: {len(methods)} method(s) × {len(alphas)} α × {trials} trials on "
+        f"{chosen.data.n:,} rows × {chosen.data.p} features, using {WORKERS} CPU core(s)."
+    )
+run_column, stop_column, _ = st.columns([1, 1, 4])
+run = run_column.button("Run sweep", type="primary", disabled=request is None, key="sweep.run")
+stopped = st.session_state.pop(RUNNING_KEY, None)
+if stopped is not None and not run:
+    kept = (
+        "the results below are from the last sweep that finished"
+        if RESULT_KEY in st.session_state
+        else "no sweep has finished yet"
+    )
+    st.warning(f"The sweep was stopped after {stopped[0]:,} of {stopped[1]:,} runs; {kept}.", icon="⏹️")
+if run and request is not None:
+    problem = call(chosen.problem)
+    stop_slot = stop_column.empty()
+    stop_slot.button("Stop", key="sweep.stop", help="Stop the sweep; the previous results stay.")
+    bar = st.progress(0.0, text=f"Starting {WORKERS} worker process(es)…")
+    started = time.perf_counter()
+
+    def progress(done: int, total: int) -> None:
+        st.session_state[RUNNING_KEY] = (done, total)
+        bar.progress(done / total, text=f"Sweep: {done:,} of {total:,} runs")
+
+    st.session_state[RUNNING_KEY] = (0, total)
+    with package_errors():
+        frame = sweep(
+            problem, request.alphas, request.gamma, request.methods, request.trials, request.seed, T=request.T,
+            workers=WORKERS, progress=progress, generator=request.generator, calibration=request.calibration,
+        )  # fmt: skip
+    st.session_state.pop(RUNNING_KEY, None)
+    stop_slot.empty()
+    bar.progress(1.0, text=f"Done: {total:,} runs in {time.perf_counter() - started:.0f} s")
+    st.session_state[RESULT_KEY] = (request, frame, report_settings(request, chosen.title, alphas_text), alphas_text)
+
+# ---------------------------------------------------------------- results
+result = st.session_state.get(RESULT_KEY)
+if result is None:
+    st.info(
+        "Choose the grid and press **Run sweep**. On the built-in synthetic data the paper's full grid with 10 "
+        "trials takes well under a minute on two cores; Stop (or changing a setting) ends a sweep early."
+    )
+    show_data_report(chosen)
+    st.stop()
+done_request, results, done_settings, done_alphas_text = result
+if done_request != request:
+    st.info("The figures show the last sweep you ran; the settings have changed since. Press **Run sweep** to update.")
+
+tabs = st.tabs(
+    ["Fig. 1 — ε vs α", "Fig. 2 — excess risk", "Fig. 3 — testing vs generation", "Fig. 4 — ‖θ‖ vs M", "Table"]
+)
+with tabs[0]:
+    controls = st.columns(2)
+    versus = VERSUS.widget(controls[0])
+    risk_factor = RISK_FACTOR.widget(controls[1]) == "exp"
+    show_chart(fig1_epsilon(results, versus, risk_factor), "fig1")
+    st.caption(
+        "Medians over trials with the interquartile band; a fallback run counts as ε = ∞. The theory approach "
+        "promises only an *expected* excess risk α, while noise reduction and doubling meet α with probability "
+        "1 − γ — the comparison is generous to the theory approach."
+    )
+with tabs[1]:
+    show_chart(fig2_excess_risk(results), "fig2")
+    st.caption("True excess risk of the released hypothesis (evaluation only: reads the data, not private).")
+with tabs[2]:
+    show_chart(fig3_breakdown(results), "fig3")
+    st.caption(
+        "Testing: ε_A of InteractiveAboveThreshold (noise reduction) or the accrued Laplace tests (doubling). "
+        "Generation: the ε of the released hypothesis (noise reduction) or of all generated ones (doubling)."
+    )
+with tabs[3]:
+    show_chart(fig4_theta_norm(results), "fig4")
+    st.caption("The tests' sensitivity assumes ‖θ‖ ≤ M; much smaller norms show how pessimistic that bound is.")
+with tabs[4]:
+    st.dataframe(paper_table(results), hide_index=True, width="stretch")
+    st.caption("Median over trials (∞ if at least half fell back) and the share of runs that fell back to θ*.")
+
+st.subheader("Take it with you")
+first, second, third, fourth = st.columns(4)
+first.download_button(
+    "Results (CSV)", results.to_csv(index=False), file_name="accfirst_sweep.csv", mime="text/csv", on_click="ignore"
+)
+second.download_button(
+    "Report (HTML, works offline)", partial(html_report, results, done_settings), file_name="accfirst_sweep_report.html",
+    mime="text/html", on_click="ignore",
+)  # fmt: skip
+third.download_button(
+    "Settings (JSON)", settings_json(done_request), file_name="accfirst_sweep_settings.json",
+    mime="application/json", on_click="ignore",
+)  # fmt: skip
+fourth.download_button(
+    "Python snippet", reproduction_snippet(done_request), file_name="accfirst_sweep.py", mime="text/x-python",
+    on_click="ignore", help="Reruns this sweep with the accfirst package: same seed, same numbers.",
+)  # fmt: skip
+if done_request.dataset.builtin is not None:
+    st.markdown("The same sweep from the command line (writes `results.csv` and `report.html`):")
+    st.code(command_line(done_request, done_alphas_text), language="bash")
+
+show_data_report(chosen)

@@ -1,0 +1,178 @@
+"""``python -m accfirst sweep|run`` end to end: files, columns, the same rows as the package, exit codes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from accfirst import RidgeProblem, run_trials
+from accfirst.cli import build_parser, command_line, main
+from accfirst.datasets import load_builtin
+from accfirst.experiments import COLUMNS
+from accfirst.snippet import DatasetSpec, RunSettings
+
+
+def accfirst(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "accfirst", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory) -> tuple[subprocess.CompletedProcess, Path]:
+    out = tmp_path_factory.mktemp("sweep") / "out"
+    done = accfirst(
+        "sweep", "--dataset", "diabetes", "--alphas", "0.2:0.4:0.2", "--trials", "3", "--methods", "nr,doubling,theory",
+        "--seed", "7", "--T", "300", "--workers", "2", "--out", str(out), cwd=out.parent,
+    )  # fmt: skip
+    return done, out
+
+
+def test_sweep_writes_the_results_and_the_report(swept):
+    done, out = swept
+    assert done.returncode == 0, done.stderr
+    results = pd.read_csv(out / "results.csv")
+    assert set(COLUMNS) <= set(results.columns) and "eps_theory" in results.columns
+    assert len(results) == 2 * 3 * 3
+    assert set(results["method"]) == {"nr", "doubling", "theory"} and set(results["alpha"]) == {0.2, 0.4}
+    report = (out / "report.html").read_text(encoding="utf-8")
+    assert report.startswith("<!doctype html>") and report.count("Plotly.newPlot") == 6
+    assert "--seed 7" in report  # the command is recorded in the report's settings
+    assert "wrote" in done.stdout and "results.csv" in done.stdout
+    assert "runs (100%)" in done.stderr  # the progress line
+
+
+def test_sweep_rows_are_the_packages_rows(swept):
+    _, out = swept
+    results = pd.read_csv(out / "results.csv")
+    data = load_builtin("diabetes")
+    problem = RidgeProblem(data.X_train, data.y_train, 0.005)
+    reference = run_trials(problem, [0.2, 0.4], 0.1, ["nr", "doubling", "theory"], 3, seed=7, T=300)
+    for column in ("eps_total", "eps_test", "excess_risk", "theta_norm"):
+        np.testing.assert_allclose(results[column], reference[column], rtol=1e-12)
+    np.testing.assert_array_equal(results["stop_index"], reference["stop_index"].astype(float))
+
+
+def test_run_prints_the_sweeps_row(swept, tmp_path):
+    _, out = swept
+    done = accfirst("run", "--dataset", "diabetes", "--alpha", "0.4", "--seed", "7", "--T", "300", "--trial", "2",
+                    cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("RunResult(method='nr'")
+    results = pd.read_csv(out / "results.csv")
+    row = results[(results["method"] == "nr") & (results["alpha"] == 0.4) & (results["trial"] == 2)].iloc[0]
+    assert f"eps_total={float(row['eps_total'])!r}" in done.stdout
+
+
+def test_csv_input_with_task_inferred(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame(rng.exponential(size=(400, 4)), columns=["a", "b", "c", "d"])
+    table["label"] = np.where(table["a"] + rng.normal(size=400) > 1, "yes", "no")
+    table.to_csv(tmp_path / "mine.csv", index=False)
+    status = main(["sweep", "--csv", str(tmp_path / "mine.csv"), "--target", "label", "--log1p", "a,b",
+                   "--alphas", "0.3", "--trials", "2", "--T", "50", "--workers", "1", "--out", str(tmp_path / "o")])  # fmt: skip
+    assert status == 0
+    results = pd.read_csv(tmp_path / "o" / "results.csv")
+    assert len(results) == 3 * 2 and set(results["generator"]) == {"output"}  # logistic: output perturbation
+    assert results["n"].iloc[0] == 320 and results["p"].iloc[0] == 4
+    assert "logistic problem" in capsys.readouterr().err
+
+
+BAD_OPTIONS = [
+    ([], "required"),
+    (["sweep"], "one of the arguments --dataset --csv is required"),
+    (["sweep", "--dataset", "nope"], "invalid choice"),
+    (["sweep", "--dataset", "diabetes", "--csv", "x.csv"], "not allowed with"),
+    (["sweep", "--dataset", "diabetes", "--trials", "many"], "invalid int value"),
+    (["sweep", "--dataset", "diabetes", "--alphas", "0.2:0.1:0.01"], "must not end before"),
+    (["sweep", "--dataset", "diabetes", "--alphas", "abc"], "not a number"),
+    (["sweep", "--dataset", "diabetes", "--methods", "nr,oracle"], "unknown method"),
+    (["sweep", "--dataset", "diabetes", "--trials", "0"], "--trials must be at least 1"),
+    (["sweep", "--dataset", "diabetes", "--workers", "0"], "--workers must be at least 1"),
+    (["sweep", "--dataset", "diabetes", "--gamma", "1.5"], "gamma"),
+    (["sweep", "--dataset", "diabetes", "--lam", "-1"], "lam"),
+    (["sweep", "--dataset", "diabetes", "--T", "1"], "at least 2"),
+    (["sweep", "--dataset", "diabetes", "--target", "y"], "--target only applies with --csv"),
+    (["sweep", "--csv", "missing.csv", "--target", "y"], "cannot read missing.csv"),
+    (["sweep", "--csv", "table.csv"], "--csv needs --target"),
+    (["sweep", "--csv", "table.csv", "--target", "nope"], "not a column of table.csv"),
+    (["sweep", "--csv", "table.csv", "--target", "y", "--task", "logistic"], "positive"),
+    (["sweep", "--dataset", "breast-cancer", "--generator", "covariance"], "ridge"),
+    (["run", "--dataset", "diabetes"], "--alpha"),
+    (["run", "--dataset", "diabetes", "--alpha", "0"], "alpha"),
+    (["run", "--dataset", "diabetes", "--alpha", "0.1", "--seed", "-1"], "--seed must be at least 0"),
+    (["run", "--dataset", "diabetes", "--alpha", "0.1", "--eps-min", "2", "--eps-max", "1"], "eps_min"),
+    (["run", "--dataset", "diabetes", "--alpha", "0.1", "--calibration", "magic"], "invalid choice"),
+]
+
+
+@pytest.mark.parametrize(("argv", "message"), BAD_OPTIONS)
+def test_bad_options_give_one_line_and_exit_2(argv, message, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    pd.DataFrame({"x": [0.1, 0.5, 0.9, 0.3] * 5, "y": [1.0, 2.0, 3.0, 4.0, 5.0] * 4}).to_csv("table.csv", index=False)
+    with pytest.raises(SystemExit) as exit_info:
+        main([*argv, "--out", str(tmp_path / "o")] if argv and argv[0] == "sweep" else argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("accfirst: error: ") and message in err[-1]
+    assert not any("Traceback" in line for line in err)
+    assert not (tmp_path / "o" / "results.csv").exists()
+
+
+def test_bad_option_from_the_shell(tmp_path):
+    done = accfirst("sweep", "--dataset", "diabetes", "--alphas", "0,0.1", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "accfirst: error: alpha (the target excess risk) must be > 0; got 0.0"
+
+
+def test_help_documents_every_option():
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices  # the sweep and run parsers
+    for name, sub in commands.items():
+        text = sub.format_help()
+        for action in sub._actions:
+            if action.option_strings and action.dest != "help":
+                assert action.help, f"{name} {action.option_strings} has no help"
+                assert action.option_strings[0] in text
+    assert "--alphas" in commands["sweep"].format_help() and "--alpha " in commands["run"].format_help()
+
+
+def test_command_line_round_trips_through_the_parser():
+    settings = RunSettings(
+        dataset=DatasetSpec.from_builtin("diabetes"), task="ridge", lam=0.01, alphas=(0.05, 0.1), gamma=0.05,
+        methods=("nr", "theory"), trials=4, seed=3, T=500, generator="output", calibration="paper-code",
+    )  # fmt: skip
+    words = command_line(settings, "0.05:0.1:0.05").split()
+    assert words[:4] == ["python", "-m", "accfirst", "sweep"]
+    args = build_parser().parse_args(words[3:])
+    assert (args.dataset, args.lam, args.gamma, args.trials, args.seed, args.T) == ("diabetes", 0.01, 0.05, 4, 3, 500)
+    assert (args.methods, args.generator, args.calibration) == (["nr", "theory"], "output", "paper-code")
+    assert args.alphas == "0.05:0.1:0.05"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
+def test_ctrl_c_keeps_the_finished_runs(tmp_path):
+    out = tmp_path / "out"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "accfirst", "sweep", "--dataset", "diabetes", "--alphas", "0.005:0.2:0.005",
+         "--trials", "200", "--methods", "nr", "--T", "200", "--workers", "2", "--out", str(out)],
+        cwd=tmp_path, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    for line in process.stderr:  # wait for the first progress line: the sweep is under way
+        if "runs (" in line or time.monotonic() > deadline:
+            break
+    process.send_signal(signal.SIGINT)
+    rest = process.communicate(timeout=60)[1]
+    assert process.returncode == 130
+    assert "interrupted after" in rest and "Traceback" not in rest
+    results = pd.read_csv(out / "results.csv")
+    assert 0 < len(results) < 8000 and set(COLUMNS) <= set(results.columns)

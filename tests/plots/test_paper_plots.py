@@ -1,0 +1,195 @@
+"""The paper's figures, table and report on small hand-made frames (accfirst.plots.paper)."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from accfirst.experiments import COLUMNS
+from accfirst.plots.paper import (
+    fig1_epsilon,
+    fig2_excess_risk,
+    fig3_breakdown,
+    fig4_theta_norm,
+    html_report,
+    paper_table,
+    quantile_with_inf,
+    summarise,
+)
+
+INF = math.inf
+M = 14.142135623730951
+
+
+def frame(rows: list[dict], eps_theory: dict[float, float] | None = None) -> pd.DataFrame:
+    """A results frame with every COLUMN; rows give method, alpha, eps_test, eps_hypothesis, …"""
+    full = []
+    for trial, row in enumerate(rows):
+        eps_total = row["eps_test"] + row["eps_hypothesis"]
+        full.append(
+            {
+                "generator": "covariance", "calibration": "theorem", "gamma": 0.1, "lam": 0.005, "n": 1000,
+                "p": 5, "T": 1000, "trial": trial, "stop_index": None if math.isinf(eps_total) else 3,
+                "eps_total": eps_total, "exp_eps_total": math.exp(eps_total) if eps_total < 709 else INF,
+                "success": True, "fallback": math.isinf(eps_total), "norm_bound": M, "seconds": 0.01,
+                "excess_risk": 0.01, "theta_norm": 1.0, **row,
+            }
+        )  # fmt: skip
+    df = pd.DataFrame(full, columns=list(COLUMNS))
+    if eps_theory is not None:
+        df["eps_theory"] = df["alpha"].map(eps_theory)
+    return df
+
+
+def nr(alpha: float, test: float, generation: float, **extra: float) -> dict:
+    return {"method": "nr", "alpha": alpha, "eps_test": test, "eps_hypothesis": generation, **extra}
+
+
+def doubling(alpha: float, test: float, generation: float, **extra: float) -> dict:
+    return {"method": "doubling", "alpha": alpha, "eps_test": test, "eps_hypothesis": generation, **extra}
+
+
+@pytest.fixture
+def results() -> pd.DataFrame:
+    """Two α, four trials each of NR and doubling; one NR fallback at α = 0.1."""
+    rows = [nr(0.05, 2.0, g) for g in (0.1, 0.2, 0.3, 0.4)] + [nr(0.1, 1.0, g) for g in (0.1, 0.2, 0.3, INF)]
+    rows += [doubling(0.05, 3.0, g) for g in (1.0, 1.0, 2.0, 2.0)] + [doubling(0.1, 1.5, g) for g in (1, 1, 1, 1)]
+    return frame(rows, eps_theory={0.05: 20.0, 0.1: 10.0})
+
+
+def traces(fig) -> dict:
+    return {trace.name: trace for trace in fig.data}
+
+
+@pytest.mark.parametrize("q", [0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0])
+def test_quantile_with_inf_is_numpys_on_finite_values(q):
+    values = np.random.default_rng(0).exponential(size=17)
+    assert quantile_with_inf(values, q) == pytest.approx(np.quantile(values, q), rel=1e-12)
+
+
+def test_quantile_with_inf_counts_infinity_as_infinity():
+    assert quantile_with_inf([1.0, INF], 0.5) == INF  # numpy gives NaN here
+    assert quantile_with_inf([INF, INF], 0.5) == INF
+    assert quantile_with_inf([1.0, 2.0, INF, INF], 0.25) == pytest.approx(1.75)
+    assert quantile_with_inf([1.0, 2.0, 3.0, INF], 0.5) == pytest.approx(2.5)
+    assert quantile_with_inf([1.0, 2.0, 3.0, INF], 1.0) == INF
+    assert math.isnan(quantile_with_inf([], 0.5))
+
+
+def test_summarise_keeps_fallbacks(results):
+    summary = summarise(results[results["method"] == "nr"], "eps_total").set_index("alpha")
+    assert summary.loc[0.05, "q50"] == pytest.approx(2.25)
+    assert summary.loc[0.1, "q50"] == pytest.approx(1.25)
+    assert summary.loc[0.1, "q75"] == INF  # the fallback run
+    assert summary.loc[0.1, "fallback_share"] == 0.25 and summary.loc[0.1, "runs"] == 4
+
+
+def test_fig1_versus_theory(results):
+    fig = fig1_epsilon(results, "theory")
+    named = traces(fig)
+    assert set(named) == {
+        "Noise reduction: median", "Noise reduction: interquartile range", "Noise reduction: interquartile range (lower edge)",
+        "Theory approach E(α): expected error only",
+    }  # fmt: skip
+    assert list(named["Noise reduction: median"].y) == pytest.approx([2.25, 1.25])
+    # The band's top at α = 0.1 is ∞: left out, not drawn as NaN or a huge number.
+    assert list(named["Noise reduction: interquartile range"].y) == [pytest.approx(2.325), None]
+    assert list(named["Theory approach E(α): expected error only"].y) == [20.0, 10.0]
+    assert "expected" in named["Theory approach E(α): expected error only"].hovertemplate
+    assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text == "ex-post privacy loss ε"
+    assert any("∞" in a.text for a in fig.layout.annotations)
+
+
+def test_fig1_theory_curve_from_theory_rows_or_missing(results):
+    no_column = results.drop(columns="eps_theory")
+    theory_rows = frame([{"method": "theory", "alpha": a, "eps_test": 0.0, "eps_hypothesis": e} for a, e in
+                         ((0.05, 20.0), (0.1, 10.0))])  # fmt: skip
+    with_rows = fig1_epsilon(pd.concat([no_column, theory_rows], ignore_index=True), "theory")
+    assert list(traces(with_rows)["Theory approach E(α): expected error only"].y) == [20.0, 10.0]
+    without = fig1_epsilon(no_column, "theory")
+    assert "Theory approach E(α): expected error only" not in traces(without)
+    assert any("No theory curve" in a.text for a in without.layout.annotations)
+
+
+def test_fig1_versus_doubling_in_risk_factor(results):
+    fig = fig1_epsilon(results, "doubling", risk_factor=True)
+    named = traces(fig)
+    assert "Doubling: median" in named and not any(name.startswith("Theory") for name in named)
+    assert list(named["Doubling: median"].y) == pytest.approx([math.exp(4.5), math.exp(2.5)])
+    assert list(named["Noise reduction: median"].y) == pytest.approx([math.exp(2.25), math.exp(1.25)])
+    assert fig.layout.yaxis.type == "log" and "e^ε" in fig.layout.yaxis.title.text
+
+
+def test_fig1_rejects_unknown_comparison(results):
+    with pytest.raises(ValueError, match="versus"):
+        fig1_epsilon(results, "oracle")
+
+
+def test_fig2_has_median_90th_percentile_and_the_alpha_line(results):
+    results = results.assign(excess_risk=np.linspace(0.001, 0.016, len(results)))
+    fig = fig2_excess_risk(results)
+    named = traces(fig)
+    line = named["requested accuracy y = α"]
+    assert list(line.x) == [0.05, 0.1] and list(line.y) == [0.05, 0.1]
+    nr_rows = results[(results["method"] == "nr") & (results["alpha"] == 0.05)]["excess_risk"]
+    assert named["Noise reduction: 90th percentile"].y[0] == pytest.approx(np.quantile(nr_rows, 0.9))
+    assert named["Noise reduction: median"].y[0] == pytest.approx(np.median(nr_rows))
+    assert "Doubling: 90th percentile" in named
+    assert fig.layout.yaxis.title.text and fig.layout.xaxis.title.text
+
+
+def test_fig3_breakdown_uses_halted_runs_and_skips_theory(results):
+    theory_rows = frame([{"method": "theory", "alpha": 0.05, "eps_test": 0.0, "eps_hypothesis": 20.0}])
+    fig = fig3_breakdown(pd.concat([results, theory_rows], ignore_index=True))
+    named = traces(fig)
+    assert set(named) == {"Noise reduction: testing", "Noise reduction: generation", "Doubling: testing",
+                          "Doubling: generation"}  # fmt: skip
+    assert list(named["Noise reduction: testing"].y) == [2.0, 1.0]
+    # α = 0.1: the fallback run (generation ∞) is left out, so the median is of 0.1, 0.2, 0.3.
+    assert list(named["Noise reduction: generation"].y) == pytest.approx([0.25, 0.2])
+    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.title.text
+    assert any("fallback" in a.text for a in fig.layout.annotations)
+
+
+def test_fig4_draws_norms_against_the_bound(results):
+    results = results.assign(theta_norm=np.arange(1, len(results) + 1, dtype=float))
+    fig = fig4_theta_norm(results)
+    named = traces(fig)
+    bound = named[f"theoretical bound M = {M:.4g}"]
+    assert list(bound.y) == [M, M]
+    assert list(named["Noise reduction: median"].y) == pytest.approx([2.5, 6.5])
+    assert fig.layout.yaxis.type == "log" and "θ" in fig.layout.yaxis.title.text
+
+
+def test_paper_table(results):
+    table = paper_table(results)
+    assert list(table["α"]) == [0.05, 0.1]
+    assert table["Noise reduction: median ε"].tolist() == pytest.approx([2.25, 1.25])
+    assert table["Noise reduction: median e^ε"].tolist() == pytest.approx([math.exp(2.25), math.exp(1.25)])
+    assert table["Noise reduction: fallback share"].tolist() == [0.0, 0.25]
+    assert table["Doubling: median ε"].tolist() == pytest.approx([4.5, 2.5])
+    assert paper_table(results, alphas=[0.1])["α"].tolist() == [0.1]
+
+
+def test_paper_table_median_is_infinite_when_half_fall_back():
+    rows = [nr(0.05, 1.0, g) for g in (0.1, 0.2, INF, INF)]
+    table = paper_table(frame(rows))
+    assert table["Noise reduction: median ε"].iloc[0] == INF
+    assert table["Noise reduction: median e^ε"].iloc[0] == INF
+    assert table["Noise reduction: fallback share"].iloc[0] == 0.5
+
+
+def test_html_report_is_self_contained(results):
+    page = html_report(results, {"dataset": "<b>mine</b>", "trials": 4})
+    assert page.startswith("<!doctype html>")
+    assert len(re.findall(r'<div id="[^"]+" class="plotly-graph-div"', page)) == 6
+    # plotly.js is embedded once (no CDN), so the report works offline.
+    assert page.count("Plotly.newPlot") == 6
+    assert len(re.findall(r"plotly\.js v\d", page)) == 1
+    assert re.search(r"<script[^>]*\ssrc=", page) is None
+    assert "&lt;b&gt;mine&lt;/b&gt;" in page and "<b>mine</b>" not in page
+    assert "Fig. 1" in page and "Fig. 4" in page and "Noise reduction: median ε" in page
