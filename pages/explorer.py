@@ -1,10 +1,11 @@
 """Explorer: set the accuracy you need, see the privacy you pay.
 
-The screen, top to bottom: the accuracy target α and the methods; the headline per
-method (median ex-post ε, e^ε, posterior bounds, success and fallback, one sentence);
-ε across trials and its split into testing and generating; one trial's search step by
-step; the accuracy reached; downloads; the data report. Settings of the search sit in
-the sidebar under the shared dataset picker. Every setting lives in the URL.
+The screen, top to bottom: the data report (open for an upload); the accuracy target α
+and the methods; the headline per method (median ex-post ε, e^ε, posterior bounds,
+success and fallback, one sentence); ε across trials and its split into testing and
+generating; one trial's search step by step; the accuracy reached; downloads. Settings
+of the search sit in the sidebar under the shared dataset picker. Every setting lives
+in the URL.
 """
 
 from __future__ import annotations
@@ -129,6 +130,7 @@ st.caption(
     "may have; each method finds a private model that meets it and reports the privacy loss ε it paid."
 )
 chosen = require_selection()
+show_data_report(chosen)
 restore_from_url(SETTINGS)
 with st.spinner("Building the problem (θ*, sensitivities)…"):
     problem = call(chosen.problem)
@@ -284,5 +286,3 @@ third.download_button(
     "Python snippet", reproduction_snippet(settings), file_name="accfirst_reproduce.py", mime="text/x-python",
     on_click="ignore", help="Reruns these trials with the accfirst package: same seed, same numbers.",
 )  # fmt: skip
-
-show_data_report(chosen)

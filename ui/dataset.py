@@ -36,6 +36,7 @@ UPLOAD_LIMITS = UploadLimits(max_bytes=MAX_UPLOAD_MB * 1024**2, max_rows=500_000
 UPLOAD_TYPES = ["csv", "tsv", "txt", "parquet", "pq"]
 PROBLEMS: dict[str, type[Problem]] = {"ridge": RidgeProblem, "logistic": LogisticProblem}
 STATE_KEY = "ui.selection"
+PROBLEM_KEY = "ui.selection_problem"
 AUTO = "(automatic)"
 
 
@@ -127,7 +128,12 @@ def require_selection() -> Selection:
     """The current selection, or an explanation and ``st.stop()``."""
     chosen = selection()
     if chosen is None:
-        st.info("Choose a dataset in the sidebar (or finish the upload there) to see results.", icon="👈")
+        problem = st.session_state.get(PROBLEM_KEY)
+        if problem:
+            st.error(f"The data cannot be used yet: {problem}", icon="🚫")
+            st.info("Change the data settings in the sidebar (☰ on a phone) to continue.", icon="👈")
+        else:
+            st.info("Choose a dataset in the sidebar (or finish the upload there) to see results.", icon="👈")
         st.stop()
     return chosen
 
@@ -135,6 +141,7 @@ def require_selection() -> Selection:
 def dataset_sidebar() -> Selection | None:
     """Draw the shared sidebar (dataset, upload flow, λ) and remember the selection for the page."""
     st.session_state[STATE_KEY] = None
+    st.session_state[PROBLEM_KEY] = None
     for message in restore_from_url(SHARED_SETTINGS, show=False):
         st.warning(message, icon="🔗")
     sidebar = st.sidebar
@@ -146,7 +153,7 @@ def dataset_sidebar() -> Selection | None:
     if name == UPLOAD:
         chosen = _upload_flow(sidebar, lam)
     else:
-        with package_errors(sidebar, stop=False):
+        with package_errors(sidebar, stop=False, remember=PROBLEM_KEY):
             info = BUILTIN_DATASETS[name]
             chosen = Selection(
                 key=("builtin", name),
@@ -179,7 +186,7 @@ def _upload_flow(sidebar: Any, lam: float) -> Selection | None:
     content = uploaded.getvalue()
     digest = _digest(content)
     frame: pd.DataFrame | None = None
-    with package_errors(sidebar, stop=False):
+    with package_errors(sidebar, stop=False, remember=PROBLEM_KEY):
         frame = session_memo(
             "upload_frames", digest, lambda: read_upload(content, uploaded.name, limits=UPLOAD_LIMITS), max_entries=2
         )
@@ -187,7 +194,7 @@ def _upload_flow(sidebar: Any, lam: float) -> Selection | None:
         return None
     options = _preparation_controls(sidebar, frame, digest)
     prepared: PreparedData | None = None
-    with package_errors(sidebar, stop=False):
+    with package_errors(sidebar, stop=False, remember=PROBLEM_KEY):
         frozen = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in options.items())
         prepared = session_memo(
             "upload_prepared", (digest, frozen), lambda: from_frame(frame, limits=UPLOAD_LIMITS, **options),
@@ -215,7 +222,9 @@ def _preparation_controls(sidebar: Any, frame: pd.DataFrame, digest: str) -> dic
     """Target, task, features and scaling for an upload (keys carry the file's hash: a new file starts fresh)."""
     prefix = f"app.upload.{digest[:12]}"
     columns = [str(c) for c in frame.columns]
-    target = sidebar.selectbox("Column to predict (target)", columns, index=len(columns) - 1, key=f"{prefix}.target")
+    varied = [i for i, c in enumerate(frame.columns) if frame[c].nunique(dropna=True) >= 2]
+    default = varied[-1] if varied else len(columns) - 1  # the last column that is not constant
+    target = sidebar.selectbox("Column to predict (target)", columns, index=default, key=f"{prefix}.target")
     guessed = _guess_task(frame[frame.columns[columns.index(target)]])
     task = sidebar.radio(
         "Task",

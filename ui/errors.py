@@ -30,7 +30,7 @@ def show_unexpected_error(where: Any = None) -> None:
 
 
 @contextmanager
-def package_errors(where: Any = None, *, stop: bool = True) -> Iterator[None]:
+def package_errors(where: Any = None, *, stop: bool = True, remember: str | None = None) -> Iterator[None]:
     """Run package calls; show a ``ValueError``'s message (or a generic one) and stop the page.
 
     Parameters
@@ -38,16 +38,22 @@ def package_errors(where: Any = None, *, stop: bool = True) -> Iterator[None]:
     where : the container to show the error in (default: the current one).
     stop : ``st.stop()`` after showing the error (default). With ``False`` the block is
         skipped and the page goes on (for an optional section).
+    remember : also keep the shown message in ``st.session_state[remember]`` (so that a
+        page can repeat an error drawn in the sidebar, which phones hide).
     """
     target = where or st
     try:
         yield
     except ValueError as exc:  # AccFirstError, DataError: written for the user
         target.error(str(exc), icon="🚫")
+        if remember:
+            st.session_state[remember] = str(exc)
         if stop:
             st.stop()
     except Exception:
         show_unexpected_error(target)
+        if remember:
+            st.session_state[remember] = GENERIC_MESSAGE
         if stop:
             st.stop()
 

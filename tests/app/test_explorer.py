@@ -181,7 +181,9 @@ def test_a_malformed_upload_shows_the_data_error_message():
     at = open_app(ds="upload", trials="3")
     at.file_uploader(key="app.upload_file").set_value(("broken.csv", bad, "text/csv")).run()
     assert not at.exception
-    assert str(expected.value) in [e.value for e in at.error]
+    errors = [e.value for e in at.error]
+    assert str(expected.value) in errors  # next to the upload, in the sidebar
+    assert f"The data cannot be used yet: {expected.value}" in errors  # and in the main area (phones hide the sidebar)
     assert not at.metric
 
 
