@@ -8,7 +8,9 @@ settings, Python snippet, command line). Trials, γ, T, seed, generator and cali
 sit in the sidebar under the shared dataset picker; every setting lives in the URL.
 
 A sweep runs only when asked (it can take a minute) on every CPU core
-(``accfirst.sweep``). Pressing Stop — or changing any setting — while it runs makes
+(``accfirst.sweep``); the worker processes serve one sweep at a time across all
+visitors, so a concurrent sweep runs in the page's own process instead and the
+server's memory does not grow with the number of visitors. Pressing Stop — or changing any setting — while it runs makes
 Streamlit stop the script at the next progress update; the sweep then cancels the
 work not yet started and the page keeps the previous results.
 """
@@ -16,6 +18,7 @@ work not yet started and the page keeps the previous results.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from dataclasses import dataclass
 from functools import partial
@@ -45,6 +48,12 @@ SCOPE = "sweep"
 RESULT_KEY = "sweep.result"
 RUNNING_KEY = "sweep.running"
 WORKERS = os.cpu_count() or 1
+
+
+@st.cache_resource
+def worker_pool_slot() -> threading.BoundedSemaphore:
+    """One slot, shared by every session of this server, for a sweep with worker processes."""
+    return threading.BoundedSemaphore(1)
 
 
 @dataclass(frozen=True)
@@ -188,7 +197,10 @@ if run and request is not None:
     problem = call(chosen.problem)
     stop_slot = stop_column.empty()
     stop_slot.button("Stop", key="sweep.stop", help="Stop the sweep; the previous results stay.")
-    bar = st.progress(0.0, text=f"Starting {WORKERS} worker process(es)…")
+    slot = worker_pool_slot()
+    has_pool = slot.acquire(blocking=False)
+    workers = WORKERS if has_pool else 1
+    bar = st.progress(0.0, text=f"Starting {workers} worker process(es)…")
     started = time.perf_counter()
 
     def progress(done: int, total: int) -> None:
@@ -196,11 +208,15 @@ if run and request is not None:
         bar.progress(done / total, text=f"Sweep: {done:,} of {total:,} runs")
 
     st.session_state[RUNNING_KEY] = (0, total)
-    with package_errors():
-        frame = sweep(
-            problem, request.alphas, request.gamma, request.methods, request.trials, request.seed, T=request.T,
-            workers=WORKERS, progress=progress, generator=request.generator, calibration=request.calibration,
-        )  # fmt: skip
+    try:
+        with package_errors():
+            frame = sweep(
+                problem, request.alphas, request.gamma, request.methods, request.trials, request.seed, T=request.T,
+                workers=workers, progress=progress, generator=request.generator, calibration=request.calibration,
+            )  # fmt: skip
+    finally:
+        if has_pool:
+            slot.release()
     st.session_state.pop(RUNNING_KEY, None)
     stop_slot.empty()
     bar.progress(1.0, text=f"Done: {total:,} runs in {time.perf_counter() - started:.0f} s")
