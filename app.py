@@ -21,5 +21,5 @@ page = st.navigation(pages)
 try:
     dataset_sidebar()
     page.run()
-except Exception:  # st.stop and reruns are BaseExceptions and pass through
+except Exception:  # noqa: BLE001 -- st.stop and reruns are BaseExceptions and pass through
     show_unexpected_error()

@@ -147,7 +147,9 @@ def main() -> None:
         )
         print(f"URL after the moves         : alpha={alpha}")
         print(f"server peak RSS (VmHWM)     : {peak_rss_mb(server.pid):6.0f} MB")
-        print(f"machine load (1/5/15 min)   : {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPU(s)")
+        print(
+            f"machine load (1/5/15 min)   : {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPU(s)"
+        )
     finally:
         server.terminate()
         server.wait(timeout=10)

@@ -148,6 +148,8 @@ sidebar.header("The search")
 gamma = GAMMA.widget(sidebar)
 generator_choice = GENERATOR.widget(sidebar)
 generator = None if generator_choice == "paper" else generator_choice
+if chosen.task == "logistic":
+    sidebar.caption("Logistic regression: output perturbation is the only generator that applies.")
 if generator == "covariance" and chosen.task != "ridge":
     sidebar.error("Covariance perturbation needs ridge regression; this dataset is logistic. Pick output perturbation.")
     problems.append("generator")
@@ -204,7 +206,9 @@ with package_errors():
                 draw_headline(summary, progress.done, progress.total)
             last_draw = now
         if not progress.finished and progress.seconds > 0.3:
-            progress_slot.progress(progress.done / progress.total, text=f"Running trials: {progress.done} of {progress.total}")
+            progress_slot.progress(
+                progress.done / progress.total, text=f"Running trials: {progress.done} of {progress.total}"
+            )
     progress_slot.empty()
 st.session_state[LAST_HEADLINE] = (summary, progress.done, progress.total)
 results = progress.frame
@@ -263,7 +267,9 @@ with right:
     if traced:
         with package_errors(stop=False):
             rows = [("θ* (non-private)", "nonprivate", chosen.data.test_quality(problem.theta_star))]
-            rows += [(f"{METHOD_LABELS[m]} (trial {show})", m, chosen.data.test_quality(traced[m].theta)) for m in traced]
+            rows += [
+                (f"{METHOD_LABELS[m]} (trial {show})", m, chosen.data.test_quality(traced[m].theta)) for m in traced
+            ]
             quality = pd.DataFrame(
                 [(name, key, metric, value) for name, key, scores in rows for metric, value in scores.items()],
                 columns=["model", "method", "metric", "value"],

@@ -83,7 +83,7 @@ def test_builtin_snippet_reproduces_run_trials(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "accfirst.datasets", fake)
     monkeypatch.chdir(tmp_path)
     settings = _settings()
-    exec(compile(reproduction_snippet(settings), "snippet.py", "exec"), {"__name__": "__main__"})
+    exec(compile(reproduction_snippet(settings), "snippet.py", "exec"), {"__name__": "__main__"})  # noqa: S102
     produced = pd.read_csv(tmp_path / "accfirst_results.csv")
     expected = run_trials(RidgeProblem(X, y, settings.lam), **settings.run_trials_kwargs())
     pd.testing.assert_series_equal(produced["eps_total"], expected["eps_total"], check_exact=False, rtol=1e-12)

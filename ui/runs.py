@@ -60,7 +60,9 @@ class RunRequest:
         """The ``RunSettings`` record (JSON, snippet) of this request on ``chosen``."""
         fields = asdict(self)
         alpha = fields.pop("alpha")
-        return RunSettings(dataset=chosen.spec, task=chosen.task, lam=chosen.lam, alphas=(alpha,), extra=extra, **fields)
+        return RunSettings(
+            dataset=chosen.spec, task=chosen.task, lam=chosen.lam, alphas=(alpha,), extra=extra, **fields
+        )
 
 
 def trial_rows(problem: Problem, request: RunRequest, method: str, first: int, count: int) -> pd.DataFrame:

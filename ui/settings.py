@@ -29,6 +29,7 @@ from typing import Any
 
 import streamlit as st
 
+
 class InvalidValue(ValueError):
     """A query-parameter value a setting cannot use; the message says why."""
 

@@ -211,7 +211,9 @@ def figure_search(
     color = method_color(method)
     eps = trace["epsilon"].to_numpy(dtype=float)
     exact = np.isfinite(trace["excess_risk"].to_numpy(dtype=float))
-    lower = trace["risk_lower_bound"].to_numpy(dtype=float) if "risk_lower_bound" in trace else np.full(len(trace), np.nan)
+    lower = (
+        trace["risk_lower_bound"].to_numpy(dtype=float) if "risk_lower_bound" in trace else np.full(len(trace), np.nan)
+    )
     true_risk = np.where(exact, trace["excess_risk"].to_numpy(dtype=float), lower)
     noisy_risk = -trace["noisy_query"].to_numpy(dtype=float)
     if "query_noise" in trace:

@@ -9,6 +9,7 @@ outside CI; in CI (``CI=true``) a missing browser is a failure.
 from __future__ import annotations
 
 import io
+import itertools
 import os
 import socket
 import subprocess
@@ -184,7 +185,7 @@ def test_phone_width_has_no_overflow_or_overlapping_controls(server, browser, tm
         page.locator('[data-testid="stButtonGroup"]').first.bounding_box(),
         page.locator('[data-testid="stMetric"]').first.bounding_box(),
     ]
-    for upper, lower in zip(boxes, boxes[1:], strict=False):
+    for upper, lower in itertools.pairwise(boxes):
         assert upper["y"] + upper["height"] <= lower["y"] + 1, f"controls overlap at phone width: {upper} / {lower}"
         assert upper["x"] >= 0 and upper["x"] + upper["width"] <= 390 + 1
     page.screenshot(path=str(tmp_path / "explorer_390.png"))

@@ -52,7 +52,10 @@ def expected_medians(data, lam=0.005, **kwargs) -> dict[str, str]:
     problem = RidgeProblem(data.X_train, data.y_train, lam)
     runs = run_trials(problem, **kwargs)
     labels = {"nr": "Noise reduction", "doubling": "Doubling", "theory": "Theory"}
-    return {labels[m]: format_epsilon(median_with_inf(runs.loc[runs["method"] == m, "eps_total"])) for m in kwargs["methods"]}
+    return {
+        labels[m]: format_epsilon(median_with_inf(runs.loc[runs["method"] == m, "eps_total"]))
+        for m in kwargs["methods"]
+    }
 
 
 def test_default_view_shows_the_headline_and_every_chart():
@@ -191,7 +194,9 @@ def test_the_search_chart_replays_row_zero_of_the_trials():
     at = open_app(**SMALL)
     assert_clean(at)
     charts = figures(at)
-    search = next(spec for spec in charts.values() if spec["layout"]["title"]["text"].startswith("Noise reduction: the search"))
+    search = next(
+        spec for spec in charts.values() if spec["layout"]["title"]["text"].startswith("Noise reduction: the search")
+    )
     stop = [a["text"] for a in search["layout"]["annotations"] if a["text"].startswith("stop:")]
     data = load_builtin("diabetes")
     runs = run_trials(RidgeProblem(data.X_train, data.y_train, 0.005), [0.05], 0.1, ["nr"], 1, 0, T=200)
