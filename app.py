@@ -7,10 +7,8 @@ their values across pages; a page reads them with ``ui.dataset.require_selection
 
 import streamlit as st
 
-from ui.dataset import dataset_sidebar
 from ui.errors import show_unexpected_error
-
-st.set_page_config(page_title="accfirst: accuracy first, then privacy", page_icon="🎯", layout="wide")
+from ui.frame import shared_frame
 
 pages = [
     st.Page("pages/explorer.py", title="Explorer", icon=":material/tune:", default=True),
@@ -19,7 +17,7 @@ pages = [
 page = st.navigation(pages)
 
 try:
-    dataset_sidebar()
-    page.run()
+    with shared_frame():
+        page.run()
 except Exception:  # noqa: BLE001 -- st.stop and reruns are BaseExceptions and pass through
     show_unexpected_error()

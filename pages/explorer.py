@@ -34,6 +34,7 @@ from accfirst.plots.explorer import (
 from accfirst.snippet import reproduction_snippet, settings_json
 from ui.dataset import require_selection, show_data_report
 from ui.errors import call, package_errors
+from ui.frame import ensure_frame
 from ui.runs import RunRequest, iter_trials, traced_run
 from ui.settings import (
     Choice,
@@ -129,6 +130,7 @@ st.caption(
     "Accuracy-first differential privacy (Ligett et al., NeurIPS 2017): choose the excess risk α your model "
     "may have; each method finds a private model that meets it and reports the privacy loss ε it paid."
 )
+ensure_frame()
 chosen = require_selection()
 show_data_report(chosen)
 restore_from_url(SETTINGS)

@@ -41,6 +41,7 @@ from accfirst.snippet import RunSettings, reproduction_snippet, settings_json
 from accfirst.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
 from ui.dataset import require_selection, show_data_report
 from ui.errors import call, package_errors
+from ui.frame import ensure_frame
 from ui.settings import Choice, IntSetting, InvalidValue, MultiChoice, Setting, restore_from_url, write_to_url
 
 PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
@@ -139,6 +140,7 @@ st.caption(
     "reached, where the privacy goes and how far the hypotheses stay below the norm bound — Figures 1–4 of "
     "Ligett et al. (NeurIPS 2017), on the data chosen in the sidebar."
 )
+ensure_frame()
 chosen = require_selection()
 restore_from_url(SETTINGS)
 

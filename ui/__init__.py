@@ -3,6 +3,8 @@
 - ``ui.settings``: declarative settings that live in the URL — each ``Setting`` draws its
   widget, restores its value from the query string on a session's first run (bad values
   → ``st.warning`` and the default) and writes it back on change.
+- ``ui.frame``: the frame every page shares (page configuration, the dataset sidebar),
+  drawn by ``app.py`` or, when Streamlit runs a page on its own, by the page.
 - ``ui.dataset``: the shared sidebar — dataset picker (built-ins, or an upload with its
   preparation choices) and λ — and ``Selection``, what a page runs on.
 - ``ui.runs``: cached runs of the package (trials in chunks for live progress, one

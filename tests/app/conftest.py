@@ -4,22 +4,28 @@ The app navigates with ``st.navigation`` but keeps its page scripts in ``pages/`
 folder name of Streamlit's legacy multipage mechanism. A running server switches the
 legacy mechanism off for good the first time ``app.py`` calls ``st.navigation``;
 ``AppTest`` instead re-detects the folder before every run, so from the second run on it
-would execute the page script alone, without ``app.py`` and its shared sidebar. This
-fixture gives every ``AppTest`` run the running server's behaviour.
+would execute the page script alone, without ``app.py`` (the page then draws the shared
+frame itself, ``ui.frame``, but as new widgets). This fixture gives every ``AppTest`` run
+the running server's behaviour; the browser tests cover the legacy routing for real.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import pytest
 from streamlit.runtime.pages_manager import PagesManager
 
 
-@pytest.fixture(autouse=True)
-def navigation_not_pages_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(autouse=True, scope="session")
+def navigation_not_pages_folder() -> Iterator[None]:
+    # Session scope: in force before module-scoped fixtures build their AppTests too.
     original = PagesManager.__init__
 
     def init(self: PagesManager, *args: object, **kwargs: object) -> None:
         original(self, *args, **kwargs)
         PagesManager.uses_pages_directory = False
 
-    monkeypatch.setattr(PagesManager, "__init__", init)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(PagesManager, "__init__", init)
+        yield

@@ -2,7 +2,8 @@
 
 What only a browser shows: the page loads and draws its plotly charts, moving the α
 slider reaches the URL, an upload through the file input works, the layout holds at
-phone width, and no exception box ever appears. Skipped only when Chromium is missing
+phone width, a shared link to the sweep page works as a fresh server's first request
+and runs a sweep, and no exception box ever appears. Skipped only when Chromium is missing
 outside CI; in CI (``CI=true``) a missing browser is a failure.
 """
 
@@ -17,6 +18,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -50,8 +52,8 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
+@contextmanager
+def streamlit_server() -> Iterator[str]:
     """``streamlit run app.py`` on a free localhost port; yields its URL."""
     port = _free_port()
     command = [
@@ -79,6 +81,12 @@ def server() -> Iterator[str]:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    with streamlit_server() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -191,3 +199,22 @@ def test_phone_width_has_no_overflow_or_overlapping_controls(server, browser, tm
     page.screenshot(path=str(tmp_path / "explorer_390.png"))
     assert_no_exception(page)
     page.close()
+
+
+def test_a_link_to_the_sweep_page_works_as_a_fresh_servers_first_request(browser):
+    """Streamlit routes that request around app.py (legacy pages/ mode); the page draws the frame."""
+    with streamlit_server() as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{url}/sweep?ds=diabetes&alphas=0.05,0.1&methods=nr,doubling&trials=2&T=100")
+        page.get_by_role("button", name="Run sweep").click(timeout=TIMEOUT_MS)
+        page.wait_for_function(
+            "document.querySelectorAll('.js-plotly-plot .main-svg').length >= 1"
+            f" && document.querySelector('{IDLE}') !== null",
+            timeout=TIMEOUT_MS,
+        )
+        sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
+        assert "Dataset" in sidebar and "diabetes" in sidebar.lower()
+        assert page.locator("h1").first.inner_text().startswith("α sweep")
+        assert "Done: 8 runs" in page.locator("body").inner_text()
+        assert_no_exception(page)
+        page.close()
