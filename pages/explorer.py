@@ -15,7 +15,7 @@ import time
 import pandas as pd
 import streamlit as st
 
-from accfirst import CALIBRATIONS, METHODS, default_eps_range
+from accfirst import METHODS, default_eps_range
 from accfirst.experiments import METHOD_LABELS
 from accfirst.interpret import (
     format_epsilon,
@@ -43,6 +43,8 @@ from ui.settings import (
     MultiChoice,
     OptionalFloat,
     Toggle,
+    calibration_setting,
+    generator_setting,
     restore_from_url,
     write_to_url,
 )
@@ -62,16 +64,8 @@ GAMMA = Choice(
     SCOPE, "gamma", "Failure probability γ", 0.1, options=(0.001, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5),
     widget_type="select_slider", help="Noise reduction and doubling meet α with probability at least 1 − γ.",
 )  # fmt: skip
-GENERATOR = Choice(
-    SCOPE, "gen", "Private hypothesis generator", "paper", options=("paper", "covariance", "output"),
-    labels={"paper": "the paper's (covariance for ridge, output for logistic)",
-            "covariance": "covariance perturbation (ridge only)", "output": "output perturbation"},
-)  # fmt: skip
-CALIBRATION = Choice(
-    SCOPE, "cal", "Above-threshold calibration", "theorem", options=tuple(CALIBRATIONS),
-    labels={"theorem": "theorem (ε_A = 16Δ log(2T/γ)/α)", "paper-code": "paper's code (tighter, ~0.3× ε_A)"},
-    help="How the private test is calibrated (SPEC §6). The paper's plots used the tighter one.",
-)  # fmt: skip
+GENERATOR = generator_setting(SCOPE)
+CALIBRATION = calibration_setting(SCOPE)
 EPS_MIN = OptionalFloat(SCOPE, "eps_min", "ε_min (blank = paper default)", None)
 EPS_MAX = OptionalFloat(SCOPE, "eps_max", "ε_max (blank = paper default)", None)
 LEVELS = IntSetting(SCOPE, "T", "Number of levels T", 1000, low=2, high=100_000, box=True, step=100)

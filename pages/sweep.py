@@ -26,7 +26,7 @@ from typing import Any
 
 import streamlit as st
 
-from accfirst import CALIBRATIONS, METHODS
+from accfirst import METHODS
 from accfirst.cli import command_line
 from accfirst.experiments import METHOD_LABELS
 from accfirst.plots.paper import (
@@ -42,7 +42,17 @@ from accfirst.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
 from ui.dataset import require_selection, show_data_report
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
-from ui.settings import Choice, IntSetting, InvalidValue, MultiChoice, Setting, restore_from_url, write_to_url
+from ui.settings import (
+    Choice,
+    IntSetting,
+    InvalidValue,
+    MultiChoice,
+    Setting,
+    calibration_setting,
+    generator_setting,
+    restore_from_url,
+    write_to_url,
+)
 
 PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 SCOPE = "sweep"
@@ -90,16 +100,8 @@ GAMMA = Choice(
 )  # fmt: skip
 LEVELS = IntSetting(SCOPE, "T", "Number of levels T", 1000, low=2, high=100_000, box=True, step=100)
 SEED = IntSetting(SCOPE, "seed", "Seed", 0, low=0, high=2**32 - 1, box=True)
-GENERATOR = Choice(
-    SCOPE, "gen", "Private hypothesis generator", "paper", options=("paper", "covariance", "output"),
-    labels={"paper": "the paper's (covariance for ridge, output for logistic)",
-            "covariance": "covariance perturbation (ridge only)", "output": "output perturbation"},
-)  # fmt: skip
-CALIBRATION = Choice(
-    SCOPE, "cal", "Above-threshold calibration", "theorem", options=tuple(CALIBRATIONS),
-    labels={"theorem": "theorem (ε_A = 16Δ log(2T/γ)/α)", "paper-code": "paper's code (tighter, ~0.3× ε_A)"},
-    help="How the private test is calibrated (SPEC §6). The paper's plotted numbers used the tighter one.",
-)  # fmt: skip
+GENERATOR = generator_setting(SCOPE)
+CALIBRATION = calibration_setting(SCOPE)
 VERSUS = Choice(
     SCOPE, "fig1", "Compare noise reduction with", "theory", options=("theory", "doubling"),
     labels={"theory": "the theory approach (Fig. 1a/b)", "doubling": "doubling (Fig. 1c/d)"},

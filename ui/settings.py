@@ -29,6 +29,8 @@ from typing import Any
 
 import streamlit as st
 
+from accfirst import CALIBRATIONS
+
 
 class InvalidValue(ValueError):
     """A query-parameter value a setting cannot use; the message says why."""
@@ -330,3 +332,22 @@ def write_to_url(settings: Sequence[Setting]) -> None:
 def url_values(settings: Sequence[Setting]) -> dict[str, Any]:
     """``{key: current value}`` for the settings (e.g. for a settings record)."""
     return {setting.key: setting.value for setting in settings}
+
+
+def generator_setting(scope: str) -> Choice:
+    """The private hypothesis generator (SPEC §3), as every page offers it."""
+    return Choice(
+        scope, "gen", "Private hypothesis generator", "paper", options=("paper", "covariance", "output"),
+        labels={"paper": "the paper's (covariance for ridge, output for logistic)",
+                "covariance": "covariance perturbation (ridge only)", "output": "output perturbation"},
+    )  # fmt: skip
+
+
+def calibration_setting(scope: str) -> Choice:
+    """The above-threshold calibration (SPEC §6), as every page offers it."""
+    return Choice(
+        scope, "cal", "Above-threshold calibration", "theorem", options=tuple(CALIBRATIONS),
+        labels={"theorem": "theorem (ε_A = 16Δ log(2T/γ)/α)", "paper-code": "paper's code (tighter, ~0.3× ε_A)"},
+        help="How the private test is calibrated (SPEC §6). The paper's plotted numbers used the tighter one.",
+    )  # fmt: skip
+

@@ -9,6 +9,7 @@ with probability ≤ 1e-3.
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 import pytest
@@ -68,10 +69,10 @@ def test_shortcut_gives_the_same_runs_as_exact_evaluation(task, ridge_problem, l
     skipped = 0
     for seed in range(40):
         for run in (
-            lambda exact: noise_reduction(problem, 0.02, 0.1, grid, rng=seed, exact=exact),
-            lambda exact: doubling(problem, 0.02, 0.1, grid[0], grid[-1], rng=seed, exact=exact),
+            partial(noise_reduction, problem, 0.02, 0.1, grid, rng=seed),
+            partial(doubling, problem, 0.02, 0.1, grid[0], grid[-1], rng=seed),
         ):
-            fast, exact = run(False), run(True)
+            fast, exact = run(exact=False), run(exact=True)
             assert fast.stop_index == exact.stop_index
             np.testing.assert_allclose(fast.theta, exact.theta, rtol=1e-9, atol=1e-12)
             known = ~np.isnan(fast.trace.excess_risk)
