@@ -71,6 +71,56 @@ def validate_methods(methods: Sequence[str]) -> tuple[str, ...]:
     return chosen
 
 
+def validate_batch(
+    problem: Problem,
+    alphas: Sequence[float],
+    gamma: float,
+    methods: Sequence[str],
+    trials: int,
+    seed: int,
+    T: int = 1000,
+    generator: str | None = None,
+    eps_min: float | None = None,
+    eps_max: float | None = None,
+    spacing: str = "geometric",
+) -> tuple[tuple[str, ...], list[float], float, int, int]:
+    """Check the settings of many runs before any work starts.
+
+    Returns the clean (methods, alphas, gamma, trials, seed); every α's grid is built
+    once, so a bad grid fails here rather than halfway through.
+    """
+    chosen = validate_methods(methods)
+    alpha_values = [validate_alpha(a) for a in alphas]
+    if not alpha_values:
+        raise AccFirstError("give at least one alpha")
+    gamma = validate_gamma(gamma)
+    trials = validate_count("trials", trials, 1)
+    seed = validate_count("seed", seed, 0)
+    for alpha in alpha_values:
+        epsilon_grid(problem, alpha, generator, T, eps_min, eps_max, spacing)
+    return chosen, alpha_values, gamma, trials, seed
+
+
+def trial_row(
+    problem: Problem,
+    method: str,
+    alpha: float,
+    trial: int,
+    gamma: float,
+    seed: int,
+    T: int = 1000,
+    generator: str | None = None,
+    calibration: str = "theorem",
+    eps_min: float | None = None,
+    eps_max: float | None = None,
+    spacing: str = "geometric",
+) -> dict[str, object]:
+    """The results-frame row of one (method, α, trial) cell."""
+    rng = trial_rng(seed, method, alpha, trial)
+    result = run_one(problem, method, alpha, gamma, rng, T, generator, calibration, eps_min, eps_max, spacing)
+    return {**result.to_dict(), "trial": trial}
+
+
 def run_trials(
     problem: Problem,
     alphas: Sequence[float],
@@ -91,23 +141,17 @@ def run_trials(
     Fallback rows keep ``eps_total = inf``. ``progress(done, total)`` is called after
     each run. Arguments are validated before any work starts.
     """
-    chosen = validate_methods(methods)
-    alpha_values = [validate_alpha(a) for a in alphas]
-    if not alpha_values:
-        raise AccFirstError("give at least one alpha")
-    gamma = validate_gamma(gamma)
-    trials = validate_count("trials", trials, 1)
-    seed = validate_count("seed", seed, 0)
-    for alpha in alpha_values:
-        epsilon_grid(problem, alpha, generator, T, eps_min, eps_max, spacing)
+    chosen, alpha_values, gamma, trials, seed = validate_batch(
+        problem, alphas, gamma, methods, trials, seed, T, generator, eps_min, eps_max, spacing
+    )
     total = len(chosen) * len(alpha_values) * trials
     rows = []
     for method in chosen:
         for alpha in alpha_values:
             for trial in range(trials):
-                rng = trial_rng(seed, method, alpha, trial)
-                result = run_one(problem, method, alpha, gamma, rng, T, generator, calibration, eps_min, eps_max, spacing)
-                rows.append({**result.to_dict(), "trial": trial})
+                rows.append(
+                    trial_row(problem, method, alpha, trial, gamma, seed, T, generator, calibration, eps_min, eps_max, spacing)
+                )
                 if progress is not None:
                     progress(len(rows), total)
     return pd.DataFrame(rows, columns=list(COLUMNS))

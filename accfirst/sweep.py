@@ -34,12 +34,11 @@ from threadpoolctl import threadpool_limits
 
 from accfirst.above_threshold import resolve_calibration
 from accfirst.errors import AccFirstError
-from accfirst.experiments import COLUMNS, run_one, trial_rng, validate_methods
+from accfirst.experiments import COLUMNS, trial_row, validate_batch
 from accfirst.generators import make_generator
-from accfirst.grid import epsilon_grid
 from accfirst.problems import Problem
 from accfirst.theory import theory_epsilon
-from accfirst.validation import validate_alpha, validate_count, validate_gamma
+from accfirst.validation import validate_alpha, validate_count
 
 SWEEP_COLUMNS = (*COLUMNS, "eps_theory")
 PAPER_ALPHAS_TEXT = "0.005:0.2:0.005"
@@ -152,20 +151,10 @@ def _init_worker(problem_bytes: bytes, settings: _Settings) -> None:
 
 def _run_cell(problem: Problem, settings: _Settings, cell: Cell) -> dict[str, object]:
     method, alpha, trial = cell
-    result = run_one(
-        problem,
-        method,
-        alpha,
-        settings.gamma,
-        trial_rng(settings.seed, method, alpha, trial),
-        settings.T,
-        settings.generator,
-        settings.calibration,
-        settings.eps_min,
-        settings.eps_max,
-        settings.spacing,
-    )
-    return {**result.to_dict(), "trial": trial}
+    return trial_row(
+        problem, method, alpha, trial, settings.gamma, settings.seed, settings.T, settings.generator,
+        settings.calibration, settings.eps_min, settings.eps_max, settings.spacing,
+    )  # fmt: skip
 
 
 def _run_chunk(cells: list[Cell]) -> list[dict[str, object]]:
@@ -219,26 +208,23 @@ def sweep(
     holds a prefix of that schedule: the smallest α first. Fallback rows keep
     ``eps_total = inf``.
     """
-    chosen = validate_methods(methods)
-    alpha_values = [validate_alpha(a) for a in alphas]
-    if not alpha_values:
-        raise AccFirstError("give at least one alpha")
+    generator_name = make_generator(problem, generator).name
+    chosen, alpha_values, gamma, trials, seed = validate_batch(
+        problem, alphas, gamma, methods, trials, seed, T, generator_name, eps_min, eps_max, spacing
+    )
     if len(set(chosen)) < len(chosen) or len(set(alpha_values)) < len(alpha_values):
         raise AccFirstError("methods and alphas must not repeat: a repeated cell would repeat the same run")
+    workers = validate_count("workers", workers, 1)
     settings = _Settings(
-        gamma=validate_gamma(gamma),
-        seed=validate_count("seed", seed, 0),
+        gamma=gamma,
+        seed=seed,
         T=T,
-        generator=make_generator(problem, generator).name,
+        generator=generator_name,
         calibration=resolve_calibration(calibration).name,
         eps_min=eps_min,
         eps_max=eps_max,
         spacing=spacing,
     )
-    trials = validate_count("trials", trials, 1)
-    workers = validate_count("workers", workers, 1)
-    for alpha in alpha_values:
-        epsilon_grid(problem, alpha, settings.generator, T, eps_min, eps_max, spacing)
     cells = [(method, alpha, trial) for alpha in alpha_values for method in chosen for trial in range(trials)]
     if chunk_size is None:
         size = min(MAX_CHUNK, max(1, math.ceil(len(cells) / (workers * CHUNKS_PER_WORKER))))
