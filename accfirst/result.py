@@ -44,6 +44,7 @@ class Trace:
                 "epsilon": self.epsilon,
                 "excess_risk": self.excess_risk,
                 "risk_lower_bound": self.risk_lower_bound,
+                "query_noise": self.query_noise,
                 "noisy_query": self.noisy_query,
                 "noisy_threshold": self.noisy_threshold,
             }

@@ -240,7 +240,7 @@ if show < trials:
             with column:
                 show_chart(
                     figure_search(
-                        run.trace.to_frame().assign(query_noise=run.trace.query_noise),
+                        run.trace.to_frame(),
                         method=method, alpha=alpha, stop_index=run.stop_index, trial=int(show),
                     ),
                     f"search_{method}",

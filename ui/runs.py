@@ -21,7 +21,7 @@ import pandas as pd
 import streamlit as st
 
 from accfirst import Problem, RunResult, run_one, trial_rng
-from accfirst.experiments import COLUMNS, validate_methods
+from accfirst.experiments import COLUMNS, trial_row, validate_methods
 from accfirst.snippet import RunSettings
 from ui.cache import session_memo
 from ui.dataset import Selection, builtin_problem
@@ -67,11 +67,10 @@ class RunRequest:
 
 def trial_rows(problem: Problem, request: RunRequest, method: str, first: int, count: int) -> pd.DataFrame:
     """Rows ``first … first+count−1`` of ``run_trials`` for one method (same seeds, same columns)."""
-    rows = []
-    for trial in range(first, first + count):
-        rng = trial_rng(request.seed, method, request.alpha, trial)
-        result = run_one(problem, method, request.alpha, request.gamma, rng, **request.grid_kwargs())
-        rows.append({**result.to_dict(), "trial": trial})
+    rows = [
+        trial_row(problem, method, request.alpha, trial, request.gamma, request.seed, **request.grid_kwargs())
+        for trial in range(first, first + count)
+    ]
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 

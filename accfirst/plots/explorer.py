@@ -196,11 +196,11 @@ def figure_search(
 
     A trace run without ``exact=True`` has no exact risk where a certified lower bound
     already failed the test; those levels are drawn at the lower bound (triangles: "at
-    least"), and so is their noisy risk when the frame has a ``query_noise`` column.
+    least"), and so is their noisy risk.
 
     Parameters
     ----------
-    trace : ``Trace.to_frame()``, optionally with a ``query_noise`` column.
+    trace : ``Trace.to_frame()``.
     method : "nr" or "doubling" (colour and title).
     alpha : the target excess risk.
     stop_index : the 1-based level that passed, ``None`` on fallback.
