@@ -99,12 +99,12 @@ def draw_headline(summary: pd.DataFrame, done: int, total: int) -> None:
     for card, (_, row) in zip(cards, summary.iterrows(), strict=True):
         with card.container(border=True):
             st.markdown(f"#### {row['label']}")
-            left, right = st.columns(2)
-            left.metric(
+            # One metric per row: a large e^ε such as "4.1 × 10⁹" would not fit beside ε.
+            st.metric(
                 "Median ex-post ε", format_epsilon(row["median_eps"]),
                 help="The privacy loss actually paid (known after the run), median over trials; ∞ = fallback.",
             )  # fmt: skip
-            right.metric("Risk factor e^ε", format_exp_epsilon(row["median_eps"]))
+            st.metric("Risk factor e^ε", format_exp_epsilon(row["median_eps"]))
             low, even = (format_posterior(row["median_eps"], q).replace("> ", "over ") for q in (0.01, 0.5))
             st.markdown(
                 f"Posterior bound (SPEC §10): prior 1% → **{low}**, prior 50% → **{even}**  \n"
