@@ -36,7 +36,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from sklearn.datasets import load_breast_cancer, load_diabetes
 
 from accfirst.datasets import synthetic
 from accfirst.datasets.prepared import DatasetInfo, PreparedData
@@ -65,12 +64,20 @@ def _intrusion_table() -> pd.DataFrame:
     return synthetic.synthetic_intrusion(SYNTHETIC_ROWS, rng)
 
 
+# scikit-learn is imported where its data are loaded: importing it costs about 0.3 s,
+# which the app's default (synthetic) view need not pay on a cold start.
+
+
 def _diabetes_table() -> pd.DataFrame:
+    from sklearn.datasets import load_diabetes
+
     frame = load_diabetes(as_frame=True).frame
     return frame.rename(columns={"target": "progression"})
 
 
 def _breast_cancer_table() -> pd.DataFrame:
+    from sklearn.datasets import load_breast_cancer
+
     bunch = load_breast_cancer(as_frame=True)
     frame = bunch.data.copy()
     frame["diagnosis"] = np.asarray(bunch.target_names)[bunch.target.to_numpy()]

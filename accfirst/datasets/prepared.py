@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.metrics import roc_auc_score
 
 from accfirst.errors import AccFirstError
 
@@ -139,6 +138,8 @@ class PreparedData:
             total = float(np.sum((self.y_test - self.y_test.mean()) ** 2))
             r2 = 1.0 - mse * len(self.y_test) / total if total > 0 else float("nan")
             return {"r2": r2, "mse": mse}
+        from sklearn.metrics import roc_auc_score  # lazily: see the note in ``builtin``
+
         accuracy = float(np.mean(np.where(score > 0, 1.0, -1.0) == self.y_test))
         both_classes = np.unique(self.y_test).size == 2
         auc = float(roc_auc_score(self.y_test, score)) if both_classes else float("nan")
