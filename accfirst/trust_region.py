@@ -86,12 +86,15 @@ def solve_trust_region(H: NDArray[np.float64], g: NDArray[np.float64], radius: f
         # Cholesky can fail on a barely definite H that eigh still resolves.
         return V @ (a / eigenvalues)
 
+    # Work with the gaps λ_i + μ_low ≥ 0 and the shift ν = μ − μ_low ≥ 0: the pole of
+    # the bottom eigenvalue then sits exactly at ν = 0, so a root within an ulp of
+    # −λ_min (g nearly orthogonal to the bottom eigenvector) is still resolved.
+    gaps = eigenvalues + mu_low
     bottom_weight = float(np.linalg.norm(a[bottom]))
     if bottom_weight <= HARD_CASE_TOLERANCE * max(g_norm, 1e-300):
         rest = ~bottom
-        shifted = eigenvalues[rest] + mu_low
         coefficients = np.zeros_like(a)
-        coefficients[rest] = a[rest] / shifted
+        coefficients[rest] = a[rest] / gaps[rest]
         rest_norm = float(np.linalg.norm(coefficients))
         if rest_norm <= radius:
             # Hard case: μ = −λ_min, fill the remaining length along the bottom eigenvector.
@@ -100,22 +103,20 @@ def solve_trust_region(H: NDArray[np.float64], g: NDArray[np.float64], radius: f
             coefficients[index] = sign * math.sqrt(max(radius**2 - rest_norm**2, 0.0))
             return V @ coefficients
 
-    def coefficients_at(mu: float) -> NDArray[np.float64]:
+    def coefficients_at(nu: float) -> NDArray[np.float64]:
         with np.errstate(divide="ignore"):
-            return np.divide(a, eigenvalues + mu, out=np.zeros_like(a), where=a != 0)
+            return np.divide(a, gaps + nu, out=np.zeros_like(a), where=a != 0)
 
-    def secular(mu: float) -> float:
-        # 1/‖θ(μ)‖ − 1/r is nearly linear in μ: a well-conditioned root find.
-        norm = float(np.linalg.norm(coefficients_at(mu)))
+    def secular(nu: float) -> float:
+        # 1/‖θ(ν)‖ − 1/r is nearly linear in ν: a well-conditioned root find.
+        norm = float(np.linalg.norm(coefficients_at(nu)))
         return (1.0 / norm if norm > 0 else math.inf) - 1.0 / radius
 
-    mu_high = mu_low + g_norm / radius + 1e-300
-    while secular(mu_high) < 0:
-        mu_high = mu_low + 2 * (mu_high - mu_low) + 1e-300
-    if secular(mu_low) >= 0:
-        mu = mu_low
-    else:
-        mu = brentq(secular, mu_low, mu_high, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
-    theta = V @ coefficients_at(mu)
-    norm = float(np.linalg.norm(theta))
-    return theta * (radius / norm) if norm > radius else theta
+    if secular(0.0) >= 0:
+        # μ = μ_low = 0 with ‖H⁺g‖ ≤ r: a (positive semi-definite) interior optimum.
+        return V @ coefficients_at(0.0)
+    # At ν = ‖g‖/r every |a_i|/(gap_i + ν) ≤ |a_i|/ν, so ‖θ(ν)‖ ≤ r: a bracket.
+    nu = brentq(secular, 0.0, g_norm / radius, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+    theta = V @ coefficients_at(nu)
+    # μ > 0: the optimum lies on the sphere; remove the root finder's last rounding.
+    return theta * (radius / float(np.linalg.norm(theta)))

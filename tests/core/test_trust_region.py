@@ -124,3 +124,18 @@ def test_indefiniteness_certificates_are_never_wrong() -> None:
         if lam_min < -1e-6:
             assert shifted_cholesky_fails(H)
     assert proved > 50
+
+
+@pytest.mark.parametrize("bottom_component", [0.0, 1e-16, 1e-13, 3e-12, 1e-10, 1e-8, 1e-6])
+def test_near_hard_case_reaches_the_sphere(bottom_component: float) -> None:
+    """g almost orthogonal to the bottom eigenvector: the root μ sits within ulps of −λ_min."""
+    H = np.diag([-96.85, -74.02, -2.94, 18.53, 56.60])
+    g = np.array([bottom_component, -1.81e-3, -1.64e-3, -4.10e-3, 6.82e-3])
+    radius = 92.81
+    theta = solve_trust_region(H, g, radius)
+    assert np.all(np.isfinite(theta))
+    assert np.linalg.norm(theta) == pytest.approx(radius, rel=1e-12)
+    # Filling the sphere along the bottom eigenvector is the (near-)hard-case optimum.
+    fill = np.zeros(5)
+    fill[0] = radius
+    assert trust_region_objective(H, g, theta) <= trust_region_objective(H, g, fill) + 1e-7 * radius**2
