@@ -130,13 +130,22 @@ def noise_reduction(
     )
 
 
+# 2^k for the ex-post loss must stay finite in float64.
+MAX_DOUBLING_LEVELS = 1000
+
+
 def doubling_levels(eps_min: float, eps_max: float) -> NDArray[np.float64]:
     """ε_k = ε_min·2^{k−1}, k = 1…K, K = ⌈log₂(ε_max/ε_min)⌉ + 1 (SPEC §7)."""
     low = validate_positive("eps_min", eps_min)
     high = validate_positive("eps_max", eps_max)
     if not low < high:
         raise AccFirstError(f"eps_min must be smaller than eps_max; got eps_min={low:g}, eps_max={high:g}")
-    K = math.ceil(math.log2(high / low)) + 1
+    K = math.ceil(math.log2(high) - math.log2(low)) + 1
+    if K > MAX_DOUBLING_LEVELS:
+        raise AccFirstError(
+            f"eps_max/eps_min = 2^{K - 1} needs {K} doubling levels; at most {MAX_DOUBLING_LEVELS} are supported "
+            "(narrow the ε range)"
+        )
     return low * 2.0 ** np.arange(K)
 
 

@@ -119,9 +119,15 @@ class Problem(ABC):
 
     def project(self, theta: NDArray[np.float64]) -> NDArray[np.float64]:
         """Proj_C: rescale θ to norm M when ‖θ‖₂ > M (SPEC §3, post-processing)."""
-        norm = float(np.linalg.norm(theta))
-        if norm > self.norm_bound:
-            return theta * (self.norm_bound / norm)
+        largest = float(np.max(np.abs(theta)))
+        if largest == 0:
+            return theta
+        # Scaled by the largest entry first: very noisy θ (entries ~1e160) must not
+        # overflow the norm.
+        scaled = theta / largest
+        scaled_norm = float(np.linalg.norm(scaled))
+        if largest * scaled_norm > self.norm_bound:
+            return scaled * (self.norm_bound / scaled_norm)
         return theta
 
 
@@ -202,9 +208,13 @@ class RidgeProblem(Problem):
         return self.excess_risk(theta)
 
     def boundary_risk_lower_bound(self) -> float:
-        """Lower bound on R over the sphere ‖θ‖ = M: ½λ_min(Q)(M − ‖θ*‖)² (strong convexity)."""
+        """Lower bound on R over the sphere ‖θ‖ = M: ½λ_min(Q)(M − ‖θ*‖)² (strong convexity).
+
+        Shrunk by a relative 1e-9 so that it stays below R for solutions whose norm
+        is M only up to rounding.
+        """
         gap = self.norm_bound - float(np.linalg.norm(self._theta_star))
-        return 0.5 * self.hessian_min_eigenvalue * max(gap, 0.0) ** 2
+        return 0.5 * self.hessian_min_eigenvalue * max(gap, 0.0) ** 2 * (1 - 1e-9)
 
 
 class LogisticProblem(Problem):
@@ -268,7 +278,8 @@ class LogisticProblem(Problem):
         theta = np.zeros(self.p)
         for _ in range(100):
             gradient, hessian = self._gradient_hessian(theta)
-            if np.linalg.norm(gradient) <= LOGISTIC_GRADIENT_TOLERANCE:
+            self._gradient_norm_star = float(np.linalg.norm(gradient))
+            if self._gradient_norm_star <= LOGISTIC_GRADIENT_TOLERANCE:
                 return theta
             step = np.linalg.solve(hessian, gradient)
             current = self.loss(theta)
@@ -293,17 +304,19 @@ class LogisticProblem(Problem):
         return float(values) if values.ndim == 0 else values
 
     def excess_risk_lower_bound(self, theta: NDArray[np.float64]) -> float:
-        """½δᵀ(σ'(m)G + λI)δ with δ = θ − θ*, G = XᵀX/n, m = max_i|x_iᵀθ*| + ‖δ‖∞.
+        """½δᵀ(σ'(m)G + λI)δ − ‖∇L(θ*)‖‖δ‖ with δ = θ − θ*, G = XᵀX/n, m = max_i|x_iᵀθ*| + ‖δ‖∞.
 
         On the segment from θ* to θ every margin is at most m in absolute value
         (|x_iᵀδ| ≤ ‖x_i‖₁‖δ‖∞ ≤ ‖δ‖∞), so the Hessian there is ⪰ σ'(m)G + λI and the
-        integral form of Taylor's theorem (∇L(θ*) = 0) gives the bound.
+        integral form of Taylor's theorem gives the bound; the computed θ* leaves a
+        gradient of norm ≤ 1e−10, whose first-order term is subtracted.
         """
         delta = theta - self._theta_star
         m = self.max_margin_star + float(np.max(np.abs(delta)))
         sigma = expit(-m)
         curvature = sigma * (1 - sigma)
-        return 0.5 * (curvature * float(delta @ self.gram @ delta) + self.lam * float(delta @ delta)) * (1 - 1e-12)
+        quadratic = 0.5 * (curvature * float(delta @ self.gram @ delta) + self.lam * float(delta @ delta))
+        return max(quadratic * (1 - 1e-12) - self._gradient_norm_star * float(np.linalg.norm(delta)), 0.0)
 
 
 def _readonly(array: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -115,8 +115,12 @@ def solve_trust_region(H: NDArray[np.float64], g: NDArray[np.float64], radius: f
     if secular(0.0) >= 0:
         # μ = μ_low = 0 with ‖H⁺g‖ ≤ r: a (positive semi-definite) interior optimum.
         return V @ coefficients_at(0.0)
-    # At ν = ‖g‖/r every |a_i|/(gap_i + ν) ≤ |a_i|/ν, so ‖θ(ν)‖ ≤ r: a bracket.
-    nu = brentq(secular, 0.0, g_norm / radius, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+    # At ν = ‖g‖/r every |a_i|/(gap_i + ν) ≤ |a_i|/ν, so ‖θ(ν)‖ ≤ r: a bracket, widened
+    # while rounding still leaves the norm a hair above r.
+    nu_high = g_norm / radius
+    while secular(nu_high) < 0:
+        nu_high *= 1 + 1e-8
+    nu = brentq(secular, 0.0, nu_high, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
     theta = V @ coefficients_at(nu)
     # μ > 0: the optimum lies on the sphere; remove the root finder's last rounding.
     return theta * (radius / float(np.linalg.norm(theta)))

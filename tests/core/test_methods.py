@@ -249,3 +249,8 @@ def test_same_seed_same_run(ridge_problem) -> None:
     np.testing.assert_array_equal(first.theta, second.theta)
     different = noise_reduction(ridge_problem, 0.05, 0.1, grid, rng=18)
     assert not np.array_equal(first.theta, different.theta)
+
+
+def test_doubling_range_too_wide_for_float64_is_refused() -> None:
+    with pytest.raises(AccFirstError, match="doubling levels"):
+        doubling_levels(1e-300, 1e9)

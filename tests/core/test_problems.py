@@ -110,3 +110,48 @@ def test_logistic_rejects_bad_labels(y, message) -> None:
 
 def test_errors_are_value_errors() -> None:
     assert issubclass(DataError, ValueError) and issubclass(AccFirstError, ValueError)
+
+
+def test_logistic_bound_accounts_for_the_residual_gradient_of_theta_star() -> None:
+    """θ* is exact only to a gradient norm ≤ 1e−10: the bound must hold along −∇L(θ*) too."""
+    rng = np.random.default_rng(7)
+    checked = 0
+    for _ in range(60):
+        n, p, lam = int(rng.integers(20, 400)), int(rng.integers(1, 6)), float(10 ** rng.uniform(-6, -2))
+        X = rng.normal(size=(n, p)) * rng.exponential(size=(n, 1))
+        X /= np.abs(X).sum(axis=1).max() * 10 ** rng.uniform(0, 2)
+        y = np.where(X @ rng.normal(size=p) + 0.01 * rng.normal(size=n) >= 0, 1.0, -1.0)
+        problem = LogisticProblem(X, y, lam)
+        gradient, _ = problem._gradient_hessian(problem.theta_star)
+        if np.linalg.norm(gradient) < 1e-14:
+            continue
+        checked += 1
+        for step in np.geomspace(1e-7, problem.norm_bound, 25):
+            theta = problem.project(problem.theta_star - step * gradient / np.linalg.norm(gradient))
+            # Rounding in L(θ) − L(θ*) is ~1e−16; the testers keep a 1e−12 decision margin.
+            assert problem.excess_risk_lower_bound(theta) <= problem.excess_risk(theta) + 1e-14
+    assert checked > 20
+
+
+def test_ridge_boundary_bound_holds_for_computed_solutions_in_one_dimension() -> None:
+    """p = 1 makes the sphere bound tight: it must stay below R despite rounding."""
+    from accfirst.generators import CovariancePerturbation
+
+    rng = np.random.default_rng(3)
+    boundary = 0
+    for _ in range(300):
+        n = int(rng.integers(5, 500))
+        X = rng.uniform(-1, 1, size=(n, 1))
+        y = np.clip(0.5 * X[:, 0] + 0.1 * rng.normal(size=n), -1, 1)
+        hypothesis = CovariancePerturbation(RidgeProblem(X, y, 1e-8)).sample(float(10 ** rng.uniform(-3, 1)), rng)
+        boundary += hypothesis._shape[0] == "boundary"
+        assert hypothesis.risk_lower_bound <= hypothesis.excess_risk
+        assert np.linalg.norm(hypothesis.theta) <= hypothesis.problem.norm_bound * (1 + 1e-15)
+    assert boundary > 30
+
+
+def test_projection_of_enormous_noise_lands_on_the_sphere(logistic_problem) -> None:
+    from accfirst.generators import OutputPerturbation
+
+    theta = OutputPerturbation(logistic_problem).sample(1e-160, np.random.default_rng(0)).theta
+    assert np.linalg.norm(theta) == pytest.approx(logistic_problem.norm_bound, rel=1e-12)
