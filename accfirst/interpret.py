@@ -202,8 +202,8 @@ def plain_sentence(summary: pd.Series | dict) -> str:
     met = f"met the accuracy target (excess risk ≤ {alpha:g}) in {successes} of {trials} {runs}"
     if math.isinf(eps):
         sentence = (
-            f"{label} {met}, but in most runs no private model passed the test, so the exact, "
-            "non-private model was released: the privacy loss is unbounded (ε = ∞)."
+            f"{label} {met}, but in {fallbacks} of them no private model passed the test, so the "
+            "exact, non-private model was released: the typical privacy loss is unbounded (ε = ∞)."
         )
     else:
         bound = format_posterior(eps, 0.01)

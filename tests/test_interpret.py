@@ -152,5 +152,8 @@ def test_plain_sentence_mentions_fallbacks_and_theory_caveat():
     assert "In 1 of 3 runs no private model passed the test" in plain_sentence(some)
     most = summarise_runs(_frame("nr", [1.0, math.inf, math.inf], [True] * 3, [False, True, True])).iloc[0]
     assert "unbounded (ε = ∞)" in plain_sentence(most)
+    assert "in 2 of them no private model passed" in plain_sentence(most)
+    half = summarise_runs(_frame("nr", [1.0, math.inf], [True] * 2, [False, True])).iloc[0]
+    assert "in 1 of them no private model passed" in plain_sentence(half)
     theory = summarise_runs(_frame("theory", [5.0, 5.0], [True, False], [False, False])).iloc[0]
     assert "only on average" in plain_sentence(theory)
