@@ -74,6 +74,25 @@ def _eps_text(values: pd.Series) -> list[str]:
     return [f"ε = {format_epsilon(e)}, e^ε = {format_exp_epsilon(e)}" for e in values]
 
 
+def _trial_strip(x, row_label: str, method: str, **hover: object) -> go.Box:
+    """One method's trials as a horizontal box with every trial drawn as a point."""
+    color = method_color(method)
+    return go.Box(
+        x=x,
+        y=[row_label] * len(x),
+        name=method_label(method),
+        orientation="h",
+        boxpoints="all",
+        jitter=0.4,
+        pointpos=0,
+        marker={"color": color, "size": 6, "opacity": 0.7},
+        line={"color": color},
+        fillcolor="rgba(0,0,0,0)",
+        showlegend=False,
+        **hover,
+    )
+
+
 def figure_epsilon_distribution(results: pd.DataFrame) -> go.Figure:
     """Ex-post ε of every trial, per method (output 2): box plus every point, log axis.
 
@@ -95,25 +114,13 @@ def figure_epsilon_distribution(results: pd.DataFrame) -> go.Figure:
             fig.add_trace(go.Box(x=[None], y=[row_label], name=name, marker_color=method_color(method)))
             continue
         fig.add_trace(
-            go.Box(
-                x=finite["eps_total"],
-                y=[row_label] * len(finite),
-                name=name,
-                orientation="h",
-                boxpoints="all",
-                jitter=0.4,
-                pointpos=0,
-                marker={"color": method_color(method), "size": 6, "opacity": 0.7},
-                line={"color": method_color(method)},
-                fillcolor="rgba(0,0,0,0)",
+            _trial_strip(
+                finite["eps_total"], row_label, method,
                 customdata=np.column_stack([finite["trial"], finite["stop_index"].fillna(-1)]),
                 text=_eps_text(finite["eps_total"]),
-                hovertemplate="trial %{customdata[0]}: %{text}<br>stop at level %{customdata[1]}<extra>"
-                + name
-                + "</extra>",
-                showlegend=False,
+                hovertemplate=f"trial %{{customdata[0]}}: %{{text}}<br>stop at level %{{customdata[1]}}<extra>{name}</extra>",
             )
-        )
+        )  # fmt: skip
     fig.update_xaxes(type="log", title_text="ex-post privacy loss ε (log scale)")
     fig.update_yaxes(autorange="reversed", title_text=None)
     trials = int(results["trial"].nunique()) if len(results) else 0
@@ -303,22 +310,12 @@ def figure_excess_risk(results: pd.DataFrame, alpha: float) -> go.Figure:
         label = f"{method_label(method)}<br>({rate:.0%} ≤ α)"
         risk = runs["excess_risk"].to_numpy(dtype=float)
         fig.add_trace(
-            go.Box(
-                x=np.maximum(risk, RISK_FLOOR),
-                y=[label] * len(runs),
-                name=method_label(method),
-                orientation="h",
-                boxpoints="all",
-                jitter=0.4,
-                pointpos=0,
-                marker={"color": method_color(method), "size": 6, "opacity": 0.7},
-                line={"color": method_color(method)},
-                fillcolor="rgba(0,0,0,0)",
+            _trial_strip(
+                np.maximum(risk, RISK_FLOOR), label, method,
                 customdata=np.column_stack([runs["trial"], risk]),
                 hovertemplate="trial %{customdata[0]}: R = %{customdata[1]:.4g}<extra></extra>",
-                showlegend=False,
             )
-        )
+        )  # fmt: skip
     fig.add_vline(x=alpha, line={"color": "black", "dash": "dash", "width": 1})
     fig.add_annotation(
         x=math.log10(alpha), y=1, yref="paper", text=f"α = {alpha:g}", showarrow=False, xanchor="left", yanchor="bottom"
