@@ -11,6 +11,7 @@ Everything here is pure (numbers and strings); the app and the CLI both use it.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -124,19 +125,31 @@ def format_posterior(eps: float, prior: float) -> str:
     return format_probability(min(posterior_bound(eps, prior), 0.99999))
 
 
+def quantile_with_inf(values: Sequence[float] | np.ndarray, q: float) -> float:
+    """numpy's linear-interpolation quantile, except that ∞ counts as ∞ (SPEC §9).
+
+    ``np.quantile`` returns NaN as soon as it interpolates next to an ∞; here the
+    result is ∞ when the upper neighbour is ∞ and the interpolation weight is > 0.
+    """
+    ordered = np.sort(np.asarray(values, dtype=np.float64))
+    if ordered.size == 0:
+        return math.nan
+    position = (ordered.size - 1) * q
+    low, high = math.floor(position), math.ceil(position)
+    weight = position - low
+    if weight == 0 or ordered[low] == ordered[high]:
+        return float(ordered[low])
+    if math.isinf(ordered[high]):
+        return math.inf
+    return float(ordered[low] + weight * (ordered[high] - ordered[low]))
+
+
 def median_with_inf(values: ArrayLike) -> float:
     """The median where ∞ (fallback) counts as a value larger than every finite one (SPEC §9).
 
     Of an even count, the mean of the two middle values (∞ if either is ∞); NaN if empty.
     """
-    array = np.sort(np.asarray(values, dtype=np.float64))
-    if array.size == 0:
-        return math.nan
-    middle = array.size // 2
-    if array.size % 2:
-        return float(array[middle])
-    low, high = float(array[middle - 1]), float(array[middle])
-    return math.inf if math.isinf(high) else (low + high) / 2
+    return quantile_with_inf(values, 0.5)
 
 
 SUMMARY_COLUMNS = (

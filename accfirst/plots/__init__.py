@@ -8,6 +8,10 @@ methods appear in) lives here so every figure agrees.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import pandas as pd
+
 from accfirst.experiments import METHOD_LABELS, METHODS
 
 METHOD_ORDER = METHODS
@@ -26,4 +30,10 @@ def method_color(method: str) -> str:
     return METHOD_COLORS.get(method, NONPRIVATE_COLOR)
 
 
-__all__ = ["METHOD_COLORS", "METHOD_ORDER", "NONPRIVATE_COLOR", "method_color", "method_label"]
+def methods_in(results: pd.DataFrame, exclude: Sequence[str] = ()) -> list[str]:
+    """The methods present in ``results``, in ``METHOD_ORDER`` (unknown keys last), minus ``exclude``."""
+    present = [m for m in dict.fromkeys(results["method"]) if m not in exclude]
+    return [m for m in METHOD_ORDER if m in present] + [m for m in present if m not in METHOD_ORDER]
+
+
+__all__ = ["METHOD_COLORS", "METHOD_ORDER", "NONPRIVATE_COLOR", "method_color", "method_label", "methods_in"]

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from accfirst.interpret import format_epsilon, format_exp_epsilon, median_with_inf
-from accfirst.plots import METHOD_ORDER, NONPRIVATE_COLOR, method_color, method_label
+from accfirst.plots import NONPRIVATE_COLOR, method_color, method_label, methods_in
 
 THRESHOLD_COLOR = "#D55E00"
 TRUE_RISK_COLOR = "#7F7F7F"
@@ -59,11 +59,6 @@ def _layout(fig: go.Figure, *, title: str, height: int, subtitle: str = "") -> g
     return fig
 
 
-def _methods_in(results: pd.DataFrame) -> list[str]:
-    present = list(dict.fromkeys(results["method"]))
-    return [m for m in METHOD_ORDER if m in present] + [m for m in present if m not in METHOD_ORDER]
-
-
 def _require(frame: pd.DataFrame, columns: tuple[str, ...], what: str) -> None:
     missing = [c for c in columns if c not in frame.columns]
     if missing:
@@ -101,7 +96,7 @@ def figure_epsilon_distribution(results: pd.DataFrame) -> go.Figure:
     _require(results, ("method", "trial", "eps_total", "stop_index"), "figure_epsilon_distribution")
     fig = go.Figure()
     notes = []
-    for method in _methods_in(results):
+    for method in methods_in(results):
         runs = results[results["method"] == method]
         finite = runs[np.isfinite(runs["eps_total"].to_numpy(dtype=float))]
         fallbacks = len(runs) - len(finite)
@@ -132,7 +127,7 @@ def breakdown_frame(results: pd.DataFrame) -> pd.DataFrame:
     """Median testing and generation parts of ε per method, over the trials that halted (SPEC §6)."""
     _require(results, ("method", "eps_test", "eps_hypothesis", "fallback"), "breakdown_frame")
     rows = []
-    for method in _methods_in(results):
+    for method in methods_in(results):
         runs = results[results["method"] == method]
         halted = runs[~runs["fallback"].astype(bool)]
         rows.append(
@@ -304,7 +299,7 @@ def figure_excess_risk(results: pd.DataFrame, alpha: float) -> go.Figure:
     """
     _require(results, ("method", "trial", "excess_risk", "success"), "figure_excess_risk")
     fig = go.Figure()
-    for method in _methods_in(results):
+    for method in methods_in(results):
         runs = results[results["method"] == method]
         rate = float(runs["success"].astype(bool).mean())
         label = f"{method_label(method)}<br>({rate:.0%} ≤ α)"

@@ -26,31 +26,13 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from accfirst.plots import METHOD_ORDER, method_color, method_label
+from accfirst.interpret import quantile_with_inf
+from accfirst.plots import method_color, method_label, methods_in
 
 BAND_OPACITY = 0.18
 ALPHA_AXIS = "α (requested excess risk)"
 THEORY_CAVEAT = "promises only expected excess risk ≤ α, not w.p. 1 − γ (SPEC §4)"
 INFINITE_NOTE = "Gaps: the quantile is ∞ there (fallback in that share of runs; SPEC §9)."
-
-
-def quantile_with_inf(values: Sequence[float] | np.ndarray, q: float) -> float:
-    """numpy's linear-interpolation quantile, except that ∞ counts as ∞ (SPEC §9).
-
-    ``np.quantile`` returns NaN as soon as it interpolates next to an ∞; here the
-    result is ∞ when the upper neighbour is ∞ and the interpolation weight is > 0.
-    """
-    ordered = np.sort(np.asarray(values, dtype=np.float64))
-    if ordered.size == 0:
-        return math.nan
-    position = (ordered.size - 1) * q
-    low, high = math.floor(position), math.ceil(position)
-    weight = position - low
-    if weight == 0 or ordered[low] == ordered[high]:
-        return float(ordered[low])
-    if math.isinf(ordered[high]):
-        return math.inf
-    return float(ordered[low] + weight * (ordered[high] - ordered[low]))
 
 
 def summarise(df: pd.DataFrame, value: str, quantiles: Sequence[float] = (0.25, 0.5, 0.75)) -> pd.DataFrame:
@@ -78,11 +60,6 @@ def exp_epsilon(eps: pd.DataFrame | pd.Series) -> pd.DataFrame | pd.Series:
 
 def _quantile_column(q: float) -> str:
     return f"q{round(q * 100):02d}"
-
-
-def _methods_in(df: pd.DataFrame, exclude: Sequence[str] = ()) -> list[str]:
-    present = set(df["method"])
-    return [m for m in METHOD_ORDER if m in present and m not in exclude]
 
 
 def _finite_or_none(values: pd.Series) -> list[float | None]:
@@ -192,7 +169,7 @@ def fig1_epsilon(df: pd.DataFrame, versus: str = "theory", risk_factor: bool = F
     quantity = "e^ε" if risk_factor else "ε"
     fig = go.Figure()
     compared = ["nr", "doubling"] if versus == "doubling" else ["nr"]
-    methods = [m for m in _methods_in(df) if m in compared]
+    methods = [m for m in methods_in(df) if m in compared]
     infinite = False
     for method in methods:
         summary = summarise(df[df["method"] == method], "eps_total")
@@ -236,7 +213,7 @@ def fig2_excess_risk(df: pd.DataFrame) -> go.Figure:
     The excess risk is the true one (evaluation only, not private; SPEC §9).
     """
     fig = go.Figure()
-    for method in _methods_in(df):
+    for method in methods_in(df):
         summary = summarise(df[df["method"] == method], "excess_risk", (0.25, 0.5, 0.75, 0.9))
         label = method_label(method) + (" (expected error only)" if method == "theory" else "")
         _add_median(fig, summary, method, "excess risk")
@@ -275,7 +252,7 @@ def fig3_breakdown(df: pd.DataFrame) -> go.Figure:
     approach has no test and is left out.
     """
     fig = go.Figure()
-    for method in _methods_in(df, exclude=("theory",)):
+    for method in methods_in(df, exclude=("theory",)):
         rows = df[df["method"] == method]
         share = rows.groupby("alpha")["fallback"].mean()
         halted = rows[~rows["fallback"].astype(bool)]
@@ -306,7 +283,7 @@ def fig4_theta_norm(df: pd.DataFrame) -> go.Figure:
     The tests' sensitivity uses M; norms far below it show how loose that is (Appendix B.2).
     """
     fig = go.Figure()
-    for method in _methods_in(df):
+    for method in methods_in(df):
         summary = summarise(df[df["method"] == method], "theta_norm")
         _add_band(fig, summary, method, "q25", "q75", "interquartile range")
         _add_median(fig, summary, method, "‖θ‖")
@@ -336,7 +313,7 @@ def paper_table(df: pd.DataFrame, alphas: Sequence[float] | None = None) -> pd.D
     if alphas is not None:
         wanted = np.asarray(alphas, dtype=np.float64)
         table = table[np.isclose(table["α"].to_numpy()[:, None], wanted[None, :]).any(axis=1)]
-    for method in _methods_in(df):
+    for method in methods_in(df):
         rows = df[df["method"] == method]
         eps = summarise(rows, "eps_total", (0.5,)).set_index("alpha")
         label = method_label(method)

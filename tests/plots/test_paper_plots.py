@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from accfirst.experiments import COLUMNS
+from accfirst.interpret import quantile_with_inf
 from accfirst.plots.paper import (
     fig1_epsilon,
     fig2_excess_risk,
@@ -17,7 +18,6 @@ from accfirst.plots.paper import (
     fig4_theta_norm,
     html_report,
     paper_table,
-    quantile_with_inf,
     summarise,
 )
 
