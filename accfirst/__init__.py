@@ -6,17 +6,17 @@ paid (Ligett, Neel, Roth, Waggoner & Wu, "Accuracy First", NeurIPS 2017).
 See SPEC.md for the contract every number follows.
 """
 
-from accfirst.above_threshold import CALIBRATIONS, AboveThresholdCalibration, interactive_above_threshold
+from accfirst.mechanisms.above_threshold import CALIBRATIONS, AboveThresholdCalibration, interactive_above_threshold
 from accfirst.errors import AccFirstError, DataError
-from accfirst.experiments import METHODS, run_one, run_trials, trial_rng
-from accfirst.generators import CovariancePerturbation, OutputPerturbation, make_generator
-from accfirst.grid import default_eps_range, epsilon_grid
-from accfirst.methods import doubling, doubling_levels, noise_reduction, theory_run
-from accfirst.noise_reduction import LAPLACE, laplace_noise_reduction
-from accfirst.problems import LogisticProblem, Problem, RidgeProblem
+from accfirst.search.experiments import METHODS, run_one, run_trials, trial_rng
+from accfirst.erm.generators import CovariancePerturbation, OutputPerturbation, make_generator
+from accfirst.search.grid import default_eps_range, epsilon_grid
+from accfirst.search.methods import doubling, doubling_levels, noise_reduction, theory_run
+from accfirst.mechanisms.noise_reduction import LAPLACE, laplace_noise_reduction
+from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
 from accfirst.result import RunResult, Trace
-from accfirst.theory import theory_epsilon
-from accfirst.trust_region import solve_trust_region
+from accfirst.erm.theory import theory_epsilon
+from accfirst.erm.trust_region import solve_trust_region
 
 __all__ = [
     "CALIBRATIONS", "LAPLACE", "METHODS", "AboveThresholdCalibration", "AccFirstError",

@@ -22,16 +22,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from accfirst.above_threshold import CALIBRATIONS
+from accfirst.mechanisms.above_threshold import CALIBRATIONS
 from accfirst.datasets import BUILTIN_DATASETS, PreparedData, from_frame, load_builtin, read_upload
 from accfirst.errors import AccFirstError
-from accfirst.experiments import METHODS, run_one, trial_rng, validate_methods
-from accfirst.generators import GENERATORS
-from accfirst.grid import SPACINGS
+from accfirst.search.experiments import METHODS, run_one, trial_rng, validate_methods
+from accfirst.erm.generators import GENERATORS
+from accfirst.search.grid import SPACINGS
 from accfirst.plots.paper import html_report
-from accfirst.problems import LogisticProblem, Problem, RidgeProblem
+from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
 from accfirst.snippet import RunSettings
-from accfirst.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
+from accfirst.search.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
 from accfirst.validation import validate_count, validate_gamma
 
 PROG = "accfirst"

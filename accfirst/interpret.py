@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike
 from scipy.special import expit
 
 from accfirst.errors import AccFirstError
-from accfirst.experiments import METHOD_LABELS
+from accfirst.search.experiments import METHOD_LABELS
 
 # e^ε overflows float64 above ~709.78; beyond this we only ever print powers of ten.
 _LOG10_E = 1 / math.log(10)

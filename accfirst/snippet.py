@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 
 from accfirst.errors import AccFirstError
-from accfirst.experiments import METHODS
+from accfirst.search.experiments import METHODS
 
 TASK_PROBLEMS = {"ridge": "RidgeProblem", "logistic": "LogisticProblem"}
 # Keyword arguments of accfirst.datasets.load_builtin / from_frame that a spec may carry.

@@ -3,7 +3,7 @@
 Ridge (synthetic-buzz, n = 100,000, p = 77, covariance perturbation) and logistic
 (synthetic-intrusion, n = 100,000, p = 38, output perturbation), λ = 0.005, γ = 0.1,
 T = 1000, α = 0.005, 0.010, …, 0.200 (40 values) × 20 trials × {noise reduction,
-doubling}: 1,600 runs per task, spread over every core by ``accfirst.sweep``.
+doubling}: 1,600 runs per task, spread over every core by ``accfirst.search.sweep``.
 Target: ≤ 120 s wall time for both tasks together on a 2-core machine.
 
 Prints the wall time per task and in total (with the CPU seconds the runs took and
@@ -30,7 +30,7 @@ import pandas as pd
 from accfirst import CALIBRATIONS, LogisticProblem, Problem, RidgeProblem
 from accfirst.datasets import load_builtin
 from accfirst.plots.paper import paper_table
-from accfirst.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
+from accfirst.search.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
 
 LAM, GAMMA, T = 0.005, 0.1, 1000
 TASKS = (("ridge", "synthetic-buzz", RidgeProblem), ("logistic", "synthetic-intrusion", LogisticProblem))

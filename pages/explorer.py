@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from accfirst import METHODS, default_eps_range
-from accfirst.experiments import METHOD_LABELS
+from accfirst.search.experiments import METHOD_LABELS
 from accfirst.interpret import (
     format_epsilon,
     format_exp_epsilon,

@@ -8,7 +8,7 @@ settings, Python snippet, command line). Trials, γ, T, seed, generator and cali
 sit in the sidebar under the shared dataset picker; every setting lives in the URL.
 
 A sweep runs only when asked (it can take a minute) on every CPU core
-(``accfirst.sweep``); the worker processes serve one sweep at a time across all
+(``accfirst.search.sweep``); the worker processes serve one sweep at a time across all
 visitors, so a concurrent sweep runs in the page's own process instead and the
 server's memory does not grow with the number of visitors. Pressing Stop — or changing any setting — while it runs makes
 Streamlit stop the script at the next progress update; the sweep then cancels the
@@ -28,7 +28,7 @@ import streamlit as st
 
 from accfirst import METHODS
 from accfirst.cli import command_line
-from accfirst.experiments import METHOD_LABELS
+from accfirst.search.experiments import METHOD_LABELS
 from accfirst.plots.paper import (
     fig1_epsilon,
     fig2_excess_risk,
@@ -38,7 +38,7 @@ from accfirst.plots.paper import (
     paper_table,
 )
 from accfirst.snippet import RunSettings, reproduction_snippet, settings_json
-from accfirst.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
+from accfirst.search.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
 from ui.dataset import require_selection, show_data_report
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
@@ -69,7 +69,7 @@ def worker_pool_slot() -> threading.BoundedSemaphore:
 
 @dataclass(frozen=True)
 class AlphaGrid(Setting):
-    """The α grid as text, ``start:stop:step`` (stop included) or ``a,b,c`` (``accfirst.sweep.parse_alphas``)."""
+    """The α grid as text, ``start:stop:step`` (stop included) or ``a,b,c`` (``accfirst.search.sweep.parse_alphas``)."""
 
     def parse(self, raw: list[str]) -> str:
         try:

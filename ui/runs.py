@@ -21,7 +21,7 @@ import pandas as pd
 import streamlit as st
 
 from accfirst import Problem, RunResult, run_one, trial_rng
-from accfirst.experiments import COLUMNS, trial_row, validate_methods
+from accfirst.search.experiments import COLUMNS, trial_row, validate_methods
 from accfirst.snippet import RunSettings
 from ui.cache import session_memo
 from ui.dataset import Selection, builtin_problem

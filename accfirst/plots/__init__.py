@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from accfirst.experiments import METHOD_LABELS, METHODS
+from accfirst.search.experiments import METHOD_LABELS, METHODS
 
 METHOD_ORDER = METHODS
 # Colour-blind-safe (Okabe–Ito) and distinct in greyscale.

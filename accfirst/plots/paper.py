@@ -11,8 +11,8 @@ drawn, so it is left out and the figure says so. The paper plots averages over
 80 (ridge) or 40 (logistic) trials; we plot medians with the interquartile band,
 which stay finite while fewer than half the runs fall back.
 
-Input: a frame with the ``accfirst.experiments.COLUMNS`` (``run_trials`` or
-``accfirst.sweep.sweep``). Fig. 1's theory curve is E(α) from the ``eps_theory``
+Input: a frame with the ``accfirst.search.experiments.COLUMNS`` (``run_trials`` or
+``accfirst.search.sweep.sweep``). Fig. 1's theory curve is E(α) from the ``eps_theory``
 column a sweep adds, else from the ``theory`` method's rows (their ε is E).
 """
 

@@ -16,7 +16,7 @@ import pytest
 from accfirst import RidgeProblem, run_trials
 from accfirst.cli import build_parser, command_line, main
 from accfirst.datasets import load_builtin
-from accfirst.experiments import COLUMNS
+from accfirst.search.experiments import COLUMNS
 from accfirst.snippet import DatasetSpec, RunSettings
 
 

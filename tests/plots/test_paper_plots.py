@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from accfirst.experiments import COLUMNS
+from accfirst.search.experiments import COLUMNS
 from accfirst.interpret import quantile_with_inf
 from accfirst.plots.paper import (
     fig1_epsilon,

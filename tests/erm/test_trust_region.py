@@ -12,7 +12,7 @@ import pytest
 from scipy.optimize import minimize
 
 from accfirst import solve_trust_region
-from accfirst.trust_region import has_negative_minor, shifted_cholesky_fails, trust_region_objective
+from accfirst.erm.trust_region import has_negative_minor, shifted_cholesky_fails, trust_region_objective
 
 RELATIVE = 1e-7
 

@@ -32,12 +32,12 @@ from dataclasses import dataclass
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from accfirst.above_threshold import resolve_calibration
+from accfirst.mechanisms.above_threshold import resolve_calibration
 from accfirst.errors import AccFirstError
-from accfirst.experiments import COLUMNS, trial_row, validate_batch
-from accfirst.generators import make_generator
-from accfirst.problems import Problem
-from accfirst.theory import theory_epsilon
+from accfirst.search.experiments import COLUMNS, trial_row, validate_batch
+from accfirst.erm.generators import make_generator
+from accfirst.erm.problems import Problem
+from accfirst.erm.theory import theory_epsilon
 from accfirst.validation import validate_alpha, validate_count
 
 SWEEP_COLUMNS = (*COLUMNS, "eps_theory")

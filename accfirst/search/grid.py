@@ -6,9 +6,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from accfirst.errors import AccFirstError
-from accfirst.generators import HypothesisGenerator
-from accfirst.problems import Problem
-from accfirst.theory import theory_epsilon
+from accfirst.erm.generators import HypothesisGenerator
+from accfirst.erm.problems import Problem
+from accfirst.erm.theory import theory_epsilon
 from accfirst.validation import validate_count, validate_positive
 
 SPACINGS = ("geometric", "linear")

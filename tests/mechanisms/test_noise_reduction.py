@@ -14,7 +14,7 @@ import pytest
 from scipy import stats
 
 from accfirst import AccFirstError, laplace_noise_reduction
-from accfirst.noise_reduction import LAPLACE
+from accfirst.mechanisms.noise_reduction import LAPLACE
 
 SAMPLES = 20_000
 ALPHA = 1e-3

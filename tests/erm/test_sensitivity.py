@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from accfirst import LogisticProblem, RidgeProblem
-from accfirst.generators import CovariancePerturbation
+from accfirst.erm.generators import CovariancePerturbation
 from tests.data import make_logistic_data, make_ridge_data
 
 N, P = 60, 4

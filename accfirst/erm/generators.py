@@ -22,9 +22,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from accfirst.errors import AccFirstError
-from accfirst.noise_reduction import LAPLACE, NoiseFamily
-from accfirst.problems import Problem, RidgeProblem
-from accfirst.trust_region import has_negative_minor, interior_solution, shifted_cholesky_fails, solve_trust_region
+from accfirst.mechanisms.noise_reduction import LAPLACE, NoiseFamily
+from accfirst.erm.problems import Problem, RidgeProblem
+from accfirst.erm.trust_region import has_negative_minor, interior_solution, shifted_cholesky_fails, solve_trust_region
 
 
 class Hypothesis(ABC):

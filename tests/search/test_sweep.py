@@ -1,4 +1,4 @@
-"""The parallel α sweep: same rows as run_trials, progress, stopping, validation (accfirst.sweep)."""
+"""The parallel α sweep: same rows as run_trials, progress, stopping, validation (accfirst.search.sweep)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from accfirst import AccFirstError, run_trials, theory_epsilon
-from accfirst.experiments import COLUMNS
-from accfirst.sweep import SWEEP_COLUMNS, parse_alphas, sweep
+from accfirst.search.experiments import COLUMNS
+from accfirst.search.sweep import SWEEP_COLUMNS, parse_alphas, sweep
 
 COMPARED = [c for c in COLUMNS if c != "seconds"]  # wall-clock time differs run to run
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import math
 
-from accfirst.generators import CovariancePerturbation, HypothesisGenerator, make_generator
-from accfirst.problems import LogisticProblem, Problem
+from accfirst.erm.generators import CovariancePerturbation, HypothesisGenerator, make_generator
+from accfirst.erm.problems import LogisticProblem, Problem
 from accfirst.validation import validate_alpha
 
 

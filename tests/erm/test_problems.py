@@ -135,7 +135,7 @@ def test_logistic_bound_accounts_for_the_residual_gradient_of_theta_star() -> No
 
 def test_ridge_boundary_bound_holds_for_computed_solutions_in_one_dimension() -> None:
     """p = 1 makes the sphere bound tight: it must stay below R despite rounding."""
-    from accfirst.generators import CovariancePerturbation
+    from accfirst.erm.generators import CovariancePerturbation
 
     rng = np.random.default_rng(3)
     boundary = 0
@@ -151,7 +151,7 @@ def test_ridge_boundary_bound_holds_for_computed_solutions_in_one_dimension() ->
 
 
 def test_projection_of_enormous_noise_lands_on_the_sphere(logistic_problem) -> None:
-    from accfirst.generators import OutputPerturbation
+    from accfirst.erm.generators import OutputPerturbation
 
     theta = OutputPerturbation(logistic_problem).sample(1e-160, np.random.default_rng(0)).theta
     assert np.linalg.norm(theta) == pytest.approx(logistic_problem.norm_bound, rel=1e-12)

@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 
 from accfirst.errors import AccFirstError
-from accfirst.grid import epsilon_grid
-from accfirst.methods import doubling, noise_reduction, theory_run
-from accfirst.problems import Problem
+from accfirst.search.grid import epsilon_grid
+from accfirst.search.methods import doubling, noise_reduction, theory_run
+from accfirst.erm.problems import Problem
 from accfirst.result import RunResult
 from accfirst.validation import validate_alpha, validate_count, validate_gamma
 

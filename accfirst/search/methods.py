@@ -14,7 +14,7 @@ import time
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from accfirst.above_threshold import (
+from accfirst.mechanisms.above_threshold import (
     Calibration,
     SearchOutcome,
     interactive_above_threshold,
@@ -22,11 +22,11 @@ from accfirst.above_threshold import (
     sequential_test,
 )
 from accfirst.errors import AccFirstError
-from accfirst.generators import HypothesisGenerator, make_generator
-from accfirst.noise_reduction import validate_epsilons
-from accfirst.problems import Problem
+from accfirst.erm.generators import HypothesisGenerator, make_generator
+from accfirst.mechanisms.noise_reduction import validate_epsilons
+from accfirst.erm.problems import Problem
 from accfirst.result import RunResult, Trace
-from accfirst.theory import theory_epsilon
+from accfirst.erm.theory import theory_epsilon
 from accfirst.validation import as_generator, validate_alpha, validate_gamma, validate_positive
 
 

@@ -19,13 +19,16 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from accfirst.errors import AccFirstError
-from accfirst.generators import Hypothesis
 from accfirst.result import Trace
+
+if TYPE_CHECKING:  # a type only: mechanisms do not depend on the learning problems
+    from accfirst.erm.generators import Hypothesis
 
 # A lower bound decides a test only when it clears the threshold by more than rounding.
 DECISION_MARGIN = 1e-12

@@ -26,8 +26,8 @@ from accfirst import (
     theory_epsilon,
     theory_run,
 )
-from accfirst.above_threshold import CALIBRATIONS
-from accfirst.generators import OutputPerturbation
+from accfirst.mechanisms.above_threshold import CALIBRATIONS
+from accfirst.erm.generators import OutputPerturbation
 
 RUNS = 2000
 
