@@ -8,7 +8,6 @@ is the exact minimiser of SPEC §2's loss (ridge by the normal equations, logist
 from __future__ import annotations
 
 import re
-import time
 
 import numpy as np
 import pytest
@@ -88,15 +87,9 @@ def test_cached_arrays_cannot_be_changed(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["synthetic-buzz", "synthetic-intrusion"])
-def test_synthetic_generation_is_deterministic_and_fast(name: str) -> None:
-    seconds = []
-    loaded = []
-    for _ in range(2):
-        start = time.perf_counter()
-        loaded.append(_load.__wrapped__(name, 0.2, 0))
-        seconds.append(time.perf_counter() - start)
-    assert min(seconds) <= 1.0  # the faster of two cold runs, so a busy machine does not fail the test
-    first, second = loaded
+def test_synthetic_generation_is_deterministic(name: str) -> None:
+    # Its speed is a benchmark figure (benchmarks/bench_datasets.py), not a timed test.
+    first, second = (_load.__wrapped__(name, 0.2, 0) for _ in range(2))
     for a, b in [(first.X_train, second.X_train), (first.y_train, second.y_train), (first.X_test, second.X_test)]:
         np.testing.assert_array_equal(a, b)
     assert first.report == second.report
