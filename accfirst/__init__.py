@@ -8,7 +8,7 @@ See SPEC.md for the contract every number follows.
 
 from accfirst.mechanisms.above_threshold import CALIBRATIONS, AboveThresholdCalibration, interactive_above_threshold
 from accfirst.errors import AccFirstError, DataError
-from accfirst.search.experiments import METHODS, run_one, run_trials, trial_rng
+from accfirst.search.experiments import METHODS, SearchOptions, run_one, run_trials, trial_rng
 from accfirst.erm.generators import CovariancePerturbation, OutputPerturbation, make_generator
 from accfirst.search.grid import default_eps_range, epsilon_grid
 from accfirst.search.methods import doubling, doubling_levels, noise_reduction, theory_run
@@ -21,7 +21,7 @@ from accfirst.erm.trust_region import solve_trust_region
 __all__ = [
     "CALIBRATIONS", "LAPLACE", "METHODS", "AboveThresholdCalibration", "AccFirstError",
     "CovariancePerturbation", "DataError", "LogisticProblem", "OutputPerturbation", "Problem",
-    "RidgeProblem", "RunResult", "Trace", "default_eps_range", "doubling", "doubling_levels",
+    "RidgeProblem", "RunResult", "SearchOptions", "Trace", "default_eps_range", "doubling", "doubling_levels",
     "epsilon_grid", "interactive_above_threshold", "laplace_noise_reduction", "make_generator",
     "noise_reduction", "run_one", "run_trials", "solve_trust_region", "theory_epsilon",
     "theory_run", "trial_rng",

@@ -19,13 +19,14 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import fields
 from pathlib import Path
 from typing import NoReturn, TextIO
 
 from accfirst.mechanisms.above_threshold import CALIBRATIONS
 from accfirst.datasets import BUILTIN_DATASETS, PreparedData, from_frame, load_builtin, read_upload
 from accfirst.errors import AccFirstError
-from accfirst.search.experiments import METHODS, run_one, trial_rng, validate_methods
+from accfirst.search.experiments import METHODS, SearchOptions, search, trial_rng, validate_methods
 from accfirst.erm.generators import GENERATORS
 from accfirst.search.grid import SPACINGS
 from accfirst.plots.paper import html_report
@@ -197,16 +198,17 @@ def command_line(settings: RunSettings, alphas_text: str | None = None) -> str:
         words += ["--split-seed", str(options["seed"])]
     alphas = alphas_text or ",".join(repr(a) for a in settings.alphas)
     words += ["--alphas", alphas, "--methods", ",".join(settings.methods), "--trials", str(settings.trials)]
-    words += ["--lam", repr(settings.lam), "--gamma", repr(settings.gamma), "--T", str(settings.T)]
-    words += ["--calibration", settings.calibration, "--seed", str(settings.seed)]
-    if settings.generator is not None:
-        words += ["--generator", settings.generator]
-    if settings.eps_min is not None:
-        words += ["--eps-min", repr(settings.eps_min)]
-    if settings.eps_max is not None:
-        words += ["--eps-max", repr(settings.eps_max)]
-    if settings.spacing != "geometric":
-        words += ["--spacing", settings.spacing]
+    options = settings.options
+    words += ["--lam", repr(settings.lam), "--gamma", repr(settings.gamma), "--T", str(options.T)]
+    words += ["--calibration", options.calibration, "--seed", str(settings.seed)]
+    if options.generator is not None:
+        words += ["--generator", options.generator]
+    if options.eps_min is not None:
+        words += ["--eps-min", repr(options.eps_min)]
+    if options.eps_max is not None:
+        words += ["--eps-max", repr(options.eps_max)]
+    if options.spacing != "geometric":
+        words += ["--spacing", options.spacing]
     return shlex.join(words)
 
 
@@ -258,6 +260,11 @@ def _csv_options(args: argparse.Namespace) -> dict[str, object]:
         "--feature-bound": args.feature_bound,
         "--target-bound": args.target_bound,
     }
+
+
+def _search_options(args: argparse.Namespace) -> SearchOptions:
+    """The search options given on the command line (the same names as ``SearchOptions``)."""
+    return SearchOptions(**{f.name: getattr(args, f.name) for f in fields(SearchOptions)})
 
 
 def build_problem(data: PreparedData, lam: float) -> Problem:
@@ -320,15 +327,10 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
             args.methods,
             args.trials,
             args.seed,
-            T=args.T,
             workers=args.workers,
             progress=_ProgressLine(sys.stderr),
             should_stop=stopped,
-            generator=args.generator,
-            calibration=args.calibration,
-            eps_min=args.eps_min,
-            eps_max=args.eps_max,
-            spacing=args.spacing,
+            **_search_options(args).to_dict(),
         )
     finally:
         restore()
@@ -368,10 +370,7 @@ def _run_command(args: argparse.Namespace) -> int:
     data = _load_data(args)
     problem = build_problem(data, args.lam)
     rng = trial_rng(args.seed, args.method, args.alpha, args.trial)
-    result = run_one(
-        problem, args.method, args.alpha, args.gamma, rng, args.T, args.generator, args.calibration,
-        args.eps_min, args.eps_max, args.spacing,
-    )  # fmt: skip
+    result = search(problem, args.method, args.alpha, args.gamma, rng, _search_options(args))
     print(result)
     print(
         f"ex-post ε = {result.eps_total:.6g} (testing {result.eps_test:.6g} + generation "

@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 import math
 import numbers
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from importlib import metadata
 
 from accfirst.errors import AccFirstError
-from accfirst.search.experiments import METHODS
+from accfirst.search.experiments import METHODS, SearchOptions
 
 TASK_PROBLEMS = {"ridge": "RidgeProblem", "logistic": "LogisticProblem"}
 # Keyword arguments of accfirst.datasets.load_builtin / from_frame that a spec may carry.
@@ -92,9 +92,10 @@ class DatasetSpec:
 class RunSettings:
     """Everything ``run_trials`` needs, plus the dataset and λ: one view of the app.
 
-    ``task`` ("ridge" or "logistic") picks the problem class; the other fields are
+    ``task`` ("ridge" or "logistic") picks the problem class; ``alphas`` … ``seed`` are
     the ``run_trials`` parameters of the same name (``alphas`` is a tuple, so the
-    explorer's single α and a sweep's list share the type).
+    explorer's single α and a sweep's list share the type) and ``options`` its search
+    options.
     """
 
     dataset: DatasetSpec
@@ -105,12 +106,7 @@ class RunSettings:
     methods: tuple[str, ...]
     trials: int
     seed: int
-    T: int = 1000
-    generator: str | None = None
-    calibration: str = "theorem"
-    eps_min: float | None = None
-    eps_max: float | None = None
-    spacing: str = "geometric"
+    options: SearchOptions = SearchOptions()
     extra: dict[str, Plain] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
@@ -126,13 +122,8 @@ class RunSettings:
         set_(self, "methods", tuple(str(m) for m in self.methods))
         set_(self, "trials", int(_plain("trials", self.trials)))
         set_(self, "seed", int(_plain("seed", self.seed)))
-        set_(self, "T", int(_plain("T", self.T)))
-        for name in ("generator", "calibration", "spacing"):
-            value = getattr(self, name)
-            set_(self, name, None if value is None else str(value))
-        for name in ("eps_min", "eps_max"):
-            value = getattr(self, name)
-            set_(self, name, None if value is None else float(_plain(name, value)))
+        plain = {name: _plain(name, value) for name, value in self.options.to_dict().items()}
+        set_(self, "options", SearchOptions(**plain))
         set_(self, "extra", {str(k): _plain(str(k), v) for k, v in self.extra.items()})
 
     def run_trials_kwargs(self) -> dict[str, object]:
@@ -143,12 +134,7 @@ class RunSettings:
             "methods": list(self.methods),
             "trials": self.trials,
             "seed": self.seed,
-            "T": self.T,
-            "generator": self.generator,
-            "calibration": self.calibration,
-            "eps_min": self.eps_min,
-            "eps_max": self.eps_max,
-            "spacing": self.spacing,
+            **self.options.to_dict(),
         }
 
     def to_dict(self) -> dict[str, object]:
@@ -185,6 +171,8 @@ def settings_from_json(text: str) -> RunSettings:
         options = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in data.get("options", {}).items())
         dataset = DatasetSpec(builtin=data.get("builtin"), filename=data.get("filename"), options=options)
         extra = {k: tuple(v) if isinstance(v, list) else v for k, v in record.get("extra", {}).items()}
+        # Options a record lacks (written by an older version) take their defaults.
+        options = SearchOptions(**{f.name: record[f.name] for f in fields(SearchOptions) if f.name in record})
         return RunSettings(
             dataset=dataset,
             task=record["task"],
@@ -194,12 +182,7 @@ def settings_from_json(text: str) -> RunSettings:
             methods=tuple(record["methods"]),
             trials=record["trials"],
             seed=record["seed"],
-            T=record["T"],
-            generator=record["generator"],
-            calibration=record["calibration"],
-            eps_min=record["eps_min"],
-            eps_max=record["eps_max"],
-            spacing=record["spacing"],
+            options=options,
             extra=extra,
         )
     except (KeyError, TypeError, json.JSONDecodeError) as exc:

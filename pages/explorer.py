@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from accfirst import METHODS, default_eps_range
-from accfirst.search.experiments import METHOD_LABELS
+from accfirst.search.experiments import METHOD_LABELS, SearchOptions
 from accfirst.interpret import (
     format_epsilon,
     format_exp_epsilon,
@@ -181,9 +181,11 @@ if problems:
     st.stop()
 
 request = RunRequest(
-    alpha=float(alpha), gamma=float(gamma), methods=tuple(methods), trials=int(trials), seed=int(seed), T=int(levels),
-    generator=generator, calibration=calibration, eps_min=eps_min, eps_max=eps_max, spacing=spacing,
-)  # fmt: skip
+    alpha=float(alpha), gamma=float(gamma), methods=tuple(methods), trials=int(trials), seed=int(seed),
+    options=SearchOptions(
+        T=int(levels), generator=generator, calibration=calibration, eps_min=eps_min, eps_max=eps_max, spacing=spacing
+    ),
+)
 
 # ---------------------------------------------------------------- 1. headline (live)
 st.subheader(f"What each method paid for excess risk ≤ {alpha:g}")

@@ -28,7 +28,7 @@ import streamlit as st
 
 from accfirst import METHODS
 from accfirst.cli import command_line
-from accfirst.search.experiments import METHOD_LABELS
+from accfirst.search.experiments import METHOD_LABELS, SearchOptions
 from accfirst.plots.paper import (
     fig1_epsilon,
     fig2_excess_risk,
@@ -125,9 +125,9 @@ def report_settings(request: RunSettings, title: str, alphas_text: str) -> dict[
         "task": request.task,
         "λ": request.lam,
         "γ": request.gamma,
-        "T": request.T,
-        "generator": request.generator or "the paper's",
-        "calibration": request.calibration,
+        "T": request.options.T,
+        "generator": request.options.generator or "the paper's",
+        "calibration": request.options.calibration,
         "methods": ", ".join(METHOD_LABELS[m] for m in request.methods),
         "α": f"{alphas_text} ({len(request.alphas)} values)",
         "trials": request.trials,
@@ -179,8 +179,8 @@ request = None
 if not problems:
     request = RunSettings(
         dataset=chosen.spec, task=chosen.task, lam=chosen.lam, alphas=tuple(alphas), gamma=float(gamma),
-        methods=tuple(methods), trials=int(trials), seed=int(seed), T=int(levels), generator=generator,
-        calibration=calibration,
+        methods=tuple(methods), trials=int(trials), seed=int(seed),
+        options=SearchOptions(T=int(levels), generator=generator, calibration=calibration),
     )  # fmt: skip
     total = len(alphas) * len(methods) * int(trials)
     st.markdown(
@@ -215,8 +215,8 @@ if run and request is not None:
     try:
         with package_errors():
             frame = sweep(
-                problem, request.alphas, request.gamma, request.methods, request.trials, request.seed, T=request.T,
-                workers=workers, progress=progress, generator=request.generator, calibration=request.calibration,
+                problem, request.alphas, request.gamma, request.methods, request.trials, request.seed,
+                workers=workers, progress=progress, **request.options.to_dict(),
             )  # fmt: skip
     finally:
         if has_pool:

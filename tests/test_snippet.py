@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from accfirst import AccFirstError, RidgeProblem, run_trials
+from accfirst.search.experiments import SearchOptions
 from accfirst.snippet import DatasetSpec, RunSettings, reproduction_snippet, settings_from_json, settings_json
 from tests.data import make_ridge_data
 
@@ -28,9 +29,9 @@ def _settings(**changes):
         "methods": ("nr", "doubling", "theory"),
         "trials": 3,
         "seed": 7,
-        "T": 50,
     }
-    return RunSettings(**{**base, **changes})
+    options = {name: changes.pop(name) for name in ("eps_min", "eps_max", "generator") if name in changes}
+    return RunSettings(**{**base, **changes}, options=SearchOptions(T=50, **options))
 
 
 def test_numpy_values_become_plain_python():
@@ -88,3 +89,10 @@ def test_builtin_snippet_reproduces_run_trials(monkeypatch, tmp_path):
     expected = run_trials(RidgeProblem(X, y, settings.lam), **settings.run_trials_kwargs())
     pd.testing.assert_series_equal(produced["eps_total"], expected["eps_total"], check_exact=False, rtol=1e-12)
     pd.testing.assert_series_equal(produced["excess_risk"], expected["excess_risk"], check_exact=False, rtol=1e-9)
+
+
+def test_a_record_without_newer_options_reads_back_with_their_defaults():
+    record = json.loads(settings_json(_settings()))
+    del record["spacing"], record["eps_max"]
+    again = settings_from_json(json.dumps(record))
+    assert again.options == SearchOptions(T=50)

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
 
-from accfirst import Problem, RunResult, run_one, trial_rng
-from accfirst.search.experiments import COLUMNS, trial_row, validate_methods
+from accfirst import Problem, RunResult, trial_rng
+from accfirst.search.experiments import COLUMNS, SearchOptions, search, trial_row, validate_methods
 from accfirst.snippet import RunSettings
 from ui.cache import session_memo
 from ui.dataset import Selection, builtin_problem
@@ -38,37 +38,20 @@ class RunRequest:
     methods: tuple[str, ...]
     trials: int
     seed: int
-    T: int = 1000
-    generator: str | None = None
-    calibration: str = "theorem"
-    eps_min: float | None = None
-    eps_max: float | None = None
-    spacing: str = "geometric"
-
-    def grid_kwargs(self) -> dict[str, object]:
-        """The ``run_one`` keywords shared by every trial."""
-        return {
-            "T": self.T,
-            "generator": self.generator,
-            "calibration": self.calibration,
-            "eps_min": self.eps_min,
-            "eps_max": self.eps_max,
-            "spacing": self.spacing,
-        }
+    options: SearchOptions = SearchOptions()
 
     def settings(self, chosen: Selection, **extra: object) -> RunSettings:
         """The ``RunSettings`` record (JSON, snippet) of this request on ``chosen``."""
-        fields = asdict(self)
-        alpha = fields.pop("alpha")
         return RunSettings(
-            dataset=chosen.spec, task=chosen.task, lam=chosen.lam, alphas=(alpha,), extra=extra, **fields
-        )
+            dataset=chosen.spec, task=chosen.task, lam=chosen.lam, alphas=(self.alpha,), gamma=self.gamma,
+            methods=self.methods, trials=self.trials, seed=self.seed, options=self.options, extra=extra,
+        )  # fmt: skip
 
 
 def trial_rows(problem: Problem, request: RunRequest, method: str, first: int, count: int) -> pd.DataFrame:
     """Rows ``first … first+count−1`` of ``run_trials`` for one method (same seeds, same columns)."""
     rows = [
-        trial_row(problem, method, request.alpha, trial, request.gamma, request.seed, **request.grid_kwargs())
+        trial_row(problem, method, request.alpha, trial, request.gamma, request.seed, request.options)
         for trial in range(first, first + count)
     ]
     return pd.DataFrame(rows, columns=list(COLUMNS))
@@ -86,7 +69,7 @@ def _builtin_traced(name: str, lam: float, request: RunRequest, method: str, tri
 
 def _traced(problem: Problem, request: RunRequest, method: str, trial: int, exact: bool) -> RunResult:
     rng = trial_rng(request.seed, method, request.alpha, trial)
-    return run_one(problem, method, request.alpha, request.gamma, rng, exact=exact, **request.grid_kwargs())
+    return search(problem, method, request.alpha, request.gamma, rng, request.options, exact)
 
 
 def chunk_rows(chosen: Selection, request: RunRequest, method: str, first: int, count: int) -> pd.DataFrame:

@@ -8,17 +8,22 @@ depend on which other rows are run: the explorer's α = 0.05 row and a sweep's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
-from accfirst.errors import AccFirstError
-from accfirst.search.grid import epsilon_grid
-from accfirst.search.methods import doubling, noise_reduction, theory_run
+from accfirst.erm.generators import GENERATORS
 from accfirst.erm.problems import Problem
+from accfirst.errors import AccFirstError
+from accfirst.mechanisms.above_threshold import resolve_calibration
 from accfirst.result import RunResult
-from accfirst.validation import validate_alpha, validate_count, validate_gamma
+from accfirst.search.grid import SPACINGS, epsilon_grid
+from accfirst.search.methods import doubling, noise_reduction, theory_run
+from accfirst.validation import validate_alpha, validate_count, validate_gamma, validate_positive
 
 METHODS = ("nr", "doubling", "theory")
 METHOD_LABELS = {"nr": "Noise reduction", "doubling": "Doubling", "theory": "Theory"}
@@ -29,10 +34,84 @@ COLUMNS = (
 )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class SearchOptions:
+    """How every run of a batch searches: the ε grid, the generator and the test (SPEC §3, §6, §8).
+
+    The same for every (method, α, trial) of a batch, so ``run_trials``, ``sweep``, the app
+    and the settings record carry one of these instead of each option separately. Checked
+    when made (``AccFirstError`` with the option's name).
+
+    Parameters
+    ----------
+    T : privacy levels on the noise-reduction grid, ≥ 2 (default 1000).
+    generator : "covariance", "output", or ``None`` for the paper's pairing.
+    calibration : the InteractiveAboveThreshold calibration (SPEC §6).
+    eps_min, eps_max : ends of the ε grid; ``None`` for the paper's 1/n and 4E (SPEC §8).
+    spacing : "geometric" (the paper's) or "linear".
+    """
+
+    T: int = 1000
+    generator: str | None = None
+    calibration: str = "theorem"
+    eps_min: float | None = None
+    eps_max: float | None = None
+    spacing: str = "geometric"
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "T", validate_count("T (number of privacy levels)", self.T, 2))
+        if self.generator is not None and self.generator not in GENERATORS:
+            raise AccFirstError(f"unknown generator {self.generator!r}; choose one of {sorted(GENERATORS)} or None")
+        set_(self, "calibration", resolve_calibration(self.calibration).name)
+        for name in ("eps_min", "eps_max"):
+            value = getattr(self, name)
+            set_(self, name, None if value is None else validate_positive(name, value))
+        if self.spacing not in SPACINGS:
+            raise AccFirstError(f"spacing must be one of {SPACINGS}; got {self.spacing!r}")
+
+    @classmethod
+    def from_keywords(cls, keywords: Mapping[str, Any]) -> SearchOptions:
+        """The options named in ``keywords`` (the rest at their defaults); an unknown name is an ``AccFirstError``."""
+        names = [f.name for f in fields(cls)]
+        unknown = sorted(set(keywords) - set(names))
+        if unknown:
+            raise AccFirstError(f"unknown search option(s) {unknown}; the options are {names}")
+        return cls(**keywords)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{option: value}``, every option (keyword arguments of ``run_trials``)."""
+        return asdict(self)
+
+    def grid(self, problem: Problem, alpha: float) -> NDArray[np.float64]:
+        """The ε grid of one α (SPEC §8); doubling spans the same range."""
+        return epsilon_grid(problem, alpha, self.generator, self.T, self.eps_min, self.eps_max, self.spacing)
+
+
 def trial_rng(seed: int, method: str, alpha: float, trial: int) -> np.random.Generator:
     """The generator of one (method, α, trial) cell, independent of every other cell."""
     alpha_key = int(round(alpha * 1e12))
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(METHODS.index(method), alpha_key, trial)))
+
+
+def search(
+    problem: Problem,
+    method: str,
+    alpha: float,
+    gamma: float,
+    rng: np.random.Generator,
+    options: SearchOptions,
+    exact: bool = False,
+) -> RunResult:
+    """One run of ``method`` with ``options`` (``run_one`` with the options as one object)."""
+    if method == "theory":
+        return theory_run(problem, alpha, gamma, options.generator, rng)
+    grid = options.grid(problem, alpha)
+    if method == "nr":
+        return noise_reduction(problem, alpha, gamma, grid, options.generator, rng, options.calibration, exact)
+    if method == "doubling":
+        return doubling(problem, alpha, gamma, float(grid[0]), float(grid[-1]), options.generator, rng, exact)
+    raise AccFirstError(f"unknown method {method!r}; choose from {list(METHODS)}")
 
 
 def run_one(
@@ -41,23 +120,16 @@ def run_one(
     alpha: float,
     gamma: float,
     rng: np.random.Generator,
-    T: int = 1000,
-    generator: str | None = None,
-    calibration: str = "theorem",
-    eps_min: float | None = None,
-    eps_max: float | None = None,
-    spacing: str = "geometric",
+    *,
     exact: bool = False,
+    **options: Any,
 ) -> RunResult:
-    """One run of ``method`` on the SPEC §8 grid (doubling spans the same ε range)."""
-    if method == "theory":
-        return theory_run(problem, alpha, gamma, generator, rng)
-    grid = epsilon_grid(problem, alpha, generator, T, eps_min, eps_max, spacing)
-    if method == "nr":
-        return noise_reduction(problem, alpha, gamma, grid, generator, rng, calibration, exact)
-    if method == "doubling":
-        return doubling(problem, alpha, gamma, float(grid[0]), float(grid[-1]), generator, rng, exact)
-    raise AccFirstError(f"unknown method {method!r}; choose from {list(METHODS)}")
+    """One run of ``method`` on the SPEC §8 grid (doubling spans the same ε range).
+
+    ``options`` are the fields of ``SearchOptions`` (T, generator, calibration, eps_min,
+    eps_max, spacing); ``exact`` solves every tested level (same output, full trace).
+    """
+    return search(problem, method, alpha, gamma, rng, SearchOptions.from_keywords(options), exact)
 
 
 def validate_methods(methods: Sequence[str]) -> tuple[str, ...]:
@@ -78,11 +150,7 @@ def validate_batch(
     methods: Sequence[str],
     trials: int,
     seed: int,
-    T: int = 1000,
-    generator: str | None = None,
-    eps_min: float | None = None,
-    eps_max: float | None = None,
-    spacing: str = "geometric",
+    options: SearchOptions,
 ) -> tuple[tuple[str, ...], list[float], float, int, int]:
     """Check the settings of many runs before any work starts.
 
@@ -97,7 +165,7 @@ def validate_batch(
     trials = validate_count("trials", trials, 1)
     seed = validate_count("seed", seed, 0)
     for alpha in alpha_values:
-        epsilon_grid(problem, alpha, generator, T, eps_min, eps_max, spacing)
+        options.grid(problem, alpha)
     return chosen, alpha_values, gamma, trials, seed
 
 
@@ -108,16 +176,10 @@ def trial_row(
     trial: int,
     gamma: float,
     seed: int,
-    T: int = 1000,
-    generator: str | None = None,
-    calibration: str = "theorem",
-    eps_min: float | None = None,
-    eps_max: float | None = None,
-    spacing: str = "geometric",
+    options: SearchOptions,
 ) -> dict[str, object]:
     """The results-frame row of one (method, α, trial) cell."""
-    rng = trial_rng(seed, method, alpha, trial)
-    result = run_one(problem, method, alpha, gamma, rng, T, generator, calibration, eps_min, eps_max, spacing)
+    result = search(problem, method, alpha, gamma, trial_rng(seed, method, alpha, trial), options)
     return {**result.to_dict(), "trial": trial}
 
 
@@ -128,30 +190,26 @@ def run_trials(
     methods: Sequence[str],
     trials: int,
     seed: int,
-    T: int = 1000,
     progress: Callable[[int, int], None] | None = None,
-    generator: str | None = None,
-    calibration: str = "theorem",
-    eps_min: float | None = None,
-    eps_max: float | None = None,
-    spacing: str = "geometric",
+    **options: Any,
 ) -> pd.DataFrame:
     """Run every (method, α, trial) and return one row each (SPEC §9).
 
-    Fallback rows keep ``eps_total = inf``. ``progress(done, total)`` is called after
-    each run. Arguments are validated before any work starts.
+    ``options`` are the fields of ``SearchOptions`` (T, generator, calibration, eps_min,
+    eps_max, spacing), the same for every run. Fallback rows keep ``eps_total = inf``.
+    ``progress(done, total)`` is called after each run. Arguments are validated before
+    any work starts.
     """
+    search_options = SearchOptions.from_keywords(options)
     chosen, alpha_values, gamma, trials, seed = validate_batch(
-        problem, alphas, gamma, methods, trials, seed, T, generator, eps_min, eps_max, spacing
+        problem, alphas, gamma, methods, trials, seed, search_options
     )
     total = len(chosen) * len(alpha_values) * trials
     rows = []
     for method in chosen:
         for alpha in alpha_values:
             for trial in range(trials):
-                rows.append(
-                    trial_row(problem, method, alpha, trial, gamma, seed, T, generator, calibration, eps_min, eps_max, spacing)
-                )
+                rows.append(trial_row(problem, method, alpha, trial, gamma, seed, search_options))
                 if progress is not None:
                     progress(len(rows), total)
     return pd.DataFrame(rows, columns=list(COLUMNS))

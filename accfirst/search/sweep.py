@@ -27,14 +27,14 @@ import sys
 import types
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from accfirst.mechanisms.above_threshold import resolve_calibration
 from accfirst.errors import AccFirstError
-from accfirst.search.experiments import COLUMNS, trial_row, validate_batch
+from accfirst.search.experiments import COLUMNS, SearchOptions, trial_row, validate_batch
 from accfirst.erm.generators import make_generator
 from accfirst.erm.problems import Problem
 from accfirst.erm.theory import theory_epsilon
@@ -99,12 +99,7 @@ class _Settings:
 
     gamma: float
     seed: int
-    T: int
-    generator: str | None
-    calibration: str
-    eps_min: float | None
-    eps_max: float | None
-    spacing: str
+    options: SearchOptions
 
 
 Cell = tuple[str, float, int]
@@ -151,10 +146,7 @@ def _init_worker(problem_bytes: bytes, settings: _Settings) -> None:
 
 def _run_cell(problem: Problem, settings: _Settings, cell: Cell) -> dict[str, object]:
     method, alpha, trial = cell
-    return trial_row(
-        problem, method, alpha, trial, settings.gamma, settings.seed, settings.T, settings.generator,
-        settings.calibration, settings.eps_min, settings.eps_max, settings.spacing,
-    )  # fmt: skip
+    return trial_row(problem, method, alpha, trial, settings.gamma, settings.seed, settings.options)
 
 
 def _run_chunk(cells: list[Cell]) -> list[dict[str, object]]:
@@ -172,24 +164,19 @@ def sweep(
     methods: Sequence[str],
     trials: int,
     seed: int,
-    T: int = 1000,
     workers: int = 2,
     progress: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
-    generator: str | None = None,
-    calibration: str = "theorem",
-    eps_min: float | None = None,
-    eps_max: float | None = None,
-    spacing: str = "geometric",
     chunk_size: int | None = None,
+    **options: Any,
 ) -> pd.DataFrame:
     """Run every (method, α, trial) on ``workers`` processes; one row each (SPEC §9).
 
     Parameters
     ----------
     problem : the ERM problem (built on the training data).
-    alphas, gamma, methods, trials, seed, T, generator, calibration, eps_min, eps_max,
-    spacing : as for ``run_trials``; the rows are the same for the same seed.
+    alphas, gamma, methods, trials, seed : as for ``run_trials``; the rows are the same
+        for the same seed.
     workers : processes to use; 1 runs everything in this process (no start-up cost).
     progress : called as ``progress(done, total)`` after each finished run (in this
         process) or chunk (in workers), and at least every 0.25 s while waiting for
@@ -200,6 +187,8 @@ def sweep(
         returns the rows finished so far.
     chunk_size : runs per task; by default about 32 tasks per worker, at most 8 runs
         (small chunks keep the progress fine-grained and stopping quick).
+    options : the fields of ``SearchOptions`` (T, generator, calibration, eps_min, eps_max,
+        spacing), as for ``run_trials``.
 
     Returns
     -------
@@ -208,23 +197,16 @@ def sweep(
     holds a prefix of that schedule: the smallest α first. Fallback rows keep
     ``eps_total = inf``.
     """
-    generator_name = make_generator(problem, generator).name
+    search_options = SearchOptions.from_keywords(options)
+    # The generator is named in every row; resolve the paper's pairing once.
+    search_options = replace(search_options, generator=make_generator(problem, search_options.generator).name)
     chosen, alpha_values, gamma, trials, seed = validate_batch(
-        problem, alphas, gamma, methods, trials, seed, T, generator_name, eps_min, eps_max, spacing
+        problem, alphas, gamma, methods, trials, seed, search_options
     )
     if len(set(chosen)) < len(chosen) or len(set(alpha_values)) < len(alpha_values):
         raise AccFirstError("methods and alphas must not repeat: a repeated cell would repeat the same run")
     workers = validate_count("workers", workers, 1)
-    settings = _Settings(
-        gamma=gamma,
-        seed=seed,
-        T=T,
-        generator=generator_name,
-        calibration=resolve_calibration(calibration).name,
-        eps_min=eps_min,
-        eps_max=eps_max,
-        spacing=spacing,
-    )
+    settings = _Settings(gamma=gamma, seed=seed, options=search_options)
     cells = [(method, alpha, trial) for alpha in alpha_values for method in chosen for trial in range(trials)]
     if chunk_size is None:
         size = min(MAX_CHUNK, max(1, math.ceil(len(cells) / (workers * CHUNKS_PER_WORKER))))
@@ -236,7 +218,7 @@ def sweep(
         rows = _run_here(problem, settings, cells, progress, should_stop)
     else:
         rows = _run_pool(problem, settings, chunks, workers, len(cells), progress, should_stop)
-    theory = {alpha: theory_epsilon(problem, alpha, settings.generator) for alpha in alpha_values}
+    theory = {alpha: theory_epsilon(problem, alpha, search_options.generator) for alpha in alpha_values}
     order = {cell: i for i, cell in enumerate((m, a, t) for m in chosen for a in alpha_values for t in range(trials))}
     rows.sort(key=lambda row: order[(row["method"], row["alpha"], row["trial"])])
     frame = pd.DataFrame(rows, columns=list(COLUMNS))

@@ -8,13 +8,14 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from accfirst import run_trials
+from accfirst.search.experiments import SearchOptions
 from ui.runs import CHUNK, RunRequest, _traced, trial_rows
 from ui.settings import Choice, FloatSlider, IntSetting, InvalidValue, MultiChoice, OptionalFloat, Toggle
 
 
 @pytest.mark.parametrize("method", ["nr", "doubling", "theory"])
 def test_chunks_are_exactly_the_rows_of_run_trials(ridge_problem, method):
-    request = RunRequest(alpha=0.1, gamma=0.1, methods=(method,), trials=2 * CHUNK + 2, seed=5, T=100)
+    request = RunRequest(alpha=0.1, gamma=0.1, methods=(method,), trials=2 * CHUNK + 2, seed=5, options=SearchOptions(T=100))
     chunks = [
         trial_rows(ridge_problem, request, method, first, min(CHUNK, request.trials - first))
         for first in range(0, request.trials, CHUNK)
@@ -26,12 +27,12 @@ def test_chunks_are_exactly_the_rows_of_run_trials(ridge_problem, method):
 
 @pytest.mark.parametrize("exact", [False, True])
 def test_a_replayed_trial_is_its_row(ridge_problem, exact):
-    request = RunRequest(alpha=0.1, gamma=0.1, methods=("nr",), trials=4, seed=2, T=100)
+    request = RunRequest(alpha=0.1, gamma=0.1, methods=("nr",), trials=4, seed=2, options=SearchOptions(T=100))
     rows = trial_rows(ridge_problem, request, "nr", 0, 4)
     replay = _traced(ridge_problem, request, "nr", 3, exact)
     assert replay.eps_total == rows["eps_total"].iloc[3]
     assert replay.excess_risk == pytest.approx(rows["excess_risk"].iloc[3])
-    assert replay.trace is not None and len(replay.trace.level) == (replay.stop_index or request.T)
+    assert replay.trace is not None and len(replay.trace.level) == (replay.stop_index or request.options.T)
     assert exact == bool(pd.notna(replay.trace.excess_risk).all())
 
 

@@ -17,6 +17,7 @@ from accfirst import RidgeProblem, run_trials
 from accfirst.cli import build_parser, command_line, main
 from accfirst.datasets import load_builtin
 from accfirst.search.experiments import COLUMNS
+from accfirst.search.experiments import SearchOptions
 from accfirst.snippet import DatasetSpec, RunSettings
 
 
@@ -148,7 +149,8 @@ def test_help_documents_every_option():
 def test_command_line_round_trips_through_the_parser():
     settings = RunSettings(
         dataset=DatasetSpec.from_builtin("diabetes"), task="ridge", lam=0.01, alphas=(0.05, 0.1), gamma=0.05,
-        methods=("nr", "theory"), trials=4, seed=3, T=500, generator="output", calibration="paper-code",
+        methods=("nr", "theory"), trials=4, seed=3,
+        options=SearchOptions(T=500, generator="output", calibration="paper-code"),
     )  # fmt: skip
     words = command_line(settings, "0.05:0.1:0.05").split()
     assert words[:4] == ["python", "-m", "accfirst", "sweep"]

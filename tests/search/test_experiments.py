@@ -54,6 +54,11 @@ def test_fallback_rows_keep_infinite_loss(ridge_problem) -> None:
         ({"seed": -1}, "seed must be at least 0"),
         ({"T": 1}, "at least 2"),
         ({"gamma": 2}, "gamma"),
+        ({"calibration": "magic"}, "unknown calibration"),
+        ({"generator": "magic"}, "unknown generator"),
+        ({"spacing": "cubic"}, "spacing"),
+        ({"eps_min": -1.0}, "eps_min must be > 0"),
+        ({"levels": 10}, r"unknown search option\(s\) \['levels'\]"),
     ],
 )
 def test_bad_settings_fail_before_any_work(kwargs, message, ridge_problem) -> None:
