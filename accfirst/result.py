@@ -57,7 +57,9 @@ class RunResult:
 
     ``stop_index`` is the 1-based level that passed the test, ``None`` on fallback
     (no level passed: θ* is released and ``eps_total`` is ∞). ``eps_total`` is the
-    ex-post privacy loss ``eps_test + eps_hypothesis``.
+    ex-post privacy loss ``eps_test + eps_hypothesis``. ``noise`` names the noise of the
+    hypothesis generator ("laplace" or "gaussian"); ``delta`` is the δ of an
+    (ε, δ)-ex-post guarantee, 0 for pure ex-post privacy.
     """
 
     method: str
@@ -81,6 +83,8 @@ class RunResult:
     norm_bound: float
     seconds: float
     trace: Trace | None = field(default=None, repr=False)
+    noise: str = "laplace"
+    delta: float = 0.0
 
     @property
     def exp_eps_total(self) -> float:

@@ -28,7 +28,7 @@ from accfirst.validation import validate_alpha, validate_count, validate_gamma, 
 METHODS = ("nr", "doubling", "theory")
 METHOD_LABELS = {"nr": "Noise reduction", "doubling": "Doubling", "theory": "Theory"}
 COLUMNS = (
-    "method", "generator", "calibration", "alpha", "gamma", "lam", "n", "p", "T", "trial",
+    "method", "generator", "calibration", "noise", "delta", "alpha", "gamma", "lam", "n", "p", "T", "trial",
     "stop_index", "eps_test", "eps_hypothesis", "eps_total", "exp_eps_total",
     "excess_risk", "success", "fallback", "theta_norm", "norm_bound", "seconds",
 )  # fmt: skip
