@@ -27,7 +27,8 @@ from accfirst.mechanisms.above_threshold import CALIBRATIONS
 from accfirst.datasets import BUILTIN_DATASETS, PreparedData, from_frame, load_builtin, read_upload
 from accfirst.errors import AccFirstError
 from accfirst.search.experiments import METHODS, SearchOptions, search, trial_rng, validate_methods
-from accfirst.erm.generators import GENERATORS
+from accfirst.erm.generators import GENERATORS, NOISES
+from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.search.grid import SPACINGS
 from accfirst.plots.paper import html_report
 from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
@@ -127,6 +128,16 @@ def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
         help="InteractiveAboveThreshold calibration: 'theorem' (Thm 3.2/3.4) or 'paper-code' "
         "(the authors' code, behind the paper's plotted numbers; SPEC §6) (default: theorem)",
     )  # fmt: skip
+    algo.add_argument(
+        "--noise", choices=sorted(NOISES), default="laplace",
+        help="noise of the hypotheses: 'laplace' (the paper's, pure ex-post privacy) or 'gaussian' "
+        "(Brownian noise reduction, (ε, δ)-ex-post privacy; derived, consistent with Rogers et al. 2023; "
+        "SPEC §14; nr and doubling only) (default: laplace)",
+    )  # fmt: skip
+    algo.add_argument(
+        "--delta", type=float, default=DEFAULT_DELTA, metavar="δ",
+        help=f"δ of the (ε, δ)-ex-post guarantee with --noise gaussian, in (0, 1) (default: {DEFAULT_DELTA:g})",
+    )  # fmt: skip
     algo.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the runs (default: 0)")
 
 
@@ -209,6 +220,8 @@ def command_line(settings: RunSettings, alphas_text: str | None = None) -> str:
         words += ["--eps-max", repr(options.eps_max)]
     if options.spacing != "geometric":
         words += ["--spacing", options.spacing]
+    if options.noise != "laplace":
+        words += ["--noise", options.noise, "--delta", repr(options.delta)]
     return shlex.join(words)
 
 
@@ -303,7 +316,8 @@ def _interrupt_flag() -> tuple[Callable[[], bool], Callable[[], None]]:
 
 def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     alphas = parse_alphas(args.alphas)
-    validate_methods(args.methods)
+    options = _search_options(args)
+    validate_methods(args.methods, options.noise)
     validate_gamma(args.gamma)
     for name in ("trials", "workers", "seed"):
         validate_count(f"--{name}", getattr(args, name), 0 if name == "seed" else 1)
@@ -330,7 +344,7 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
             workers=args.workers,
             progress=_ProgressLine(sys.stderr),
             should_stop=stopped,
-            **_search_options(args).to_dict(),
+            **options.to_dict(),
         )
     finally:
         restore()
@@ -347,6 +361,8 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         "T": args.T,
         "generator": frame["generator"].iloc[0] if len(frame) else args.generator,
         "calibration": args.calibration,
+        "noise": args.noise
+        + (f" (δ = {args.delta:g}; derived, consistent with Rogers et al. 2023)" if args.noise == "gaussian" else ""),
         "methods": ", ".join(args.methods),
         "α": f"{args.alphas} ({len(alphas)} values)",
         "trials": args.trials,
@@ -372,8 +388,9 @@ def _run_command(args: argparse.Namespace) -> int:
     rng = trial_rng(args.seed, args.method, args.alpha, args.trial)
     result = search(problem, args.method, args.alpha, args.gamma, rng, _search_options(args))
     print(result)
+    kind = f"(ε, δ)-ex-post with δ = {result.delta:g}" if result.delta else "ex-post"
     print(
-        f"ex-post ε = {result.eps_total:.6g} (testing {result.eps_test:.6g} + generation "
+        f"{kind} ε = {result.eps_total:.6g} (testing {result.eps_test:.6g} + generation "
         f"{result.eps_hypothesis:.6g}), e^ε = {result.exp_eps_total:.6g}, excess risk {result.excess_risk:.6g} "
         f"{'≤' if result.success else '>'} α = {result.alpha:g}"
         + (" — fallback: θ* released" if result.fallback else "")
