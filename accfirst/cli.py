@@ -1,9 +1,11 @@
-"""Command line: ``python -m accfirst sweep|run`` — the app's numbers without the app.
+"""Command line: ``python -m accfirst sweep|run|counts`` — the app's numbers without the app.
 
 ``sweep`` runs the paper's experiment (Section 4, Appendix B) over a grid of α and
 writes ``results.csv`` (one row per run, SPEC §9) and ``report.html`` (Figs. 1–4 and
 the paper's table, viewable offline). ``run`` does one run and prints its RunResult;
 with the same seed it is trial 0 (or ``--trial``) of the sweep's row for that α.
+``counts`` releases counts to a relative error under one (ε, δ) budget, noise reduction
+against doubling (SPEC §16), and writes ``results.csv`` and ``report.html``.
 
 User errors (bad options, unusable data, out-of-range parameters) print one line
 ``accfirst: error: …`` on stderr and exit with status 2, never a traceback.
@@ -23,6 +25,16 @@ from dataclasses import fields
 from pathlib import Path
 from typing import NoReturn, TextIO
 
+import pandas as pd
+
+from accfirst.accounting.counts import (
+    COUNT_METHODS,
+    category_counts,
+    compare_counts,
+    histogram_counts,
+    log_uniform_counts,
+    summarise_counts,
+)
 from accfirst.mechanisms.above_threshold import CALIBRATIONS
 from accfirst.datasets import BUILTIN_DATASETS, PreparedData, from_frame, load_builtin, read_upload
 from accfirst.errors import AccFirstError
@@ -30,7 +42,8 @@ from accfirst.search.experiments import METHODS, SearchOptions, search, trial_rn
 from accfirst.erm.generators import GENERATORS, NOISES
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.search.grid import SPACINGS
-from accfirst.plots.paper import html_report
+from accfirst.plots.counts import count_figures
+from accfirst.plots.paper import html_page, html_report
 from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
 from accfirst.snippet import RunSettings
 from accfirst.search.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
@@ -147,7 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Accuracy-first differential privacy (Ligett et al., NeurIPS 2017) from the command line.",
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{sweep,run}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{sweep,run,counts}")
     sweep_parser = commands.add_parser(
         "sweep",
         help="run every method over a grid of α; write results.csv and report.html",
@@ -189,7 +202,65 @@ def build_parser() -> argparse.ArgumentParser:
         "--trial", type=int, default=0, metavar="N",
         help="trial index: the run equals row N of a sweep with the same seed (default: 0)",
     )  # fmt: skip
+    _add_counts_parser(commands)
     return parser
+
+
+def _range(text: str) -> tuple[float, float]:
+    try:
+        low, high = (float(part) for part in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected LOW:HIGH, e.g. 0:100; got {text!r}") from None
+    return low, high
+
+
+def _add_counts_parser(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "counts",
+        help="release counts to a relative error under one (ε, δ) budget; write results.csv and report.html",
+        description="Release as many counts as the budget allows, each within relative error α w.p. ≥ 1 − β, "
+        "by Brownian noise reduction and by doubling (SPEC §16; derived, consistent with Rogers et al. 2023).",
+    )
+    data = parser.add_argument_group("counts (one of --synthetic or --csv)")
+    source = data.add_mutually_exclusive_group(required=True)
+    source.add_argument("--synthetic", type=int, metavar="N", help="N counts, log-uniform on [--low, --high]")
+    source.add_argument("--csv", type=Path, metavar="PATH", help="a table (CSV or Parquet) to count rows of")
+    data.add_argument("--low", type=float, default=1e2, help="with --synthetic: smallest count (default: 100)")
+    data.add_argument("--high", type=float, default=1e5, help="with --synthetic: largest count (default: 100000)")
+    data.add_argument("--column", metavar="COL", help="with --csv: the column whose rows are counted (required)")
+    data.add_argument(
+        "--categories", type=_columns, metavar="A,B,...",
+        help="with --csv: the categories to count, in this order (default: the column's distinct values, "
+        "sorted; that list reads the data and is not private)",
+    )  # fmt: skip
+    data.add_argument("--bins", type=int, metavar="N", help="with --csv: count a numeric column in N equal bins")
+    data.add_argument(
+        "--range", type=_range, metavar="LOW:HIGH",
+        help="with --bins: public bounds of the bins (default: the column's min and max, which is not private)",
+    )  # fmt: skip
+    release = parser.add_argument_group("release (SPEC §15–§16)")
+    release.add_argument("--rel-error", type=float, required=True, metavar="α", help="target relative error α > 0")
+    release.add_argument("--epsilon", type=float, default=1.0, metavar="ε", help="the budget's ε (default: 1)")
+    release.add_argument(
+        "--delta", type=float, default=DEFAULT_DELTA, metavar="δ", help=f"the budget's δ (default: {DEFAULT_DELTA:g})"
+    )
+    release.add_argument(
+        "--methods", type=_methods, default=list(COUNT_METHODS), metavar="M,M",
+        help=f"methods among {','.join(COUNT_METHODS)} (default: both)",
+    )  # fmt: skip
+    release.add_argument(
+        "--beta", type=float, default=0.05, metavar="β", help="per-count failure probability β (default: 0.05)"
+    )
+    release.add_argument(
+        "--cap", type=float, default=0.05, metavar="κ",
+        help="share κ of the budget one count may use, in (0, 1]: a small κ stops one small count from "
+        "eating the budget, a large κ certifies smaller counts (default: 0.05)",
+    )  # fmt: skip
+    release.add_argument("--seed", type=int, default=0, metavar="N", help="seed (default: 0)")
+    release.add_argument(
+        "--out", type=Path, default=Path("out"), metavar="DIR",
+        help="folder for results.csv and report.html (created if missing; default: out)",
+    )  # fmt: skip
 
 
 def command_line(settings: RunSettings, alphas_text: str | None = None) -> str:
@@ -314,6 +385,17 @@ def _interrupt_flag() -> tuple[Callable[[], bool], Callable[[], None]]:
     return (lambda: bool(hits)), (lambda: signal.signal(signal.SIGINT, previous))
 
 
+def _make_out_folder(out: Path) -> None:
+    """Create ``--out`` and check it is writable, before any work starts."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".accfirst-write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        _fail(f"cannot write to --out {out}: {exc.strerror or exc}")
+
+
 def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     alphas = parse_alphas(args.alphas)
     options = _search_options(args)
@@ -321,13 +403,7 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     validate_gamma(args.gamma)
     for name in ("trials", "workers", "seed"):
         validate_count(f"--{name}", getattr(args, name), 0 if name == "seed" else 1)
-    try:
-        args.out.mkdir(parents=True, exist_ok=True)
-        probe = args.out / ".accfirst-write-test"
-        probe.write_text("")
-        probe.unlink()
-    except OSError as exc:
-        _fail(f"cannot write to --out {args.out}: {exc.strerror or exc}")
+    _make_out_folder(args.out)
     data = _load_data(args)
     problem = build_problem(data, args.lam)
     print(f"{PROG}: {data.task} problem, n = {problem.n}, p = {problem.p}", file=sys.stderr)
@@ -380,6 +456,66 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     return 0
 
 
+def _counts_to_release(args: argparse.Namespace) -> tuple[pd.Series, str]:
+    """The counts of ``--synthetic`` or ``--csv`` and a line saying where they came from."""
+    if args.csv is None:
+        for flag, value in (("--column", args.column), ("--categories", args.categories), ("--bins", args.bins)):
+            if value is not None:
+                _fail(f"{flag} only applies with --csv")
+        validate_count("--synthetic", args.synthetic, 1)
+        values = log_uniform_counts(args.synthetic, args.low, args.high, rng=args.seed)
+        return pd.Series(values), f"{args.synthetic} synthetic counts, log-uniform on [{args.low:g}, {args.high:g}]"
+    if args.column is None:
+        _fail("--csv needs --column COL, the column whose rows are counted")
+    if args.bins is not None and args.categories is not None:
+        _fail("--bins and --categories do not go together: bin a numeric column or count categories")
+    if args.range is not None and args.bins is None:
+        _fail("--range only applies with --bins")
+    try:
+        raw = args.csv.read_bytes()
+    except OSError as exc:
+        _fail(f"cannot read {args.csv}: {exc.strerror or exc}")
+    table = read_upload(raw, args.csv.name)
+    if args.column not in table.columns:
+        _fail(f"--column {args.column!r} is not a column of {args.csv.name}; columns: {', '.join(map(str, table.columns))}")
+    column = table[args.column]
+    if args.bins is not None:
+        private = "" if args.range else " (range read from the data: not private)"
+        return histogram_counts(column, args.bins, args.range), f"{args.column} in {args.bins} bins{private}"
+    private = "" if args.categories else " (category list read from the data: not private)"
+    return category_counts(column, args.categories), f"rows per category of {args.column}{private}"
+
+
+def _counts_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    validate_count("--seed", args.seed, 0)
+    counts, source = _counts_to_release(args)
+    _make_out_folder(args.out)
+    frame = compare_counts(counts, args.rel_error, args.epsilon, args.delta, args.methods, args.beta, args.cap,
+                           args.seed)  # fmt: skip
+    summary = summarise_counts(frame)
+    settings = {
+        "command": " ".join([PROG, *argv]),
+        "counts": source,
+        "budget": f"(ε, δ) = ({args.epsilon:g}, {args.delta:g}); derived, consistent with Rogers et al. 2023",
+        "relative error α": args.rel_error,
+        "β (per count)": args.beta,
+        "κ (per-count cap)": args.cap,
+        "seed": args.seed,
+    }
+    intro = (
+        "<p>Counts released in order, each within relative error α with probability ≥ 1 − β, until the "
+        "privacy filter refuses (SPEC §16; derived, consistent with Rogers et al. 2023). The whole release is "
+        f"(ε, δ)-DP with δ = {args.delta:g}. True counts and realised errors are evaluation only, not private.</p>"
+    )
+    frame.to_csv(args.out / "results.csv", index=False)
+    page = html_page("accfirst counts report", "Relative-error counts under one budget", intro, settings,
+                     "Counts certified per method", summary, count_figures(frame, args.rel_error))  # fmt: skip
+    (args.out / "report.html").write_text(page, encoding="utf-8")
+    print(summary.to_string(index=False))
+    print(f"wrote {args.out / 'results.csv'} ({len(frame)} rows) and {args.out / 'report.html'}")
+    return 0
+
+
 def _run_command(args: argparse.Namespace) -> int:
     validate_count("--trial", args.trial, 0)
     validate_count("--seed", args.seed, 0)
@@ -405,6 +541,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "sweep":
             return _sweep_command(args, argv)
+        if args.command == "counts":
+            return _counts_command(args, argv)
         return _run_command(args)
     except AccFirstError as exc:
         _fail(str(exc))

@@ -37,7 +37,6 @@ from accfirst.mechanisms.brownian import brownian_noise_reduction
 from accfirst.validation import as_generator, validate_count, validate_positive
 
 COUNT_METHODS = ("nr", "doubling")
-COUNT_METHOD_LABELS = {"nr": "Noise reduction", "doubling": "Doubling"}
 # Doubling levels ρ̄·2^{−19} … ρ̄: a 724-fold range of noise sd per count. Counts too large
 # for the lowest level pay at most ρ̄·2^{−19}.
 DOUBLING_LEVELS = 20
@@ -189,6 +188,37 @@ def release_counts(
 ) -> pd.DataFrame:
     """``filtered_counts`` in a fresh ``ZCDPFilter(epsilon, delta)``: the whole release is (ε, δ)-DP (SPEC §16)."""
     return filtered_counts(ZCDPFilter(epsilon, delta), counts, rel_error, method, beta, cap, rng)
+
+
+def compare_counts(
+    counts: ArrayLike | pd.Series,
+    rel_error: float,
+    epsilon: float,
+    delta: float,
+    methods: Sequence[str] = COUNT_METHODS,
+    beta: float = 0.05,
+    cap: float = 0.05,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """``release_counts`` of each method on the same counts, each in its own (ε, δ) budget, one frame.
+
+    Each method's randomness comes from (``seed``, method), so an arm's rows do not depend on
+    which other arms run. A ``label`` column names each count (the index of a Series, else
+    its position).
+    """
+    seed = validate_count("seed", seed, 0)
+    chosen = list(methods)
+    unknown = [m for m in chosen if m not in COUNT_METHODS]
+    if unknown or not chosen:
+        raise AccFirstError(f"methods must be a non-empty subset of {list(COUNT_METHODS)}; got {chosen}")
+    labels = list(counts.index) if isinstance(counts, pd.Series) else list(range(len(counts)))
+    frames = []
+    for method in chosen:
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(COUNT_METHODS.index(method),)))
+        frame = release_counts(counts, rel_error, epsilon, delta, method, beta, cap, rng)
+        frame.insert(2, "label", [str(labels[i]) for i in frame["index"]])
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
 
 
 SUMMARY_COLUMNS = ("method", "attempted", "certified", "not_certified", "refused", "share_within", "rho_spent")
