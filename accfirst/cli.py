@@ -306,15 +306,7 @@ def _load_data(args: argparse.Namespace) -> PreparedData:
         return load_builtin(args.dataset, test_size=args.test_size, seed=args.split_seed)
     if args.target is None:
         _fail("--csv needs --target COL, the column to predict")
-    try:
-        raw = args.csv.read_bytes()
-    except OSError as exc:
-        _fail(f"cannot read {args.csv}: {exc.strerror or exc}")
-    table = read_upload(raw, args.csv.name)
-    if args.target not in table.columns:
-        _fail(
-            f"--target {args.target!r} is not a column of {args.csv.name}; columns: {', '.join(map(str, table.columns))}"
-        )
+    table = _read_table(args.csv, args.target, "--target")
     task = args.task or ("logistic" if table[args.target].dropna().nunique() == 2 else "ridge")
     return from_frame(
         table,
@@ -330,6 +322,18 @@ def _load_data(args: argparse.Namespace) -> PreparedData:
         test_size=args.test_size,
         seed=args.split_seed,
     )
+
+
+def _read_table(path: Path, column: str, flag: str) -> pd.DataFrame:
+    """The table at ``path`` (CSV or Parquet), which must have ``column`` (given by option ``flag``)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        _fail(f"cannot read {path}: {exc.strerror or exc}")
+    table = read_upload(raw, path.name)
+    if column not in table.columns:
+        _fail(f"{flag} {column!r} is not a column of {path.name}; columns: {', '.join(map(str, table.columns))}")
+    return table
 
 
 def _csv_options(args: argparse.Namespace) -> dict[str, object]:
@@ -471,14 +475,7 @@ def _counts_to_release(args: argparse.Namespace) -> tuple[pd.Series, str]:
         _fail("--bins and --categories do not go together: bin a numeric column or count categories")
     if args.range is not None and args.bins is None:
         _fail("--range only applies with --bins")
-    try:
-        raw = args.csv.read_bytes()
-    except OSError as exc:
-        _fail(f"cannot read {args.csv}: {exc.strerror or exc}")
-    table = read_upload(raw, args.csv.name)
-    if args.column not in table.columns:
-        _fail(f"--column {args.column!r} is not a column of {args.csv.name}; columns: {', '.join(map(str, table.columns))}")
-    column = table[args.column]
+    column = _read_table(args.csv, args.column, "--column")[args.column]
     if args.bins is not None:
         private = "" if args.range else " (range read from the data: not private)"
         return histogram_counts(column, args.bins, args.range), f"{args.column} in {args.bins} bins{private}"

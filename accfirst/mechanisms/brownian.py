@@ -66,10 +66,7 @@ class BrownianReleaseChain(ReleaseChain):
         self.levels = np.concatenate([self.levels, more])
 
     def release(self, level: int) -> NDArray[np.float64]:
-        if level < self._level:
-            raise AccFirstError("noise-reduction releases are read in increasing level order")
-        if level >= self.levels.size:
-            raise AccFirstError(f"level {level} is past the last level {self.levels.size - 1}")
+        self._check_order(level, self._level)
         # 1/T_k = 2ρ_k/Δ₂²; the increment of Z has the variance of the precision gained.
         precision = 2.0 * self.levels[level] / self._sensitivity**2
         if level > self._level:

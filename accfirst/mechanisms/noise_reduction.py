@@ -68,6 +68,13 @@ class ReleaseChain(ABC):
     def release(self, level: int) -> NDArray[np.float64]:
         """v̂ at 0-based ``level``; levels must be read in non-decreasing order."""
 
+    def _check_order(self, level: int, current: int) -> None:
+        """Raise unless ``level`` is at or after the ``current`` one and on the grid."""
+        if level < current:
+            raise AccFirstError("noise-reduction releases are read in increasing level order")
+        if level >= self.levels.size:
+            raise AccFirstError(f"level {level} is past the last level {self.levels.size - 1}")
+
 
 class NoiseFamily(ABC):
     """A noise distribution usable both once (plain mechanism) and as a reduction chain.
@@ -141,10 +148,7 @@ class LaplaceReleaseChain(ReleaseChain):
         self._current = self._values[self._count, np.arange(d)]
 
     def release(self, level: int) -> NDArray[np.float64]:
-        if level < self._level:
-            raise AccFirstError("noise-reduction releases are read in increasing level order")
-        if level >= self.levels.size:
-            raise AccFirstError(f"level {level} is past the last level {self.levels.size - 1}")
+        self._check_order(level, self._level)
         # Passing level s removes the re-draws made at s from every count.
         passed = self._event_coordinates[self._event_starts[self._level] : self._event_starts[level]]
         np.subtract.at(self._count, passed, 1)
