@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats
+from scipy.special import ndtri
 
 from accfirst.accounting.filters import ZCDPFilter
 from accfirst.errors import AccFirstError, DataError
@@ -52,7 +52,7 @@ def certification_constant(beta: float, levels: int) -> float:
     value = validate_positive("beta", beta)
     if value >= 1:
         raise AccFirstError(f"beta (the per-count failure probability) must be in (0, 1); got {value}")
-    return float(stats.norm.isf(value / (2 * levels)))
+    return float(-ndtri(value / (2 * levels)))
 
 
 def count_levels(method: str, cap: float) -> NDArray[np.float64]:
