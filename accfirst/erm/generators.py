@@ -15,11 +15,10 @@ evaluation.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from functools import cached_property
-
-import math
 
 import numpy as np
 from numpy.typing import NDArray
