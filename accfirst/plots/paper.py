@@ -345,6 +345,12 @@ def html_report(df: pd.DataFrame, settings: Mapping[str, object]) -> str:
         if calibrations == ["theorem"]
         else ""
     )
+    deltas = sorted(set(df.loc[df["delta"] > 0, "delta"])) if "delta" in df.columns else []
+    if deltas:
+        caveat += (
+            f"<p>Gaussian runs report an (ε, δ)-ex-post loss with δ = {', '.join(f'{d:g}' for d in deltas)} "
+            "(SPEC §14; derived, consistent with Rogers et al. 2023).</p>"
+        )
     intro = """<p>Ex-post privacy loss of noise reduction, doubling and the theory approach for each requested
 excess risk α (Ligett et al., NeurIPS 2017, Section 4 and Appendix B). Medians and quantiles
 count a fallback run's ε as ∞; the theory approach promises only expected excess risk.</p>
