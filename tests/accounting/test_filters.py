@@ -164,40 +164,44 @@ def test_unified_filter_sessions_keep_the_loss_tail_below_delta() -> None:
     assert broken > allowed_share(0.05), broken
 
 
-def test_split_budget_sessions_keep_the_loss_tail_below_delta() -> None:
-    """SplitBudget(2, 0.05): ex-post part (1, 0.025) with (ℰ, δ_n)-ex-post Brownian rounds and
-    pure ε-DP rounds, zCDP part (1, 0.025) with Brownian rounds; interleaved adaptively,
-    the adversary stopping as soon as the total loss reaches 2. 20,000 sessions (~5 s)."""
-    rng = np.random.default_rng(3)
-    delta_n = 0.025 / 4
-    candidates = np.geomspace(1e-5, 1.0, 400)  # top levels an ex-post Brownian round may declare
-    candidate_bounds = np.array([brownian_expost_epsilon(c, delta_n, rho_ref=c * GRID[0]) for c in candidates])
+DELTA_N = 0.025 / 4  # δ of each ex-post Brownian round: four fit in the ex-post part's δ
+
+
+def brownian_charge(rho: np.ndarray, top: np.ndarray) -> np.ndarray:
+    """ℰ_BM of stopping at ρ in a round whose grid starts at top·GRID[0] (SPEC §14.4)."""
+    return np.array([brownian_expost_epsilon(r, DELTA_N, rho_ref=t * GRID[0]) for r, t in zip(rho, top)])
+
+
+def split_sessions(rng: np.random.Generator, charge=brownian_charge) -> np.ndarray:
+    """Total loss of adversarial sessions in SplitBudget(2, 0.05) (SPEC §15.2, §15.4, §15.5).
+
+    Ex-post part (1, 0.025): (ℰ, δ_n)-ex-post Brownian rounds on even rounds, declared at the
+    largest top level whose bound fits and charged ``charge`` at their stop, and a pure ε-DP
+    Laplace round of whatever is left once no Brownian round fits. zCDP part (1, 0.025): a
+    Brownian round of the whole remainder on odd rounds. The adversary stops every round as
+    soon as the session's total loss reaches 2.
+    """
+    tops = np.geomspace(1e-5, 1.0, 400)  # top levels an ex-post Brownian round may declare
+    bounds = charge(tops, tops)
     budgets = [SplitBudget(2.0, 0.05, expost_epsilon=1.0, expost_delta=0.025) for _ in range(SESSIONS)]
     loss = np.zeros(SESSIONS)
     for r in range(8):
-        active = loss < 2.0
-        # Ex-post rounds: the largest top level whose bound fits; a pure round of what is left
-        # when no Brownian round fits any more.
         left = np.array([b.expost.remaining for b in budgets])
-        fits = candidate_bounds[None, :] <= left[:, None]
-        pick = np.where(fits.any(axis=1), fits.sum(axis=1) - 1, -1)
-        brown = active & (pick >= 0) & (r % 2 == 0)
-        pure = active & (pick < 0) & (left > 0)
-        idx = np.flatnonzero(brown)
-        tops = candidates[pick[idx]]
-        for i, top in zip(idx, tops):
-            assert budgets[i].expost.admit(candidate_bounds[pick[i]], delta_n, kind="Gaussian search")
-        stop, round_loss = brownian_round_losses(tops, loss[idx], 2.0, rng)
-        loss[idx] += round_loss
-        for j, i in enumerate(idx):
-            budgets[i].expost.charge(brownian_expost_epsilon(tops[j] * GRID[stop[j]], delta_n, rho_ref=tops[j] * GRID[0]))
-        for i in np.flatnonzero(pure):
+        fits = (bounds[None, :] <= left[:, None]).sum(axis=1) - 1
+        brown = np.flatnonzero((loss < 2.0) & (fits >= 0) & (r % 2 == 0))
+        for i in brown:
+            assert budgets[i].expost.admit(bounds[fits[i]], DELTA_N, kind="Gaussian search")
+        top = tops[fits[brown]]
+        stop, round_loss = brownian_round_losses(top, loss[brown], 2.0, rng)
+        loss[brown] += round_loss
+        for i, realised in zip(brown, charge(top * GRID[stop], top)):
+            budgets[i].expost.charge(realised)
+        for i in np.flatnonzero((loss < 2.0) & (fits < 0) & (left > 0)):
             assert budgets[i].expost.admit(left[i], kind="Laplace")
             budgets[i].expost.charge(left[i])
             # The Laplace mechanism's loss at full sensitivity: ε(|x − v′| − |x − v|), x ∼ Lap(v, 1/ε).
             x = rng.laplace(0.0, 1.0 / left[i])
             loss[i] += left[i] * (abs(x - 1.0) - abs(x))
-        # zCDP part: a Brownian round of the whole remainder on odd rounds.
         zleft = np.array([b.zcdp.remaining for b in budgets])
         idx = np.flatnonzero((loss < 2.0) & (zleft > 0) & (r % 2 == 1))
         for i in idx:
@@ -206,9 +210,18 @@ def test_split_budget_sessions_keep_the_loss_tail_below_delta() -> None:
         loss[idx] += round_loss
         for j, i in enumerate(idx):
             budgets[i].zcdp.charge(zleft[i] * GRID[stop[j]])
-    share = float(np.mean(loss > 2.0))
-    assert share <= allowed_share(0.05), share
     assert all(b.expost.delta_spent <= 0.025 * (1 + 1e-12) for b in budgets)
+    return loss
+
+
+def test_split_budget_sessions_keep_the_loss_tail_below_delta() -> None:
+    """20,000 sessions each (~10 s): P(total loss > 2) ≤ 0.05. The ex-post Brownian bound is far
+    from tight (no session of the correct filter exceeds 2), so the power check is a units bug:
+    charging an ex-post round its ρ instead of ℰ_BM(ρ) must break the bound."""
+    share = float(np.mean(split_sessions(np.random.default_rng(3)) > 2.0))
+    assert share <= allowed_share(0.05), share
+    broken = float(np.mean(split_sessions(np.random.default_rng(4), charge=lambda rho, top: rho) > 2.0))
+    assert broken > allowed_share(0.05), broken
 
 
 @pytest.fixture
