@@ -48,7 +48,9 @@ def compare(name: str, problem: LogisticProblem, trials: int, seed: int) -> dict
     runs = {}
     for noise in ("laplace", "gaussian"):
         options = SearchOptions(T=T, generator="output", noise=noise, delta=DELTA)
-        runs[noise] = [search(problem, "nr", ALPHA, GAMMA, trial_rng(seed, "nr", ALPHA, t), options) for t in range(trials)]
+        runs[noise] = [
+            search(problem, "nr", ALPHA, GAMMA, trial_rng(seed, "nr", ALPHA, t), options) for t in range(trials)
+        ]
     laplace = np.array([r.eps_hypothesis for r in runs["laplace"]])
     gaussian = np.array([r.eps_hypothesis for r in runs["gaussian"]])
     generator = OutputPerturbation(problem)
@@ -76,7 +78,8 @@ def main() -> None:
     started = time.perf_counter()
     rows = [compare(f"synthetic p={p}", synthetic_logistic(p, args.seed), args.trials, args.seed) for p in DIMENSIONS]
     data = load_builtin("synthetic-intrusion")
-    rows.append(compare("synthetic-intrusion", LogisticProblem(data.X_train, data.y_train, LAM), args.trials, args.seed))
+    intrusion = LogisticProblem(data.X_train, data.y_train, LAM)
+    rows.append(compare("synthetic-intrusion", intrusion, args.trials, args.seed))
     with pd.option_context("display.width", 220, "display.float_format", "{:.3g}".format):
         print(f"OutputNR generation ε, Gaussian (δ = {DELTA:g}, (ε, δ)-ex-post) vs Laplace; α = {ALPHA}, "
               f"{args.trials} trials; derived, consistent with Rogers et al. 2023")  # fmt: skip

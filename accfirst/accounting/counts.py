@@ -283,5 +283,6 @@ def histogram_counts(values: pd.Series, bins: int, value_range: tuple[float, flo
         raise AccFirstError(f"the histogram range must be finite with low < high; got {value_range}")
     counted, edges = np.histogram(numbers, bins=bins, range=(low, high))
     # numpy's last bin includes its right edge.
-    labels = [f"[{a:.4g}, {b:.4g}" + ("]" if i == bins - 1 else ")") for i, (a, b) in enumerate(zip(edges[:-1], edges[1:]))]
+    closing = [")"] * (bins - 1) + ["]"]
+    labels = [f"[{a:.4g}, {b:.4g}{end}" for a, b, end in zip(edges[:-1], edges[1:], closing)]
     return pd.Series(counted.astype(int), index=pd.Index(labels, name=pd.Series(values).name))

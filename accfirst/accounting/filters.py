@@ -113,7 +113,8 @@ class PrivacyFilter:
         value = float(realised)
         if not 0 <= value <= declared:
             raise AccFirstError(
-                f"the realised charge must be between 0 and the declared bound {declared:.6g} {self.unit}; got {value!r}"
+                f"the realised charge must be between 0 and the declared bound {declared:.6g} {self.unit}; "
+                f"got {value!r}"
             )
         self.spent += value
         self.delta_spent += float(self._open["delta"])
