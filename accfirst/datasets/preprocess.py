@@ -707,7 +707,7 @@ def _scale(
     if bounds is None:
         notes = [
             f"divided every feature by {feature_scale:.6g}, the largest ℓ1 norm of a training row "
-            "('paper' scaling, SPEC §11: this reads the data and is not private)"
+            "('paper' scaling, as in the paper's experiments: this reads the data and is not private)"
         ]
         if ridge:
             notes.append(
@@ -724,7 +724,7 @@ def _scale(
         f"divided every feature by the stated bound {feature_scale:g}"
         + (f" and the target by the stated bound {target_scale:g}" if ridge else "")
         + f", then clipped rows to ‖x‖₁ ≤ 1{y_part}: {n_train:,} training and {n_test:,} test row(s) clipped "
-        "('clip' scaling, SPEC §11: nothing is read from the data)"
+        "('clip' scaling with public bounds: this step reads nothing from the data)"
     ]
     return feature_scale, target_scale, n_train, n_test, notes
 
