@@ -382,7 +382,7 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     }
     frame.to_csv(args.out / "results.csv", index=False)
     if len(frame):
-        (args.out / "report.html").write_text(html_report(frame, settings), encoding="utf-8")
+        (args.out / "report.html").write_text(html_report(frame, settings, data.report.steps), encoding="utf-8")
     print(f"wrote {args.out / 'results.csv'} ({len(frame)} runs) and {args.out / 'report.html'} in {seconds:.1f} s")
     if len(frame) < total:
         print(f"{PROG}: interrupted after {len(frame)} of {total} runs", file=sys.stderr)

@@ -49,6 +49,7 @@ def test_sweep_writes_the_results_and_the_report(swept):
     report = (out / "report.html").read_text(encoding="utf-8")
     assert report.startswith("<!doctype html>") and report.count("Plotly.newPlot") == 6
     assert "--seed 7" in report  # the command is recorded in the report's settings
+    assert "Data preparation" in report and "largest ℓ1 norm of a training row" in report
     assert "wrote" in done.stdout and "results.csv" in done.stdout
     assert "runs (100%)" in done.stderr  # the progress line
 
