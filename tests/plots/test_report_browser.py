@@ -17,7 +17,7 @@ from PIL import Image
 
 from accfirst import run_trials
 from accfirst.plots.paper import html_report
-from tests.app.test_browser import CHROMIUM, CHROMIUM_ARGS, _unavailable
+from tests.app.test_browser import browser  # noqa: F401 (the app tests' Chromium fixture)
 
 pytestmark = pytest.mark.browser
 
@@ -36,22 +36,8 @@ def report(tmp_path_factory, ridge_problem):
     return path
 
 
-@pytest.fixture(scope="module")
-def chromium():
-    if not CHROMIUM.exists():
-        _unavailable(f"{CHROMIUM} not found")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("playwright is not installed")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-def _open(chromium, report, scheme: str):
-    page = chromium.new_page(viewport=PHONE, color_scheme=scheme)
+def _open(browser, report, scheme: str):
+    page = browser.new_page(viewport=PHONE, color_scheme=scheme)
     page.goto(report.as_uri())
     page.wait_for_function(
         f"document.querySelectorAll('.js-plotly-plot .main-svg').length >= {CHARTS} && document.readyState === 'complete'",
@@ -73,8 +59,8 @@ def _grey(color: str) -> float:
     return sum(float(part) for part in color[color.index("(") + 1 : color.index(")")].split(",")[:3]) / 3
 
 
-def test_report_fits_a_phone(chromium, report):
-    page = _open(chromium, report, "light")
+def test_report_fits_a_phone(browser, report):
+    page = _open(browser, report, "light")
     widths = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
     assert widths[0] <= widths[1] == PHONE["width"], widths
     titles = page.locator(".js-plotly-plot .gtitle")
@@ -86,8 +72,8 @@ def test_report_fits_a_phone(chromium, report):
 
 
 @pytest.mark.parametrize(("scheme", "dark"), [("dark", True), ("light", False)])
-def test_report_follows_the_colour_scheme(chromium, report, scheme, dark):
-    page = _open(chromium, report, scheme)
+def test_report_follows_the_colour_scheme(browser, report, scheme, dark):
+    page = _open(browser, report, scheme)
     page_brightness = _brightness(page.screenshot())
     chart = page.locator(".js-plotly-plot").first
     chart.scroll_into_view_if_needed()
