@@ -400,7 +400,8 @@ def _run_command(args: argparse.Namespace) -> int:
     print(result)
     print(
         f"ex-post ε = {result.eps_total:.6g} (testing {result.eps_test:.6g} + generation "
-        f"{result.eps_hypothesis:.6g}), e^ε = {format_exp_epsilon(result.eps_total)}, excess risk {result.excess_risk:.6g} "
+        f"{result.eps_hypothesis:.6g}), e^ε = {format_exp_epsilon(result.eps_total)}, "
+        f"excess risk {result.excess_risk:.6g} "
         f"{'≤' if result.success else '>'} α = {result.alpha:g}"
         + (" — fallback: θ* released" if result.fallback else "")
     )

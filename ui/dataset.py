@@ -265,7 +265,7 @@ def _preparation_controls(sidebar: Any, frame: pd.DataFrame, digest: str) -> dic
         )  # fmt: skip
         options["max_levels"] = int(st.number_input(
             "Most 0/1 columns per text column (0: leave text columns out)", min_value=0, max_value=200, value=20,
-            key=f"{prefix}.max_levels", help="Text columns are one-hot encoded; the rarest levels share the last column.",
+            key=f"{prefix}.max_levels", help="Text columns become 0/1 columns; the rarest levels share the last one.",
         ))  # fmt: skip
         options["center"] = st.checkbox(
             "Centre the data (subtract training means)", value=True, key=f"{prefix}.center",

@@ -55,7 +55,8 @@ class PrepReport:
     target_scale : ridge targets were divided by this; ``None`` for logistic.
     scaling : ``"paper"`` or ``"clip"``.
     private_scaling : ``True`` when no preprocessing step read the data (``"clip"`` scaling
-        without centring, imputation or one-hot encoding); ``"paper"`` scaling reads the data.
+        without centring, standardising, imputation or one-hot encoding); ``"paper"`` scaling
+        reads the data.
     n_train, n_test : rows in each part.
     positive_class : the target value mapped to +1 (logistic); ``None`` for ridge.
     log1p_columns : feature columns transformed by ``x ↦ log(1 + x)``.

@@ -5,7 +5,8 @@ The steps, in order: pick the target and the feature columns; map logistic label
 a seeded train/test split (stratified by class for logistic); optional ``log(1 + x)``
 columns; fill gaps with training medians or most frequent levels and one-hot encode text
 columns (``accfirst.datasets.encode``); optional ``log(1 + y)`` target; centring by the
-training means (ridge, by default); then scaling. Every step is noted in the ``PrepReport``.
+training means and standardising numeric columns (both by default); then scaling. Every step
+is noted in the ``PrepReport``, with a word on each one that reads the data.
 
 Feature columns are dropped, with a note, when they have no usable value or are constant,
 or hold text while one-hot encoding is off (``max_levels=0``); with the default selection
@@ -92,8 +93,8 @@ def from_frame(
     log1p_target : transform a ridge target by ``y ↦ log(1 + y)`` (values must be ≥ 0).
     scaling : ``"paper"`` (divide by the data's largest row ℓ1 norm and ``max |y|``; not private)
         or ``"clip"`` (divide by ``feature_bound`` and ``target_bound``, then clip; private).
-    feature_bound : public bound on a row's ℓ1 norm after ``log1p``, one-hot encoding and centring
-        (``"clip"`` only).
+    feature_bound : public bound on a row's ℓ1 norm after ``log1p``, one-hot encoding, centring and
+        standardising (``"clip"`` only).
     target_bound : public bound on ``|y|`` after ``log1p`` and centring (``"clip"`` with ridge only).
     center : subtract the training means of the features (and of a ridge target) before
         scaling, because the models have no intercept. Reads the data; not private.

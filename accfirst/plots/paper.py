@@ -156,7 +156,9 @@ def theory_curve(df: pd.DataFrame) -> pd.DataFrame | None:
     return curve.rename("eps").reset_index()
 
 
-def fig1_epsilon(df: pd.DataFrame, versus: str = "theory", risk_factor: bool = False, log_axis: bool = True) -> go.Figure:
+def fig1_epsilon(
+    df: pd.DataFrame, versus: str = "theory", risk_factor: bool = False, log_axis: bool = True
+) -> go.Figure:
     """Fig. 1: ex-post privacy loss vs α, noise reduction against ``versus``.
 
     ``versus="theory"`` draws the theory approach's E(α) (Fig. 1a/1b), which promises
@@ -309,7 +311,8 @@ def fig4_theta_norm(df: pd.DataFrame) -> go.Figure:
                 hovertemplate=f"M = {bound:.4g}<extra></extra>",
             )
         )
-    return _layout(fig, "Fig. 4 — size of the released model", "‖θ‖ vs the theoretical bound M", "‖θ‖₂ (log scale)", True)
+    subtitle = "‖θ‖ vs the theoretical bound M"
+    return _layout(fig, "Fig. 4 — size of the released model", subtitle, "‖θ‖₂ (log scale)", log_y=True)
 
 
 def paper_table(df: pd.DataFrame, alphas: Sequence[float] | None = None) -> pd.DataFrame:
@@ -371,10 +374,10 @@ def _table_html(table: pd.DataFrame) -> str:
 # The report follows the reader's light/dark preference, in the app's colours (Streamlit's
 # defaults and the app's primary colour); charts switch template with it.
 _REPORT_CSS = """
-:root { color-scheme: light dark; --bg: #ffffff; --fg: #31333f; --muted: #6b6f7b; --line: #e6e9ef;
-        --accent: #0072b2; --panel: #f0f2f6; }
+:root { color-scheme: light dark; --bg: #ffffff; --fg: #31333f; --line: #e6e9ef; --accent: #0072b2;
+        --panel: #f0f2f6; }
 @media (prefers-color-scheme: dark) {
-  :root { --bg: #0e1117; --fg: #fafafa; --muted: #a3a8b8; --line: #31333f; --accent: #56b4e9; --panel: #262730; }
+  :root { --bg: #0e1117; --fg: #fafafa; --line: #31333f; --accent: #56b4e9; --panel: #262730; }
 }
 * { box-sizing: border-box; }
 body { background: var(--bg); color: var(--fg); margin: 0 auto; max-width: 1100px; padding: 1rem;
@@ -426,7 +429,9 @@ def html_report(df: pd.DataFrame, settings: Mapping[str, object], preparation: S
     templates = _report_templates()
     divs = []
     for i, fig in enumerate(report_figures(df)):
-        fig.update_layout(template=templates["light"])
+        # No template in the figures: the page's script applies the light or dark one (validating a
+        # template per figure in Python would take a second each).
+        fig.update_layout(template="none")
         html_div = fig.to_html(
             full_html=False, include_plotlyjs=(i == 0), config={"responsive": True, "displaylogo": False},
             default_width="100%", default_height=f"{fig.layout.height}px",
@@ -447,8 +452,8 @@ def html_report(df: pd.DataFrame, settings: Mapping[str, object], preparation: S
     caveat = (
         '<p class="note">Noise reduction used the theorem\'s calibration of InteractiveAboveThreshold; '
         "the paper's plotted numbers came from the tighter calibration of the authors' code "
-        f"(“paper-code”), so expect roughly 3× the paper's ε (see <a href=\"{docs_link('mathematics', 'calibrations')}\">"
-        "calibrations</a>).</p>"
+        "(“paper-code”), so expect roughly 3× the paper's ε (see "
+        f'<a href="{docs_link("mathematics", "calibrations")}">calibrations</a>).</p>'
         if calibrations == ["theorem"]
         else ""
     )

@@ -40,7 +40,8 @@ def _open(browser, report, scheme: str):
     page = browser.new_page(viewport=PHONE, color_scheme=scheme)
     page.goto(report.as_uri())
     page.wait_for_function(
-        f"document.querySelectorAll('.js-plotly-plot .main-svg').length >= {CHARTS} && document.readyState === 'complete'",
+        f"document.querySelectorAll('.js-plotly-plot .main-svg').length >= {CHARTS}"
+        " && document.readyState === 'complete'",
         timeout=TIMEOUT_MS,
     )
     page.wait_for_timeout(300)  # the theme script re-renders the charts on load
