@@ -37,6 +37,8 @@ from accfirst.accounting.counts import (
 )
 from accfirst.mechanisms.above_threshold import CALIBRATIONS
 from accfirst.datasets import BUILTIN_DATASETS, PreparedData, from_frame, load_builtin, read_upload
+from accfirst.datasets.preprocess import DEFAULT_MAX_LEVELS, MISSING_CHOICES
+from accfirst.interpret import format_exp_epsilon
 from accfirst.errors import AccFirstError
 from accfirst.search.experiments import METHODS, SearchOptions, search, trial_rng, validate_methods
 from accfirst.erm.generators import GENERATORS, NOISES
@@ -45,7 +47,7 @@ from accfirst.search.grid import SPACINGS
 from accfirst.plots.counts import count_figures
 from accfirst.plots.paper import html_page, html_report
 from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
-from accfirst.snippet import RunSettings
+from accfirst.snippet import PREPARATION_OPTIONS, RunSettings
 from accfirst.search.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
 from accfirst.validation import validate_count, validate_gamma
 
@@ -90,7 +92,7 @@ def _add_data_options(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     data.add_argument(
         "--features", type=_columns, metavar="COL,COL,...",
-        help="with --csv: feature columns (default: every numeric column except the target)",
+        help="with --csv: feature columns (default: every usable column except the target)",
     )  # fmt: skip
     data.add_argument("--positive-class", metavar="VALUE", help="with --csv, logistic: the target value mapped to +1")
     data.add_argument(
@@ -104,6 +106,24 @@ def _add_data_options(parser: argparse.ArgumentParser) -> None:
         "--scaling", choices=("paper", "clip"), default="paper",
         help="with --csv: 'paper' divides by the data's largest row norm (reads the data; not private), "
         "'clip' divides by --feature-bound/--target-bound and clips (private) (default: paper)",
+    )  # fmt: skip
+    data.add_argument(
+        "--missing", choices=MISSING_CHOICES,
+        help="with --csv: 'impute' fills a gap with the training median or most frequent level, "
+        "'drop' drops the row (default: impute)",
+    )  # fmt: skip
+    data.add_argument(
+        "--max-levels", type=int, metavar="N",
+        help=f"with --csv: one-hot encode a text column into at most N columns of 0/1, the rarest levels "
+        f"grouped; 0 leaves text columns out (default: {DEFAULT_MAX_LEVELS})",
+    )  # fmt: skip
+    data.add_argument(
+        "--center", action=argparse.BooleanOptionalAction,
+        help="with --csv: subtract the training means (the models have no intercept) (default: --center)",
+    )  # fmt: skip
+    data.add_argument(
+        "--standardize", action=argparse.BooleanOptionalAction,
+        help="with --csv: divide each numeric column by its training standard deviation (default: --standardize)",
     )  # fmt: skip
     data.add_argument("--feature-bound", type=float, metavar="B", help="with --scaling clip: public bound on ‖x‖₁")
     data.add_argument("--target-bound", type=float, metavar="B", help="with --scaling clip, ridge: public bound on |y|")
@@ -308,6 +328,7 @@ def _load_data(args: argparse.Namespace) -> PreparedData:
         _fail("--csv needs --target COL, the column to predict")
     table = _read_table(args.csv, args.target, "--target")
     task = args.task or ("logistic" if table[args.target].dropna().nunique() == 2 else "ridge")
+    preparation = {name: getattr(args, name) for name in PREPARATION_OPTIONS if getattr(args, name) is not None}
     return from_frame(
         table,
         target=args.target,
@@ -321,6 +342,7 @@ def _load_data(args: argparse.Namespace) -> PreparedData:
         target_bound=args.target_bound,
         test_size=args.test_size,
         seed=args.split_seed,
+        **preparation,
     )
 
 
@@ -347,6 +369,10 @@ def _csv_options(args: argparse.Namespace) -> dict[str, object]:
         "--scaling clip": args.scaling == "clip",
         "--feature-bound": args.feature_bound,
         "--target-bound": args.target_bound,
+        "--missing": args.missing is not None,
+        "--max-levels": args.max_levels is not None,
+        "--center/--no-center": args.center is not None,
+        "--standardize/--no-standardize": args.standardize is not None,
     }
 
 
@@ -452,7 +478,7 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     }
     frame.to_csv(args.out / "results.csv", index=False)
     if len(frame):
-        (args.out / "report.html").write_text(html_report(frame, settings), encoding="utf-8")
+        (args.out / "report.html").write_text(html_report(frame, settings, data.report.steps), encoding="utf-8")
     print(f"wrote {args.out / 'results.csv'} ({len(frame)} runs) and {args.out / 'report.html'} in {seconds:.1f} s")
     if len(frame) < total:
         print(f"{PROG}: interrupted after {len(frame)} of {total} runs", file=sys.stderr)
@@ -524,7 +550,8 @@ def _run_command(args: argparse.Namespace) -> int:
     kind = f"(ε, δ)-ex-post with δ = {result.delta:g}" if result.delta else "ex-post"
     print(
         f"{kind} ε = {result.eps_total:.6g} (testing {result.eps_test:.6g} + generation "
-        f"{result.eps_hypothesis:.6g}), e^ε = {result.exp_eps_total:.6g}, excess risk {result.excess_risk:.6g} "
+        f"{result.eps_hypothesis:.6g}), e^ε = {format_exp_epsilon(result.eps_total)}, "
+        f"excess risk {result.excess_risk:.6g} "
         f"{'≤' if result.success else '>'} α = {result.alpha:g}"
         + (" — fallback: θ* released" if result.fallback else "")
     )

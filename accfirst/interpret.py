@@ -12,14 +12,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 from scipy.special import expit
 
+from accfirst.datasets import PrepReport
+from accfirst.erm.problems import Problem, RidgeProblem
+from accfirst.erm.trust_region import solve_trust_region
 from accfirst.errors import AccFirstError
 from accfirst.search.experiments import METHOD_LABELS
+from accfirst.validation import validate_alpha
 
 # e^ε overflows float64 above ~709.78; beyond this we only ever print powers of ten.
 _LOG10_E = 1 / math.log(10)
@@ -84,10 +89,11 @@ def format_epsilon(eps: float) -> str:
 
 
 def format_exp_epsilon(eps: float) -> str:
-    """e^ε for display without overflow: "1,650", "3.2 × 10⁷", "10⁴³⁴²⁹⁴" (huge ε), "∞".
+    """e^ε for display without overflow: "1,650", "3.24 × 10⁷", "10⁴³⁴²⁹⁴" (huge ε), "∞".
 
-    Below 10⁶ the number is written out with 3 significant digits; above, as
-    mantissa × 10^k computed from ε·log₁₀e, so any finite ε has a finite label.
+    3 significant digits: below 10⁶ the number is written out; above, as mantissa × 10^k
+    computed from ε·log₁₀e, so any finite ε has a finite label; from 10¹⁰⁰⁰ on, the
+    power of ten alone.
     """
     value = float(_validate_epsilon(eps))
     if math.isinf(value):
@@ -97,10 +103,10 @@ def format_exp_epsilon(eps: float) -> str:
         return _significant(math.exp(value))
     exponent = math.floor(log10)
     mantissa = 10 ** (log10 - exponent)
-    if mantissa >= 9.95:  # rounding 9.96 to one decimal would print "10.0 × 10^k"
+    if mantissa >= 9.995:  # rounding 9.996 to two decimals would print "10.00 × 10^k"
         mantissa, exponent = 1.0, exponent + 1
     power = "10" + str(exponent).translate(SUPERSCRIPTS)
-    return power if exponent >= 1000 else f"{mantissa:.1f} × {power}"
+    return power if exponent >= 1000 else f"{mantissa:.2f} × {power}"
 
 
 def format_probability(p: float) -> str:
@@ -235,3 +241,90 @@ def plain_sentence(summary: pd.Series | dict) -> str:
     if row["method"] == "theory":
         sentence += " The theory approach promises the target only on average, not with probability 1 − γ."
     return sentence
+
+
+@dataclass(frozen=True)
+class AlphaMeaning:
+    """What an excess risk α allows on one dataset, in a loss a stakeholder knows.
+
+    Ridge: the mean squared error on the training rows; ``baseline`` and ``worst`` are the
+    root-mean-squared errors of θ* and of the worst model with excess risk ≤ α, in the
+    target's units (``unit``). Logistic: the average log-loss on the training rows, in nats
+    per row (``unit`` is "nats"); a model that predicts 50/50 everywhere scores ln 2 ≈ 0.693.
+    ``exact`` says whether ``worst`` is attained (ridge) or an upper bound (logistic).
+    """
+
+    task: str
+    alpha: float
+    baseline: float
+    worst: float
+    unit: str
+    exact: bool
+
+
+def alpha_meaning(
+    problem: Problem, alpha: float, report: PrepReport | None = None, target_name: str = "the target"
+) -> AlphaMeaning:
+    """The largest loss of a model with excess risk ≤ α, next to the exact model's (evaluation only).
+
+    The excess risk is measured on the regularised objective (SPEC §2), so a model can
+    fit the data worse than θ* by more than α where its smaller norm pays part of the
+    difference. Ridge: the largest increase of the training MSE over {θ : R(θ) ≤ α} is
+    attained; with H = A/n + λI = VΛVᵀ and u = Λ^{1/2}Vᵀ(θ − θ*), it is the maximum of
+    Σ (σ_i/Λ_i)u_i² − 2λ Σ (Vᵀθ*)_i u_i/√Λ_i over ‖u‖² ≤ 2α (σ_i = Λ_i − λ), a trust-region
+    problem solved exactly. The scale comes back through ``report.target_scale`` (MSE × scale²);
+    the units are those of the target after ``log(1 + y)`` when that was applied, and rows
+    clipped by "clip" scaling count at their clipped value. Logistic: strong convexity gives
+    ‖θ − θ*‖ ≤ √(2α/λ), so the log-loss rises by at most α + (λ/2)(‖θ*‖² − (‖θ*‖ − √(2α/λ))₊²).
+    Reading θ* and the data, this is evaluation only, not private.
+
+    Parameters
+    ----------
+    problem : the ERM problem of the training rows.
+    alpha : the excess risk α > 0.
+    report : the preparation record, to express ridge errors in the target's units; ``None``
+        keeps the prepared scale.
+    target_name : the target column, named in ``unit``.
+    """
+    alpha = validate_alpha(alpha)
+    theta_star = problem.theta_star
+    lam = problem.lam
+    data_loss = float(problem.loss(theta_star)) - lam / 2 * float(theta_star @ theta_star)
+    if isinstance(problem, RidgeProblem):
+        scale = 1.0 if report is None or report.target_scale is None else report.target_scale
+        log_target = report is not None and report.log1p_target
+        unit = f"log(1 + {target_name})" if log_target else target_name
+        baseline_mse = 2 * data_loss
+        increase = _largest_mse_increase(problem, alpha)
+        return AlphaMeaning(
+            "ridge", alpha, scale * math.sqrt(baseline_mse), scale * math.sqrt(baseline_mse + increase), unit, True
+        )
+    reach = math.sqrt(2 * alpha / lam)
+    norm = float(np.linalg.norm(theta_star))
+    increase = alpha + lam / 2 * (norm**2 - max(norm - reach, 0.0) ** 2)
+    return AlphaMeaning("logistic", alpha, data_loss, data_loss + increase, "nats", False)
+
+
+def _largest_mse_increase(problem: RidgeProblem, alpha: float) -> float:
+    """max {MSE(θ) − MSE(θ*) : R(θ) ≤ α} for ridge, exactly (see ``alpha_meaning``)."""
+    curvature, V = np.linalg.eigh(problem.hessian)
+    weight = np.maximum(curvature - problem.lam, 0.0) / curvature
+    pull = problem.lam * (V.T @ problem.theta_star) / np.sqrt(curvature)
+    # Maximise uᵀDu − 2 pullᵀu ⇔ minimise ½uᵀ(−2D)u − (−2 pull)ᵀu over the ball ‖u‖ ≤ √(2α).
+    u = solve_trust_region(np.diag(-2 * weight), -2 * pull, math.sqrt(2 * alpha))
+    return float(u @ (weight * u) - 2 * pull @ u)
+
+
+def describe_alpha(meaning: AlphaMeaning) -> str:
+    """One sentence saying what α allows on this data (``alpha_meaning``), for the α control."""
+    if meaning.task == "ridge":
+        return (
+            f"On this data, an excess risk of α = {meaning.alpha:g} lets the model's typical error on the training "
+            f"rows (root-mean-squared, in {meaning.unit}) grow from {_significant(meaning.baseline)} for the exact "
+            f"model to at most {_significant(meaning.worst)}."
+        )
+    return (
+        f"On this data, an excess risk of α = {meaning.alpha:g} lets the model's average log-loss on the training "
+        f"rows grow from {meaning.baseline:.3f} for the exact model to at most {meaning.worst:.3f} nats per row "
+        f"(predicting 50/50 everywhere scores {math.log(2):.3f})."
+    )

@@ -9,12 +9,14 @@ such as ``"x'); import os #"`` stays a string literal and cannot inject code.
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import numbers
 from dataclasses import dataclass, field, fields
 from importlib import metadata
 
+from accfirst.datasets import from_frame
 from accfirst.errors import AccFirstError
 from accfirst.search.experiments import METHODS, SearchOptions, validate_methods
 
@@ -23,8 +25,14 @@ TASK_PROBLEMS = {"ridge": "RidgeProblem", "logistic": "LogisticProblem"}
 BUILTIN_OPTIONS = ("test_size", "seed")
 UPLOAD_OPTIONS = (
     "target", "task", "features", "positive_class", "log1p_columns", "log1p_target", "scaling",
-    "feature_bound", "target_bound", "center", "test_size", "seed",
+    "feature_bound", "target_bound", "center", "standardize", "missing", "max_levels", "test_size", "seed",
 )  # fmt: skip
+# Preparation choices whose defaults changed: every new upload spec states them, so that a
+# record means the same preparation whatever later defaults become. A record written before
+# they existed lacks them and meant the preparation of that time (LEGACY_PREPARATION).
+PREPARATION_OPTIONS = ("center", "standardize", "missing", "max_levels")
+LEGACY_PREPARATION = {"center": False, "standardize": False, "missing": "drop", "max_levels": 0}
+RESULTS_FILE = "accfirst_rerun.csv"
 
 Plain = str | int | float | bool | None | tuple
 
@@ -78,8 +86,13 @@ class DatasetSpec:
 
     @classmethod
     def from_upload(cls, filename: str, **options: object) -> DatasetSpec:
-        """An uploaded file and the ``from_frame`` keyword arguments that prepared it."""
-        return cls(filename=filename, options=tuple(options.items()))
+        """An uploaded file and the ``from_frame`` keyword arguments that prepared it.
+
+        The preparation options left out take ``from_frame``'s defaults, written out.
+        """
+        defaults = inspect.signature(from_frame).parameters
+        stated = {name: defaults[name].default for name in PREPARATION_OPTIONS if name not in options}
+        return cls(filename=filename, options=tuple({**options, **stated}.items()))
 
     def to_dict(self) -> dict[str, object]:
         options = {name: list(value) if isinstance(value, tuple) else value for name, value in self.options}
@@ -169,7 +182,10 @@ def settings_from_json(text: str) -> RunSettings:
     try:
         record = json.loads(text)
         data = record["dataset"]
-        options = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in data.get("options", {}).items())
+        stated = data.get("options", {})
+        if data.get("filename") is not None:
+            stated = {**{k: v for k, v in LEGACY_PREPARATION.items() if k not in stated}, **stated}
+        options = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in stated.items())
         dataset = DatasetSpec(builtin=data.get("builtin"), filename=data.get("filename"), options=options)
         extra = {k: tuple(v) if isinstance(v, list) else v for k, v in record.get("extra", {}).items()}
         # Options a record lacks (written by an older version) take their defaults.
@@ -241,7 +257,7 @@ def reproduction_snippet(settings: RunSettings) -> str:
         "results = " + _call("run_trials", ["problem"], [(k, _plain(k, v)) for k, v in kwargs.items()]),
         "",
         "print(results.groupby(['method', 'alpha'])[['eps_total', 'excess_risk']].median())",
-        "results.to_csv('accfirst_results.csv', index=False)",
+        f"results.to_csv({RESULTS_FILE!r}, index=False)",
         "",
     ]
     return "\n".join(lines)

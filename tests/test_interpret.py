@@ -9,7 +9,11 @@ import pandas as pd
 import pytest
 
 from accfirst import AccFirstError, run_trials
+from accfirst.datasets import from_frame
+from accfirst.erm.problems import LogisticProblem, RidgeProblem
 from accfirst.interpret import (
+    alpha_meaning,
+    describe_alpha,
     exp_epsilon,
     format_epsilon,
     format_exp_epsilon,
@@ -63,9 +67,11 @@ def test_exp_epsilon_overflows_to_inf_not_an_error():
         (math.log(495), "495"),
         (7.41, "1,650"),
         (13.1, "489,000"),
-        (17.7, "4.9 × 10⁷"),
-        (709.0, "8.2 × 10³⁰⁷"),
-        (710.0, "2.2 × 10³⁰⁸"),
+        (17.7, "4.86 × 10⁷"),
+        (math.log(4.018958564420263e39), "4.02 × 10³⁹"),
+        (math.log(9.996e10), "1.00 × 10¹¹"),
+        (709.0, "8.22 × 10³⁰⁷"),
+        (710.0, "2.23 × 10³⁰⁸"),
         (1e6, "10⁴³⁴²⁹⁴"),
         (math.inf, "∞"),
     ],
@@ -157,3 +163,73 @@ def test_plain_sentence_mentions_fallbacks_and_theory_caveat():
     assert "in 1 of them no private model passed" in plain_sentence(half)
     theory = summarise_runs(_frame("theory", [5.0, 5.0], [True, False], [False, False])).iloc[0]
     assert "only on average" in plain_sentence(theory)
+
+
+def _ridge_problem(p: int = 3, n: int = 400, seed: int = 5) -> tuple[RidgeProblem, object]:
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(rng.normal(size=(n, p)), columns=[f"x{j}" for j in range(p)])
+    frame["y"] = 50 + frame.to_numpy() @ np.arange(1.0, p + 1) * 10 + rng.normal(0, 5, n)
+    data = from_frame(frame, target="y", task="ridge")
+    return RidgeProblem(data.X_train, data.y_train, 0.005), data
+
+
+def test_alpha_meaning_for_ridge_is_the_largest_mse_increase():
+    """Checked against a brute-force search over the ellipsoid R(θ) = α (40,000 directions, p = 3)."""
+    from scipy.optimize import minimize
+
+    problem, data = _ridge_problem()
+    alpha = 0.01
+    meaning = alpha_meaning(problem, alpha)
+    theta_star = problem.theta_star
+    mse_star = 2 * (problem.loss(theta_star) - problem.lam / 2 * theta_star @ theta_star)
+    increase = meaning.worst**2 - meaning.baseline**2
+    assert meaning.baseline == pytest.approx(math.sqrt(mse_star), rel=1e-12) and meaning.exact
+
+    def mse_increase(theta):
+        return 2 * (problem.loss(theta) - problem.lam / 2 * np.einsum("ki,ki->k", theta, theta)) - mse_star
+
+    rng = np.random.default_rng(0)
+    directions = rng.normal(size=(40_000, problem.p))
+    scale = np.sqrt(alpha / problem.excess_risk(theta_star + directions))
+    samples = mse_increase(theta_star + directions * scale[:, None])
+    assert samples.max() <= increase * (1 + 1e-9) and samples.max() >= 0.99 * increase
+    # An independent solver finds the same optimum on the constraint.
+    constraint = {"type": "ineq", "fun": lambda t: alpha - problem.excess_risk(t)}
+    best = minimize(
+        lambda t: -mse_increase(t[None, :])[0], theta_star, constraints=[constraint], method="SLSQP", tol=1e-14
+    )
+    assert -best.fun == pytest.approx(increase, rel=1e-6)
+
+
+def test_alpha_meaning_in_the_targets_units():
+    problem, data = _ridge_problem()
+    meaning = alpha_meaning(problem, 0.05, data.report, data.target_name)
+    fitted = data.report.to_target_units(data.X_train @ problem.theta_star)
+    direct = np.sqrt(np.mean((data.report.to_target_units(data.y_train) - fitted) ** 2))
+    assert meaning.baseline == pytest.approx(direct, rel=1e-9) and meaning.unit == "y"
+    assert meaning.worst > meaning.baseline
+    sentence = describe_alpha(meaning)
+    assert "α = 0.05" in sentence and "in y" in sentence and "at most" in sentence
+
+
+def test_alpha_meaning_for_logistic_bounds_the_log_loss_increase():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(500, 4))
+    labels = np.where(X @ np.array([1.0, -1.0, 0.5, 0.0]) + rng.normal(size=500) > 0, "a", "b")
+    frame = pd.DataFrame(X, columns=list("pqrs")).assign(label=labels)
+    data = from_frame(frame, target="label", task="logistic")
+    problem = LogisticProblem(data.X_train, data.y_train, 0.005)
+    alpha = 0.02
+    meaning = alpha_meaning(problem, alpha)
+    assert not meaning.exact and meaning.unit == "nats"
+
+    def log_loss(theta):
+        return problem.loss(theta) - problem.lam / 2 * np.einsum("ki,ki->k", theta, theta)
+
+    directions = rng.normal(size=(20_000, problem.p))
+    for radius in (0.2, 0.5, 1.0, 2.0):
+        thetas = problem.theta_star + radius * directions / np.linalg.norm(directions, axis=1)[:, None]
+        allowed = problem.excess_risk(thetas) <= alpha
+        assert log_loss(thetas[allowed]).max(initial=0) <= meaning.worst
+    assert meaning.baseline == pytest.approx(log_loss(problem.theta_star[None, :])[0])
+    assert "nats per row" in describe_alpha(meaning)

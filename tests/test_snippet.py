@@ -13,7 +13,15 @@ import pytest
 
 from accfirst import AccFirstError, RidgeProblem, run_trials
 from accfirst.search.experiments import SearchOptions
-from accfirst.snippet import DatasetSpec, RunSettings, reproduction_snippet, settings_from_json, settings_json
+from accfirst.snippet import (
+    LEGACY_PREPARATION,
+    RESULTS_FILE,
+    DatasetSpec,
+    RunSettings,
+    reproduction_snippet,
+    settings_from_json,
+    settings_json,
+)
 from tests.data import make_ridge_data
 
 EVIL = "y'); import os; os.system('echo pwned') #\"\n"
@@ -86,7 +94,7 @@ def test_builtin_snippet_reproduces_run_trials(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     settings = _settings()
     exec(compile(reproduction_snippet(settings), "snippet.py", "exec"), {"__name__": "__main__"})  # noqa: S102
-    produced = pd.read_csv(tmp_path / "accfirst_results.csv")
+    produced = pd.read_csv(tmp_path / RESULTS_FILE)
     expected = run_trials(RidgeProblem(X, y, settings.lam), **settings.run_trials_kwargs())
     pd.testing.assert_series_equal(produced["eps_total"], expected["eps_total"], check_exact=False, rtol=1e-12)
     pd.testing.assert_series_equal(produced["excess_risk"], expected["excess_risk"], check_exact=False, rtol=1e-9)
@@ -107,3 +115,28 @@ def test_noise_and_delta_round_trip_and_reach_the_snippet():
     assert "noise='gaussian'" in snippet and "delta=1e-05" in snippet
     with pytest.raises(AccFirstError, match="no Gaussian version"):
         _settings(noise="gaussian")  # the default methods include the theory approach
+
+
+def test_an_upload_spec_states_every_preparation_option():
+    spec = DatasetSpec.from_upload("t.csv", target="y", task="ridge", missing="drop")
+    options = dict(spec.options)
+    assert options == {"target": "y", "task": "ridge", "missing": "drop", "center": True, "standardize": True,
+                       "max_levels": 20}  # fmt: skip
+    source = reproduction_snippet(_settings(dataset=spec))
+    for text in ("center=True", "standardize=True", "missing='drop'", "max_levels=20"):
+        assert text in source
+    again = settings_from_json(settings_json(_settings(dataset=spec)))
+    assert dict(again.dataset.options) == options
+
+
+def test_an_old_upload_record_reads_back_with_the_old_preparation():
+    record = json.loads(settings_json(_settings(dataset=DatasetSpec.from_upload("t.csv", target="y", task="ridge"))))
+    for name in LEGACY_PREPARATION:
+        del record["dataset"]["options"][name]
+    again = settings_from_json(json.dumps(record))
+    assert dict(again.dataset.options) == {"target": "y", "task": "ridge", **LEGACY_PREPARATION}
+
+
+def test_the_snippet_writes_a_file_the_app_does_not_offer():
+    assert RESULTS_FILE not in {"accfirst_results.csv", "accfirst_sweep.csv"}
+    assert f"results.to_csv({RESULTS_FILE!r}, index=False)" in reproduction_snippet(_settings())

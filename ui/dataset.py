@@ -181,7 +181,7 @@ def _upload_flow(sidebar: Any, lam: float) -> Selection | None:
         help="Read in memory and kept in your session only: never written to disk, never shared.",
     )
     if uploaded is None:
-        sidebar.info("Upload a table with a header row: one column to predict, numeric feature columns.")
+        sidebar.info("Upload a table with a header row: one column to predict, feature columns of numbers or text.")
         return None
     content = uploaded.getvalue()
     digest = _digest(content)
@@ -238,8 +238,8 @@ def _preparation_controls(sidebar: Any, frame: pd.DataFrame, digest: str) -> dic
     with sidebar.expander("Preparation (features, scaling)", expanded=False):
         others = [c for c in columns if c != target]
         features = st.multiselect(
-            "Feature columns (default: every numeric column)", others, default=[], key=f"{prefix}.features.{target}",
-            help="Leave empty to use every usable numeric column; non-numeric and constant columns are dropped.",
+            "Feature columns (default: every usable column)", others, default=[], key=f"{prefix}.features.{target}",
+            help="Leave empty to use every usable column (text is one-hot encoded); constant columns are dropped.",
         )  # fmt: skip
         if features:
             options["features"] = features
@@ -258,11 +258,24 @@ def _preparation_controls(sidebar: Any, frame: pd.DataFrame, digest: str) -> dic
             options["log1p_columns"] = log_columns
         if task == "ridge" and st.checkbox("Apply log(1 + y) to the target", key=f"{prefix}.log1p_target"):
             options["log1p_target"] = True
-        if st.checkbox(
-            "Centre the data (subtract training means)", key=f"{prefix}.center",
-            help="The models have no intercept; centring helps when the data are far from 0. Reads the data (not private).",
-        ):  # fmt: skip
-            options["center"] = True
+        options["missing"] = st.radio(
+            "Missing values", ["impute", "drop"], key=f"{prefix}.missing", horizontal=True,
+            format_func={"impute": "fill (training median / most frequent)", "drop": "drop the row"}.get,
+            help="Filling reads the data (not private). Rows without a target are always dropped.",
+        )  # fmt: skip
+        options["max_levels"] = int(st.number_input(
+            "Most 0/1 columns per text column (0: leave text columns out)", min_value=0, max_value=200, value=20,
+            key=f"{prefix}.max_levels", help="Text columns become 0/1 columns; the rarest levels share the last one.",
+        ))  # fmt: skip
+        options["center"] = st.checkbox(
+            "Centre the data (subtract training means)", value=True, key=f"{prefix}.center",
+            help="The models have no intercept; centring lets them fit data far from 0. Reads the data (not private).",
+        )  # fmt: skip
+        options["standardize"] = st.checkbox(
+            "Standardise numeric columns (divide by their standard deviations)", value=True,
+            key=f"{prefix}.standardize",
+            help="So that a column in large units does not crowd out the others. Reads the data (not private).",
+        )  # fmt: skip
         scaling = st.radio(
             "Scaling (SPEC §11)",
             ["paper", "clip"],

@@ -54,8 +54,9 @@ class PrepReport:
         ``"paper"``, the user's bound for ``"clip"``).
     target_scale : ridge targets were divided by this; ``None`` for logistic.
     scaling : ``"paper"`` or ``"clip"``.
-    private_scaling : ``True`` when no preprocessing constant was read from the data
-        (``"clip"`` scaling without centring); ``"paper"`` scaling reads the data.
+    private_scaling : ``True`` when no preprocessing step read the data (``"clip"`` scaling
+        without centring, standardising, imputation or one-hot encoding); ``"paper"`` scaling
+        reads the data.
     n_train, n_test : rows in each part.
     positive_class : the target value mapped to +1 (logistic); ``None`` for ridge.
     log1p_columns : feature columns transformed by ``x ↦ log(1 + x)``.
@@ -63,6 +64,14 @@ class PrepReport:
     centered : whether training means were subtracted (features, and the ridge target).
     rows_clipped_train, rows_clipped_test : rows whose features or target were clipped
         to the bounds of SPEC §1 after scaling.
+    missing : ``"impute"`` (gaps filled with training statistics) or ``"drop"`` (rows with gaps dropped).
+    imputed : ``(column, statistic, values filled)`` for every feature column with a gap filled.
+    max_levels : the cap on one-hot columns per text column (0: text columns left out).
+    one_hot : ``(column, levels kept, levels grouped into "(other)")`` for every one-hot encoded column.
+    standardized : whether the numeric features were divided by their training standard deviations.
+    target_mean : the training mean subtracted from a centred ridge target (after ``log(1 + y)``);
+        ``None`` otherwise. With ``target_scale`` and ``log1p_target`` it maps predictions back
+        to the target's own units.
     """
 
     steps: tuple[str, ...]
@@ -80,6 +89,25 @@ class PrepReport:
     centered: bool = False
     rows_clipped_train: int = 0
     rows_clipped_test: int = 0
+    missing: str = "drop"
+    imputed: tuple[tuple[str, str, int], ...] = ()
+    max_levels: int = 0
+    one_hot: tuple[tuple[str, tuple[str, ...], int], ...] = ()
+    target_mean: float | None = None
+    standardized: bool = False
+
+    def to_target_units(self, prediction: np.ndarray) -> np.ndarray:
+        """Predictions on the prepared scale mapped back to the target's own units (ridge).
+
+        Inverts the recorded transforms in reverse order: scaling (× ``target_scale``),
+        centring (+ ``target_mean``), then ``log(1 + y)`` (``expm1``).
+        """
+        if self.target_scale is None:
+            raise AccFirstError("only a ridge target has units to map back to; logistic labels are classes")
+        values = np.asarray(prediction, dtype=np.float64) * self.target_scale
+        if self.target_mean is not None:
+            values = values + self.target_mean
+        return np.expm1(values) if self.log1p_target else values
 
 
 @dataclass(frozen=True, eq=False)
@@ -97,6 +125,8 @@ class PreparedData:
     target_name : the target column.
     report : how the arrays were made.
     info : the ``DatasetInfo`` of a built-in dataset; ``None`` for an upload.
+    y_test_original : a ridge target's test values in its own units, before any transform or
+        clipping; ``None`` when unknown (then ``test_quality`` maps ``y_test`` back).
     """
 
     X_train: np.ndarray
@@ -108,6 +138,7 @@ class PreparedData:
     target_name: str
     report: PrepReport
     info: DatasetInfo | None = None
+    y_test_original: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -120,11 +151,13 @@ class PreparedData:
         return self.X_train.shape[1]
 
     def test_quality(self, theta: np.ndarray) -> dict[str, float]:
-        """Downstream quality of a linear model θ (no intercept) on the test part, prepared scale.
+        """Downstream quality of a linear model θ (no intercept) on the test part.
 
-        Ridge: ``{"r2", "mse"}``; logistic: ``{"accuracy", "auc"}`` where a row is
-        predicted +1 when ``xᵀθ > 0``. R² is ``nan`` when the test targets are constant
-        and AUC is ``nan`` when the test part holds one class only. The figures are
+        Ridge: ``{"r2", "mse", "rmse"}``: R² and MSE on the prepared scale, and the RMSE in
+        the target's own units (predictions mapped back by ``PrepReport.to_target_units``,
+        compared with the original test targets). Logistic: ``{"accuracy", "auc"}`` where a
+        row is predicted +1 when ``xᵀθ > 0``. R² is ``nan`` when the test targets are
+        constant and AUC is ``nan`` when the test part holds one class only. The figures are
         evaluation only: computing them reads the test data and is not private.
         """
         theta = np.asarray(theta, dtype=np.float64)
@@ -137,7 +170,11 @@ class PreparedData:
             mse = float(np.mean((self.y_test - score) ** 2))
             total = float(np.sum((self.y_test - self.y_test.mean()) ** 2))
             r2 = 1.0 - mse * len(self.y_test) / total if total > 0 else float("nan")
-            return {"r2": r2, "mse": mse}
+            original = self.y_test_original
+            if original is None:
+                original = self.report.to_target_units(self.y_test)
+            rmse = float(np.sqrt(np.mean((original - self.report.to_target_units(score)) ** 2)))
+            return {"r2": r2, "mse": mse, "rmse": rmse}
         from sklearn.metrics import roc_auc_score  # lazily: see the note in ``builtin``
 
         accuracy = float(np.mean(np.where(score > 0, 1.0, -1.0) == self.y_test))

@@ -1,16 +1,19 @@
 """From a table to arrays that satisfy SPEC §1: ``from_frame`` and its preprocessing (SPEC §11).
 
-The steps, in order: pick the target and the numeric feature columns; map logistic
-labels to ±1; drop rows with a missing or infinite value; a seeded train/test split
-(stratified by class for logistic); optional ``log(1 + x)`` columns and ``log(1 + y)``
-target; optional centring by the training means; then scaling. Every step is noted in
-the ``PrepReport``.
+The steps, in order: pick the target and the feature columns; map logistic labels to
+±1; drop rows whose target is missing (and, with ``missing="drop"``, rows with any gap);
+a seeded train/test split (stratified by class for logistic); optional ``log(1 + x)``
+columns; fill gaps with training medians or most frequent levels and one-hot encode text
+columns (``accfirst.datasets.encode``); optional ``log(1 + y)`` target; centring by the
+training means and standardising numeric columns (both by default); then scaling. Every step
+is noted in the ``PrepReport``, with a word on each one that reads the data.
 
-Feature columns are dropped, with a note, when they are not numeric, have no usable
-value, or are constant; with the default selection also when more than half of their
-values are missing or when they hold the row numbers (0, 1, 2, … as written by a
-spreadsheet or by pandas). Text such as ``?``, ``NA`` or ``null`` in an otherwise numeric
-column is read as missing, with a note.
+Feature columns are dropped, with a note, when they have no usable value or are constant,
+or hold text while one-hot encoding is off (``max_levels=0``); with the default selection
+also when more than half of their values are missing, when they hold the row numbers
+(0, 1, 2, … as written by a spreadsheet or by pandas), or when they are text with mostly
+distinct values (identifiers, free text). Text such as ``?``, ``NA`` or ``null`` is read as
+missing, with a note.
 
 Scaling ``"paper"`` (appendix B.1 of the paper) divides every feature by the largest
 training row ℓ1 norm and a ridge target by the largest training ``|y|``. It reads the
@@ -30,12 +33,17 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from accfirst.datasets.encode import Categorical, categorical, encode, is_text, present
 from accfirst.datasets.prepared import TASKS, DatasetInfo, PreparedData, PrepReport
 from accfirst.datasets.upload import READ_NOTES_ATTR, UploadLimits, check_shape, check_unique
 from accfirst.errors import DataError
 
 MIN_ROWS = 20
 MAX_MISSING_SHARE = 0.5
+# A text column with more distinct values than this share of its rows looks like an identifier.
+MAX_DISTINCT_SHARE = 0.5
+MISSING_CHOICES = ("impute", "drop")
+DEFAULT_MAX_LEVELS = 20
 SCALINGS = ("paper", "clip")
 MISSING_MARKERS = frozenset({"", "?", "-", "na", "n/a", "nan", "null", "none"})
 _POSITIVE_WORDS = ("yes", "y", "true", "t", "1", "positive", "pos")
@@ -59,7 +67,10 @@ def from_frame(
     scaling: str = "paper",
     feature_bound: float | None = None,
     target_bound: float | None = None,
-    center: bool = False,
+    center: bool = True,
+    standardize: bool = True,
+    missing: str = "impute",
+    max_levels: int = DEFAULT_MAX_LEVELS,
     test_size: float = 0.2,
     seed: int = 0,
     limits: UploadLimits = UploadLimits(),
@@ -72,20 +83,33 @@ def from_frame(
     df : the table, e.g. from ``read_upload``.
     target : the column to predict.
     task : ``"ridge"`` (numeric target) or ``"logistic"`` (two classes, or one class against the rest).
-    features : feature columns; default: every numeric column except the target. Non-numeric
-        and constant columns are dropped with a note; by default columns with more than half
-        of their values missing and row-number columns are dropped too (chosen columns are
-        kept, and their gaps drop rows).
+    features : feature columns; default: every column except the target. Constant columns are
+        dropped with a note; by default columns with more than half of their values missing,
+        row-number columns and text columns that look like identifiers are dropped too
+        (chosen columns are kept).
     positive_class : the target value mapped to +1 (logistic). Needed with more than two
         classes; with two, the default is the larger number, a yes-like word, or the last in sort order.
-    log1p_columns : feature columns transformed by ``x ↦ log(1 + x)`` (values must be ≥ 0).
+    log1p_columns : numeric feature columns transformed by ``x ↦ log(1 + x)`` (values must be ≥ 0).
     log1p_target : transform a ridge target by ``y ↦ log(1 + y)`` (values must be ≥ 0).
     scaling : ``"paper"`` (divide by the data's largest row ℓ1 norm and ``max |y|``; not private)
         or ``"clip"`` (divide by ``feature_bound`` and ``target_bound``, then clip; private).
-    feature_bound : public bound on a row's ℓ1 norm after ``log1p`` (``"clip"`` only).
-    target_bound : public bound on ``|y|`` after ``log1p`` (``"clip"`` with ridge only).
+    feature_bound : public bound on a row's ℓ1 norm after ``log1p``, one-hot encoding, centring and
+        standardising (``"clip"`` only).
+    target_bound : public bound on ``|y|`` after ``log1p`` and centring (``"clip"`` with ridge only).
     center : subtract the training means of the features (and of a ridge target) before
         scaling, because the models have no intercept. Reads the data; not private.
+        Default ``True``.
+    standardize : divide every numeric feature by its training standard deviation (after
+        ``log(1 + x)`` and centring), so that a column in large units does not crowd the
+        others out of the row-norm scaling; one-hot columns keep their 0/1. Reads the data;
+        not private. Default ``True``.
+    missing : ``"impute"`` (default) fills a missing or infinite feature value with the training
+        rows' median (numeric) or most frequent level (text); ``"drop"`` drops the row instead.
+        Rows with a missing target are always dropped. Imputing reads the data; not private.
+    max_levels : text columns are one-hot encoded into at most this many 0/1 columns, levels
+        learnt from the training rows; beyond the cap the rarest levels share one
+        ``"(other)"`` column. ``0`` leaves text columns out (the behaviour before one-hot
+        encoding); otherwise at least 2. Default 20.
     test_size : share of rows held out for the quality figures, in (0, 1); default 0.2.
     seed : seed of the train/test split.
     limits : shape limits of an upload (rows, columns).
@@ -97,6 +121,17 @@ def from_frame(
         raise DataError(f"task must be 'ridge' or 'logistic'; got {task!r}")
     if scaling not in SCALINGS:
         raise DataError(f"scaling must be 'paper' or 'clip'; got {scaling!r}")
+    if missing not in MISSING_CHOICES:
+        raise DataError(f"missing must be 'impute' (fill gaps) or 'drop' (drop rows with gaps); got {missing!r}")
+    whole = isinstance(max_levels, numbers.Integral) and not isinstance(max_levels, bool)
+    if not whole or max_levels < 0 or max_levels == 1:
+        raise DataError(
+            f"max_levels (the most one-hot columns per text column) must be 0 (leave text columns out) "
+            f"or a whole number ≥ 2; got {max_levels!r}"
+        )
+    for name, flag in (("center", center), ("standardize", standardize)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise DataError(f"{name} must be True or False; got {flag!r}")
     if isinstance(test_size, bool) or not isinstance(test_size, numbers.Real) or not 0 < test_size < 1:
         raise DataError(f"test_size (the share of rows held out for testing) must be in (0, 1); got {test_size!r}")
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
@@ -126,14 +161,17 @@ def from_frame(
     steps.extend(target_notes)
     candidates = _candidate_features(names, target, features)
     log1p_set = _check_log1p(log1p_columns, candidates)
-    kept, values, dropped, marker_notes = _numeric_features(columns, candidates, target, explicit=features is not None)
+    kept, values, dropped, marker_notes = _feature_columns(
+        columns, candidates, target, explicit=features is not None, max_levels=max_levels
+    )
     steps.extend(marker_notes)
 
-    ok, missing_note = _usable_rows(y_values, kept, values, target)
+    ok, missing_note = _usable_rows(y_values, kept, values, target, missing)
     _check_target_spread(task, target, y_values, ok, positive)
     for name, column in zip(kept, values):
-        if _is_constant(column, ok):
-            dropped.append((name, f"constant in the usable rows (every value is {_fmt(column[np.argmax(ok)])})"))
+        value = _constant_value(column, ok)
+        if value is not None:
+            dropped.append((name, f"constant in the usable rows (every value is {value})"))
     dropped_names = {name for name, _ in dropped}
     values = [column for name, column in zip(kept, values) if name not in dropped_names]
     kept = [name for name in kept if name not in dropped_names]
@@ -153,16 +191,24 @@ def from_frame(
         f"{len(test_rows):,} test rows{' within each class' if task == 'logistic' else ''}; "
         "the private algorithms see only the training rows"
     )
-    X_train, X_test = _gather(values, train_rows, test_rows, {kept.index(name) for name in log1p_used})
-    y_train, y_test = y_values[train_rows], y_values[test_rows]
     if log1p_used:
         steps.append(f"applied log(1 + x) to {len(log1p_used)} column(s): {_listing(log1p_used)}")
+    encoded = encode(kept, values, train_rows, test_rows, set(log1p_used), max_levels)
+    steps.extend(encoded.notes)
+    X_train, X_test = encoded.X_train, encoded.X_test
+    y_train, y_test = y_values[train_rows], y_values[test_rows]
+    y_test_original = y_test.copy() if task == "ridge" else None
     if log1p_target:
         np.log1p(y_train, out=y_train)
         np.log1p(y_test, out=y_test)
         steps.append(f"applied log(1 + y) to the target '{target}'")
+    target_mean = None
     if center:
-        steps.append(_center(X_train, X_test, y_train, y_test, task))
+        target_mean, note = _center(X_train, X_test, y_train, y_test, task)
+        steps.append(note)
+    standardized = bool(standardize and encoded.numeric)
+    if standardized:
+        steps.append(_standardize(X_train, X_test, encoded.numeric, encoded.names))
     feature_scale, target_scale, clipped_train, clipped_test, scale_notes = _scale(
         X_train, X_test, y_train, y_test, task, bounds
     )
@@ -171,6 +217,8 @@ def from_frame(
         if not np.isfinite(array).all():
             raise DataError(_TOO_LARGE)
         array.flags.writeable = False
+    if y_test_original is not None:
+        y_test_original.flags.writeable = False
 
     report = PrepReport(
         steps=tuple(steps),
@@ -179,7 +227,7 @@ def from_frame(
         feature_scale=feature_scale,
         target_scale=target_scale,
         scaling=scaling,
-        private_scaling=scaling == "clip" and not center,
+        private_scaling=scaling == "clip" and not (center or standardized or encoded.imputed or encoded.one_hot),
         n_train=len(train_rows),
         n_test=len(test_rows),
         positive_class=positive,
@@ -188,6 +236,12 @@ def from_frame(
         centered=bool(center),
         rows_clipped_train=clipped_train,
         rows_clipped_test=clipped_test,
+        missing=missing,
+        imputed=encoded.imputed,
+        max_levels=int(max_levels),
+        one_hot=encoded.one_hot,
+        target_mean=target_mean,
+        standardized=standardized,
     )
     return PreparedData(
         X_train=X_train,
@@ -195,10 +249,11 @@ def from_frame(
         X_test=X_test,
         y_test=y_test,
         task=task,
-        feature_names=tuple(kept),
+        feature_names=encoded.names,
         target_name=target,
         report=report,
         info=info,
+        y_test_original=y_test_original,
     )
 
 
@@ -216,39 +271,49 @@ def _target(series: pd.Series, target: str, task: str, positive_class: object) -
     return converted.values, None, [f"target '{target}' (ridge regression)", *_marker_note(target, converted)]
 
 
-def _numeric_features(
-    columns: dict[str, pd.Series], candidates: list[str], target: str, explicit: bool
-) -> tuple[list[str], list[np.ndarray], list[tuple[str, str]], list[str]]:
-    """The usable candidates as float64 columns, the dropped ones with reasons, and notes on missing markers."""
+def _feature_columns(
+    columns: dict[str, pd.Series], candidates: list[str], target: str, explicit: bool, max_levels: int
+) -> tuple[list[str], list[np.ndarray | Categorical], list[tuple[str, str]], list[str]]:
+    """The usable candidates (numeric arrays, or text as ``Categorical`` when ``max_levels`` > 0),
+    the dropped ones with reasons, and notes on missing markers."""
     kept, values, dropped, notes = [], [], [], []
     for name in candidates:
-        converted = _numeric(columns[name])
-        reason = _unusable(converted, explicit)
+        column: _Converted | Categorical = _numeric(columns[name])
+        if column.values is None and max_levels and is_text(columns[name]):
+            column = categorical(columns[name], MISSING_MARKERS)
+        reason = _unusable(column, explicit, max_levels)
         if reason:
             dropped.append((name, reason))
             continue
-        notes.extend(_marker_note(name, converted))
+        notes.extend(_marker_note(name, column))
         kept.append(name)
-        values.append(converted.values)
+        values.append(column if isinstance(column, Categorical) else column.values)
     if not kept:
         raise DataError(_no_features_message(dropped, target))
     return kept, values, dropped, notes
 
 
 def _usable_rows(
-    y: np.ndarray, names: list[str], values: list[np.ndarray], target: str
+    y: np.ndarray, names: list[str], values: list[np.ndarray | Categorical], target: str, missing: str
 ) -> tuple[np.ndarray, str]:
-    """Rows with a finite target and finite features, and a note on the rows dropped (``""`` if none)."""
+    """Rows with a finite target (and, with ``missing="drop"``, every feature present),
+    and a note on the rows dropped (``""`` if none)."""
     ok = np.isfinite(y)
-    for column in values:
-        ok &= np.isfinite(column)
+    gaps = [(target, int(np.count_nonzero(~ok)))]
+    for name, column in zip(names, values):
+        usable = present(column)
+        gaps.append((name, len(y) - int(usable.sum())))
+        if missing == "drop":
+            ok &= usable
     n_ok = int(ok.sum())
     dropped = len(y) - n_ok
     if n_ok == 0:
-        raise DataError(
-            f"every row has a missing or infinite value in the target '{target}' or in a feature; "
-            "drop the columns with many gaps (or fill them) and try again"
+        detail = (
+            ""
+            if missing == "impute"
+            else " or in a feature; fill the gaps (missing='impute') or drop the columns with many gaps and try again"
         )
+        raise DataError(f"every row has a missing or infinite value in the target '{target}'{detail}")
     if n_ok < MIN_ROWS:
         detail = f" after dropping {dropped:,} with missing values" if dropped else ""
         raise DataError(
@@ -257,30 +322,41 @@ def _usable_rows(
         )
     if not dropped:
         return ok, ""
-    counts = [(target, int(np.count_nonzero(~np.isfinite(y))))]
-    counts += [(name, int(np.count_nonzero(~np.isfinite(column)))) for name, column in zip(names, values)]
-    worst = sorted((c for c in counts if c[1]), key=lambda c: -c[1])[:5]
-    where = ", ".join(f"'{name}' {count:,}" for name, count in worst)
+    if missing == "impute":
+        return ok, f"dropped {dropped:,} of {len(y):,} rows whose target '{target}' is missing or infinite"
+    worst = sorted((c for c in gaps if c[1]), key=lambda c: -c[1])[:5]
+    listed = ", ".join(f"'{name}' {count:,}" for name, count in worst)
     note = (
         f"dropped {dropped:,} of {len(y):,} rows with a missing or infinite value "
-        f"(gaps per column, largest first: {where})"
+        f"(gaps per column, largest first: {listed})"
     )
     return ok, note
 
 
+def _constant_value(column: np.ndarray | Categorical, ok: np.ndarray) -> str | None:
+    """The single value a column takes in the usable rows where present, or ``None`` if it varies."""
+    mask = ok & present(column)
+    if isinstance(column, Categorical):
+        codes = np.unique(column.codes[mask])
+        return f"'{column.levels[codes[0]]}'" if codes.size == 1 else None
+    return _fmt(column[np.argmax(mask)]) if _is_constant(column, mask) else None
+
+
 def _check_log1p_domain(
     names: list[str],
-    values: list[np.ndarray],
+    values: list[np.ndarray | Categorical],
     log1p_columns: tuple[str, ...],
     y: np.ndarray | None,
     target: str,
     ok: np.ndarray,
 ) -> None:
-    """``log(1 + x)`` is for counts and other values ≥ 0: refuse negative usable values."""
+    """``log(1 + x)`` is for counts and other values ≥ 0: refuse text columns and negative usable values."""
     for name, column in zip(names, values):
         if name not in log1p_columns:
             continue
-        low = float(np.min(column, where=ok, initial=np.inf))
+        if isinstance(column, Categorical):
+            raise DataError(f"column '{name}' holds text; log(1 + x) applies to numeric columns only")
+        low = float(np.min(column, where=ok & np.isfinite(column), initial=np.inf))
         if low < 0:
             raise DataError(
                 f"column '{name}' has negative values (smallest {_fmt(low)}); log(1 + x) is meant for counts and "
@@ -295,19 +371,39 @@ def _check_log1p_domain(
             )
 
 
-def _center(X_train: np.ndarray, X_test: np.ndarray, y_train: np.ndarray, y_test: np.ndarray, task: str) -> str:
-    """Subtract training means in place (the ridge target too); returns the note."""
+def _center(
+    X_train: np.ndarray, X_test: np.ndarray, y_train: np.ndarray, y_test: np.ndarray, task: str
+) -> tuple[float | None, str]:
+    """Subtract training means in place (the ridge target too); returns the target's mean and the note."""
     means = X_train.mean(axis=0)
     X_train -= means
     X_test -= means
     if task != "ridge":
-        return "subtracted the training means of the features; this reads the data and is not private"
+        return None, (
+            "subtracted the training means of the features (the model has no intercept); "
+            "the means read the data and are not private"
+        )
     y_mean = float(y_train.mean())
     y_train -= y_mean
     y_test -= y_mean
+    return y_mean, (
+        f"subtracted the training means of the features and of the target ({_fmt(y_mean)}), because the model "
+        "has no intercept; the means read the data and are not private"
+    )
+
+
+def _standardize(X_train: np.ndarray, X_test: np.ndarray, columns: Sequence[int], names: Sequence[str]) -> str:
+    """Divide the numeric ``columns`` by their training standard deviations in place; returns the note."""
+    sds = X_train[:, columns].std(axis=0)
+    # A column constant in the training rows (possible after filling gaps) has nothing to rescale.
+    sds[sds == 0] = 1.0
+    X_train[:, columns] /= sds
+    X_test[:, columns] /= sds
+    shown = ", ".join(f"'{names[j]}' {sd:.4g}" for j, sd in zip(columns[:6], sds[:6]))
+    more = f", and {len(columns) - 6} more" if len(columns) > 6 else ""
     return (
-        f"subtracted the training means of the features and of the target ({_fmt(y_mean)}); "
-        "this reads the data and is not private"
+        f"divided each of the {len(columns)} numeric feature(s) by its training standard deviation ({shown}{more}), "
+        "so that columns in large units do not crowd the others out; this reads the data and is not private"
     )
 
 
@@ -342,22 +438,46 @@ def _numeric(series: pd.Series) -> _Converted:
     return _Converted(numbers.to_numpy(dtype=np.float64, na_value=np.nan), None, len(failed), marker)
 
 
-def _unusable(converted: _Converted, explicit: bool) -> str:
+def _unusable(column: _Converted | Categorical, explicit: bool, max_levels: int) -> str:
     """Why a candidate feature column cannot be used, or ``""``."""
-    if converted.values is None:
-        return f"not numeric (it has values such as {converted.example!r}); encode it as numbers to use it"
-    column = converted.values
-    finite = np.isfinite(column)
-    usable = int(finite.sum())
+    if isinstance(column, Categorical):
+        return _unusable_text(column, explicit, max_levels)
+    if column.values is None:
+        return f"not numeric (it has values such as {column.example!r}); encode it as numbers to use it"
+    values = column.values
+    finite = np.isfinite(values)
+    reason = _too_sparse(int(finite.sum()), len(values), explicit)
+    if reason:
+        return reason
+    if not explicit and _is_row_number(values):
+        return "it looks like a row number (0, 1, 2, … or 1, 2, 3, …); choose it explicitly to keep it"
+    if _is_constant(values, finite):
+        return f"constant (every value is {_fmt(values[np.argmax(finite)])}); it carries no information"
+    return ""
+
+
+def _unusable_text(column: Categorical, explicit: bool, max_levels: int) -> str:
+    known = column.codes >= 0
+    reason = _too_sparse(int(known.sum()), len(column.codes), explicit)
+    if reason:
+        return reason
+    distinct = np.unique(column.codes[known]).size
+    if distinct == 1:
+        return f"constant (every value is '{column.levels[column.codes[np.argmax(known)]]}'); it carries no information"
+    if not explicit and distinct > max_levels and distinct > MAX_DISTINCT_SHARE * known.sum():
+        return (
+            f"text with {distinct:,} distinct values in {int(known.sum()):,} rows: it looks like an identifier or "
+            "free text; choose it explicitly to one-hot encode it anyway (the rarest values are grouped)"
+        )
+    return ""
+
+
+def _too_sparse(usable: int, total: int, explicit: bool) -> str:
     if usable == 0:
         return "no usable values (all missing or infinite)"
-    missing_share = 1 - usable / len(column)
+    missing_share = 1 - usable / total
     if not explicit and missing_share > MAX_MISSING_SHARE:
         return f"{missing_share:.0%} of its values are missing or infinite; choose it explicitly to keep it"
-    if not explicit and _is_row_number(column):
-        return "it looks like a row number (0, 1, 2, … or 1, 2, 3, …); choose it explicitly to keep it"
-    if _is_constant(column, finite):
-        return f"constant (every value is {_fmt(column[np.argmax(finite)])}); it carries no information"
     return ""
 
 
@@ -373,7 +493,7 @@ def _is_constant(column: np.ndarray, mask: np.ndarray) -> bool:
     return float(np.max(column, where=mask, initial=-np.inf)) == float(np.min(column, where=mask, initial=np.inf))
 
 
-def _marker_note(name: str, converted: _Converted) -> list[str]:
+def _marker_note(name: str, converted: _Converted | Categorical) -> list[str]:
     if not converted.markers:
         return []
     return [f"column '{name}': {converted.markers:,} value(s) such as {converted.marker_example} read as missing"]
@@ -524,19 +644,6 @@ def _split(
     return rng.permutation(np.concatenate(train)), rng.permutation(np.concatenate(test))
 
 
-def _gather(
-    values: list[np.ndarray], train_rows: np.ndarray, test_rows: np.ndarray, log1p_at: set[int]
-) -> tuple[np.ndarray, np.ndarray]:
-    """Training and test matrices filled one column at a time, so no full-size temporary is made."""
-    X_train = np.empty((len(train_rows), len(values)))
-    X_test = np.empty((len(test_rows), len(values)))
-    for j, column in enumerate(values):
-        for X, rows in ((X_train, train_rows), (X_test, test_rows)):
-            part = column[rows]
-            X[:, j] = np.log1p(part, out=part) if j in log1p_at else part
-    return X_train, X_test
-
-
 def _clip_bounds(
     scaling: str, task: str, feature_bound: float | None, target_bound: float | None
 ) -> tuple[float, float | None] | None:
@@ -601,7 +708,7 @@ def _scale(
     if bounds is None:
         notes = [
             f"divided every feature by {feature_scale:.6g}, the largest ℓ1 norm of a training row "
-            "('paper' scaling, SPEC §11: this reads the data and is not private)"
+            "('paper' scaling, as in the paper's experiments: this reads the data and is not private)"
         ]
         if ridge:
             notes.append(
@@ -618,7 +725,7 @@ def _scale(
         f"divided every feature by the stated bound {feature_scale:g}"
         + (f" and the target by the stated bound {target_scale:g}" if ridge else "")
         + f", then clipped rows to ‖x‖₁ ≤ 1{y_part}: {n_train:,} training and {n_test:,} test row(s) clipped "
-        "('clip' scaling, SPEC §11: nothing is read from the data)"
+        "('clip' scaling with public bounds: this step reads nothing from the data)"
     ]
     return feature_scale, target_scale, n_train, n_test, notes
 
@@ -632,14 +739,18 @@ def _row_l1(X: np.ndarray) -> np.ndarray:
 
 
 def _clip_rows(X: np.ndarray) -> np.ndarray:
-    """Scale rows with ``‖x‖₁ > 1`` back into the ℓ1 ball in place; returns which rows were clipped."""
+    """Scale rows with ``‖x‖₁ > 1`` back into the ℓ1 ball in place; returns which rows were clipped.
+
+    A float64 sum of p rounded terms can be off by a few ulps either way, so a row whose
+    computed norm is within 2p ulps of 1 (such as the largest row under "paper" scaling) is
+    pulled that far inside too; it does not count as clipped.
+    """
     norms = _row_l1(X)
-    over = norms > 1.0
-    if over.any():
-        # A sum of p rounded terms can land a few ulps above 1 after dividing by the norm.
-        shrink = 1.0 - 2 * X.shape[1] * np.finfo(np.float64).eps
-        X[over] *= (shrink / norms[over])[:, None]
-    return over
+    shrink = 1.0 - 2 * X.shape[1] * np.finfo(np.float64).eps
+    near = norms > shrink
+    if near.any():
+        X[near] *= (shrink / norms[near])[:, None]
+    return norms > 1.0
 
 
 def _fmt(value: object) -> str:

@@ -3,21 +3,40 @@
 They compute nothing private and import no Streamlit (CONVENTIONS), so the app, the
 CLI and a notebook draw the same figures. ``explorer`` holds the explorer page's
 figures; ``paper`` the paper's. The shared look (one colour per method, the order
-methods appear in) lives here so every figure agrees.
+methods appear in, a layout that holds from phone to desktop width, axis labels without
+SI prefixes) lives here so every figure agrees.
+
+No figure sets a template or a background: the app's theme (light or dark) styles them,
+and the offline report applies a light or dark template of its own. Colours drawn on the
+plot itself are mid-tones that read on both.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
+from numpy.typing import ArrayLike
 
+from accfirst.interpret import SUPERSCRIPTS
 from accfirst.search.experiments import METHOD_LABELS, METHODS
 
 METHOD_ORDER = METHODS
 # Colour-blind-safe (Okabe–Ito) and distinct in greyscale.
 METHOD_COLORS = {"nr": "#0072B2", "doubling": "#E69F00", "theory": "#009E73"}
-NONPRIVATE_COLOR = "#555555"
+NONPRIVATE_COLOR = "#777777"
+# Reference lines (y = α, the bound M): visible on a light and on a dark background.
+REFERENCE_COLOR = "#8C8C8C"
+
+TITLE_LINE_PX = 22
+SUBTITLE_LINE_PX = 17
+LEGEND_ROW_PX = 21
+X_AXIS_PX = 60
+# Roughly what fits on one subtitle line of a phone-width chart (about 360 px).
+SUBTITLE_CHARACTERS = 52
 
 
 def method_label(method: str) -> str:
@@ -36,4 +55,81 @@ def methods_in(results: pd.DataFrame, exclude: Sequence[str] = ()) -> list[str]:
     return [m for m in METHOD_ORDER if m in present] + [m for m in present if m not in METHOD_ORDER]
 
 
-__all__ = ["METHOD_COLORS", "METHOD_ORDER", "NONPRIVATE_COLOR", "method_color", "method_label", "methods_in"]
+def wrap(text: str, width: int = SUBTITLE_CHARACTERS) -> str:
+    """``text`` broken into lines of at most ``width`` characters with ``<br>`` (plotly does not wrap)."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(lines)
+
+
+def layout(fig: go.Figure, *, title: str, height: int, subtitle: str = "") -> go.Figure:
+    """The shared look, readable from phone to desktop width.
+
+    ``height`` is the plot area in pixels; room is added above for the title and the
+    subtitle (one line per ``<br>``) and below for the x axis and the legend, budgeting one
+    legend row per entry (and per ``<br>`` in its name), so nothing overlaps even when
+    every entry wraps onto its own row. Number axes never use SI prefixes ("10µ"): powers
+    of ten are written as such.
+    """
+    shown = [t for t in fig.data if t.showlegend or (t.showlegend is None and len(fig.data) > 1)]
+    legend_rows = sum(str(t.name).count("<br>") + 1 for t in shown)
+    subtitle_lines = subtitle.count("<br>") + 1 if subtitle else 0
+    top = 20 + TITLE_LINE_PX + SUBTITLE_LINE_PX * subtitle_lines + 12
+    bottom = X_AXIS_PX + LEGEND_ROW_PX * legend_rows
+    total = height + top + bottom
+    fig.update_layout(
+        title={
+            "text": title, "subtitle": {"text": subtitle}, "x": 0, "xanchor": "left",
+            "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 10},
+        },
+        height=total,
+        margin={"l": 10, "r": 10, "t": top, "b": bottom},
+        legend={"orientation": "h", "yref": "container", "y": 4 / total, "yanchor": "bottom", "x": 0, "xanchor": "left"},
+        hoverlabel={"namelength": -1},
+    )  # fmt: skip
+    fig.update_xaxes(exponentformat="power")
+    fig.update_yaxes(exponentformat="power")
+    return fig
+
+
+# Tick sets for a log axis, coarsest first: decades, then 1-3, 1-2-5 and finer per decade.
+_LOG_MANTISSAS = ((1.0,), (1.0, 3.0), (1.0, 2.0, 5.0), (1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0))
+_MAX_DECADE_TICKS = 8
+
+
+def log_ticks(values: ArrayLike) -> dict[str, object]:
+    """Explicit ticks for a log axis over ``values``: the coarsest set that puts at least three labels
+    inside the data's range (decades, thinned to about eight; else 1-3, 1-2-5, … per decade), written
+    plainly from 0.001 to 10⁵ and as powers of ten beyond ("3×10⁻⁵", "10⁴⁸"), never with SI prefixes.
+    ``{}`` (plotly's own ticks) when no value is positive and finite."""
+    array = np.asarray(values, dtype=np.float64).ravel()
+    positive = array[np.isfinite(array) & (array > 0)]
+    if positive.size == 0:
+        return {}
+    low, high = float(positive.min()), float(positive.max())
+    first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    for mantissas in _LOG_MANTISSAS:
+        step = max(1, math.ceil((last - first) / _MAX_DECADE_TICKS)) if len(mantissas) == 1 else 1
+        ticks = [m * 10.0**k for k in range(first - first % step, last + 1, step) for m in mantissas]
+        if sum(low <= t <= high for t in ticks) >= 3:
+            break
+    return {"tickmode": "array", "tickvals": ticks, "ticktext": [_tick_label(t) for t in ticks]}
+
+
+def _tick_label(value: float) -> str:
+    if 1e-3 <= value < 1e5:
+        return f"{value:g}"
+    exponent = math.floor(math.log10(value) + 1e-9)
+    mantissa = value / 10.0**exponent
+    power = "10" + str(exponent).translate(SUPERSCRIPTS)
+    return power if round(mantissa, 6) == 1 else f"{mantissa:g}×{power}"
+
+
+__all__ = [
+    "METHOD_COLORS", "METHOD_ORDER", "NONPRIVATE_COLOR", "REFERENCE_COLOR", "layout", "log_ticks", "method_color",
+    "method_label", "methods_in", "wrap",
+]  # fmt: skip

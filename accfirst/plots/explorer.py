@@ -17,46 +17,13 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from accfirst.interpret import format_epsilon, format_exp_epsilon, median_with_inf
-from accfirst.plots import NONPRIVATE_COLOR, method_color, method_label, methods_in
+from accfirst.plots import NONPRIVATE_COLOR, REFERENCE_COLOR, layout, log_ticks, method_color, method_label, methods_in
 
 THRESHOLD_COLOR = "#D55E00"
 TRUE_RISK_COLOR = "#7F7F7F"
 # Excess risks of 0 (logistic risks are clipped at 0) still need a place on a log axis.
 RISK_FLOOR = 1e-12
 EVALUATION_ONLY = "evaluation only, not private"
-
-
-TITLE_LINE_PX = 22
-SUBTITLE_LINE_PX = 17
-LEGEND_ROW_PX = 21
-X_AXIS_PX = 60
-
-
-def _layout(fig: go.Figure, *, title: str, height: int, subtitle: str = "") -> go.Figure:
-    """The shared look, readable from phone to desktop width.
-
-    ``height`` is the plot area in pixels; room is added above for the title and the
-    subtitle (one line per ``<br>``) and below for the x axis and the legend, budgeting one
-    legend row per entry (and per ``<br>`` in its name), so nothing overlaps even when
-    every entry wraps onto its own row.
-    """
-    shown = [t for t in fig.data if t.showlegend or (t.showlegend is None and len(fig.data) > 1)]
-    legend_rows = sum(str(t.name).count("<br>") + 1 for t in shown)
-    subtitle_lines = subtitle.count("<br>") + 1 if subtitle else 0
-    top = 20 + TITLE_LINE_PX + SUBTITLE_LINE_PX * subtitle_lines + 12
-    bottom = X_AXIS_PX + LEGEND_ROW_PX * legend_rows
-    total = height + top + bottom
-    fig.update_layout(
-        title={
-            "text": title, "subtitle": {"text": subtitle}, "x": 0, "xanchor": "left",
-            "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 10},
-        },
-        height=total,
-        margin={"l": 10, "r": 10, "t": top, "b": bottom},
-        legend={"orientation": "h", "yref": "container", "y": 4 / total, "yanchor": "bottom", "x": 0, "xanchor": "left"},
-        hoverlabel={"namelength": -1},
-    )  # fmt: skip
-    return fig
 
 
 def _require(frame: pd.DataFrame, columns: tuple[str, ...], what: str) -> None:
@@ -116,11 +83,11 @@ def figure_epsilon_distribution(results: pd.DataFrame) -> go.Figure:
                 hovertemplate=f"trial %{{customdata[0]}}: %{{text}}<br>stop at level %{{customdata[1]}}<extra>{name}</extra>",
             )
         )  # fmt: skip
-    fig.update_xaxes(type="log", title_text="ex-post privacy loss ε (log scale)")
+    fig.update_xaxes(type="log", title_text="ex-post privacy loss ε (log scale)", **log_ticks(results["eps_total"]))
     fig.update_yaxes(autorange="reversed", title_text=None)
     trials = int(results["trial"].nunique()) if len(results) else 0
     title = f"Ex-post ε of each of {trials} trials"
-    return _layout(fig, title=title, subtitle="<br>".join(notes), height=60 + 70 * max(len(fig.data), 1))
+    return layout(fig, title=title, subtitle="<br>".join(notes), height=60 + 70 * max(len(fig.data), 1))
 
 
 def breakdown_frame(results: pd.DataFrame) -> pd.DataFrame:
@@ -165,19 +132,21 @@ def figure_breakdown(results: pd.DataFrame) -> go.Figure:
                 y=labels,
                 orientation="h",
                 name=name,
-                marker={"color": [method_color(m) for m in parts["method"]], "pattern": {"shape": pattern}},
-                opacity=1.0 if column == "eps_test" else 0.55,
+                marker={
+                    "color": [method_color(m) for m in parts["method"]],
+                    # Hatching, not transparency, marks generation: it reads the same on a light and a dark page.
+                    "pattern": {"shape": pattern, "fillmode": "overlay", "fgcolor": "rgba(255,255,255,0.5)"},
+                },
                 text=[format_epsilon(v) if np.isfinite(v) else "" for v in parts[column]],
                 textposition="inside",
                 insidetextanchor="middle",
-                insidetextfont={"color": "white" if column == "eps_test" else "black"},
                 hovertemplate="%{y}: " + name + " %{x:.4g}<extra></extra>",
             )
         )
     fig.update_layout(barmode="stack", legend_traceorder="normal", uniformtext={"minsize": 9, "mode": "hide"})
     fig.update_xaxes(title_text="median ε over trials that halted", rangemode="tozero")
     fig.update_yaxes(autorange="reversed")
-    return _layout(fig, title="Privacy spent on testing vs on generating", height=40 + 60 * len(parts))
+    return layout(fig, title="Privacy spent on testing vs on generating", height=40 + 60 * len(parts))
 
 
 def figure_search(
@@ -261,7 +230,7 @@ def figure_search(
             hovertemplate="threshold %{y:.4g}<extra></extra>",
         )
     )
-    fig.add_hline(y=alpha, line={"color": "black", "dash": "dash", "width": 1})
+    fig.add_hline(y=alpha, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1})
     fig.add_annotation(
         x=1, xref="paper", y=alpha, text=f"target α = {alpha:g}", showarrow=False, xanchor="right", yanchor="bottom"
     )
@@ -276,7 +245,6 @@ def figure_search(
             showarrow=False,
             xanchor="right",
             yanchor="top",
-            bgcolor="rgba(255,255,255,0.8)",
         )
     else:
         fig.add_annotation(
@@ -284,11 +252,11 @@ def figure_search(
             text="no level passed: fallback to the non-private θ* (ε = ∞)",
         )  # fmt: skip
     fig.update_yaxes(title_text="excess risk", rangemode="tozero")
-    fig.update_xaxes(type="log", title_text="privacy level ε of the tested hypothesis (log scale)")
+    fig.update_xaxes(type="log", title_text="privacy level ε of the tested hypothesis (log scale)", **log_ticks(eps))
     subtitle = f"{len(trace)} level{'s' if len(trace) != 1 else ''} tested"
     if bounded:
         subtitle += f"; exact risk at {int(exact.sum())},<br>a certified lower bound rejected the rest"
-    return _layout(fig, title=f"{name}: the search in trial {trial}", subtitle=subtitle, height=300)
+    return layout(fig, title=f"{name}: the search in trial {trial}", subtitle=subtitle, height=300)
 
 
 def figure_excess_risk(results: pd.DataFrame, alpha: float) -> go.Figure:
@@ -311,18 +279,22 @@ def figure_excess_risk(results: pd.DataFrame, alpha: float) -> go.Figure:
                 hovertemplate="trial %{customdata[0]}: R = %{customdata[1]:.4g}<extra></extra>",
             )
         )  # fmt: skip
-    fig.add_vline(x=alpha, line={"color": "black", "dash": "dash", "width": 1})
+    fig.add_vline(x=alpha, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1})
     fig.add_annotation(
         x=math.log10(alpha), y=1, yref="paper", text=f"α = {alpha:g}", showarrow=False, xanchor="left", yanchor="bottom"
     )
-    fig.update_xaxes(type="log", title_text=f"true excess risk R(θ), log scale<br><sup>{EVALUATION_ONLY}</sup>")
+    risks = np.maximum(results["excess_risk"].to_numpy(dtype=float), RISK_FLOOR)
+    fig.update_xaxes(
+        type="log", title_text=f"true excess risk R(θ), log scale<br><sup>{EVALUATION_ONLY}</sup>",
+        **log_ticks(np.append(risks, alpha)),
+    )  # fmt: skip
     fig.update_yaxes(autorange="reversed")
-    return _layout(fig, title="Accuracy reached: excess risk vs the target α", height=60 + 70 * max(len(fig.data), 1))
+    return layout(fig, title="Accuracy reached: excess risk vs the target α", height=60 + 70 * max(len(fig.data), 1))
 
 
 # Short enough for two panels side by side at phone width.
-QUALITY_LABELS = {"r2": "R² (↑ better)", "mse": "MSE (↓ better)", "accuracy": "accuracy (↑ better)",
-                  "auc": "AUC (↑ better)"}  # fmt: skip
+QUALITY_LABELS = {"r2": "R² (↑ better)", "mse": "MSE (↓ better)", "rmse": "RMSE, target's units (↓)",
+                  "accuracy": "accuracy (↑ better)", "auc": "AUC (↑ better)"}  # fmt: skip
 
 
 def figure_test_quality(quality: pd.DataFrame) -> go.Figure:
@@ -356,4 +328,4 @@ def figure_test_quality(quality: pd.DataFrame) -> go.Figure:
             col=col,
         )
         fig.update_yaxes(autorange="reversed", showticklabels=col == 1, row=1, col=col)
-    return _layout(fig, title="Quality on the held-out test set", height=40 + 45 * quality["model"].nunique())
+    return layout(fig, title="Quality on the held-out test set", height=40 + 45 * quality["model"].nunique())

@@ -19,20 +19,25 @@ column a sweep adds, else from the ``theory`` method's rows (their ε is E).
 from __future__ import annotations
 
 import html
+import json
 import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
+from plotly.utils import PlotlyJSONEncoder
 
-from accfirst.interpret import quantile_with_inf
-from accfirst.plots import method_color, method_label, methods_in
+from accfirst.docs import docs_link
+from accfirst.interpret import format_epsilon, format_exp_epsilon, quantile_with_inf
+from accfirst.plots import REFERENCE_COLOR, layout, log_ticks, method_color, method_label, methods_in, wrap
 
 BAND_OPACITY = 0.18
+PLOT_HEIGHT = 340
 ALPHA_AXIS = "α (requested excess risk)"
-THEORY_CAVEAT = "promises only expected excess risk ≤ α, not w.p. 1 − γ (SPEC §4)"
-INFINITE_NOTE = "Gaps: the quantile is ∞ there (fallback in that share of runs; SPEC §9)."
+THEORY_CAVEAT = "promises only expected excess risk ≤ α, not with probability 1 − γ"
+INFINITE_NOTE = "Gaps: the quantile is ∞ there (that share of runs fell back and released the exact model)."
 
 
 def summarise(df: pd.DataFrame, value: str, quantiles: Sequence[float] = (0.25, 0.5, 0.75)) -> pd.DataFrame:
@@ -122,23 +127,18 @@ def _add_median(fig: go.Figure, summary: pd.DataFrame, method: str, quantity: st
     )
 
 
-def _note(fig: go.Figure, text: str) -> None:
-    fig.add_annotation(
-        text=text, xref="paper", yref="paper", x=0, y=-0.22, xanchor="left", showarrow=False, font={"size": 11}
-    )
-
-
-def _layout(fig: go.Figure, title: str, y_title: str, log_y: bool = False) -> go.Figure:
-    fig.update_layout(
-        title={"text": title},
-        xaxis_title=ALPHA_AXIS,
-        yaxis_title=y_title,
-        yaxis_type="log" if log_y else "linear",
-        hovermode="closest",
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0},
-        margin={"t": 110, "b": 110},
-    )
-    return fig
+def _layout(
+    fig: go.Figure, title: str, subtitle: str, y_title: str, log_y: bool = False, notes: Sequence[str] = ()
+) -> go.Figure:
+    """Axis titles, a log y axis with decluttered ticks, and the shared layout; ``notes`` join the subtitle."""
+    fig.update_layout(xaxis_title=ALPHA_AXIS, yaxis_title=y_title, hovermode="closest")
+    if log_y:
+        drawn = [np.asarray(trace.y, dtype=np.float64) for trace in fig.data if trace.y is not None]
+        fig.update_yaxes(type="log", **log_ticks(np.concatenate(drawn) if drawn else []))
+    else:
+        fig.update_yaxes(type="linear")
+    lines = [subtitle, *(wrap(note) for note in notes)]
+    return layout(fig, title=title, subtitle="<br>".join(lines), height=PLOT_HEIGHT)
 
 
 def _has_infinite(summary: pd.DataFrame, columns: Sequence[str]) -> bool:
@@ -156,13 +156,16 @@ def theory_curve(df: pd.DataFrame) -> pd.DataFrame | None:
     return curve.rename("eps").reset_index()
 
 
-def fig1_epsilon(df: pd.DataFrame, versus: str = "theory", risk_factor: bool = False) -> go.Figure:
+def fig1_epsilon(
+    df: pd.DataFrame, versus: str = "theory", risk_factor: bool = False, log_axis: bool = True
+) -> go.Figure:
     """Fig. 1: ex-post privacy loss vs α, noise reduction against ``versus``.
 
     ``versus="theory"`` draws the theory approach's E(α) (Fig. 1a/1b), which promises
     only expected error; ``versus="doubling"`` the doubling method (Fig. 1c/1d).
     Medians with the interquartile band; ``risk_factor=True`` plots e^ε (SPEC §10)
-    on a log axis instead of ε.
+    instead of ε, always on a log axis. ε is on a log axis too unless ``log_axis=False``
+    (the paper's linear axis, where the smallest α flattens every other point).
     """
     if versus not in ("theory", "doubling"):
         raise ValueError(f"versus must be 'theory' or 'doubling'; got {versus!r}")
@@ -199,12 +202,13 @@ def fig1_epsilon(df: pd.DataFrame, versus: str = "theory", risk_factor: bool = F
     missing = [method_label(m) for m in compared if m not in methods]
     if missing:
         notes.append(f"No runs of: {', '.join(missing)}.")
-    if notes:
-        _note(fig, " ".join(notes))
     against = "the theory approach" if versus == "theory" else "doubling"
-    title = f"Fig. 1 — ex-post privacy loss: noise reduction vs {against}"
-    y_title = "ex-post privacy-risk factor e^ε (log scale)" if risk_factor else "ex-post privacy loss ε"
-    return _layout(fig, title, y_title, log_y=risk_factor)
+    log_y = risk_factor or log_axis
+    y_title = "risk factor e^ε" if risk_factor else "ex-post privacy loss ε"
+    y_title += " (log scale)" if log_y else ""
+    return _layout(
+        fig, "Fig. 1 — ex-post privacy loss", f"noise reduction vs {against}", y_title, log_y=log_y, notes=notes
+    )
 
 
 def fig2_excess_risk(df: pd.DataFrame) -> go.Figure:
@@ -236,11 +240,13 @@ def fig2_excess_risk(df: pd.DataFrame) -> go.Figure:
             y=alphas,
             mode="lines",
             name="requested accuracy y = α",
-            line={"color": "black", "dash": "dash"},
+            line={"color": REFERENCE_COLOR, "dash": "dash"},
             hovertemplate="y = α = %{x}<extra></extra>",
         )
     )
-    return _layout(fig, "Fig. 2 — achieved excess risk vs the requested α", "excess risk R(θ) (true, not private)")
+    return _layout(
+        fig, "Fig. 2 — accuracy reached", "true excess risk vs the requested α", "excess risk R(θ) (true, not private)"
+    )
 
 
 def fig3_breakdown(df: pd.DataFrame) -> go.Figure:
@@ -271,10 +277,15 @@ def fig3_breakdown(df: pd.DataFrame) -> go.Figure:
                     "<br>fallback (left out) in %{customdata} of runs<extra></extra>",
                 )
             )
-    if df["fallback"].astype(bool).any():
-        _note(fig, "Medians over the runs that halted; fallback runs (ε = ∞, no generation part) are left out.")
-    title = "Fig. 3 — where the privacy goes: testing vs generating hypotheses"
-    return _layout(fig, title, "median ε over halted runs (log scale)", True)
+    notes = (
+        ["Medians over the runs that halted; fallback runs (ε = ∞, no generation part) are left out."]
+        if df["fallback"].astype(bool).any()
+        else []
+    )
+    return _layout(
+        fig, "Fig. 3 — where the privacy goes", "testing vs generating hypotheses",
+        "median ε over halted runs (log scale)", log_y=True, notes=notes,
+    )  # fmt: skip
 
 
 def fig4_theta_norm(df: pd.DataFrame) -> go.Figure:
@@ -296,18 +307,21 @@ def fig4_theta_norm(df: pd.DataFrame) -> go.Figure:
                 y=np.full(alphas.size, bound),
                 mode="lines",
                 name=f"theoretical bound M = {bound:.4g}",
-                line={"color": "black", "dash": "dash"},
+                line={"color": REFERENCE_COLOR, "dash": "dash"},
                 hovertemplate=f"M = {bound:.4g}<extra></extra>",
             )
         )
-    return _layout(fig, "Fig. 4 — final hypothesis norm ‖θ‖ vs the theoretical bound M", "‖θ‖₂ (log scale)", True)
+    subtitle = "‖θ‖ vs the theoretical bound M"
+    return _layout(fig, "Fig. 4 — size of the released model", subtitle, "‖θ‖₂ (log scale)", log_y=True)
 
 
 def paper_table(df: pd.DataFrame, alphas: Sequence[float] | None = None) -> pd.DataFrame:
     """The paper's kind of table: per α, each method's median ε, median e^ε and fallback share.
 
-    ∞-aware medians (SPEC §9). ``alphas`` picks rows (e.g. 0.05 and 0.075, the
-    paper's headline); by default every α of the frame.
+    ∞-aware medians (SPEC §9). The e^ε column is text with 3 significant digits
+    ("4.02 × 10³⁹", "∞"; ``interpret.format_exp_epsilon``), since e^ε overflows a float
+    long before ε is absurd; ε and the fallback share stay numbers. ``alphas`` picks rows
+    (e.g. 0.05 and 0.075, the paper's headline); by default every α of the frame.
     """
     table = pd.DataFrame({"α": np.sort(df["alpha"].unique())})
     if alphas is not None:
@@ -317,8 +331,9 @@ def paper_table(df: pd.DataFrame, alphas: Sequence[float] | None = None) -> pd.D
         rows = df[df["method"] == method]
         eps = summarise(rows, "eps_total", (0.5,)).set_index("alpha")
         label = method_label(method)
-        table[f"{label}: median ε"] = table["α"].map(eps["q50"])
-        table[f"{label}: median e^ε"] = exp_epsilon(table[f"{label}: median ε"])
+        median = table["α"].map(eps["q50"])
+        table[f"{label}: median ε"] = median
+        table[f"{label}: median e^ε"] = [format_exp_epsilon(e) if not math.isnan(e) else "" for e in median]
         table[f"{label}: fallback share"] = table["α"].map(eps["fallback_share"])
     return table.reset_index(drop=True)
 
@@ -335,29 +350,102 @@ def report_figures(df: pd.DataFrame) -> list[go.Figure]:
     ]
 
 
-def html_report(df: pd.DataFrame, settings: Mapping[str, object]) -> str:
-    """A self-contained HTML page: the settings, the paper's table and every figure (see ``html_page``)."""
+def _report_templates() -> dict[str, dict]:
+    """plotly's white and dark templates with transparent backgrounds, so the page's colours show through."""
+    templates = {}
+    for mode, name in (("light", "plotly_white"), ("dark", "plotly_dark")):
+        template = pio.templates[name].to_plotly_json()
+        template["layout"].update(paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)")
+        templates[mode] = template
+    return templates
+
+
+def _table_html(table: pd.DataFrame) -> str:
+    """A table for reading: ε with 3 significant digits, shares as percentages, other numbers as %g."""
+    shown = table.copy()
+    for column in shown.columns:
+        if column.endswith("median ε"):
+            shown[column] = [format_epsilon(v) if not math.isnan(v) else "" for v in shown[column]]
+        elif column.endswith("fallback share"):
+            shown[column] = [f"{v:.0%}" if not math.isnan(v) else "" for v in shown[column]]
+    return shown.to_html(index=False, border=0, classes="results", float_format=lambda v: f"{v:g}")
+
+
+# The report follows the reader's light/dark preference, in the app's colours (Streamlit's
+# defaults and the app's primary colour); charts switch template with it.
+_REPORT_CSS = """
+:root { color-scheme: light dark; --bg: #ffffff; --fg: #31333f; --line: #e6e9ef; --accent: #0072b2;
+        --panel: #f0f2f6; }
+@media (prefers-color-scheme: dark) {
+  :root { --bg: #0e1117; --fg: #fafafa; --line: #31333f; --accent: #56b4e9; --panel: #262730; }
+}
+* { box-sizing: border-box; }
+body { background: var(--bg); color: var(--fg); margin: 0 auto; max-width: 1100px; padding: 1rem;
+       font-family: "Source Sans Pro", "Source Sans 3", system-ui, -apple-system, "Segoe UI", sans-serif;
+       line-height: 1.5; overflow-wrap: anywhere; }
+h1 { font-size: clamp(1.6rem, 6vw, 2.4rem); line-height: 1.2; margin: 0.5rem 0 1rem; }
+h2 { font-size: clamp(1.25rem, 4.5vw, 1.6rem); margin-top: 2rem; }
+a { color: var(--accent); }
+.note { background: var(--panel); border-left: 4px solid var(--accent); padding: 0.6rem 0.9rem; border-radius: 4px; }
+.scroll { overflow-x: auto; max-width: 100%; }
+table { border-collapse: collapse; margin: 0.5rem 0; font-size: 0.9rem; overflow-wrap: normal; }
+th, td { padding: 0.25rem 0.7rem; text-align: right; border-bottom: 1px solid var(--line); vertical-align: top; }
+table.results td { white-space: nowrap; }
+table.settings th, table.settings td { text-align: left; }
+table.settings td { overflow-wrap: anywhere; }
+.figure { margin: 1.5rem 0; width: 100%; }
+ol.steps { padding-left: 1.4rem; }
+"""
+
+_REPORT_SCRIPT = """
+(function () {
+  var templates = %s;
+  var query = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
+  function apply() {
+    var template = templates[query && query.matches ? "dark" : "light"];
+    document.querySelectorAll(".plotly-graph-div").forEach(function (chart) {
+      if (chart.data) { Plotly.react(chart, chart.data, Object.assign({}, chart.layout, {template: template})); }
+    });
+  }
+  if (query && query.addEventListener) { query.addEventListener("change", apply); }
+  if (document.readyState === "complete") { apply(); } else { window.addEventListener("load", apply); }
+})();
+"""
+
+
+def html_report(df: pd.DataFrame, settings: Mapping[str, object], preparation: Sequence[str] = ()) -> str:
+    """The sweep's offline report: settings, data preparation, the paper's table and every figure (``html_page``).
+
+    Parameters
+    ----------
+    df : the sweep's results frame.
+    settings : name → value rows of the settings table.
+    preparation : the data preparation steps (``PrepReport.steps``), listed when given.
+    """
     calibrations = sorted(set(df.loc[df["method"] == "nr", "calibration"]))
     caveat = (
-        "<p>Noise reduction used the theorem's calibration of InteractiveAboveThreshold; "
+        '<p class="note">Noise reduction used the theorem\'s calibration of InteractiveAboveThreshold; '
         "the paper's plotted numbers came from the tighter calibration of the authors' code "
-        "(“paper-code”), so expect roughly 3× the paper's ε (SPEC §6).</p>"
+        "(“paper-code”), so expect roughly 3× the paper's ε (see "
+        f'<a href="{docs_link("mathematics", "calibrations")}">calibrations</a>).</p>'
         if calibrations == ["theorem"]
         else ""
     )
     deltas = sorted(set(df.loc[df["delta"] > 0, "delta"])) if "delta" in df.columns else []
     if deltas:
         caveat += (
-            f"<p>Gaussian runs report an (ε, δ)-ex-post loss with δ = {', '.join(f'{d:g}' for d in deltas)} "
-            "(SPEC §14; derived, consistent with Rogers et al. 2023).</p>"
+            f'<p class="note">Gaussian runs report an (ε, δ)-ex-post loss with δ = '
+            f"{', '.join(f'{d:g}' for d in deltas)} (derived; consistent with Rogers et al. 2023).</p>"
         )
-    intro = """<p>Ex-post privacy loss of noise reduction, doubling and the theory approach for each requested
+    intro = f"""<p>Ex-post privacy loss of noise reduction, doubling and the theory approach for each requested
 excess risk α (Ligett et al., NeurIPS 2017, Section 4 and Appendix B). Medians and quantiles
-count a fallback run's ε as ∞; the theory approach promises only expected excess risk.</p>
-""" + caveat
+count a fallback run's ε as ∞; the theory approach promises only expected excess risk.
+How to read each chart: <a href="{docs_link("charts", "the-alpha-sweep")}">reading the charts</a>;
+the methods: <a href="{docs_link("mathematics")}">the mathematics</a>.</p>
+{caveat}"""
     return html_page(
         "accfirst α sweep report", "Accuracy-first α sweep", intro, settings,
-        "Median ex-post privacy loss per α", paper_table(df), report_figures(df),
+        "Median ex-post privacy loss per α", paper_table(df), report_figures(df), preparation,
     )  # fmt: skip
 
 
@@ -369,40 +457,56 @@ def html_page(
     table_heading: str,
     table: pd.DataFrame,
     figures: Sequence[go.Figure],
+    preparation: Sequence[str] = (),
 ) -> str:
-    """A self-contained HTML report: a heading, an introduction (HTML), the settings, one table, the figures.
+    """A self-contained HTML report: a heading, an introduction (HTML), the settings, the data preparation
+    (when given), one table and the figures.
 
-    plotly.js is embedded once, in the first figure, so the file works offline.
+    plotly.js is embedded once, in the first figure, so the file works offline. The page
+    reads well from phone width up and follows the reader's light or dark preference,
+    charts included.
     """
-    divs = [
-        fig.to_html(full_html=False, include_plotlyjs=(i == 0), default_height="560px") for i, fig in enumerate(figures)
-    ]
+    divs = []
+    for i, fig in enumerate(figures):
+        # No template in the figures: the page's script applies the light or dark one (validating a
+        # template per figure in Python would take a second each).
+        fig.update_layout(template="none")
+        html_div = fig.to_html(
+            full_html=False, include_plotlyjs=(i == 0), config={"responsive": True, "displaylogo": False},
+            default_width="100%", default_height=f"{fig.layout.height or 560}px",
+        )  # fmt: skip
+        divs.append(f'<div class="figure">{html_div}</div>')
     settings_rows = "".join(
         f"<tr><th>{html.escape(str(key))}</th><td>{html.escape(str(value))}</td></tr>"
         for key, value in settings.items()
     )
-    table_html = table.to_html(index=False, float_format=lambda v: f"{v:.4g}", border=0, classes="results")
+    steps = "".join(f"<li>{html.escape(step)}</li>" for step in preparation)
+    preparation_html = (
+        f'<h2>Data preparation</h2>\n<ol class="steps">{steps}</ol>\n'
+        f'<p>What each step does and which ones read the data: <a href="{docs_link("data")}">data preparation</a>.</p>'
+        if steps
+        else ""
+    )
+    script = _REPORT_SCRIPT % json.dumps(_report_templates(), cls=PlotlyJSONEncoder)
     return f"""<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{html.escape(title)}</title>
-<style>
-body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; padding: 0 1em; }}
-table {{ border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }}
-th, td {{ padding: 0.2em 0.7em; text-align: right; border-bottom: 1px solid #ddd; }}
-.settings th {{ text-align: left; }}
-</style>
+<style>{_REPORT_CSS}</style>
 </head>
 <body>
 <h1>{html.escape(heading)}</h1>
 {intro}
 <h2>Settings</h2>
-<table class="settings">{settings_rows}</table>
+<div class="scroll"><table class="settings">{settings_rows}</table></div>
+{preparation_html}
 <h2>{html.escape(table_heading)}</h2>
-{table_html}
+<div class="scroll">{_table_html(table)}</div>
 <h2>Figures</h2>
 {"".join(divs)}
+<script>{script}</script>
 </body>
 </html>
 """

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import pytest
 from accfirst import RidgeProblem, run_trials
 from accfirst.cli import build_parser, command_line, main
 from accfirst.datasets import load_builtin
+from accfirst.interpret import format_exp_epsilon
 from accfirst.search.experiments import COLUMNS
 from accfirst.search.experiments import SearchOptions
 from accfirst.snippet import DatasetSpec, RunSettings
@@ -47,6 +49,7 @@ def test_sweep_writes_the_results_and_the_report(swept):
     report = (out / "report.html").read_text(encoding="utf-8")
     assert report.startswith("<!doctype html>") and report.count("Plotly.newPlot") == 6
     assert "--seed 7" in report  # the command is recorded in the report's settings
+    assert "Data preparation" in report and "largest ℓ1 norm of a training row" in report
     assert "wrote" in done.stdout and "results.csv" in done.stdout
     assert "runs (100%)" in done.stderr  # the progress line
 
@@ -87,6 +90,33 @@ def test_csv_input_with_task_inferred(tmp_path, capsys):
     assert "logistic problem" in capsys.readouterr().err
 
 
+def test_csv_preparation_options_reach_from_frame(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    table = pd.DataFrame({"a": rng.normal(5, 1, 200), "kind": rng.choice(["x", "y", "z"], 200)})
+    table["y"] = 3 * table["a"] + np.where(table["kind"] == "x", 4.0, 0.0) + rng.normal(size=200)
+    table.loc[::10, "a"] = np.nan
+    table.to_csv(tmp_path / "mine.csv", index=False)
+    common = ["run", "--csv", str(tmp_path / "mine.csv"), "--target", "y", "--alpha", "0.3", "--T", "20"]
+    shapes = {}
+    for name, extra in {
+        "defaults": [],
+        "legacy": ["--missing", "drop", "--max-levels", "0", "--no-center", "--no-standardize"],
+        "capped": ["--max-levels", "2"],
+    }.items():
+        assert main([*common, *extra]) == 0
+        out = capsys.readouterr().out
+        shapes[name] = tuple(int(re.search(rf"\b{key}=(\d+)", out).group(1)) for key in ("n", "p"))
+    assert shapes == {"defaults": (160, 4), "legacy": (144, 1), "capped": (160, 3)}
+
+
+def test_run_prints_a_huge_risk_factor_as_a_power_of_ten(tmp_path):
+    done = accfirst("run", "--dataset", "diabetes", "--alpha", "0.01", "--T", "100", "--method", "doubling",
+                    cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    eps = float(done.stdout.split("eps_total=")[1].split(",")[0])
+    assert eps > 710 and f"e^ε = {format_exp_epsilon(eps)}," in done.stdout and "e^ε = inf" not in done.stdout
+
+
 BAD_OPTIONS = [
     ([], "required"),
     (["sweep"], "one of the arguments --dataset --csv is required"),
@@ -102,6 +132,10 @@ BAD_OPTIONS = [
     (["sweep", "--dataset", "diabetes", "--lam", "-1"], "lam"),
     (["sweep", "--dataset", "diabetes", "--T", "1"], "at least 2"),
     (["sweep", "--dataset", "diabetes", "--target", "y"], "--target only applies with --csv"),
+    (["sweep", "--dataset", "diabetes", "--no-center"], "--center/--no-center only applies with --csv"),
+    (["sweep", "--dataset", "diabetes", "--missing", "drop"], "--missing only applies with --csv"),
+    (["sweep", "--csv", "table.csv", "--target", "y", "--max-levels", "1"], "max_levels"),
+    (["sweep", "--csv", "table.csv", "--target", "y", "--missing", "mean"], "invalid choice"),
     (["sweep", "--csv", "missing.csv", "--target", "y"], "cannot read missing.csv"),
     (["sweep", "--csv", "table.csv"], "--csv needs --target"),
     (["sweep", "--csv", "table.csv", "--target", "nope"], "not a column of table.csv"),

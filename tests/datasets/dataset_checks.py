@@ -6,6 +6,11 @@ import numpy as np
 
 from accfirst.datasets import PreparedData
 
+# The from_frame options that reproduce the preparation from before gaps were filled, text
+# columns one-hot encoded and features centred and standardised by default: the tests that
+# recover raw rows from prepared ones (row × feature_scale) use them.
+LEGACY = {"center": False, "standardize": False, "missing": "drop", "max_levels": 0}
+
 
 def assert_spec(prepared: PreparedData) -> None:
     """Float64, finite, read-only; rows ‖x‖₁ ≤ 1; ridge |y| ≤ 1, logistic y ∈ {−1, +1}; consistent shapes."""

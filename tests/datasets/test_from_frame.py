@@ -12,7 +12,7 @@ from sklearn.metrics import roc_auc_score
 
 from accfirst.datasets import PreparedData, PrepReport, UploadLimits, from_frame, read_upload
 from accfirst.errors import AccFirstError, DataError
-from tests.datasets.dataset_checks import assert_spec
+from tests.datasets.dataset_checks import LEGACY, assert_spec
 
 
 def _frame(n: int = 200, seed: int = 0) -> pd.DataFrame:
@@ -43,7 +43,7 @@ def _original_training_rows(prepared: PreparedData, frame: pd.DataFrame) -> np.n
 
 
 def test_paper_scaling_divides_by_the_largest_training_row_norm() -> None:
-    prepared = from_frame(FRAME, target="y", task="ridge", features=FEATURES)
+    prepared = from_frame(FRAME, target="y", task="ridge", features=FEATURES, **LEGACY)
     assert_spec(prepared)
     rows = _original_training_rows(prepared, FRAME)
     raw = FRAME[FEATURES].to_numpy()
@@ -57,7 +57,7 @@ def test_paper_scaling_divides_by_the_largest_training_row_norm() -> None:
 def test_paper_scaling_clips_test_rows_beyond_the_training_maximum() -> None:
     frame = FRAME.copy()
     frame.loc[:9, "c1"] = 1000.0 + np.arange(10)
-    prepared = from_frame(frame, target="y", task="ridge", features=FEATURES, test_size=0.5)
+    prepared = from_frame(frame, target="y", task="ridge", features=FEATURES, test_size=0.5, **LEGACY)
     raw_norms = _row_l1(frame[FEATURES].to_numpy())
     in_test = np.ones(len(frame), dtype=bool)
     in_test[_original_training_rows(prepared, frame)] = False
@@ -72,7 +72,7 @@ def test_paper_scaling_clips_test_rows_beyond_the_training_maximum() -> None:
 def test_clip_scaling_uses_the_stated_bounds_and_clips_rows() -> None:
     bound, target_bound = 20.0, 10.0
     options = {"scaling": "clip", "feature_bound": bound, "target_bound": target_bound}
-    prepared = from_frame(FRAME, target="y", task="ridge", features=FEATURES, **options)
+    prepared = from_frame(FRAME, target="y", task="ridge", features=FEATURES, **options, **LEGACY)
     assert_spec(prepared)
     report = prepared.report
     assert (report.feature_scale, report.target_scale, report.private_scaling) == (bound, target_bound, True)
@@ -91,7 +91,8 @@ def test_clip_scaling_uses_the_stated_bounds_and_clips_rows() -> None:
 
 def test_clip_scaling_keeps_a_rows_direction() -> None:
     frame = pd.DataFrame({"a": np.r_[np.ones(30), 300.0], "b": np.r_[np.arange(30.0), 100.0], "y": np.arange(31.0)})
-    prepared = from_frame(frame, target="y", task="ridge", scaling="clip", feature_bound=50.0, target_bound=40.0)
+    options = {"scaling": "clip", "feature_bound": 50.0, "target_bound": 40.0}
+    prepared = from_frame(frame, target="y", task="ridge", **options, **LEGACY)
     X = np.concatenate([prepared.X_train, prepared.X_test])
     np.testing.assert_allclose(X[np.argmax(X[:, 0])], [0.75, 0.25], rtol=1e-12)
 
@@ -119,7 +120,7 @@ def test_rows_sit_inside_the_l1_ball_despite_rounding() -> None:
 def test_log1p_columns_and_target() -> None:
     frame = FRAME.assign(y=np.abs(FRAME["y"]))
     prepared = from_frame(
-        frame, target="y", task="ridge", features=FEATURES, log1p_columns=["c1", "c3"], log1p_target=True
+        frame, target="y", task="ridge", features=FEATURES, log1p_columns=["c1", "c3"], log1p_target=True, **LEGACY
     )
     assert prepared.report.log1p_columns == ("c1", "c3") and prepared.report.log1p_target
     raw = frame[FEATURES].to_numpy().copy()
@@ -187,8 +188,8 @@ def test_bad_options_are_data_errors(options: dict, message: str) -> None:
     assert isinstance(caught.value, ValueError)
 
 
-def test_default_features_are_the_numeric_columns_in_order() -> None:
-    prepared = from_frame(FRAME, target="y", task="ridge")
+def test_legacy_default_features_are_the_numeric_columns_in_order() -> None:
+    prepared = from_frame(FRAME, target="y", task="ridge", **LEGACY)
     assert prepared.feature_names == ("c1", "c2", "c3", "s")
     reason = "not numeric (it has values such as 'ham'); encode it as numbers to use it"
     assert prepared.report.dropped_columns == (("label", reason),)
@@ -197,9 +198,9 @@ def test_default_features_are_the_numeric_columns_in_order() -> None:
 def test_explicit_features_keep_a_sparse_column() -> None:
     frame = FRAME.copy()
     frame.loc[: len(frame) * 3 // 4, "c2"] = np.nan
-    default = from_frame(frame, target="y", task="ridge")
+    default = from_frame(frame, target="y", task="ridge", **LEGACY)
     assert "c2" not in default.feature_names and default.report.rows_dropped_missing == 0
-    chosen = from_frame(frame, target="y", task="ridge", features=["c2", "s"])
+    chosen = from_frame(frame, target="y", task="ridge", features=["c2", "s"], **LEGACY)
     assert chosen.feature_names == ("c2", "s")
     assert chosen.report.rows_dropped_missing == len(frame) * 3 // 4 + 1
 
@@ -251,7 +252,7 @@ def test_quality_with_one_test_class_is_nan_without_error() -> None:
 
 
 def test_quality_rejects_a_theta_of_the_wrong_length() -> None:
-    prepared = from_frame(FRAME, target="y", task="ridge")
+    prepared = from_frame(FRAME, target="y", task="ridge", features=FEATURES)
     with pytest.raises(AccFirstError, match=r"theta must be a vector of length 4 .*got shape \(3,\)"):
         prepared.test_quality(np.zeros(3))
 

@@ -17,7 +17,7 @@ import pytest
 
 from accfirst.datasets import PreparedData, UploadLimits, from_frame, read_upload
 from accfirst.errors import DataError
-from tests.datasets.dataset_checks import assert_spec
+from tests.datasets.dataset_checks import LEGACY, assert_spec
 
 N = 40
 
@@ -305,12 +305,14 @@ def test_corpus_is_large_enough() -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_upload_corpus(case: Case) -> None:
+    """Under the legacy options, so that the checks can recover raw rows from prepared ones."""
+    options = {**LEGACY, **case.options}
     if case.error:
         with pytest.raises(DataError) as caught:
-            from_frame(read_upload(case.data, case.filename, limits=case.limits), **case.options, limits=case.limits)
+            from_frame(read_upload(case.data, case.filename, limits=case.limits), **options, limits=case.limits)
         assert case.error in str(caught.value)
         return
-    prepared = from_frame(read_upload(case.data, case.filename, limits=case.limits), **case.options, limits=case.limits)
+    prepared = from_frame(read_upload(case.data, case.filename, limits=case.limits), **options, limits=case.limits)
     assert_spec(prepared)
     assert case.check is not None
     assert case.check(prepared) in (None, True)

@@ -100,8 +100,11 @@ def test_fig1_versus_theory(results):
     assert list(named["Noise reduction: interquartile range"].y) == [pytest.approx(2.325), None]
     assert list(named["Theory approach E(α): expected error only"].y) == [20.0, 10.0]
     assert "expected" in named["Theory approach E(α): expected error only"].hovertemplate
-    assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text == "ex-post privacy loss ε"
-    assert any("∞" in a.text for a in fig.layout.annotations)
+    assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text == "ex-post privacy loss ε (log scale)"
+    assert fig.layout.yaxis.type == "log"  # the paper's linear axis is flattened by the smallest α
+    assert "∞" in fig.layout.title.subtitle.text
+    linear = fig1_epsilon(results, "theory", log_axis=False)
+    assert linear.layout.yaxis.type == "linear" and linear.layout.yaxis.title.text == "ex-post privacy loss ε"
 
 
 def test_fig1_theory_curve_from_theory_rows_or_missing(results):
@@ -112,7 +115,7 @@ def test_fig1_theory_curve_from_theory_rows_or_missing(results):
     assert list(traces(with_rows)["Theory approach E(α): expected error only"].y) == [20.0, 10.0]
     without = fig1_epsilon(no_column, "theory")
     assert "Theory approach E(α): expected error only" not in traces(without)
-    assert any("No theory curve" in a.text for a in without.layout.annotations)
+    assert "No theory curve" in without.layout.title.subtitle.text
 
 
 def test_fig1_versus_doubling_in_risk_factor(results):
@@ -152,7 +155,7 @@ def test_fig3_breakdown_uses_halted_runs_and_skips_theory(results):
     # α = 0.1: the fallback run (generation ∞) is left out, so the median is of 0.1, 0.2, 0.3.
     assert list(named["Noise reduction: generation"].y) == pytest.approx([0.25, 0.2])
     assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.title.text
-    assert any("fallback" in a.text for a in fig.layout.annotations)
+    assert "fallback" in fig.layout.title.subtitle.text
 
 
 def test_fig4_draws_norms_against_the_bound(results):
@@ -169,7 +172,7 @@ def test_paper_table(results):
     table = paper_table(results)
     assert list(table["α"]) == [0.05, 0.1]
     assert table["Noise reduction: median ε"].tolist() == pytest.approx([2.25, 1.25])
-    assert table["Noise reduction: median e^ε"].tolist() == pytest.approx([math.exp(2.25), math.exp(1.25)])
+    assert table["Noise reduction: median e^ε"].tolist() == ["9.49", "3.49"]
     assert table["Noise reduction: fallback share"].tolist() == [0.0, 0.25]
     assert table["Doubling: median ε"].tolist() == pytest.approx([4.5, 2.5])
     assert paper_table(results, alphas=[0.1])["α"].tolist() == [0.1]
@@ -179,8 +182,19 @@ def test_paper_table_median_is_infinite_when_half_fall_back():
     rows = [nr(0.05, 1.0, g) for g in (0.1, 0.2, INF, INF)]
     table = paper_table(frame(rows))
     assert table["Noise reduction: median ε"].iloc[0] == INF
-    assert table["Noise reduction: median e^ε"].iloc[0] == INF
+    assert table["Noise reduction: median e^ε"].iloc[0] == "∞"
     assert table["Noise reduction: fallback share"].iloc[0] == 0.5
+
+
+def test_paper_table_writes_huge_risk_factors_with_three_significant_digits():
+    eps = math.log(4.018958564420263e39)
+    table = paper_table(frame([nr(0.05, eps - 1.0, 1.0), doubling(0.05, 2000.0, 87.0)]))
+    assert table["Noise reduction: median e^ε"].tolist() == ["4.02 × 10³⁹"]
+    assert table["Doubling: median e^ε"].tolist() == ["2.36 × 10⁹⁰⁶"]  # e^2087 overflows a float
+    assert table["Noise reduction: median ε"].tolist() == [pytest.approx(eps)]
+    page = html_report(frame([nr(0.05, eps - 1.0, 1.0)]), {})
+    results_table = page[page.index('class="dataframe results"') :].split("</table>")[0]
+    assert "4.02 × 10³⁹" in results_table and "e+39" not in results_table
 
 
 def test_html_report_is_self_contained(results):
