@@ -6,7 +6,13 @@ paid (Ligett, Neel, Roth, Waggoner & Wu, "Accuracy First", NeurIPS 2017).
 See SPEC.md for the contract every number follows.
 """
 
-from accfirst.mechanisms.above_threshold import CALIBRATIONS, AboveThresholdCalibration, interactive_above_threshold
+from accfirst.mechanisms.above_threshold import interactive_above_threshold
+from accfirst.mechanisms.calibration import (
+    CALIBRATIONS,
+    AboveThresholdCalibration,
+    calibration_constant,
+    failure_probability,
+)
 from accfirst.errors import AccFirstError, DataError
 from accfirst.search.experiments import METHODS, SearchOptions, run_one, run_trials, trial_rng
 from accfirst.erm.generators import CovariancePerturbation, OutputPerturbation, make_generator
@@ -19,7 +25,8 @@ from accfirst.erm.theory import theory_epsilon
 from accfirst.erm.trust_region import solve_trust_region
 
 __all__ = [
-    "CALIBRATIONS", "LAPLACE", "METHODS", "AboveThresholdCalibration", "AccFirstError",
+    "CALIBRATIONS", "LAPLACE", "METHODS", "AboveThresholdCalibration", "AccFirstError", "calibration_constant",
+    "failure_probability",
     "CovariancePerturbation", "DataError", "LogisticProblem", "OutputPerturbation", "Problem",
     "RidgeProblem", "RunResult", "SearchOptions", "Trace", "default_eps_range", "doubling", "doubling_levels",
     "epsilon_grid", "interactive_above_threshold", "laplace_noise_reduction", "make_generator",

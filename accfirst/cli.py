@@ -23,7 +23,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from accfirst.mechanisms.above_threshold import CALIBRATIONS
+from accfirst.mechanisms.calibration import CALIBRATIONS
 from accfirst.datasets import BUILTIN_DATASETS, PreparedData, from_frame, load_builtin, read_upload
 from accfirst.errors import AccFirstError
 from accfirst.search.experiments import METHODS, SearchOptions, search, trial_rng, validate_methods

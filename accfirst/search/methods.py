@@ -14,13 +14,8 @@ import time
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from accfirst.mechanisms.above_threshold import (
-    Calibration,
-    SearchOutcome,
-    interactive_above_threshold,
-    resolve_calibration,
-    sequential_test,
-)
+from accfirst.mechanisms.above_threshold import SearchOutcome, interactive_above_threshold, sequential_test
+from accfirst.mechanisms.calibration import Calibration, doubling_test_scale, resolve_calibration
 from accfirst.errors import AccFirstError
 from accfirst.erm.generators import HypothesisGenerator, make_generator
 from accfirst.mechanisms.noise_reduction import validate_epsilons
@@ -100,7 +95,7 @@ def noise_reduction(
     epsilons : ε_1 < … < ε_T (see ``epsilon_grid``).
     generator : "covariance", "output", a generator, or ``None`` for the paper's pairing.
     rng : a Generator or seed; the chain and the test draw from independent children of it.
-    calibration : "theorem" (default) or "paper-code" (SPEC §6).
+    calibration : a preset of ``CALIBRATIONS`` (SPEC §6, §12.3) or a ``Calibration``.
     exact : solve every tested level (slower; the trace then holds every true excess risk).
         The output is the same either way.
     """
@@ -149,11 +144,6 @@ def doubling_levels(eps_min: float, eps_max: float) -> NDArray[np.float64]:
     return low * 2.0 ** np.arange(K)
 
 
-def doubling_test_epsilon(problem: Problem, alpha: float, gamma: float, K: int) -> float:
-    """ε_test = 2Δ_R log(K/γ)/α, the cost of one Laplace test (Thm A.2)."""
-    return 2 * problem.query_sensitivity * math.log(K / gamma) / alpha
-
-
 def doubling(
     problem: Problem,
     alpha: float,
@@ -163,14 +153,17 @@ def doubling(
     generator: str | HypothesisGenerator | None = None,
     rng: np.random.Generator | int | None = None,
     exact: bool = False,
+    calibration: str = "paper",
 ) -> RunResult:
     """The doubling method (Algorithm 4, Thm A.2, SPEC §7).
 
     Level k draws an independent ε_k-DP hypothesis and tests it with the Laplace
-    mechanism: halt if −R + Lap(α/(2 log(K/γ))) ≥ −α/2. Ex-post loss at halt k:
-    k·ε_test + (2^k − 1)·ε_1; ∞ on fallback (θ* released).
+    mechanism: halt if −R + Lap(b) ≥ −α/2. Ex-post loss at halt k:
+    k·ε_test + (2^k − 1)·ε_1 with ε_test = Δ_R/b; ∞ on fallback (θ* released).
 
     Parameters are as for ``noise_reduction``; the levels come from ``doubling_levels``.
+    ``calibration`` is "paper" (b = α/(2 log(K/γ)), Thm A.2) or "exact" (the K tests
+    spend exactly γ, SPEC §12.4); it is recorded in the result.
     """
     started = time.perf_counter()
     alpha, gamma = validate_alpha(alpha), validate_gamma(gamma)
@@ -178,17 +171,18 @@ def doubling(
     K = levels.size
     gen = make_generator(problem, generator)
     sample_rng, test_rng = as_generator(rng).spawn(2)
-    query_noise = test_rng.laplace(0.0, alpha / (2 * math.log(K / gamma)), size=K)
+    scale = doubling_test_scale(alpha, gamma, K, calibration)
+    query_noise = test_rng.laplace(0.0, scale, size=K)
     hypotheses = (gen.sample(float(e), sample_rng) for e in levels)
     outcome = sequential_test(hypotheses, levels, query_noise, np.full(K, -alpha / 2), exact)
-    eps_test = doubling_test_epsilon(problem, alpha, gamma, K)
+    eps_test = problem.query_sensitivity / scale
     halted = outcome.index is not None
     steps = outcome.index + 1 if halted else K
     return _result(
         method="doubling",
         problem=problem,
         generator=gen,
-        calibration="laplace-test",
+        calibration=calibration,
         alpha=alpha,
         gamma=gamma,
         T=K,
