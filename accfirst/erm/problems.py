@@ -236,11 +236,6 @@ class RidgeProblem(Problem):
     def unconstrained_norm(self) -> float:
         return self._unconstrained_norm
 
-    @cached_property
-    def hessian_min_eigenvalue(self) -> float:
-        """λ_min(A/n + λI) ≥ λ: the strong-convexity constant used by lower bounds."""
-        return max(float(np.linalg.eigvalsh(self.hessian)[0]), self.lam)
-
     def loss(self, theta: ArrayLike) -> float | NDArray[np.float64]:
         thetas, single = self._as_thetas(theta)
         quad = np.einsum("ki,ij,kj->k", thetas, self.A, thetas)
@@ -260,15 +255,27 @@ class RidgeProblem(Problem):
         """Exact for ridge: R is the quadratic ½δᵀQδ + ∇L(θ*)ᵀδ."""
         return self.excess_risk(theta)
 
-    def boundary_risk_lower_bound(self) -> float:
-        """Lower bound on R over the sphere ‖θ‖ = R: ½λ_min(Q)(R − ‖θ*‖)² (strong convexity).
+    @cached_property
+    def _sphere_risk(self) -> float:
+        """min R(θ) over the sphere ‖θ‖ = R, solved once.
 
-        On C the first-order term ∇L(θ*)ᵀδ is ≥ 0, so the bound holds for a constrained θ*
-        too (where it is 0). Shrunk by a relative 1e-9 so that it stays below R for
-        solutions whose norm is R only up to rounding.
+        On the sphere ½θᵀ(Q − σI)θ differs from ½θᵀQθ by a constant, and with σ = 1 + 2λ
+        > λ_max(Q) (rows have ‖x_i‖₂ ≤ 1) the shifted objective is concave, so its minimiser
+        over the ball lies on the sphere: one exact trust-region solve.
         """
-        gap = self.norm_bound - float(np.linalg.norm(self._theta_star))
-        return 0.5 * self.hessian_min_eigenvalue * max(gap, 0.0) ** 2 * (1 - 1e-9)
+        if self.radius_binds:
+            return 0.0  # θ* itself lies on the sphere
+        shifted = self.hessian - (1 + 2 * self.lam) * np.eye(self.p)
+        return float(self.excess_risk(solve_trust_region(shifted, self.hessian @ self._theta_star, self.norm_bound)))
+
+    def boundary_risk_lower_bound(self) -> float:
+        """A lower bound on R over the sphere ‖θ‖ = R: its exact minimum there (0 when θ* lies on it).
+
+        Shrunk by a relative 1e-9 so that it stays below R for solutions whose norm is R
+        only up to rounding (the computed minimiser is stationary, so its own error is of
+        second order).
+        """
+        return self._sphere_risk * (1 - 1e-9)
 
 
 class LogisticProblem(Problem):

@@ -77,6 +77,21 @@ def test_a_radius_that_does_not_bind_leaves_theta_star_alone() -> None:
     np.testing.assert_array_equal(roomy.excess_risk(thetas), free.excess_risk(thetas))
 
 
+def test_sphere_bound_is_the_least_risk_on_the_sphere() -> None:
+    """The ridge shortcut's bound over ‖θ‖ = R (SPEC §13's default grid sits there) is exact."""
+    X, y = make_ridge_data(7, 900, 6)
+    for radius in (None, 1.3 * RidgeProblem(X, y, 0.005).unconstrained_norm):
+        problem = RidgeProblem(X, y, 0.005, radius)
+        sphere = NonlinearConstraint(lambda t: t @ t, problem.norm_bound**2, problem.norm_bound**2, jac=lambda t: 2 * t)
+        least = min(
+            minimize(problem.excess_risk, start * problem.norm_bound, jac=lambda t: problem.hessian @ (t - problem.theta_star),
+                     method="SLSQP", constraints=[sphere], options={"ftol": 1e-15, "maxiter": 1000}).fun
+            for start in np.eye(6)
+        )  # fmt: skip
+        assert problem.boundary_risk_lower_bound() == pytest.approx(least, rel=1e-6)
+        assert problem.boundary_risk_lower_bound() <= least
+
+
 def test_constants_use_the_radius() -> None:
     X, y = make_ridge_data(6, 1000, 7)
     ridge = RidgeProblem(X, y, 0.005, radius=2.5)
