@@ -200,27 +200,28 @@ class ExactSolution:
         return (1 + 2 / self.ratio) / self.threshold_scale
 
 
-def _largest_scale(ratio: float, halt_below: float, T: int, gamma: float, live: bool) -> float:
-    """b₁* = max{b : γ(b, r·b, s) ≤ γ}, by a bracketing root find in log b (γ increases with b)."""
+def _largest_scale(ratio: float, halt_below: float, T: int, gamma: float, live: bool, guess: float) -> float:
+    """b₁* = max{b : γ(b, r·b, s) ≤ γ}, by a bracketing root find in log b (γ increases with b).
+
+    The bracket grows geometrically from ``guess``, so a good guess (a nearby solution,
+    while optimising r or s) costs only a few evaluations.
+    """
 
     def excess(log_b: float) -> float:
         b = math.exp(log_b)
         return math.log(max(_failure(b, ratio * b, halt_below, T, live), 1e-300)) - math.log(gamma)
 
-    # Start at the theorem's scale (conservative for s = α/2, r = 2) and widen by doubling.
-    start = math.log(1 / (8 * math.log(2 * T / gamma)))
-    step = math.log(2)
-    low = start
-    while excess(low) >= 0:
-        low -= step
-    high = start
-    while excess(high) <= 0:
-        high += step
-        if high > start + 60 * step:
+    start = math.log(guess)
+    direction = 1.0 if excess(start) <= 0 else -1.0  # towards the root
+    near, far, step = start, start, 0.02
+    while direction * excess(far) <= 0:
+        near, far, step = far, far + direction * step, 2 * step
+        if far > start + 40:
             raise AccFirstError(
                 f"gamma = {gamma:g} is too large for an exact calibration with T = {T}: even unbounded noise "
                 "keeps the failure probability below it; use a smaller gamma or more privacy levels"
             )
+    low, high = sorted((near, far))
     return math.exp(brentq(excess, low, high, xtol=ROOT_TOLERANCE, rtol=ROOT_TOLERANCE))
 
 
@@ -265,9 +266,13 @@ class ExactCalibration(Calibration):
 @functools.lru_cache(maxsize=512)
 def _solve(calibration: ExactCalibration, T: int, gamma: float) -> ExactSolution:
     live = calibration.live
+    # The theorem's scale (conservative for s = α/2, r = 2) starts the first root find;
+    # each later one starts from the previous solution.
+    guess = [1 / (8 * math.log(2 * T / gamma))]
 
     def solution(ratio: float, halt_below: float) -> ExactSolution:
-        return ExactSolution(_largest_scale(ratio, halt_below, T, gamma, live), ratio, halt_below)
+        guess[0] = _largest_scale(ratio, halt_below, T, gamma, live, guess[0])
+        return ExactSolution(guess[0], ratio, halt_below)
 
     def constant(log_ratio: float, halt_below: float) -> float:
         return solution(math.exp(log_ratio), halt_below).constant
@@ -286,7 +291,7 @@ def _solve(calibration: ExactCalibration, T: int, gamma: float) -> ExactSolution
         return solution(ratio, float(best.x))
     best = minimize(
         lambda v: constant(v[0], v[1]), x0=[math.log(2), 0.2], method="Nelder-Mead",
-        bounds=[log_ratios, HALT_BELOW_RANGE], options={"xatol": 1e-5, "fatol": 1e-7},
+        bounds=[log_ratios, HALT_BELOW_RANGE], options={"xatol": 1e-4, "fatol": 1e-5},
     )  # fmt: skip
     return solution(math.exp(best.x[0]), float(best.x[1]))
 
