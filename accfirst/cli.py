@@ -103,7 +103,9 @@ def _add_data_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
-    algo = parser.add_argument_group("algorithm (SPEC §2–§8; defaults are the paper's)")
+    algo = parser.add_argument_group(
+        "algorithm (SPEC §2–§8, §12–§13; defaults: the paper's settings with the calibration that paid least)"
+    )
     algo.add_argument("--lam", type=float, default=0.005, metavar="λ", help="regularisation λ > 0 (default: 0.005)")
     algo.add_argument(
         "--radius", type=float, metavar="R",
@@ -114,7 +116,8 @@ def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
         "--gamma", type=float, default=0.1, metavar="γ", help="failure probability γ in (0, 1) (default: 0.1)"
     )
     algo.add_argument(
-        "--T", type=int, default=1000, metavar="N", help="privacy levels on the ε grid, ≥ 2 (default: 1000)"
+        "--T", type=int, default=SearchOptions.T, metavar="N",
+        help="privacy levels on the ε grid, ≥ 2 (default: %(default)s)",
     )
     algo.add_argument("--eps-min", type=float, metavar="ε", help="smallest ε of the grid (default: 1/n)")
     algo.add_argument(
@@ -128,9 +131,10 @@ def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
         help="hypothesis generator (default: covariance for ridge, output for logistic)",
     )  # fmt: skip
     algo.add_argument(
-        "--calibration", choices=sorted(CALIBRATIONS), default="theorem",
-        help="InteractiveAboveThreshold calibration: 'theorem' (Thm 3.2/3.4) or 'paper-code' "
-        "(the authors' code, behind the paper's plotted numbers; SPEC §6) (default: theorem)",
+        "--calibration", choices=sorted(CALIBRATIONS), default=SearchOptions.calibration,
+        help="InteractiveAboveThreshold calibration (SPEC §6, §12.3): 'theorem' (Thm 3.2/3.4), 'paper-code' "
+        "(the authors' code, behind the paper's plotted numbers) or an exact one that spends exactly γ: "
+        "'exact', 'exact-opt', 'exact-paper', 'exact-paper-opt' (default: %(default)s, the cheapest measured)",
     )  # fmt: skip
     algo.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the runs (default: 0)")
 

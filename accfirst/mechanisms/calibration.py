@@ -309,6 +309,11 @@ CALIBRATIONS: dict[str, Calibration] = {
 }
 
 
+# The preset with the lowest median total ex-post ε, and no fallbacks, at the paper's settings
+# on both built-in synthetic sets (benchmarks/bench_calibration.py; README, "Calibration").
+DEFAULT_CALIBRATION = "exact-paper-opt"
+
+
 def resolve_calibration(calibration: str | Calibration) -> Calibration:
     """A calibration object from its name (or itself)."""
     if isinstance(calibration, Calibration):

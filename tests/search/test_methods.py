@@ -140,7 +140,7 @@ def test_output_perturbation_noise_is_laplace_at_the_theta_sensitivity(logistic_
 def test_noise_reduction_accounting(ridge_problem) -> None:
     alpha, gamma = 0.05, 0.1
     grid = epsilon_grid(ridge_problem, alpha, T=500)
-    result = noise_reduction(ridge_problem, alpha, gamma, grid, rng=3)
+    result = noise_reduction(ridge_problem, alpha, gamma, grid, rng=3, calibration="theorem")
     eps_a = 16 * ridge_problem.query_sensitivity * math.log(2 * 500 / gamma) / alpha
     assert result.eps_test == pytest.approx(eps_a, rel=1e-12)
     assert result.eps_hypothesis == grid[result.stop_index - 1]
