@@ -248,7 +248,8 @@ class RidgeProblem(Problem):
         thetas, single = self._as_thetas(theta)
         delta = thetas - self._theta_star
         # ∇L(θ*)ᵀδ ≥ 0 on C; it vanishes unless the radius binds.
-        values = np.maximum(0.5 * np.einsum("ki,ij,kj->k", delta, self.hessian, delta) + delta @ self._gradient_star, 0.0)
+        quadratic = 0.5 * np.einsum("ki,ij,kj->k", delta, self.hessian, delta)
+        values = np.maximum(quadratic + delta @ self._gradient_star, 0.0)
         return float(values[0]) if single else values
 
     def excess_risk_lower_bound(self, theta: NDArray[np.float64]) -> float:
@@ -394,7 +395,8 @@ class LogisticProblem(Problem):
             step = target - theta
             theta = self._armijo_step(theta, step, float(gradient @ step))
         raise AccFirstError(
-            f"Newton's method did not reach a KKT residual of 1e-10 for the logistic θ* on the ball of radius {radius:g}"
+            "Newton's method did not reach a KKT residual of 1e-10 for the logistic θ* on the ball of radius "
+            f"{radius:g}"
         )
 
     def loss(self, theta: ArrayLike) -> float | NDArray[np.float64]:

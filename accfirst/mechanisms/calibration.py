@@ -358,7 +358,9 @@ def doubling_test_scale(alpha: float, gamma: float, K: int, calibration: str = "
     if calibration == "paper":
         return alpha / (2 * math.log(K / gamma))
     if calibration != "exact":
-        raise AccFirstError(f"unknown doubling calibration {calibration!r}; choose one of {list(DOUBLING_CALIBRATIONS)}")
+        raise AccFirstError(
+            f"unknown doubling calibration {calibration!r}; choose one of {list(DOUBLING_CALIBRATIONS)}"
+        )
     per_test = -math.expm1(math.log1p(-gamma) / K)
     if per_test >= 0.5:
         raise AccFirstError(

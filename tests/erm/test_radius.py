@@ -34,8 +34,8 @@ def generic_constrained_minimiser(problem) -> np.ndarray:
     """argmin_{‖θ‖ ≤ R} L(θ) by scipy's trust-constr with exact derivatives, from the origin."""
     ball = NonlinearConstraint(lambda t: t @ t, -np.inf, problem.norm_bound**2, jac=lambda t: 2 * t)
     result = minimize(
-        problem.loss, np.zeros(problem.p), jac=lambda t: gradient(problem, t), method="trust-constr", constraints=[ball],
-        options={"gtol": 1e-13, "xtol": 1e-15, "maxiter": 5000},
+        problem.loss, np.zeros(problem.p), jac=lambda t: gradient(problem, t), method="trust-constr",
+        constraints=[ball], options={"gtol": 1e-13, "xtol": 1e-15, "maxiter": 5000},
     )  # fmt: skip
     return result.x
 
@@ -56,7 +56,8 @@ def test_constrained_theta_star_matches_a_generic_solver(problem) -> None:
 def test_excess_risk_is_measured_against_the_constrained_optimum(problem) -> None:
     rng = np.random.default_rng(4)
     thetas = rng.normal(size=(300, problem.p))
-    thetas *= problem.norm_bound * rng.uniform(0, 1, size=(300, 1)) ** 0.3 / np.linalg.norm(thetas, axis=1, keepdims=True)
+    scales = problem.norm_bound * rng.uniform(0, 1, size=(300, 1)) ** 0.3
+    thetas *= scales / np.linalg.norm(thetas, axis=1, keepdims=True)
     thetas = np.vstack([thetas, problem.theta_star * (1 - 1e-3)])
     direct = problem.loss(thetas) - problem.loss(problem.theta_star)
     risks = problem.excess_risk(thetas)
@@ -84,8 +85,9 @@ def test_sphere_bound_is_the_least_risk_on_the_sphere() -> None:
         problem = RidgeProblem(X, y, 0.005, radius)
         sphere = NonlinearConstraint(lambda t: t @ t, problem.norm_bound**2, problem.norm_bound**2, jac=lambda t: 2 * t)
         least = min(
-            minimize(problem.excess_risk, start * problem.norm_bound, jac=lambda t: problem.hessian @ (t - problem.theta_star),
-                     method="SLSQP", constraints=[sphere], options={"ftol": 1e-15, "maxiter": 1000}).fun
+            minimize(problem.excess_risk, start * problem.norm_bound, method="SLSQP", constraints=[sphere],
+                     jac=lambda t: problem.hessian @ (t - problem.theta_star),
+                     options={"ftol": 1e-15, "maxiter": 1000}).fun
             for start in np.eye(6)
         )  # fmt: skip
         assert problem.boundary_risk_lower_bound() == pytest.approx(least, rel=1e-6)
@@ -99,7 +101,8 @@ def test_constants_use_the_radius() -> None:
     assert ridge.max_norm == pytest.approx(1 / math.sqrt(lam)) and ridge.norm_bound == 2.5 and ridge.radius == 2.5
     assert ridge.query_sensitivity == pytest.approx(3.5**2 / n)
     assert ridge.theta_sensitivity == pytest.approx(2 * 3.5 * math.sqrt(p) / (n * lam))
-    assert theory_epsilon(ridge, 0.05) == pytest.approx(4 * math.sqrt(2) * (2 * math.sqrt(p) * 2.5 + p * 6.25) / (n * 0.05))
+    covariance_E = 4 * math.sqrt(2) * (2 * math.sqrt(p) * 2.5 + p * 2.5**2) / (n * 0.05)
+    assert theory_epsilon(ridge, 0.05) == pytest.approx(covariance_E)
     assert np.linalg.norm(ridge.project(np.full(p, 100.0))) == pytest.approx(2.5)
     hypothesis = CovariancePerturbation(ridge).sample(0.01, np.random.default_rng(1))
     assert np.linalg.norm(hypothesis.theta) <= 2.5 * (1 + 1e-15)
