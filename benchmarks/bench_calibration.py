@@ -75,6 +75,18 @@ def measure(problem: Problem, calibration: str, T: int, alphas, args: argparse.N
                  calibration=calibration)  # fmt: skip
 
 
+def cells(problems: dict[str, Problem], settings, args: argparse.Namespace, frames: list) -> pd.DataFrame:
+    """A summary row per dataset × (preset, T) × α; every run is appended to ``frames``."""
+    rows = []
+    for name, problem in problems.items():
+        for preset, levels in settings:
+            frame = measure(problem, preset, levels, ALPHAS, args).assign(dataset=name)
+            frames.append(frame)
+            for alpha, runs in frame.groupby("alpha"):
+                rows.append({"dataset": name, "preset": preset, "T": levels, "α": alpha, **summary(runs)})
+    return pd.DataFrame(rows)
+
+
 def print_table(title: str, table: pd.DataFrame) -> None:
     print(f"\n{title}")
     with pd.option_context("display.width", 200, "display.max_columns", 20, "display.float_format", "{:.4g}".format):
@@ -111,14 +123,8 @@ def main() -> None:
 
     started = time.perf_counter()
     problems = {name: build(name, cls) for name, cls in TASKS}
-    rows, frames = [], []
-    for name, problem in problems.items():
-        for preset in CALIBRATIONS:
-            frame = measure(problem, preset, T, ALPHAS, args).assign(dataset=name)
-            frames.append(frame)
-            for alpha, runs in frame.groupby("alpha"):
-                rows.append({"dataset": name, "preset": preset, "α": alpha, **summary(runs)})
-    presets = pd.DataFrame(rows)
+    frames: list[pd.DataFrame] = []
+    presets = cells(problems, [(preset, T) for preset in CALIBRATIONS], args, frames).drop(columns="T")
     print_table("Noise reduction per preset (median total ε; fallbacks count as ∞)", presets)
 
     ranking = presets.groupby("preset", sort=False).agg(
@@ -145,14 +151,7 @@ def main() -> None:
           f"fallback {eps_radius['fallback']:.0%}; / paper-code without radius = "
           f"{eps_radius['median ε'] / cell['paper-code']:.3f} (goal ≤ 0.30)")  # fmt: skip
 
-    rows = []
-    for name, problem in problems.items():
-        for levels in T_STUDY:
-            frame = measure(problem, default, levels, ALPHAS, args).assign(dataset=name)
-            frames.append(frame)
-            for alpha, runs in frame.groupby("alpha"):
-                rows.append({"dataset": name, "α": alpha, "T": levels, **summary(runs)})
-    study = pd.DataFrame(rows)
+    study = cells(problems, [(default, levels) for levels in T_STUDY], args, frames).drop(columns="preset")
     reference = study[study["T"] == T].set_index(["dataset", "α"])["median ε"]
     at_reference = reference.loc[list(zip(study["dataset"], study["α"]))].to_numpy()
     study["saving vs T=1000"] = 1 - study["median ε"] / at_reference
