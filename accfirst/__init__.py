@@ -8,7 +8,13 @@ See SPEC.md for the contract every number follows.
 
 from accfirst.accounting.counts import release_counts
 from accfirst.accounting.filters import ExPostFilter, SplitBudget, ZCDPFilter, filtered_search
-from accfirst.mechanisms.above_threshold import CALIBRATIONS, AboveThresholdCalibration, interactive_above_threshold
+from accfirst.mechanisms.above_threshold import interactive_above_threshold
+from accfirst.mechanisms.calibration import (
+    CALIBRATIONS,
+    AboveThresholdCalibration,
+    calibration_constant,
+    failure_probability,
+)
 from accfirst.errors import AccFirstError, DataError
 from accfirst.search.experiments import METHODS, SearchOptions, run_one, run_trials, trial_rng
 from accfirst.erm.generators import CovariancePerturbation, OutputPerturbation, make_generator
@@ -25,8 +31,8 @@ __all__ = [
     "CALIBRATIONS", "GAUSSIAN", "LAPLACE", "METHODS", "AboveThresholdCalibration", "AccFirstError",
     "CovariancePerturbation", "DataError", "ExPostFilter", "LogisticProblem", "OutputPerturbation", "Problem",
     "RidgeProblem", "RunResult", "SearchOptions", "SplitBudget", "Trace", "ZCDPFilter",
-    "brownian_expost_epsilon", "brownian_noise_reduction", "default_eps_range", "doubling", "doubling_levels",
-    "epsilon_grid", "filtered_search", "interactive_above_threshold", "laplace_noise_reduction",
-    "make_generator", "noise_reduction", "release_counts", "run_one", "run_trials", "solve_trust_region",
-    "theory_epsilon", "theory_run", "trial_rng",
+    "brownian_expost_epsilon", "brownian_noise_reduction", "calibration_constant", "default_eps_range", "doubling",
+    "doubling_levels", "epsilon_grid", "failure_probability", "filtered_search", "interactive_above_threshold",
+    "laplace_noise_reduction", "make_generator", "noise_reduction", "release_counts", "run_one", "run_trials",
+    "solve_trust_region", "theory_epsilon", "theory_run", "trial_rng",
 ]  # fmt: skip

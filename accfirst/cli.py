@@ -35,7 +35,7 @@ from accfirst.accounting.counts import (
     log_uniform_counts,
     summarise_counts,
 )
-from accfirst.mechanisms.above_threshold import CALIBRATIONS
+from accfirst.mechanisms.calibration import CALIBRATIONS
 from accfirst.datasets import BUILTIN_DATASETS, PreparedData, from_frame, load_builtin, read_upload
 from accfirst.datasets.preprocess import DEFAULT_MAX_LEVELS, MISSING_CHOICES
 from accfirst.interpret import format_exp_epsilon
@@ -137,13 +137,21 @@ def _add_data_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
-    algo = parser.add_argument_group("algorithm (SPEC §2–§8; defaults are the paper's)")
+    algo = parser.add_argument_group(
+        "algorithm (SPEC §2–§8, §12–§13; defaults: the paper's settings with the calibration that paid least)"
+    )
     algo.add_argument("--lam", type=float, default=0.005, metavar="λ", help="regularisation λ > 0 (default: 0.005)")
+    algo.add_argument(
+        "--radius", type=float, metavar="R",
+        help="a public bound R ≤ M on ‖θ‖, from domain knowledge, never from this data; the feasible set, "
+        "the sensitivities and θ* then use R (SPEC §13) (default: none, R = M)",
+    )  # fmt: skip
     algo.add_argument(
         "--gamma", type=float, default=0.1, metavar="γ", help="failure probability γ in (0, 1) (default: 0.1)"
     )
     algo.add_argument(
-        "--T", type=int, default=1000, metavar="N", help="privacy levels on the ε grid, ≥ 2 (default: 1000)"
+        "--T", type=int, default=SearchOptions.T, metavar="N",
+        help="privacy levels on the ε grid, ≥ 2 (default: %(default)s)",
     )
     algo.add_argument("--eps-min", type=float, metavar="ε", help="smallest ε of the grid (default: 1/n)")
     algo.add_argument(
@@ -157,9 +165,10 @@ def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
         help="hypothesis generator (default: covariance for ridge, output for logistic)",
     )  # fmt: skip
     algo.add_argument(
-        "--calibration", choices=sorted(CALIBRATIONS), default="theorem",
-        help="InteractiveAboveThreshold calibration: 'theorem' (Thm 3.2/3.4) or 'paper-code' "
-        "(the authors' code, behind the paper's plotted numbers; SPEC §6) (default: theorem)",
+        "--calibration", choices=sorted(CALIBRATIONS), default=SearchOptions.calibration,
+        help="InteractiveAboveThreshold calibration (SPEC §6, §12.3): 'theorem' (Thm 3.2/3.4), 'paper-code' "
+        "(the authors' code, behind the paper's plotted numbers) or an exact one that spends exactly γ: "
+        "'exact', 'exact-opt', 'exact-paper', 'exact-paper-opt' (default: %(default)s, the cheapest measured)",
     )  # fmt: skip
     algo.add_argument(
         "--noise", choices=sorted(NOISES), default="laplace",
@@ -302,6 +311,8 @@ def command_line(settings: RunSettings, alphas_text: str | None = None) -> str:
     words += ["--alphas", alphas, "--methods", ",".join(settings.methods), "--trials", str(settings.trials)]
     options = settings.options
     words += ["--lam", repr(settings.lam), "--gamma", repr(settings.gamma), "--T", str(options.T)]
+    if settings.radius is not None:
+        words += ["--radius", repr(settings.radius)]
     words += ["--calibration", options.calibration, "--seed", str(settings.seed)]
     if options.generator is not None:
         words += ["--generator", options.generator]
@@ -381,10 +392,10 @@ def _search_options(args: argparse.Namespace) -> SearchOptions:
     return SearchOptions(**{f.name: getattr(args, f.name) for f in fields(SearchOptions)})
 
 
-def build_problem(data: PreparedData, lam: float) -> Problem:
-    """The ERM problem of the training part (SPEC §2): ridge or logistic by the data's task."""
+def build_problem(data: PreparedData, lam: float, radius: float | None = None) -> Problem:
+    """The ERM problem of the training part (SPEC §2, §13): ridge or logistic by the data's task."""
     problem_class = RidgeProblem if data.task == "ridge" else LogisticProblem
-    return problem_class(data.X_train, data.y_train, lam)
+    return problem_class(data.X_train, data.y_train, lam, radius)
 
 
 class _ProgressLine:
@@ -435,7 +446,7 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         validate_count(f"--{name}", getattr(args, name), 0 if name == "seed" else 1)
     _make_out_folder(args.out)
     data = _load_data(args)
-    problem = build_problem(data, args.lam)
+    problem = build_problem(data, args.lam, args.radius)
     print(f"{PROG}: {data.task} problem, n = {problem.n}, p = {problem.p}", file=sys.stderr)
     started = time.perf_counter()
     stopped, restore = _interrupt_flag()
@@ -463,6 +474,7 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         "n (training rows)": problem.n,
         "p (features)": problem.p,
         "λ": args.lam,
+        "public radius R": "none (R = M)" if args.radius is None else args.radius,
         "γ": args.gamma,
         "T": args.T,
         "generator": frame["generator"].iloc[0] if len(frame) else args.generator,
@@ -543,7 +555,7 @@ def _run_command(args: argparse.Namespace) -> int:
     validate_count("--trial", args.trial, 0)
     validate_count("--seed", args.seed, 0)
     data = _load_data(args)
-    problem = build_problem(data, args.lam)
+    problem = build_problem(data, args.lam, args.radius)
     rng = trial_rng(args.seed, args.method, args.alpha, args.trial)
     result = search(problem, args.method, args.alpha, args.gamma, rng, _search_options(args))
     print(result)

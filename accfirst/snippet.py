@@ -19,6 +19,7 @@ from importlib import metadata
 from accfirst.datasets import from_frame
 from accfirst.errors import AccFirstError
 from accfirst.search.experiments import METHODS, SearchOptions, validate_methods
+from accfirst.validation import validate_positive
 
 TASK_PROBLEMS = {"ridge": "RidgeProblem", "logistic": "LogisticProblem"}
 # Keyword arguments of accfirst.datasets.load_builtin / from_frame that a spec may carry.
@@ -103,10 +104,11 @@ class DatasetSpec:
 
 @dataclass(frozen=True)
 class RunSettings:
-    """Everything ``run_trials`` needs, plus the dataset and λ: one view of the app.
+    """Everything ``run_trials`` needs, plus the dataset, λ and the public radius: one view of the app.
 
-    ``task`` ("ridge" or "logistic") picks the problem class; ``alphas`` … ``seed`` are
-    the ``run_trials`` parameters of the same name (``alphas`` is a tuple, so the
+    ``task`` ("ridge" or "logistic") picks the problem class, built with ``lam`` and
+    ``radius`` (a public bound on ‖θ‖, SPEC §13; ``None`` for none); ``alphas`` … ``seed``
+    are the ``run_trials`` parameters of the same name (``alphas`` is a tuple, so the
     explorer's single α and a sweep's list share the type) and ``options`` its search
     options.
     """
@@ -120,6 +122,7 @@ class RunSettings:
     trials: int
     seed: int
     options: SearchOptions = SearchOptions()
+    radius: float | None = None
     extra: dict[str, Plain] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
@@ -130,6 +133,8 @@ class RunSettings:
             raise AccFirstError(f"methods must be a non-empty subset of {list(METHODS)}; got {list(self.methods)}")
         set_ = object.__setattr__
         set_(self, "lam", float(_plain("lam", self.lam)))
+        if self.radius is not None:
+            set_(self, "radius", validate_positive("radius", _plain("radius", self.radius)))
         set_(self, "alphas", tuple(float(a) for a in _plain("alphas", tuple(self.alphas))))
         set_(self, "gamma", float(_plain("gamma", self.gamma)))
         set_(self, "methods", tuple(str(m) for m in self.methods))
@@ -151,13 +156,18 @@ class RunSettings:
             **self.options.to_dict(),
         }
 
+    def problem_kwargs(self) -> dict[str, float]:
+        """Keyword arguments of the problem class besides the data: λ, and the radius when one is set."""
+        return {"lam": self.lam} | ({} if self.radius is None else {"radius": self.radius})
+
     def to_dict(self) -> dict[str, object]:
-        """JSON-ready: the dataset spec, λ, the ``run_trials`` parameters and any ``extra`` view state."""
+        """JSON-ready: the dataset spec, λ, the radius, the ``run_trials`` parameters and any ``extra`` view state."""
         record: dict[str, object] = {
             "accfirst_version": _version(),
             "dataset": self.dataset.to_dict(),
             "task": self.task,
             "lam": self.lam,
+            "radius": self.radius,
             **self.run_trials_kwargs(),
         }
         if self.extra:
@@ -194,6 +204,7 @@ def settings_from_json(text: str) -> RunSettings:
             dataset=dataset,
             task=record["task"],
             lam=record["lam"],
+            radius=record.get("radius"),  # absent from records older than the radius
             alphas=tuple(record["alphas"]),
             gamma=record["gamma"],
             methods=tuple(record["methods"]),
@@ -253,7 +264,9 @@ def reproduction_snippet(settings: RunSettings) -> str:
         ]
     kwargs = settings.run_trials_kwargs()
     lines += [
-        f"problem = {problem_class}(data.X_train, data.y_train, lam={_literal(settings.lam)})",
+        f"problem = {problem_class}(data.X_train, data.y_train, "
+        + ", ".join(f"{name}={_literal(value)}" for name, value in settings.problem_kwargs().items())
+        + ")",
         "results = " + _call("run_trials", ["problem"], [(k, _plain(k, v)) for k, v in kwargs.items()]),
         "",
         "print(results.groupby(['method', 'alpha'])[['eps_total', 'excess_risk']].median())",

@@ -98,7 +98,7 @@ GAMMA = Choice(
     SCOPE, "gamma", "Failure probability γ", 0.1, options=(0.001, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5),
     widget_type="select_slider", help="Noise reduction and doubling meet α with probability at least 1 − γ.",
 )  # fmt: skip
-LEVELS = IntSetting(SCOPE, "T", "Number of levels T", 1000, low=2, high=100_000, box=True, step=100)
+LEVELS = IntSetting(SCOPE, "T", "Number of levels T", SearchOptions.T, low=2, high=100_000, box=True, step=100)
 SEED = IntSetting(SCOPE, "seed", "Seed", 0, low=0, high=2**32 - 1, box=True)
 GENERATOR = generator_setting(SCOPE)
 CALIBRATION = calibration_setting(SCOPE)

@@ -84,7 +84,8 @@ def test_names_from_the_user_stay_string_literals():
     assert called == {"Path", "read_upload", "from_frame", "RidgeProblem", "run_trials", "print"}
 
 
-def test_builtin_snippet_reproduces_run_trials(monkeypatch, tmp_path):
+@pytest.mark.parametrize("radius", [None, 0.5])
+def test_builtin_snippet_reproduces_run_trials(monkeypatch, tmp_path, radius):
     """Executed with a stand-in `accfirst.datasets`, the snippet's frame equals a direct run."""
     X, y = make_ridge_data(5, 600, 4)
     data = types.SimpleNamespace(X_train=X, y_train=y)
@@ -92,19 +93,19 @@ def test_builtin_snippet_reproduces_run_trials(monkeypatch, tmp_path):
     fake.load_builtin = lambda name, **kw: data if name == "diabetes" else None
     monkeypatch.setitem(sys.modules, "accfirst.datasets", fake)
     monkeypatch.chdir(tmp_path)
-    settings = _settings()
+    settings = _settings(radius=radius)
     exec(compile(reproduction_snippet(settings), "snippet.py", "exec"), {"__name__": "__main__"})  # noqa: S102
     produced = pd.read_csv(tmp_path / RESULTS_FILE)
-    expected = run_trials(RidgeProblem(X, y, settings.lam), **settings.run_trials_kwargs())
+    expected = run_trials(RidgeProblem(X, y, **settings.problem_kwargs()), **settings.run_trials_kwargs())
     pd.testing.assert_series_equal(produced["eps_total"], expected["eps_total"], check_exact=False, rtol=1e-12)
     pd.testing.assert_series_equal(produced["excess_risk"], expected["excess_risk"], check_exact=False, rtol=1e-9)
 
 
 def test_a_record_without_newer_options_reads_back_with_their_defaults():
     record = json.loads(settings_json(_settings()))
-    del record["spacing"], record["eps_max"]
+    del record["spacing"], record["eps_max"], record["radius"]
     again = settings_from_json(json.dumps(record))
-    assert again.options == SearchOptions(T=50)
+    assert again.options == SearchOptions(T=50) and again.radius is None
 
 
 def test_noise_and_delta_round_trip_and_reach_the_snippet():
@@ -140,3 +141,16 @@ def test_an_old_upload_record_reads_back_with_the_old_preparation():
 def test_the_snippet_writes_a_file_the_app_does_not_offer():
     assert RESULTS_FILE not in {"accfirst_results.csv", "accfirst_sweep.csv"}
     assert f"results.to_csv({RESULTS_FILE!r}, index=False)" in reproduction_snippet(_settings())
+
+
+
+def test_the_radius_round_trips_and_builds_the_problem(monkeypatch, tmp_path):
+    settings = _settings(radius=np.float64(1.5))
+    assert type(settings.radius) is float
+    back = settings_from_json(settings_json(settings))
+    assert back == settings and back.radius == 1.5
+    source = reproduction_snippet(settings)
+    assert "lam=0.01, radius=1.5)" in source
+    assert "radius" not in reproduction_snippet(_settings())
+    with pytest.raises(AccFirstError, match="radius must be > 0"):
+        _settings(radius=-1.0)

@@ -23,7 +23,7 @@ breast-cancer       455     30  0.6931 0.0960 (1.9α)  5.03  accuracy 0.95, AUC 
 
 On both synthetic sets the zero model misses α = 0.05 by a wide margin, so the private
 search has real work to do, and ``‖θ*‖₂`` sits well inside the bounds ``M`` of SPEC §2
-(14.1 for ridge, 16.7 for logistic). On the default grid (T = 1000 levels from 1/n
+(14.1 for ridge, 16.7 for logistic). On the paper's grid (T = 1000 levels from 1/n
 to 4E, theorem calibration, α = 0.05) the median noise-reduction stop over 30 trials is
 level 613 (ε_t ≈ 0.20) on synthetic-buzz and level 616 (ε_t ≈ 0.086) on
 synthetic-intrusion: some 600 levels are tested and rejected first. With the 80/20 split the private algorithms see

@@ -1,5 +1,6 @@
-"""Privacy mechanisms that know nothing of learning (SPEC §5–§6).
+"""Privacy mechanisms that know nothing of learning (SPEC §5–§7, §12).
 
-``noise_reduction`` (Laplace noise reduction, Algorithm 1) and ``above_threshold``
-(InteractiveAboveThreshold and its calibrations).
+``noise_reduction`` (Laplace noise reduction, Algorithm 1), ``above_threshold``
+(InteractiveAboveThreshold) and ``calibration`` (the calibrations of that test and of
+the doubling test, exact ones included).
 """

@@ -4,19 +4,22 @@ SPEC §6, Algorithm 2. With f_t = −R(θ_t): draw Ŵ = W + Lap(threshold scale)
 for t = 1, 2, …, halt at the first t with f_t(D) + Lap(query scale) ≥ Ŵ. The ex-post
 loss of halting at t is ε_A + ε_t (Lemma 2.8, Thm 3.2, 3.4).
 
-The calibration (ε_A, W and the two noise scales) is pluggable:
+The calibration (ε_A, W and the two noise scales) is pluggable; the presets of
+``CALIBRATIONS`` live in ``calibration.py`` (SPEC §12.3), each guaranteeing that the
+output has R ≤ α with probability ≥ 1 − γ:
 
-- ``theorem`` (default): ε_A = 16Δ_R log(2T/γ)/α, W = −α/2, scales 2Δ_R/ε_A and
-  4Δ_R/ε_A; then w.p. ≥ 1 − γ the output has R ≤ α.
+- ``theorem``: ε_A = 16Δ_R log(2T/γ)/α, W = −α/2, scales 2Δ_R/ε_A and 4Δ_R/ε_A.
 - ``paper-code``: the tighter calibration behind the paper's plots,
   b = α/(4 ln(1.5^{3/4}√T/γ)), scales b and 2b, W = −(α/4 + ¾ b ln 1.5 − ½ b ln T),
   ε_A = 2Δ_R/b.
+- ``exact``, ``exact-opt``, ``exact-paper``, ``exact-paper-opt``: the noise scale solved
+  numerically so that the exact worst-case failure probability is γ (SPEC §12.2), with
+  the ratio of the two scales and/or the threshold chosen to minimise ε_A.
 """
 
 from __future__ import annotations
 
 import math
-from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -24,7 +27,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from accfirst.errors import AccFirstError
+# CALIBRATIONS is re-exported: code that knew it here before calibration.py existed keeps working.
+from accfirst.mechanisms.calibration import CALIBRATIONS, AboveThresholdCalibration  # noqa: F401
 from accfirst.result import Trace
 
 if TYPE_CHECKING:  # a type only: mechanisms do not depend on the learning problems
@@ -32,66 +36,6 @@ if TYPE_CHECKING:  # a type only: mechanisms do not depend on the learning probl
 
 # A lower bound decides a test only when it clears the threshold by more than rounding.
 DECISION_MARGIN = 1e-12
-
-
-@dataclass(frozen=True)
-class AboveThresholdCalibration:
-    """ε_A, the threshold W on the query f = −R, and the Laplace scales of the two noises."""
-
-    epsilon: float
-    threshold: float
-    threshold_scale: float
-    query_scale: float
-
-
-class Calibration(ABC):
-    """Turns (α, γ, T, Δ_R) into an ``AboveThresholdCalibration``."""
-
-    name: str
-
-    @abstractmethod
-    def calibrate(self, alpha: float, gamma: float, T: int, sensitivity: float) -> AboveThresholdCalibration:
-        """The test's parameters for T queries of sensitivity Δ_R at accuracy (α, γ)."""
-
-
-class TheoremCalibration(Calibration):
-    """Algorithm 3's instantiation: ε_A = 16Δ_R log(2T/γ)/α, W = −α/2 (Thm 3.2, 3.4)."""
-
-    name = "theorem"
-
-    def calibrate(self, alpha: float, gamma: float, T: int, sensitivity: float) -> AboveThresholdCalibration:
-        epsilon = 16 * sensitivity * math.log(2 * T / gamma) / alpha
-        return AboveThresholdCalibration(
-            epsilon=epsilon,
-            threshold=-alpha / 2,
-            threshold_scale=2 * sensitivity / epsilon,
-            query_scale=4 * sensitivity / epsilon,
-        )
-
-
-class PaperCodeCalibration(Calibration):
-    """The authors' code's calibration, for reproducing the paper's figures (SPEC §6 note)."""
-
-    name = "paper-code"
-
-    def calibrate(self, alpha: float, gamma: float, T: int, sensitivity: float) -> AboveThresholdCalibration:
-        b = alpha / (4 * math.log(1.5**0.75 * math.sqrt(T) / gamma))
-        halt_below = alpha / 4 + 0.75 * b * math.log(1.5) - 0.5 * b * math.log(T)
-        return AboveThresholdCalibration(
-            epsilon=2 * sensitivity / b, threshold=-halt_below, threshold_scale=b, query_scale=2 * b
-        )
-
-
-CALIBRATIONS: dict[str, Calibration] = {c.name: c for c in (TheoremCalibration(), PaperCodeCalibration())}
-
-
-def resolve_calibration(calibration: str | Calibration) -> Calibration:
-    """A calibration object from its name (or itself)."""
-    if isinstance(calibration, Calibration):
-        return calibration
-    if calibration not in CALIBRATIONS:
-        raise AccFirstError(f"unknown calibration {calibration!r}; choose one of {sorted(CALIBRATIONS)}")
-    return CALIBRATIONS[calibration]
 
 
 @dataclass(frozen=True)

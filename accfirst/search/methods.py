@@ -26,12 +26,12 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from accfirst.mechanisms.above_threshold import (
+from accfirst.mechanisms.above_threshold import SearchOutcome, interactive_above_threshold, sequential_test
+from accfirst.mechanisms.calibration import (
+    DEFAULT_CALIBRATION,
     Calibration,
-    SearchOutcome,
-    interactive_above_threshold,
+    doubling_test_scale,
     resolve_calibration,
-    sequential_test,
 )
 from accfirst.errors import AccFirstError
 from accfirst.erm.generators import HypothesisGenerator, make_generator
@@ -133,7 +133,7 @@ def noise_reduction(
     epsilons: ArrayLike,
     generator: str | HypothesisGenerator | None = None,
     rng: np.random.Generator | int | None = None,
-    calibration: str | Calibration = "theorem",
+    calibration: str | Calibration = DEFAULT_CALIBRATION,
     exact: bool = False,
     noise: str = "laplace",
     delta: float = DEFAULT_DELTA,
@@ -152,7 +152,8 @@ def noise_reduction(
     epsilons : ε_1 < … < ε_T (see ``epsilon_grid``).
     generator : "covariance", "output", a generator, or ``None`` for the paper's pairing.
     rng : a Generator or seed; the chain and the test draw from independent children of it.
-    calibration : "theorem" (default) or "paper-code" (SPEC §6).
+    calibration : a preset of ``CALIBRATIONS`` (SPEC §6, §12.3) or a ``Calibration``; the
+        default "exact-paper-opt" paid the least total ε on the built-in data.
     exact : solve every tested level (slower; the trace then holds every true excess risk).
         The output is the same either way.
     noise : "laplace" (the paper's) or "gaussian" (Brownian, on the variance-matched grid).
@@ -192,7 +193,7 @@ def noise_reduction_bound(
     gamma: float,
     epsilons: ArrayLike,
     generator: str | HypothesisGenerator | None = None,
-    calibration: str | Calibration = "theorem",
+    calibration: str | Calibration = DEFAULT_CALIBRATION,
     noise: str = "laplace",
     delta: float = DEFAULT_DELTA,
 ) -> tuple[float, float]:
@@ -227,11 +228,6 @@ def doubling_levels(eps_min: float, eps_max: float) -> NDArray[np.float64]:
     return low * 2.0 ** np.arange(K)
 
 
-def doubling_test_epsilon(problem: Problem, alpha: float, gamma: float, K: int) -> float:
-    """ε_test = 2Δ_R log(K/γ)/α, the cost of one Laplace test (Thm A.2)."""
-    return 2 * problem.query_sensitivity * math.log(K / gamma) / alpha
-
-
 def doubling(
     problem: Problem,
     alpha: float,
@@ -241,17 +237,20 @@ def doubling(
     generator: str | HypothesisGenerator | None = None,
     rng: np.random.Generator | int | None = None,
     exact: bool = False,
+    calibration: str = "paper",
     noise: str = "laplace",
     delta: float = DEFAULT_DELTA,
 ) -> RunResult:
     """The doubling method (Algorithm 4, Thm A.2, SPEC §7).
 
     Level k draws an independent ε_k-DP hypothesis and tests it with the Laplace
-    mechanism: halt if −R + Lap(α/(2 log(K/γ))) ≥ −α/2. Ex-post loss at halt k:
-    k·ε_test + (2^k − 1)·ε_1 (Laplace) or the (ε, δ)-ex-post k·ε_test + ℰ_BM(ρ_1 + … + ρ_k)
+    mechanism: halt if −R + Lap(b) ≥ −α/2. Ex-post loss at halt k: k·ε_test + (2^k − 1)·ε_1
+    with ε_test = Δ_R/b (Laplace) or the (ε, δ)-ex-post k·ε_test + ℰ_BM(ρ_1 + … + ρ_k)
     (Gaussian, see the module doc); ∞ on fallback (θ* released).
 
     Parameters are as for ``noise_reduction``; the levels come from ``doubling_levels``.
+    ``calibration`` is "paper" (b = α/(2 log(K/γ)), Thm A.2) or "exact" (the K tests
+    spend exactly γ, SPEC §12.4); it is recorded in the result.
     """
     started = time.perf_counter()
     alpha, gamma = validate_alpha(alpha), validate_gamma(gamma)
@@ -260,17 +259,18 @@ def doubling(
     gen = make_generator(problem, generator, noise)
     cost = generation_cost(gen, levels, delta, independent=True)
     sample_rng, test_rng = as_generator(rng).spawn(2)
-    query_noise = test_rng.laplace(0.0, alpha / (2 * math.log(K / gamma)), size=K)
+    scale = doubling_test_scale(alpha, gamma, K, calibration)
+    query_noise = test_rng.laplace(0.0, scale, size=K)
     hypotheses = (gen.sample(float(level), sample_rng) for level in cost.levels)
     outcome = sequential_test(hypotheses, cost.label, query_noise, np.full(K, -alpha / 2), exact)
-    eps_test = doubling_test_epsilon(problem, alpha, gamma, K)
+    eps_test = problem.query_sensitivity / scale
     halted = outcome.index is not None
     steps = outcome.index + 1 if halted else K
     return _result(
         method="doubling",
         problem=problem,
         generator=gen,
-        calibration="laplace-test",
+        calibration=calibration,
         alpha=alpha,
         gamma=gamma,
         T=K,
@@ -291,6 +291,7 @@ def doubling_bound(
     eps_min: float,
     eps_max: float,
     generator: str | HypothesisGenerator | None = None,
+    calibration: str = "paper",
     noise: str = "laplace",
     delta: float = DEFAULT_DELTA,
 ) -> tuple[float, float]:
@@ -302,7 +303,8 @@ def doubling_bound(
     alpha, gamma = validate_alpha(alpha), validate_gamma(gamma)
     levels = doubling_levels(eps_min, eps_max)
     cost = generation_cost(make_generator(problem, generator, noise), levels, delta, independent=True)
-    return levels.size * doubling_test_epsilon(problem, alpha, gamma, levels.size) + float(cost.loss[-1]), cost.delta
+    eps_test = problem.query_sensitivity / doubling_test_scale(alpha, gamma, levels.size, calibration)
+    return levels.size * eps_test + float(cost.loss[-1]), cost.delta
 
 
 THEORY_NEEDS_LAPLACE = (

@@ -19,7 +19,7 @@ from accfirst.cli import build_parser, command_line, main
 from accfirst.datasets import load_builtin
 from accfirst.interpret import format_exp_epsilon
 from accfirst.search.experiments import COLUMNS
-from accfirst.search.experiments import SearchOptions
+from accfirst.search.experiments import SearchOptions, search, trial_rng
 from accfirst.snippet import DatasetSpec, RunSettings
 
 
@@ -74,6 +74,16 @@ def test_run_prints_the_sweeps_row(swept, tmp_path):
     results = pd.read_csv(out / "results.csv")
     row = results[(results["method"] == "nr") & (results["alpha"] == 0.4) & (results["trial"] == 2)].iloc[0]
     assert f"eps_total={float(row['eps_total'])!r}" in done.stdout
+
+
+def test_run_with_a_public_radius(tmp_path, capsys):
+    status = main(["run", "--dataset", "diabetes", "--alpha", "0.3", "--T", "100", "--radius", "2.5"])
+    assert status == 0
+    printed = capsys.readouterr().out
+    data = load_builtin("diabetes")
+    problem = RidgeProblem(data.X_train, data.y_train, 0.005, radius=2.5)
+    expected = search(problem, "nr", 0.3, 0.1, trial_rng(0, "nr", 0.3, 0), SearchOptions(T=100))
+    assert "norm_bound=2.5," in printed and f"eps_total={expected.eps_total!r}" in printed
 
 
 def test_csv_input_with_task_inferred(tmp_path, capsys):
@@ -149,6 +159,8 @@ BAD_OPTIONS = [
     (["run", "--dataset", "diabetes", "--alpha", "0.1", "--noise", "gaussian", "--delta", "2"], "delta must be in"),
     (["run", "--dataset", "diabetes", "--alpha", "0.1", "--noise", "cauchy"], "invalid choice"),
     (["sweep", "--dataset", "diabetes", "--noise", "gaussian"], "no Gaussian version"),
+    (["run", "--dataset", "diabetes", "--alpha", "0.1", "--radius", "100"], "radius R = 100 exceeds M = 14.1421"),
+    (["run", "--dataset", "diabetes", "--alpha", "0.1", "--radius", "-2"], "radius"),
 ]
 
 
@@ -187,12 +199,13 @@ def test_command_line_round_trips_through_the_parser():
     settings = RunSettings(
         dataset=DatasetSpec.from_builtin("diabetes"), task="ridge", lam=0.01, alphas=(0.05, 0.1), gamma=0.05,
         methods=("nr", "theory"), trials=4, seed=3,
-        options=SearchOptions(T=500, generator="output", calibration="paper-code"),
+        options=SearchOptions(T=500, generator="output", calibration="paper-code"), radius=2.5,
     )  # fmt: skip
     words = command_line(settings, "0.05:0.1:0.05").split()
     assert words[:4] == ["python", "-m", "accfirst", "sweep"]
     args = build_parser().parse_args(words[3:])
     assert (args.dataset, args.lam, args.gamma, args.trials, args.seed, args.T) == ("diabetes", 0.01, 0.05, 4, 3, 500)
+    assert args.radius == 2.5
     assert (args.methods, args.generator, args.calibration) == (["nr", "theory"], "output", "paper-code")
     assert args.alphas == "0.05:0.1:0.05"
     assert (args.noise, args.delta) == ("laplace", 1e-6) and "--noise" not in words

@@ -12,6 +12,7 @@ import pytest
 from accfirst.search.experiments import COLUMNS
 from accfirst.interpret import quantile_with_inf
 from accfirst.plots.paper import (
+    calibration_caveat,
     fig1_epsilon,
     fig2_excess_risk,
     fig3_breakdown,
@@ -213,3 +214,11 @@ def test_html_report_states_the_delta_of_gaussian_runs(results):
     assert "(ε, δ)-ex-post" not in html_report(results, {})
     gaussian = results.assign(noise="gaussian", delta=1e-6)
     assert "(ε, δ)-ex-post loss with δ = 1e-06" in html_report(gaussian, {})
+
+
+def test_report_says_how_the_calibration_compares_with_the_papers(results):
+    caveat = calibration_caveat(results)
+    assert "“theorem” (ε_A 3.27× the authors' at T = 1000, γ = 0.1)" in caveat
+    assert calibration_caveat(results.assign(calibration="paper-code")) == ""
+    assert "“exact-paper-opt” (ε_A 0.77×" in calibration_caveat(results.assign(calibration="exact-paper-opt"))
+    assert caveat in html_report(results, {})

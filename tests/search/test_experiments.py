@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from accfirst import AccFirstError, run_one, run_trials, trial_rng
-from accfirst.search.experiments import COLUMNS
+from accfirst.search.experiments import COLUMNS, SearchOptions
 
 
 def test_one_row_per_method_alpha_trial(ridge_problem) -> None:
@@ -67,3 +67,13 @@ def test_bad_settings_fail_before_any_work(kwargs, message, ridge_problem) -> No
     with pytest.raises(AccFirstError, match=message):
         run_trials(ridge_problem, progress=lambda *a: calls.append(a), **arguments)
     assert calls == []
+
+
+def test_defaults_and_the_papers_configuration(ridge_problem) -> None:
+    """The defaults chosen by measurement (README, "Calibration"); paper() is the authors' setup."""
+    assert (SearchOptions().T, SearchOptions().calibration) == (100, "exact-paper-opt")
+    assert SearchOptions.paper() == SearchOptions(T=1000, calibration="paper-code")
+    rows = run_trials(ridge_problem, [0.05], 0.1, ["nr", "doubling"], 1, seed=2)
+    assert list(rows["calibration"]) == ["exact-paper-opt", "exact"] and rows["T"].iloc[0] == 100
+    paper = run_trials(ridge_problem, [0.05], 0.1, ["nr", "doubling"], 1, seed=2, **SearchOptions.paper().to_dict())
+    assert list(paper["calibration"]) == ["paper-code", "paper"] and paper["T"].iloc[0] == 1000

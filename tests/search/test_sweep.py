@@ -9,9 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from accfirst import AccFirstError, run_trials, theory_epsilon
+from accfirst import AccFirstError, LogisticProblem, run_trials, theory_epsilon
 from accfirst.search.experiments import COLUMNS
 from accfirst.search.sweep import SWEEP_COLUMNS, parse_alphas, sweep
+from tests.data import make_logistic_data
 
 COMPARED = [c for c in COLUMNS if c != "seconds"]  # wall-clock time differs run to run
 
@@ -63,6 +64,16 @@ def test_sweep_logistic_and_options_match_run_trials(logistic_problem):
     reference = run_trials(logistic_problem, [0.03, 0.08], 0.2, ["nr", "doubling"], 2, seed=5, **options)
     frame = sweep(logistic_problem, [0.03, 0.08], 0.2, ["nr", "doubling"], 2, seed=5, workers=2, **options)
     pd.testing.assert_frame_equal(frame[COMPARED], reference[COMPARED])
+
+
+def test_sweep_carries_the_radius_and_an_exact_calibration_to_its_workers():
+    X, y = make_logistic_data(1, 2000, 5)
+    problem = LogisticProblem(X, y, 0.005, radius=1.5)
+    options = {"T": 60, "calibration": "exact-opt"}
+    reference = run_trials(problem, [0.03], 0.1, ["nr", "doubling"], 2, seed=5, **options)
+    frame = sweep(problem, [0.03], 0.1, ["nr", "doubling"], 2, seed=5, workers=2, **options)
+    pd.testing.assert_frame_equal(frame[COMPARED], reference[COMPARED])
+    assert set(frame["norm_bound"]) == {1.5} and set(frame["calibration"]) == {"exact-opt", "exact"}
 
 
 def test_eps_theory_is_the_theory_methods_epsilon(ridge_problem):
