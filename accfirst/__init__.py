@@ -10,6 +10,7 @@ from accfirst.mechanisms.above_threshold import CALIBRATIONS, AboveThresholdCali
 from accfirst.errors import AccFirstError, DataError
 from accfirst.search.experiments import METHODS, SearchOptions, run_one, run_trials, trial_rng
 from accfirst.erm.generators import CovariancePerturbation, OutputPerturbation, make_generator
+from accfirst.erm.gibbs import gibbs_run
 from accfirst.search.grid import default_eps_range, epsilon_grid
 from accfirst.search.methods import doubling, doubling_levels, noise_reduction, theory_run
 from accfirst.mechanisms.noise_reduction import LAPLACE, laplace_noise_reduction
@@ -22,7 +23,7 @@ __all__ = [
     "CALIBRATIONS", "LAPLACE", "METHODS", "AboveThresholdCalibration", "AccFirstError",
     "CovariancePerturbation", "DataError", "LogisticProblem", "OutputPerturbation", "Problem",
     "RidgeProblem", "RunResult", "SearchOptions", "Trace", "default_eps_range", "doubling", "doubling_levels",
-    "epsilon_grid", "interactive_above_threshold", "laplace_noise_reduction", "make_generator",
+    "epsilon_grid", "gibbs_run", "interactive_above_threshold", "laplace_noise_reduction", "make_generator",
     "noise_reduction", "run_one", "run_trials", "solve_trust_region", "theory_epsilon",
     "theory_run", "trial_rng",
 ]  # fmt: skip

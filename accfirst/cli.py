@@ -26,7 +26,8 @@ from typing import NoReturn, TextIO
 from accfirst.mechanisms.above_threshold import CALIBRATIONS
 from accfirst.datasets import BUILTIN_DATASETS, PreparedData, from_frame, load_builtin, read_upload
 from accfirst.errors import AccFirstError
-from accfirst.search.experiments import METHODS, SearchOptions, search, trial_rng, validate_methods
+from accfirst.erm.gibbs import APPROXIMATE_ACCURACY, DEFAULT_DELTA
+from accfirst.search.experiments import METHODS, PAPER_METHODS, SearchOptions, search, trial_rng, validate_methods
 from accfirst.erm.generators import GENERATORS
 from accfirst.search.grid import SPACINGS
 from accfirst.plots.paper import html_report
@@ -127,6 +128,11 @@ def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
         help="InteractiveAboveThreshold calibration: 'theorem' (Thm 3.2/3.4) or 'paper-code' "
         "(the authors' code, behind the paper's plotted numbers; SPEC §6) (default: theorem)",
     )  # fmt: skip
+    algo.add_argument(
+        "--delta", type=float, default=DEFAULT_DELTA, metavar="δ",
+        help="δ of methods with an (ε, δ) guarantee (the Gibbs posterior, SPEC §17); 0 asks for pure ε where "
+        f"there is one (ridge) (default: {DEFAULT_DELTA:g})",
+    )  # fmt: skip
     algo.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the runs (default: 0)")
 
 
@@ -147,8 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_algorithm_options(sweep_parser)
     runs = sweep_parser.add_argument_group("sweep")
     runs.add_argument(
-        "--methods", type=_methods, default=list(METHODS), metavar="M,M,...",
-        help=f"methods among {','.join(METHODS)} (default: all)",
+        "--methods", type=_methods, default=list(PAPER_METHODS), metavar="M,M,...",
+        help=f"methods among {','.join(METHODS)} (default: the paper's {','.join(PAPER_METHODS)})",
     )  # fmt: skip
     runs.add_argument(
         "--alphas", default=PAPER_ALPHAS_TEXT, metavar="START:STOP:STEP|A,A,...",
@@ -209,6 +215,8 @@ def command_line(settings: RunSettings, alphas_text: str | None = None) -> str:
         words += ["--eps-max", repr(options.eps_max)]
     if options.spacing != "geometric":
         words += ["--spacing", options.spacing]
+    if options.delta != DEFAULT_DELTA:
+        words += ["--delta", repr(options.delta)]
     return shlex.join(words)
 
 
@@ -347,6 +355,7 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         "T": args.T,
         "generator": frame["generator"].iloc[0] if len(frame) else args.generator,
         "calibration": args.calibration,
+        "δ ((ε, δ) methods)": args.delta,
         "methods": ", ".join(args.methods),
         "α": f"{args.alphas} ({len(alphas)} values)",
         "trials": args.trials,
@@ -377,7 +386,16 @@ def _run_command(args: argparse.Namespace) -> int:
         f"{result.eps_hypothesis:.6g}), e^ε = {result.exp_eps_total:.6g}, excess risk {result.excess_risk:.6g} "
         f"{'≤' if result.success else '>'} α = {result.alpha:g}"
         + (" — fallback: θ* released" if result.fallback else "")
+        + (f"; an (ε, δ) guarantee with δ = {result.delta:.3g}" if result.delta > 0 else "")
     )
+    if result.sampler is not None:
+        report = result.sampler
+        print(
+            f"Gibbs posterior: β = {report.beta:.6g}, acceptance rate {report.acceptance_rate:.3g}, "
+            f"P(R > α) {'≈' if result.calibration == APPROXIMATE_ACCURACY else '≤'} {report.failure_bound:.3g}"
+            + ("" if math.isnan(report.rhat) else f", split-R̂ {report.rhat:.3f}")
+            + " (acceptance rate and R̂ read the data: evaluation only)"
+        )
     return 0
 
 

@@ -58,6 +58,8 @@ from accfirst.validation import (
 )
 
 DEFAULT_DELTA = 1e-6
+# The calibration a logistic run reports: its accuracy rests on the Laplace approximation.
+APPROXIMATE_ACCURACY = "laplace-approx"
 FORMS = ("derived", "slides")
 # Rejection sampling on C gives up (with an error) after this many proposals.
 MAX_REJECTION_DRAWS = 2_000_000
@@ -397,7 +399,7 @@ def gibbs_run(
         tv = MALA_TV_ALLOWANCE if chains.converged else 1.0
         run_delta = min(delta + (math.exp(min(epsilon, 700.0)) + 1) * tv, 1.0)
         sampler = SamplerReport(beta, chains.acceptance_rate, gamma, chains.rhat, chains.steps, tv)
-        generator, calibration = "gibbs-mala", "laplace-approx"
+        generator, calibration = "gibbs-mala", APPROXIMATE_ACCURACY
     else:
         raise AccFirstError(f"the Gibbs posterior is implemented for ridge and logistic problems, not {problem!r}")
     risk = float(problem.excess_risk(theta))

@@ -17,16 +17,27 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from accfirst.erm.generators import GENERATORS
+from accfirst.erm.gibbs import DEFAULT_DELTA, gibbs_run
 from accfirst.erm.problems import Problem
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.above_threshold import resolve_calibration
 from accfirst.result import RunResult
 from accfirst.search.grid import SPACINGS, epsilon_grid
 from accfirst.search.methods import doubling, noise_reduction, theory_run
-from accfirst.validation import validate_alpha, validate_count, validate_gamma, validate_positive
+from accfirst.validation import (
+    validate_alpha,
+    validate_count,
+    validate_gamma,
+    validate_positive,
+    validate_probability,
+)
 
-METHODS = ("nr", "doubling", "theory")
-METHOD_LABELS = {"nr": "Noise reduction", "doubling": "Doubling", "theory": "Theory"}
+# New methods go at the end: a method's position seeds its runs (``trial_rng``).
+METHODS = ("nr", "doubling", "theory", "gibbs")
+# The paper's three, the default of the pages and the command line (Gibbs is opt-in: its
+# logistic sampler costs seconds per run on 100,000 rows).
+PAPER_METHODS = ("nr", "doubling", "theory")
+METHOD_LABELS = {"nr": "Noise reduction", "doubling": "Doubling", "theory": "Theory", "gibbs": "Gibbs posterior"}
 COLUMNS = (
     "method", "generator", "calibration", "noise", "delta", "alpha", "gamma", "lam", "n", "p", "T", "trial",
     "stop_index", "eps_test", "eps_hypothesis", "eps_total", "exp_eps_total",
@@ -36,7 +47,7 @@ COLUMNS = (
 
 @dataclass(frozen=True)
 class SearchOptions:
-    """How every run of a batch searches: the ε grid, the generator and the test (SPEC §3, §6, §8).
+    """How every run of a batch searches: the ε grid, the generator, the test and δ (SPEC §3, §6, §8, §17).
 
     The same for every (method, α, trial) of a batch, so ``run_trials``, ``sweep``, the app
     and the settings record carry one of these instead of each option separately. Checked
@@ -49,6 +60,8 @@ class SearchOptions:
     calibration : the InteractiveAboveThreshold calibration (SPEC §6).
     eps_min, eps_max : ends of the ε grid; ``None`` for the paper's 1/n and 4E (SPEC §8).
     spacing : "geometric" (the paper's) or "linear".
+    delta : the δ of methods with an (ε, δ) guarantee (the Gibbs posterior, SPEC §17), in
+        [0, 1); 0 asks for pure ε where a method has it (ridge's Gibbs posterior).
     """
 
     T: int = 1000
@@ -57,6 +70,7 @@ class SearchOptions:
     eps_min: float | None = None
     eps_max: float | None = None
     spacing: str = "geometric"
+    delta: float = DEFAULT_DELTA
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -69,6 +83,7 @@ class SearchOptions:
             set_(self, name, None if value is None else validate_positive(name, value))
         if self.spacing not in SPACINGS:
             raise AccFirstError(f"spacing must be one of {SPACINGS}; got {self.spacing!r}")
+        set_(self, "delta", validate_probability("delta", self.delta, zero=True))
 
     @classmethod
     def from_keywords(cls, keywords: Mapping[str, Any]) -> SearchOptions:
@@ -106,6 +121,8 @@ def search(
     """One run of ``method`` with ``options`` (``run_one`` with the options as one object)."""
     if method == "theory":
         return theory_run(problem, alpha, gamma, options.generator, rng)
+    if method == "gibbs":
+        return gibbs_run(problem, alpha, gamma, options.delta, rng)
     grid = options.grid(problem, alpha)
     if method == "nr":
         return noise_reduction(problem, alpha, gamma, grid, options.generator, rng, options.calibration, exact)
@@ -127,7 +144,7 @@ def run_one(
     """One run of ``method`` on the SPEC §8 grid (doubling spans the same ε range).
 
     ``options`` are the fields of ``SearchOptions`` (T, generator, calibration, eps_min,
-    eps_max, spacing); ``exact`` solves every tested level (same output, full trace).
+    eps_max, spacing, delta); ``exact`` solves every tested level (same output, full trace).
     """
     return search(problem, method, alpha, gamma, rng, SearchOptions.from_keywords(options), exact)
 
@@ -196,7 +213,7 @@ def run_trials(
     """Run every (method, α, trial) and return one row each (SPEC §9).
 
     ``options`` are the fields of ``SearchOptions`` (T, generator, calibration, eps_min,
-    eps_max, spacing), the same for every run. Fallback rows keep ``eps_total = inf``.
+    eps_max, spacing, delta), the same for every run. Fallback rows keep ``eps_total = inf``.
     ``progress(done, total)`` is called after each run. Arguments are validated before
     any work starts.
     """
