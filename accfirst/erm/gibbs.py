@@ -187,6 +187,15 @@ def _ridge_beta(n: int, p: int, lam: float, radius: float, alpha: float, gamma: 
     return beta, ridge_failure_bound(beta, n, p, alpha, alpha_c)
 
 
+def posterior_hessian(problem: Problem) -> NDArray[np.float64]:
+    """H with G_β ≈ N(θ*, (βnH)⁻¹): exact for ridge (A/n + λI), the Laplace approximation's ∇²L(θ*) for logistic."""
+    if isinstance(problem, RidgeProblem):
+        return problem.hessian
+    if isinstance(problem, LogisticProblem):
+        return problem.hessian_at(problem.theta_star)
+    raise AccFirstError(f"the Gibbs posterior is implemented for ridge and logistic problems, not {problem!r}")
+
+
 @dataclass(frozen=True)
 class RidgeDraws:
     """Exact draws from ridge's Gibbs posterior (truncated to C when asked).
@@ -217,7 +226,7 @@ def sample_ridge_gibbs(
         raise AccFirstError("exact Gibbs sampling needs a ridge problem")
     beta = validate_positive("beta", beta)
     size = validate_count("size", size, 1)
-    factor = np.linalg.cholesky(problem.hessian)
+    factor = np.linalg.cholesky(posterior_hessian(problem))
     center = np.linalg.solve(problem.hessian, problem.b / problem.n)
     scale = math.sqrt(beta * problem.n)
     kept: list[NDArray[np.float64]] = []
@@ -306,7 +315,7 @@ def sample_logistic_gibbs(
         raise AccFirstError(f"the Crank–Nicolson step must be in (0, 2]; got {step:g}")
     scale = beta * problem.n
     center = problem.theta_star
-    factor = np.linalg.cholesky(problem.hessian_at(center))
+    factor = np.linalg.cholesky(posterior_hessian(problem))
     rho = (2 - step) / (2 + step)
     spread = math.sqrt(1 - rho * rho)
 
