@@ -97,6 +97,12 @@ def teacher_view() -> None:
     """Open a room (or show the open one): its code, its link, the live estimate."""
     code = st.session_state.get(TEACHER_ROOM)
     if code is None:
+        with st.form("join", border=False):
+            typed = st.text_input("Got a code from your teacher? Type it here", max_chars=12, key="join_code")
+            if st.form_submit_button("Join the poll"):
+                st.query_params[ROOM_PARAMETER] = call(parse_room_code, typed)
+                st.rerun()
+        st.write("Or open a poll for your class:")
         left, right = st.columns(2)
         room_p = ROOM_P.widget(left)
         room_q = ROOM_Q.widget(right)
@@ -106,11 +112,10 @@ def teacher_view() -> None:
             st.session_state[TEACHER_ROOM] = call(poll_rooms().open_room, protocol)
             st.rerun()
         return
-    st.write("Ask your question aloud. Students open this link (or this page with the code) on their phones:")
-    code_column, link_column = st.columns([1, 3])
-    code_column.code(code, language=None)
-    link = f"{st.context.url or ''}?{ROOM_PARAMETER}={code}"
-    link_column.code(link, language=None)
+    st.write("Ask your question aloud. Students open this link on their phones, or this page and type the code:")
+    code_column, link_column = st.columns([1, 3], vertical_alignment="center")
+    code_column.metric("Room code", code)
+    link_column.code(f"{st.context.url or ''}?{ROOM_PARAMETER}={code}", language=None)
     live_results(code)
     if st.button("Close the poll", key="close_room"):
         with package_errors(stop=False):

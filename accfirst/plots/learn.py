@@ -72,11 +72,16 @@ def figure_poll_spread(
     """The estimate π̂ over many simulated polls (histogram), the normal curve of its standard
     error, the true share, and one poll's estimate with its confidence interval."""
     values = np.asarray(estimates, dtype=np.float64)
+    # π̂ takes the values (j/n − (1−p)q)/p: one bar per value while there are few.
+    levels = np.unique(values)
+    bins = {"size": float(np.min(np.diff(levels)))} if 1 < levels.size <= 80 else None
+    if bins is not None:
+        bins["start"] = float(levels[0] - bins["size"] / 2)
     fig = go.Figure()
     fig.add_trace(
         go.Histogram(
             x=values, histnorm="probability density", name=f"π̂ in {values.size:,} repeated polls",
-            marker_color=EXTRA[2], opacity=0.6, nbinsx=40,
+            marker_color=EXTRA[2], opacity=0.6, xbins=bins, nbinsx=None if bins else 40,
         )
     )  # fmt: skip
     grid = np.linspace(min(values.min(), truth - 4 * standard_error), max(values.max(), truth + 4 * standard_error), 300)
@@ -97,8 +102,13 @@ def figure_poll_spread(
 
 
 def figure_live_estimate(estimate: float | None, interval: tuple[float, float] | None, yes: int, answers: int) -> go.Figure:
-    """A live poll: the share of “yes” answers and the estimated true share with its interval."""
+    """A live poll: the share of “yes” answers and the estimated true share with its interval.
+
+    The unbiased estimate can leave [0, 1] while answers are few; it is drawn (and named in
+    the title) at the nearer end of [0, 1].
+    """
     fig = go.Figure()
+    shown = None if estimate is None else min(max(estimate, 0.0), 1.0)
     if answers:
         fig.add_trace(
             go.Bar(
@@ -107,7 +117,6 @@ def figure_live_estimate(estimate: float | None, interval: tuple[float, float] |
             )
         )  # fmt: skip
         low, high = interval if interval is not None else (0.0, 1.0)
-        shown = min(max(estimate, 0.0), 1.0)
         fig.add_trace(
             go.Scatter(
                 y=["estimated truth"], x=[shown], mode="markers", marker={"color": YOURS, "size": 16},
@@ -117,7 +126,7 @@ def figure_live_estimate(estimate: float | None, interval: tuple[float, float] |
         )  # fmt: skip
     fig.update_xaxes(range=[0, 1], tickformat=".0%", title_text="share")
     title = f"{answers} answer{'s' if answers != 1 else ''} so far" + (
-        f": estimated true share {estimate:.0%}" if estimate is not None else ""
+        f": estimated true share {shown:.0%}" if shown is not None else ""
     )
     return _layout(fig, title=title, height=160)
 

@@ -69,8 +69,8 @@ def test_live_poll_aggregates_two_students_and_stores_only_randomized_answers() 
     teacher = open_page("learn_randomized_response")
     teacher.button(key="open_room").click().run()
     assert_clean(teacher)
-    code = parse_room_code(teacher.code[0].value)
-    assert teacher.code[1].value.endswith(f"?room={code}")
+    code = parse_room_code(next(m.value for m in teacher.metric if m.label == "Room code"))
+    assert teacher.code[0].value.endswith(f"?room={code}")
     for answer in (True, False):
         student = open_page("learn_randomized_response", room=code.lower())
         assert_clean(student)
@@ -85,6 +85,10 @@ def test_live_poll_aggregates_two_students_and_stores_only_randomized_answers() 
     assert any("From 2 randomized answers (1 “yes”)" in c.value for c in teacher.caption)
     room = poll_rooms()._rooms[code]
     assert {f.name for f in dataclasses.fields(room)} == {"protocol", "yes", "answers", "last_active"}
+    joining = open_page("learn_randomized_response")
+    joining.text_input(key="join_code").input(f" {code.lower()} ")
+    joining.button[0].click().run()  # the form's submit button
+    assert joining.query_params["room"] == code and joining.info and "Flip a coin" in joining.info[0].value
     teacher.button(key="close_room").click().run()
     assert_clean(teacher)
     with pytest.raises(ValueError, match="No poll is open"):
