@@ -213,7 +213,8 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
                 "alpha": float(runs["alpha"].iloc[0]),
                 "gamma": float(runs["gamma"].iloc[0]),
                 "delta": float(runs["delta"].max()) if "delta" in runs.columns else 0.0,
-                "approximate": "calibration" in runs.columns and bool((runs["calibration"] == APPROXIMATE_ACCURACY).any()),
+                "approximate": "calibration" in runs.columns
+                and bool((runs["calibration"] == APPROXIMATE_ACCURACY).any()),
             }
         )
     return pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))

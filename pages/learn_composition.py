@@ -28,14 +28,24 @@ DELTAS = (0.0, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5)
 
 EPSILON = FloatSlider(SCOPE, "eps", "ε of one round", 0.1, low=0.01, high=2.0, step=0.01, format="%.2f")
 DELTA = Choice(
-    SCOPE, "delta", "δ of one round", 0.0, options=DELTAS, labels={d: format_delta(d) for d in DELTAS},
+    SCOPE,
+    "delta",
+    "δ of one round",
+    0.0,
+    options=DELTAS,
+    labels={d: format_delta(d) for d in DELTAS},
     widget_type="select_slider",
-)  # fmt: skip
+)
 ROUNDS = IntSetting(SCOPE, "k", "Rounds k", 100, low=1, high=2000)
 SLACK = Choice(
-    SCOPE, "slack", "Target δ′ of the total (advanced, zCDP)", 1e-6, options=DELTAS[1:],
-    labels={d: format_delta(d) for d in DELTAS[1:]}, widget_type="select_slider",
-)  # fmt: skip
+    SCOPE,
+    "slack",
+    "Target δ′ of the total (advanced, zCDP)",
+    1e-6,
+    options=DELTAS[1:],
+    labels={d: format_delta(d) for d in DELTAS[1:]},
+    widget_type="select_slider",
+)
 GROUP = IntSetting(SCOPE, "group", "Largest group", 10, low=2, high=50)
 SETTINGS = (EPSILON, DELTA, ROUNDS, SLACK, GROUP)
 

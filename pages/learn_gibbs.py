@@ -103,19 +103,29 @@ with left:
     st.metric(f"ε, derived form (δ = {format_delta(curve_delta)})", format_epsilon(derived))
     st.metric(f"ε, the slides' form (δ = {format_delta(curve_delta)})", format_epsilon(slides))
     if ridge:
-        st.metric("ε, exponential mechanism (pure, δ = 0)", format_epsilon(exponential_mechanism_epsilon(beta, problem.norm_bound)))
+        st.metric(
+            "ε, exponential mechanism (pure, δ = 0)",
+            format_epsilon(exponential_mechanism_epsilon(beta, problem.norm_bound)),
+        )
 with right:
     show_chart(
-        figure_gibbs_epsilon(problem.n, problem.lam, lipschitz, curve_delta, beta, problem.norm_bound if ridge else None),
+        figure_gibbs_epsilon(
+            problem.n, problem.lam, lipschitz, curve_delta, beta, problem.norm_bound if ridge else None
+        ),
         "epsilon",
     )
 st.caption(
-    f"Each row's loss is L-Lipschitz with L = {lipschitz:.3g} ({'r + 1 on the ball C = {‖θ‖ ≤ r}' if ridge else 'logistic'}), "
-    f"and the posterior is βnλ-strongly log-concave. Derived form [SPEC §17.2, derived]: ρ = 2βL²/(nλ), "
-    "ε = ρ + 2√(ρ ln(1/δ)) — valid for every ε. The slides' theorem gives 2L√(β(1 + 2 ln(1/δ))/(nλ)): about the same "
-    "below ε ≈ 1, but it does not hold for large ε; use the derived one."
-    + (" For ridge on C the loss is also bounded, so the same sampler is the exponential mechanism with pure "
-       "ε = β(r + 1)²; a run reports the smaller of the two." if ridge else "")
+    f"Each row's loss is L-Lipschitz with L = {lipschitz:.3g} "
+    + ("(r + 1 on the ball C = {‖θ‖ ≤ r}) " if ridge else "(the logistic loss) ")
+    + "and the posterior is βnλ-strongly log-concave. Derived form [SPEC §17.2, derived]: ρ = 2βL²/(nλ), "
+    "ε = ρ + 2√(ρ ln(1/δ)), valid for every ε. The slides' theorem gives 2L√(β(1 + 2 ln(1/δ))/(nλ)): about the "
+    "same below ε ≈ 1; beyond, only the derived form is proved here, so the product uses it."
+    + (
+        " For ridge on C the loss is also bounded, so the same sampler is the exponential mechanism with pure "
+        "ε = β(r + 1)²; a run reports the smaller of the two."
+        if ridge
+        else ""
+    )
 )
 
 # ---------------------------------------------------------------- samples as β grows
@@ -125,11 +135,14 @@ basis = np.linalg.eigh(hessian)[1][:, :2]  # smallest curvature: the widest dire
 samples, notes = {}, []
 with st.spinner("Sampling the posterior…"):
     for share in BETA_STEPS:
+        scaled_beta = beta * share
         result = session_memo(
-            "gibbs_draws", (chosen.key, chosen.lam, beta * share, seed), lambda: call(draws, problem, beta * share, seed),
+            "gibbs_draws",
+            (chosen.key, chosen.lam, scaled_beta, seed),
+            lambda scaled_beta=scaled_beta: call(draws, problem, scaled_beta, seed),
             max_entries=24,
-        )  # fmt: skip
-        label = f"β = {beta * share:.3g}" + (" (accuracy-first)" if share == 1 else f" (β*/{round(1 / share)})")
+        )
+        label = f"β = {scaled_beta:.3g}" + (" (accuracy-first)" if share == 1 else f" (β*/{round(1 / share)})")
         if ridge:
             samples[label] = result.thetas
             notes.append(f"{label}: {result.acceptance_rate:.1%} of the Gaussian draws fell in C")
@@ -149,7 +162,8 @@ else:
         "spread-out starts; split-R̂ near 1 says they forgot their starts. A sampler within total variation γ_TV "
         "of the posterior is (ε, δ + (e^ε + 1)γ_TV)-DP; this project declares γ_TV = 10⁻⁸ when R̂ ≤ 1.1 (a "
         f"diagnostic, not a proof) and claims nothing otherwise. Diagnostics ({EVALUATION_ONLY}): "
-        + "; ".join(notes) + "."
+        + "; ".join(notes)
+        + "."
     )
 
 # ---------------------------------------------------------------- accuracy first
@@ -170,7 +184,7 @@ with right:
     show_chart(figure_chi_square(scaled, problem.p, cutoff), "chi_square")
 if ridge:
     st.caption(
-        f"β = χ²_(p,1−γ)/(2nα) makes P(R > α) = γ exactly. Keeping θ in C cannot be checked without the data, so β is "
+        "β = χ²_(p,1−γ)/(2nα) makes P(R > α) = γ exactly. Keeping θ in C cannot be checked without the data, so β is "
         "raised just enough that a bound which reads only n, p, λ and the radius still gives γ [derived]. No test "
         "and no search: this is why the Gibbs posterior competes with noise reduction for ridge (compare them in the "
         "Explorer, where its δ is always shown)."

@@ -21,19 +21,35 @@ PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 SCOPE = "laplace"
 
 EPSILON = FloatSlider(
-    SCOPE, "eps", "Privacy level ε", 1.0, low=0.05, high=5.0, step=0.05, format="%.2f",
+    SCOPE,
+    "eps",
+    "Privacy level ε",
+    1.0,
+    low=0.05,
+    high=5.0,
+    step=0.05,
+    format="%.2f",
     help="The noise scale is Δ₁/ε: smaller ε, more noise, more privacy.",
-)  # fmt: skip
+)
 COUNT = IntSetting(SCOPE, "count", "The true count", 10, low=0, high=100)
 COUNTS = Choice(
-    SCOPE, "k", "How many counts are released together (k)", 10_000,
-    options=(1, 10, 100, 1_000, 10_000, 100_000, 1_000_000), widget_type="select_slider",
+    SCOPE,
+    "k",
+    "How many counts are released together (k)",
+    10_000,
+    options=(1, 10, 100, 1_000, 10_000, 100_000, 1_000_000),
+    widget_type="select_slider",
     labels={k: f"{k:,}" for k in (1, 10, 100, 1_000, 10_000, 100_000, 1_000_000)},
-)  # fmt: skip
+)
 FAILURE = Choice(
-    SCOPE, "d", "Failure probability d", 0.05, options=(0.01, 0.05, 0.1, 0.2), widget_type="segmented_control",
+    SCOPE,
+    "d",
+    "Failure probability d",
+    0.05,
+    options=(0.01, 0.05, 0.1, 0.2),
+    widget_type="segmented_control",
     help="The slides write “d = 95%” for the probability 1 − d of success; here d = 0.05.",
-)  # fmt: skip
+)
 SEED = IntSetting(SCOPE, "seed", "Seed of the simulated release", 0, low=0, high=2**32 - 1, box=True)
 SETTINGS = (EPSILON, COUNT, COUNTS, FAILURE, SEED)
 

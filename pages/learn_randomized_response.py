@@ -30,24 +30,49 @@ SIXTHS = tuple(k / 6 for k in range(1, 6))
 SIXTH_LABELS = {1 / 6: "1/6", 2 / 6: "1/3", 3 / 6: "1/2", 4 / 6: "2/3", 5 / 6: "5/6"}
 
 P = FloatSlider(
-    SCOPE, "p", "p: probability of answering truthfully", 0.5, low=0.01, high=1.0, step=0.01, format="%.2f",
+    SCOPE,
+    "p",
+    "p: probability of answering truthfully",
+    0.5,
+    low=0.01,
+    high=1.0,
+    step=0.01,
+    format="%.2f",
     help="The slides' first coin: tails (probability ½) means answer truthfully.",
-)  # fmt: skip
+)
 Q = FloatSlider(
-    SCOPE, "q", "q: probability of a forced “yes”", 0.5, low=0.0, high=1.0, step=0.01, format="%.2f",
+    SCOPE,
+    "q",
+    "q: probability of a forced “yes”",
+    0.5,
+    low=0.0,
+    high=1.0,
+    step=0.01,
+    format="%.2f",
     help="When not answering truthfully, say “yes” with probability q (the slides' second coin: q = ½).",
-)  # fmt: skip
+)
 CLASS = IntSetting(SCOPE, "n", "Class size n", 30, low=5, high=2000)
 TRUTH = FloatSlider(SCOPE, "truth", "True share π who would say “yes”", 0.3, low=0.0, high=1.0, step=0.01)
 SEED = IntSetting(SCOPE, "seed", "Seed", 0, low=0, high=2**32 - 1, box=True)
 ROOM_P = Choice(
-    SCOPE, "room_p", "Truthful with probability p", 0.5, options=SIXTHS, labels=SIXTH_LABELS,
-    widget_type="select_slider", help="½ is a coin; other values use a die.",
-)  # fmt: skip
-ROOM_Q = Choice(
-    SCOPE, "room_q", "Forced “yes” with probability q", 0.5, options=SIXTHS, labels=SIXTH_LABELS,
+    SCOPE,
+    "room_p",
+    "Truthful with probability p",
+    0.5,
+    options=SIXTHS,
+    labels=SIXTH_LABELS,
     widget_type="select_slider",
-)  # fmt: skip
+    help="½ is a coin; other values use a die.",
+)
+ROOM_Q = Choice(
+    SCOPE,
+    "room_q",
+    "Forced “yes” with probability q",
+    0.5,
+    options=SIXTHS,
+    labels=SIXTH_LABELS,
+    widget_type="select_slider",
+)
 SETTINGS = (P, Q, CLASS, TRUTH, SEED, ROOM_P, ROOM_Q)
 
 
@@ -169,9 +194,10 @@ with left:
     st.metric("One poll's estimate π̂", f"{estimates[0]:.3f}", help="π̂ = (λ̂ − (1−p)q)/p, λ̂ the share of “yes”.")
     st.metric("Its 95% interval", f"{interval[0]:.2f} – {interval[1]:.2f}")
     st.metric(
-        f"Spread over {POLLS:,} polls (sd)", f"{estimates.std():.3f}",
+        f"Spread over {POLLS:,} polls (sd)",
+        f"{estimates.std():.3f}",
         help=f"The formula √(λ(1−λ)/(np²)) gives {standard_error:.3f}.",
-    )  # fmt: skip
+    )
 with right:
     show_chart(figure_poll_spread(estimates, truth, standard_error, float(estimates[0]), interval), "spread")
 st.caption(

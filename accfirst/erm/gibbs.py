@@ -165,7 +165,9 @@ def ridge_beta(problem: RidgeProblem, alpha: float, gamma: float) -> tuple[float
     data-independent bound, the χ² choice of SPEC §17.4 (its guarantee is then γ/P(C)).
     Depends only on public numbers (n, p, λ, the radius, α, γ).
     """
-    return _ridge_beta(problem.n, problem.p, problem.lam, problem.norm_bound, validate_alpha(alpha), validate_gamma(gamma))
+    return _ridge_beta(
+        problem.n, problem.p, problem.lam, problem.norm_bound, validate_alpha(alpha), validate_gamma(gamma)
+    )
 
 
 @functools.lru_cache(maxsize=1024)
@@ -338,9 +340,11 @@ def sample_logistic_gibbs(
             proposal = forward + spread * rng.standard_normal(u.shape)
             new_phi, new_gradient = deviation(proposal)
             backward = rho * proposal - (1 - rho) * new_gradient
-            log_ratio = (phi - new_phi) + 0.5 * (_sq(u) - _sq(proposal)) - (
-                _sq(u - backward) - _sq(proposal - forward)
-            ) / (2 * spread * spread)
+            log_ratio = (
+                (phi - new_phi)
+                + 0.5 * (_sq(u) - _sq(proposal))
+                - (_sq(u - backward) - _sq(proposal - forward)) / (2 * spread * spread)
+            )
             accept = np.log(rng.random(chains)) < log_ratio
             u = np.where(accept[:, None], proposal, u)
             phi = np.where(accept, new_phi, phi)

@@ -50,5 +50,6 @@ def methods_in(results: pd.DataFrame, exclude: Sequence[str] = ()) -> list[str]:
 
 
 __all__ = [
-    "METHOD_COLORS", "METHOD_ORDER", "NONPRIVATE_COLOR", "TESTING_METHODS", "method_color", "method_label", "methods_in",
+    "METHOD_COLORS", "METHOD_ORDER", "NONPRIVATE_COLOR", "TESTING_METHODS", "method_color", "method_label",
+    "methods_in",
 ]  # fmt: skip

@@ -54,11 +54,15 @@ def figure_response_table(protocol: RandomizedResponse) -> go.Figure:
         probabilities = [yes, 1 - yes]
         fig.add_trace(
             go.Bar(
-                x=["answers “yes”", "answers “no”"], y=probabilities, name=f"someone {truth}", marker_color=color,
-                text=[f"{v:.0%}" for v in probabilities], textposition="outside",
+                x=["answers “yes”", "answers “no”"],
+                y=probabilities,
+                name=f"someone {truth}",
+                marker_color=color,
+                text=[f"{v:.0%}" for v in probabilities],
+                textposition="outside",
                 hovertemplate=f"someone {truth}: P(%{{x}}) = %{{y:.3f}}<extra></extra>",
             )
-        )  # fmt: skip
+        )
     ratio = "∞" if np.isinf(protocol.epsilon) else f"{np.exp(protocol.epsilon):.3g}"
     fig.update_layout(barmode="group")
     fig.update_yaxes(range=[0, 1.15], title_text="probability", tickformat=".0%")
@@ -80,17 +84,27 @@ def figure_poll_spread(
     fig = go.Figure()
     fig.add_trace(
         go.Histogram(
-            x=values, histnorm="probability density", name=f"π̂ in {values.size:,} repeated polls",
-            marker_color=EXTRA[2], opacity=0.6, xbins=bins, nbinsx=None if bins else 40,
+            x=values,
+            histnorm="probability density",
+            name=f"π̂ in {values.size:,} repeated polls",
+            marker_color=EXTRA[2],
+            opacity=0.6,
+            xbins=bins,
+            nbinsx=None if bins else 40,
         )
-    )  # fmt: skip
-    grid = np.linspace(min(values.min(), truth - 4 * standard_error), max(values.max(), truth + 4 * standard_error), 300)
+    )
+    grid = np.linspace(
+        min(values.min(), truth - 4 * standard_error), max(values.max(), truth + 4 * standard_error), 300
+    )
     fig.add_trace(
         go.Scatter(
-            x=grid, y=stats.norm.pdf(grid, truth, standard_error), mode="lines", line={"color": BOUND},
+            x=grid,
+            y=stats.norm.pdf(grid, truth, standard_error),
+            mode="lines",
+            line={"color": BOUND},
             name=f"normal, sd = √(λ(1−λ)/(np²)) = {standard_error:.3f}",
         )
-    )  # fmt: skip
+    )
     fig.add_vline(x=truth, line={"color": TRUTH, "width": 3})
     fig.add_vrect(x0=interval[0], x1=interval[1], fillcolor="rgba(0,114,178,0.12)", line_width=0)
     fig.add_vline(x=estimate, line={"color": YOURS, "dash": "dash"})
@@ -101,7 +115,9 @@ def figure_poll_spread(
     return _layout(fig, title="How much a poll's estimate moves from poll to poll", subtitle=subtitle, height=300)
 
 
-def figure_live_estimate(estimate: float | None, interval: tuple[float, float] | None, yes: int, answers: int) -> go.Figure:
+def figure_live_estimate(
+    estimate: float | None, interval: tuple[float, float] | None, yes: int, answers: int
+) -> go.Figure:
     """A live poll: the share of “yes” answers and the estimated true share with its interval.
 
     The unbiased estimate can leave [0, 1] while answers are few; it is drawn (and named in
@@ -112,18 +128,26 @@ def figure_live_estimate(estimate: float | None, interval: tuple[float, float] |
     if answers:
         fig.add_trace(
             go.Bar(
-                y=["answers “yes”"], x=[yes / answers], orientation="h", marker_color=EXTRA[2],
-                text=[f"{yes} of {answers}"], textposition="auto", name="randomized answers",
+                y=["answers “yes”"],
+                x=[yes / answers],
+                orientation="h",
+                marker_color=EXTRA[2],
+                text=[f"{yes} of {answers}"],
+                textposition="auto",
+                name="randomized answers",
             )
-        )  # fmt: skip
+        )
         low, high = interval if interval is not None else (0.0, 1.0)
         fig.add_trace(
             go.Scatter(
-                y=["estimated truth"], x=[shown], mode="markers", marker={"color": YOURS, "size": 16},
+                y=["estimated truth"],
+                x=[shown],
+                mode="markers",
+                marker={"color": YOURS, "size": 16},
                 error_x={"type": "data", "symmetric": False, "array": [high - shown], "arrayminus": [shown - low]},
                 name="estimate and 95% interval",
             )
-        )  # fmt: skip
+        )
     fig.update_xaxes(range=[0, 1], tickformat=".0%", title_text="share")
     title = f"{answers} answer{'s' if answers != 1 else ''} so far" + (
         f": estimated true share {shown:.0%}" if shown is not None else ""
@@ -141,17 +165,20 @@ def figure_neighbour_densities(count: float, neighbour: float, epsilon: float, s
     fig.add_trace(go.Scatter(x=z, y=here, name=f"your data: count {count:g}", line={"color": YOURS}), row=1, col=1)
     fig.add_trace(
         go.Scatter(x=z, y=there, name=f"neighbour: count {neighbour:g}", line={"color": NEIGHBOUR, "dash": "dash"}),
-        row=1, col=1,
-    )  # fmt: skip
+        row=1,
+        col=1,
+    )
     fig.add_trace(
         go.Scatter(x=z, y=here / there, name="ratio of the two densities", line={"color": TRUTH}, showlegend=True),
-        row=2, col=1,
-    )  # fmt: skip
+        row=2,
+        col=1,
+    )
     _ratio_band(fig, epsilon * abs(count - neighbour) / sensitivity, row=2, col=1)
     fig.update_yaxes(title_text="density", row=1, col=1)
     fig.update_yaxes(title_text="ratio (log)", type="log", row=2, col=1)
     fig.update_xaxes(title_text="released value", row=2, col=1)
-    title = f"Laplace noise of scale Δ₁/ε = {scale:.3g}: the ratio never leaves e^(±ε) = {np.exp(-epsilon):.3g}…{np.exp(epsilon):.3g}"
+    band = f"{np.exp(-epsilon):.3g}…{np.exp(epsilon):.3g}"
+    title = f"Laplace noise of scale Δ₁/ε = {scale:.3g}: the ratio never leaves e^(±ε) = {band}"
     return _layout(fig, title=title, height=380)
 
 
@@ -161,14 +188,19 @@ def figure_tail_bound(k: int, epsilon: float, d: float, sensitivity: float = 1.0
     threshold = max_error_threshold(k, d, epsilon, sensitivity)
     t = np.linspace(0, 1.6 * threshold, 400)
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=t, y=max_error_probability(k, t, epsilon, sensitivity), name="exact probability",
-                             line={"color": YOURS}))  # fmt: skip
     fig.add_trace(
         go.Scatter(
-            x=t, y=np.minimum(k * np.exp(-t * epsilon / sensitivity), 1.0), name="bound k·e^(−tε/Δ₁)",
+            x=t, y=max_error_probability(k, t, epsilon, sensitivity), name="exact probability", line={"color": YOURS}
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=t,
+            y=np.minimum(k * np.exp(-t * epsilon / sensitivity), 1.0),
+            name="bound k·e^(−tε/Δ₁)",
             line={"color": BOUND, "dash": "dash"},
         )
-    )  # fmt: skip
+    )
     fig.add_hline(y=d, line={"color": NEIGHBOUR, "dash": "dot"})
     fig.add_vline(x=threshold, line={"color": NEIGHBOUR})
     fig.add_annotation(
@@ -176,33 +208,51 @@ def figure_tail_bound(k: int, epsilon: float, d: float, sensitivity: float = 1.0
     )
     fig.update_xaxes(title_text="error t")
     fig.update_yaxes(title_text="P(some count is off by ≥ t)", range=[0, 1.05])
-    return _layout(fig, title=f"{k:,} counts at ε = {epsilon:g}: every error stays below the line with probability ≥ {1 - d:.0%}", height=300)
+    return _layout(
+        fig,
+        title=f"{k:,} counts at ε = {epsilon:g}: every error stays below the line with probability ≥ {1 - d:.0%}",
+        height=300,
+    )
 
 
 def figure_integer_noise(count: int, epsilon: float) -> go.Figure:
     """count + int(Lap(1/ε)) for a count and its neighbour, noise rounded (left) or cast to an
     integer (right): the largest ratio in each title."""
     offsets = np.arange(-6, 8)
-    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.06, subplot_titles=[
-        f"rounded to nearest: ratio ≤ e^{integer_noise_loss(epsilon, 'round'):.2f}",
-        f"cast to integer (truncated): ratio up to e^{integer_noise_loss(epsilon, 'truncate'):.2f}",
-    ])  # fmt: skip
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        shared_yaxes=True,
+        horizontal_spacing=0.06,
+        subplot_titles=[
+            f"rounded to nearest: ratio ≤ e^{integer_noise_loss(epsilon, 'round'):.2f}",
+            f"cast to integer (truncated): ratio up to e^{integer_noise_loss(epsilon, 'truncate'):.2f}",
+        ],
+    )
     for col, rounding in enumerate(("round", "truncate"), start=1):
         for center, name, color in ((count, f"count {count}", YOURS), (count + 1, f"neighbour {count + 1}", NEIGHBOUR)):
             outputs = count + offsets
             fig.add_trace(
                 go.Bar(
-                    x=outputs, y=integer_noise_pmf(outputs - center, 1 / epsilon, rounding), name=name,
-                    marker_color=color, opacity=0.75, showlegend=col == 1, legendgroup=name,
+                    x=outputs,
+                    y=integer_noise_pmf(outputs - center, 1 / epsilon, rounding),
+                    name=name,
+                    marker_color=color,
+                    opacity=0.75,
+                    showlegend=col == 1,
+                    legendgroup=name,
                     hovertemplate=f"{name}: P(release %{{x}}) = %{{y:.3f}}<extra></extra>",
                 ),
-                row=1, col=col,
-            )  # fmt: skip
+                row=1,
+                col=col,
+            )
     fig.update_layout(barmode="group")
     fig.update_xaxes(title_text="released count", dtick=1)
     fig.update_yaxes(title_text="probability", row=1, col=1)
-    subtitle = (f"ε = {epsilon:g}. Casting the noise doubles the chance of releasing the count itself, so the "
-                f"bound grows to 2e^ε; added to a value that is not a whole number, integer noise tells neighbours apart.")  # fmt: skip
+    subtitle = (
+        f"ε = {epsilon:g}. Casting the noise doubles the chance of releasing the count itself, so the "
+        f"bound grows to 2e^ε; added to a value that is not a whole number, integer noise tells neighbours apart."
+    )
     return _layout(fig, title="What integer noise does to the guarantee", subtitle=subtitle, height=280)
 
 
@@ -213,15 +263,23 @@ def figure_composition(epsilon: float, delta: float, k_max: int, delta_total: fl
     advanced = [advanced_composition(epsilon, delta, int(i), delta_total)[0] for i in k]
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=k, y=basic, name="basic: kε (δ: kδ)", line={"color": BOUND}))
-    fig.add_trace(go.Scatter(
-        x=k, y=advanced, name=f"advanced: √(2k ln(1/δ′))ε + kε(e^ε − 1) (δ: kδ + {format_delta(delta_total)})",
-        line={"color": YOURS},
-    ))  # fmt: skip
+    fig.add_trace(
+        go.Scatter(
+            x=k,
+            y=advanced,
+            name=f"advanced: √(2k ln(1/δ′))ε + kε(e^ε − 1) (δ: kδ + {format_delta(delta_total)})",
+            line={"color": YOURS},
+        )
+    )
     if delta == 0:
-        fig.add_trace(go.Scatter(
-            x=k, y=[zcdp_composition(epsilon, int(i), delta_total) for i in k],
-            name=f"zCDP: ρ = kε²/2, then ρ + 2√(ρ ln(1/δ)) (δ = {format_delta(delta_total)})", line={"color": TRUTH},
-        ))  # fmt: skip
+        fig.add_trace(
+            go.Scatter(
+                x=k,
+                y=[zcdp_composition(epsilon, int(i), delta_total) for i in k],
+                name=f"zCDP: ρ = kε²/2, then ρ + 2√(ρ ln(1/δ)) (δ = {format_delta(delta_total)})",
+                line={"color": TRUTH},
+            )
+        )
     fig.update_xaxes(title_text="rounds k")
     fig.update_yaxes(title_text="total ε", rangemode="tozero")
     subtitle = "zCDP applies to pure-ε rounds (δ = 0)." if delta > 0 else ""
@@ -239,7 +297,9 @@ def figure_group_privacy(epsilon: float, delta: float, k_max: int) -> go.Figure:
     )
     fig.update_yaxes(type="log", row=1, col=2)
     fig.update_xaxes(title_text="people in the group k")
-    return _layout(fig, title=f"One person's (ε = {epsilon:g}, δ = {format_delta(delta)}) stretched over a group", height=260)
+    return _layout(
+        fig, title=f"One person's (ε = {epsilon:g}, δ = {format_delta(delta)}) stretched over a group", height=260
+    )
 
 
 def figure_post_processing(epsilon: float, count: float, neighbour: float) -> go.Figure:
@@ -252,8 +312,9 @@ def figure_post_processing(epsilon: float, count: float, neighbour: float) -> go
     fig.add_trace(go.Scatter(x=t, y=here, name=f"count {count:g}", line={"color": YOURS}), row=1, col=1)
     fig.add_trace(
         go.Scatter(x=t, y=there, name=f"neighbour {neighbour:g}", line={"color": NEIGHBOUR, "dash": "dash"}),
-        row=1, col=1,
-    )  # fmt: skip
+        row=1,
+        col=1,
+    )
     for ratio, name, dash in ((here / there, "“yes”", "solid"), ((1 - here) / (1 - there), "“no”", "dot")):
         fig.add_trace(
             go.Scatter(x=t, y=ratio, name=f"ratio for {name}", line={"color": TRUTH, "dash": dash}), row=1, col=2
@@ -273,18 +334,33 @@ def figure_gibbs_epsilon(
     betas = np.geomspace(beta / 100, beta * 100, 200)
     fig = go.Figure()
     for form, name, color in (("derived", "derived (use this)", YOURS), ("slides", "slides' theorem", BOUND)):
-        fig.add_trace(go.Scatter(
-            x=betas, y=[gibbs_epsilon(b, n, lam, lipschitz, delta, form) for b in betas],
-            name=f"{name}, δ = {format_delta(delta)}", line={"color": color, "dash": "solid" if form == "derived" else "dash"},
-        ))  # fmt: skip
+        fig.add_trace(
+            go.Scatter(
+                x=betas,
+                y=[gibbs_epsilon(b, n, lam, lipschitz, delta, form) for b in betas],
+                name=f"{name}, δ = {format_delta(delta)}",
+                line={"color": color, "dash": "solid" if form == "derived" else "dash"},
+            )
+        )
     if radius is not None:
-        fig.add_trace(go.Scatter(
-            x=betas, y=[exponential_mechanism_epsilon(b, radius) for b in betas], name="exponential mechanism, pure ε",
-            line={"color": TRUTH, "dash": "dot"},
-        ))  # fmt: skip
+        fig.add_trace(
+            go.Scatter(
+                x=betas,
+                y=[exponential_mechanism_epsilon(b, radius) for b in betas],
+                name="exponential mechanism, pure ε",
+                line={"color": TRUTH, "dash": "dot"},
+            )
+        )
     fig.add_vline(x=beta, line={"color": NEIGHBOUR})
-    fig.add_annotation(x=np.log10(beta), y=1, yref="paper", text=f"accuracy-first β = {beta:.3g}", showarrow=False,
-                       xanchor="left", yanchor="top")  # fmt: skip
+    fig.add_annotation(
+        x=np.log10(beta),
+        y=1,
+        yref="paper",
+        text=f"accuracy-first β = {beta:.3g}",
+        showarrow=False,
+        xanchor="left",
+        yanchor="top",
+    )
     fig.update_xaxes(type="log", title_text="β (log scale): larger β, sharper posterior")
     fig.update_yaxes(type="log", title_text="ε (log scale)")
     return _layout(fig, title="The Gibbs posterior's β and its privacy", height=320)
@@ -299,12 +375,20 @@ def figure_posterior_samples(
     colors = (EXTRA[2], EXTRA[0], EXTRA[1], YOURS)
     for (label, thetas), color in zip(samples.items(), colors, strict=False):
         projected = (np.asarray(thetas) - center) @ basis
-        fig.add_trace(go.Scatter(
-            x=projected[:, 0], y=projected[:, 1], mode="markers", name=label,
-            marker={"color": color, "size": 5, "opacity": 0.6},
-        ))  # fmt: skip
-    fig.add_trace(go.Scatter(x=[0], y=[0], mode="markers", name="θ* (non-private)",
-                             marker={"color": "black", "symbol": "x", "size": 12}))  # fmt: skip
+        fig.add_trace(
+            go.Scatter(
+                x=projected[:, 0],
+                y=projected[:, 1],
+                mode="markers",
+                name=label,
+                marker={"color": color, "size": 5, "opacity": 0.6},
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=[0], y=[0], mode="markers", name="θ* (non-private)", marker={"color": "black", "symbol": "x", "size": 12}
+        )
+    )
     fig.update_xaxes(title_text="θ − θ* along the posterior's widest direction")
     fig.update_yaxes(title_text="… and its second widest", scaleanchor="x")
     return _layout(fig, title="Samples of the Gibbs posterior as β grows", height=360)
@@ -315,24 +399,35 @@ def figure_chi_square(scaled_risks: ArrayLike, p: int, cutoff: float) -> go.Figu
     values = np.asarray(scaled_risks, dtype=np.float64)
     grid = np.linspace(0, max(values.max(), cutoff) * 1.1, 300)
     fig = go.Figure()
-    fig.add_trace(go.Histogram(x=values, histnorm="probability density", name="2βn·R of the samples",
-                               marker_color=EXTRA[2], opacity=0.6, nbinsx=40))  # fmt: skip
-    fig.add_trace(go.Scatter(x=grid, y=stats.chi2.pdf(grid, p), name=f"χ² with p = {p} degrees of freedom",
-                             line={"color": BOUND}))  # fmt: skip
+    fig.add_trace(
+        go.Histogram(
+            x=values,
+            histnorm="probability density",
+            name="2βn·R of the samples",
+            marker_color=EXTRA[2],
+            opacity=0.6,
+            nbinsx=40,
+        )
+    )
+    fig.add_trace(
+        go.Scatter(x=grid, y=stats.chi2.pdf(grid, p), name=f"χ² with p = {p} degrees of freedom", line={"color": BOUND})
+    )
     fig.add_vline(x=cutoff, line={"color": NEIGHBOUR})
     fig.add_annotation(x=cutoff, y=1, yref="paper", text="2βnα: beyond it, R > α", showarrow=False, xanchor="left")
     fig.update_xaxes(title_text="2βn × excess risk")
     return _layout(fig, title="Ridge: the excess risk of a Gibbs sample is exactly χ²_p/(2βn)", height=300)
 
 
-def figure_chain_traces(samples: NDArray[np.float64], center: NDArray[np.float64], direction: NDArray[np.float64],
-                        rhat: float) -> go.Figure:  # fmt: skip
+def figure_chain_traces(
+    samples: NDArray[np.float64], center: NDArray[np.float64], direction: NDArray[np.float64], rhat: float
+) -> go.Figure:
     """MALA chains (samples shaped chains × steps × p) along one direction through θ*: the
     diagnostic picture — converged chains overlap."""
     fig = go.Figure()
     for i, chain in enumerate(samples):
-        fig.add_trace(go.Scatter(y=(chain - center) @ direction, mode="lines", name=f"chain {i + 1}",
-                                 line={"width": 1}))  # fmt: skip
+        fig.add_trace(
+            go.Scatter(y=(chain - center) @ direction, mode="lines", name=f"chain {i + 1}", line={"width": 1})
+        )
     fig.update_xaxes(title_text="step (second half of each chain)")
     fig.update_yaxes(title_text="θ − θ* along the widest direction")
     return _layout(fig, title=f"MALA chains after burn-in: split-R̂ = {rhat:.3f}", height=280)

@@ -30,7 +30,10 @@ def laplace_density(z: ArrayLike, center: float, scale: float) -> NDArray[np.flo
 
 
 def laplace_privacy_loss(z: ArrayLike, count: float, neighbour: float, scale: float) -> NDArray[np.float64]:
-    """ln f(z | count) − ln f(z | neighbour) = (|z − neighbour| − |z − count|)/scale; |·| ≤ |count − neighbour|/scale."""
+    """The privacy loss ln f(z | count) − ln f(z | neighbour) = (|z − neighbour| − |z − count|)/scale.
+
+    Its absolute value is at most |count − neighbour|/scale: ε for neighbours at the sensitivity.
+    """
     scale = validate_positive("scale", scale)
     z = np.asarray(z, dtype=np.float64)
     return (np.abs(z - neighbour) - np.abs(z - count)) / scale
@@ -48,7 +51,9 @@ def max_error_threshold(k: int, d: float, epsilon: float, sensitivity: float = 1
     return math.log(k / d) * validate_positive("sensitivity", sensitivity) / validate_positive("epsilon", epsilon)
 
 
-def max_error_probability(k: int, threshold: ArrayLike, epsilon: float, sensitivity: float = 1.0) -> NDArray[np.float64]:
+def max_error_probability(
+    k: int, threshold: ArrayLike, epsilon: float, sensitivity: float = 1.0
+) -> NDArray[np.float64]:
     """P(max of k independent |Lap(Δ₁/ε)| ≥ t) = 1 − (1 − e^{−tε/Δ₁})^k, exactly."""
     k = validate_count("k (counts)", k, 1)
     scale = validate_positive("sensitivity", sensitivity) / validate_positive("epsilon", epsilon)
@@ -86,7 +91,7 @@ def integer_noise_loss(epsilon: float, rounding: str, shift: float = 1.0, sensit
     scale = validate_positive("sensitivity", sensitivity) / validate_positive("epsilon", epsilon)
     if shift != round(shift):
         return math.inf
-    step = int(round(shift))
+    step = round(shift)
     # Beyond a few units the pmf ratio is exactly e^{−|shift|/scale}; 4 + |shift| covers every other case.
     support = np.arange(-4 - abs(step), 5 + abs(step))
     here = integer_noise_pmf(support, scale, rounding)

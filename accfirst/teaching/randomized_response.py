@@ -35,7 +35,9 @@ class RandomizedResponse:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "p", validate_probability("p (probability of the truth)", self.p, one=True))
-        object.__setattr__(self, "q", validate_probability("q (probability of a forced yes)", self.q, zero=True, one=True))
+        object.__setattr__(
+            self, "q", validate_probability("q (probability of a forced yes)", self.q, zero=True, one=True)
+        )
 
     @property
     def answer_probabilities(self) -> tuple[float, float]:

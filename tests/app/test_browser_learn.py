@@ -39,7 +39,7 @@ def wait_drawn(page, charts: int) -> None:
     )
 
 
-def open_learn_page(browser, server: str, path: str, **viewport: int):
+def open_learn_page(browser, server: str, path: str, **viewport: int):  # noqa: F811 -- not the fixtures
     """A page of the navigation by its URL path, once the app has answered one request (so
     st.navigation, not the legacy pages/ routing, serves it)."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000, **viewport})
@@ -54,7 +54,7 @@ def open_learn_page(browser, server: str, path: str, **viewport: int):
 
 
 @pytest.mark.parametrize("path", list(TITLES))
-def test_every_learn_page_draws_in_the_browser(server, browser, path, tmp_path):
+def test_every_learn_page_draws_in_the_browser(server, browser, path, tmp_path):  # noqa: F811 -- imported fixtures
     page = open_learn_page(browser, server, path)
     wait_drawn(page, 2)
     assert page.locator(".js-plotly-plot .main-svg g.trace").count() >= 2
@@ -63,7 +63,7 @@ def test_every_learn_page_draws_in_the_browser(server, browser, path, tmp_path):
     page.close()
 
 
-def test_live_poll_across_two_browsers(server, browser):
+def test_live_poll_across_two_browsers(server, browser):  # noqa: F811 -- imported fixtures
     teacher = open_learn_page(browser, server, "learn_randomized_response")
     teacher.get_by_role("button", name="Open a poll").click(timeout=TIMEOUT_MS)
     link_box = teacher.locator('[data-testid="stCode"]').first

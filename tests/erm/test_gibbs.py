@@ -159,8 +159,10 @@ def test_mala_agrees_with_the_laplace_approximation(small_logistic: LogisticProb
     chains = sample_logistic_gibbs(small_logistic, beta, np.random.default_rng(6), chains=100)
     assert chains.converged and chains.acceptance_rate > 0.8
     factor = np.linalg.cholesky(small_logistic.hessian_at(small_logistic.theta_star))
-    u = (chains.samples.reshape(-1, small_logistic.p) - small_logistic.theta_star) @ factor * math.sqrt(
-        beta * small_logistic.n
+    u = (
+        (chains.samples.reshape(-1, small_logistic.p) - small_logistic.theta_star)
+        @ factor
+        * math.sqrt(beta * small_logistic.n)
     )
     assert np.max(np.abs(u.mean(axis=0))) < 0.15
     eigenvalues = np.linalg.eigvalsh(np.cov(u.T))

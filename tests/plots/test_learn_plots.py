@@ -72,7 +72,9 @@ def test_gibbs_figures() -> None:
     assert len(figure_gibbs_epsilon(80_000, 0.005, 1.0, 1e-6, 0.01).data) == 2
     rng = np.random.default_rng(0)
     center, basis = np.zeros(3), np.eye(3)[:, :2]
-    cloud = figure_posterior_samples({"β = 1": rng.normal(size=(50, 3)), "β = 4": rng.normal(size=(50, 3)) / 2}, center, basis)
+    cloud = figure_posterior_samples(
+        {"β = 1": rng.normal(size=(50, 3)), "β = 4": rng.normal(size=(50, 3)) / 2}, center, basis
+    )
     assert [t.name for t in cloud.data] == ["β = 1", "β = 4", "θ* (non-private)"]
     assert len(figure_chi_square(rng.chisquare(3, 500), 3, 6.25).data) == 2
     traces = figure_chain_traces(rng.normal(size=(4, 30, 3)), center, basis[:, 0], 1.01)

@@ -36,7 +36,9 @@ def frame(ridge: RidgeProblem) -> pd.DataFrame:
 def test_gibbs_is_appended_so_earlier_seeds_stay(ridge: RidgeProblem) -> None:
     assert METHODS[: len(PAPER_METHODS)] == PAPER_METHODS and METHODS[-1] == "gibbs"
     state = trial_rng(0, "nr", 0.05, 1).bit_generator.state
-    assert state == np.random.default_rng(np.random.SeedSequence(0, spawn_key=(0, 50_000_000_000, 1))).bit_generator.state
+    assert (
+        state == np.random.default_rng(np.random.SeedSequence(0, spawn_key=(0, 50_000_000_000, 1))).bit_generator.state
+    )
 
 
 def test_rows_of_the_gibbs_method(ridge: RidgeProblem, frame: pd.DataFrame) -> None:

@@ -61,7 +61,9 @@ def test_zcdp_conversion_round_trips_and_matches_rho_b() -> None:
     for epsilon in (0.01, 0.5, 1.0, 8.0):
         for delta in (1e-9, 1e-6, 0.01):
             rho = dp_to_zcdp(epsilon, delta)
-            assert rho == pytest.approx((math.sqrt(epsilon + math.log(1 / delta)) - math.sqrt(math.log(1 / delta))) ** 2)
+            assert rho == pytest.approx(
+                (math.sqrt(epsilon + math.log(1 / delta)) - math.sqrt(math.log(1 / delta))) ** 2
+            )
             assert zcdp_to_dp(rho, delta) == pytest.approx(epsilon, rel=1e-12)
     assert zcdp_composition(0.2, 50, 1e-6) == pytest.approx(zcdp_to_dp(50 * 0.2**2 / 2, 1e-6))
 

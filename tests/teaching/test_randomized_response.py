@@ -97,9 +97,7 @@ def test_interval_is_within_zero_one_and_contains_the_clipped_estimate() -> None
         assert low <= min(max(rr.estimate(yes / 30), 0), 1) <= high
 
 
-@pytest.mark.parametrize(
-    ("p", "q"), [(0.0, 0.5), (1.5, 0.5), (0.5, -0.1), (0.5, math.nan), ("half", 0.5), (True, 0.5)]
-)
+@pytest.mark.parametrize(("p", "q"), [(0.0, 0.5), (1.5, 0.5), (0.5, -0.1), (0.5, math.nan), ("half", 0.5), (True, 0.5)])
 def test_bad_protocols_are_refused(p: object, q: object) -> None:
     with pytest.raises(AccFirstError):
         RandomizedResponse(p, q)
