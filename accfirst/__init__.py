@@ -6,6 +6,8 @@ paid (Ligett, Neel, Roth, Waggoner & Wu, "Accuracy First", NeurIPS 2017).
 See SPEC.md for the contract every number follows.
 """
 
+from accfirst.accounting.counts import release_counts
+from accfirst.accounting.filters import ExPostFilter, SplitBudget, ZCDPFilter, filtered_search
 from accfirst.mechanisms.above_threshold import CALIBRATIONS, AboveThresholdCalibration, interactive_above_threshold
 from accfirst.errors import AccFirstError, DataError
 from accfirst.search.experiments import METHODS, SearchOptions, run_one, run_trials, trial_rng
@@ -13,6 +15,7 @@ from accfirst.erm.generators import CovariancePerturbation, OutputPerturbation, 
 from accfirst.erm.gibbs import gibbs_run
 from accfirst.search.grid import default_eps_range, epsilon_grid
 from accfirst.search.methods import doubling, doubling_levels, noise_reduction, theory_run
+from accfirst.mechanisms.brownian import GAUSSIAN, brownian_expost_epsilon, brownian_noise_reduction
 from accfirst.mechanisms.noise_reduction import LAPLACE, laplace_noise_reduction
 from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
 from accfirst.result import RunResult, Trace
@@ -20,10 +23,11 @@ from accfirst.erm.theory import theory_epsilon
 from accfirst.erm.trust_region import solve_trust_region
 
 __all__ = [
-    "CALIBRATIONS", "LAPLACE", "METHODS", "AboveThresholdCalibration", "AccFirstError",
-    "CovariancePerturbation", "DataError", "LogisticProblem", "OutputPerturbation", "Problem",
-    "RidgeProblem", "RunResult", "SearchOptions", "Trace", "default_eps_range", "doubling", "doubling_levels",
-    "epsilon_grid", "gibbs_run", "interactive_above_threshold", "laplace_noise_reduction", "make_generator",
-    "noise_reduction", "run_one", "run_trials", "solve_trust_region", "theory_epsilon",
-    "theory_run", "trial_rng",
+    "CALIBRATIONS", "GAUSSIAN", "LAPLACE", "METHODS", "AboveThresholdCalibration", "AccFirstError",
+    "CovariancePerturbation", "DataError", "ExPostFilter", "LogisticProblem", "OutputPerturbation", "Problem",
+    "RidgeProblem", "RunResult", "SearchOptions", "SplitBudget", "Trace", "ZCDPFilter",
+    "brownian_expost_epsilon", "brownian_noise_reduction", "default_eps_range", "doubling", "doubling_levels",
+    "epsilon_grid", "filtered_search", "gibbs_run", "interactive_above_threshold", "laplace_noise_reduction",
+    "make_generator", "noise_reduction", "release_counts", "run_one", "run_trials", "solve_trust_region",
+    "theory_epsilon", "theory_run", "trial_rng",
 ]  # fmt: skip

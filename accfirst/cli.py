@@ -1,9 +1,11 @@
-"""Command line: ``python -m accfirst sweep|run`` — the app's numbers without the app.
+"""Command line: ``python -m accfirst sweep|run|counts`` — the app's numbers without the app.
 
 ``sweep`` runs the paper's experiment (Section 4, Appendix B) over a grid of α and
 writes ``results.csv`` (one row per run, SPEC §9) and ``report.html`` (Figs. 1–4 and
 the paper's table, viewable offline). ``run`` does one run and prints its RunResult;
 with the same seed it is trial 0 (or ``--trial``) of the sweep's row for that α.
+``counts`` releases counts to a relative error under one (ε, δ) budget, noise reduction
+against doubling (SPEC §16), and writes ``results.csv`` and ``report.html``.
 
 User errors (bad options, unusable data, out-of-range parameters) print one line
 ``accfirst: error: …`` on stderr and exit with status 2, never a traceback.
@@ -23,14 +25,26 @@ from dataclasses import fields
 from pathlib import Path
 from typing import NoReturn, TextIO
 
+import pandas as pd
+
+from accfirst.accounting.counts import (
+    COUNT_METHODS,
+    category_counts,
+    compare_counts,
+    histogram_counts,
+    log_uniform_counts,
+    summarise_counts,
+)
 from accfirst.mechanisms.above_threshold import CALIBRATIONS
 from accfirst.datasets import BUILTIN_DATASETS, PreparedData, from_frame, load_builtin, read_upload
 from accfirst.errors import AccFirstError
-from accfirst.erm.gibbs import APPROXIMATE_ACCURACY, DEFAULT_DELTA
+from accfirst.erm.gibbs import APPROXIMATE_ACCURACY
 from accfirst.search.experiments import METHODS, PAPER_METHODS, SearchOptions, search, trial_rng, validate_methods
-from accfirst.erm.generators import GENERATORS
+from accfirst.erm.generators import GENERATORS, NOISES
+from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.search.grid import SPACINGS
-from accfirst.plots.paper import html_report
+from accfirst.plots.counts import count_figures
+from accfirst.plots.paper import html_page, html_report
 from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
 from accfirst.snippet import RunSettings
 from accfirst.search.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
@@ -129,9 +143,15 @@ def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
         "(the authors' code, behind the paper's plotted numbers; SPEC §6) (default: theorem)",
     )  # fmt: skip
     algo.add_argument(
+        "--noise", choices=sorted(NOISES), default="laplace",
+        help="noise of the hypotheses: 'laplace' (the paper's, pure ex-post privacy) or 'gaussian' "
+        "(Brownian noise reduction, (ε, δ)-ex-post privacy; derived, consistent with Rogers et al. 2023; "
+        "SPEC §14; nr and doubling only) (default: laplace)",
+    )  # fmt: skip
+    algo.add_argument(
         "--delta", type=float, default=DEFAULT_DELTA, metavar="δ",
-        help="δ of methods with an (ε, δ) guarantee (the Gibbs posterior, SPEC §17); 0 asks for pure ε where "
-        f"there is one (ridge) (default: {DEFAULT_DELTA:g})",
+        help="δ of the (ε, δ) guarantees: of --noise gaussian (in (0, 1)) and of the Gibbs posterior (SPEC §17; "
+        f"0 asks it for pure ε on ridge) (default: {DEFAULT_DELTA:g})",
     )  # fmt: skip
     algo.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the runs (default: 0)")
 
@@ -142,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Accuracy-first differential privacy (Ligett et al., NeurIPS 2017) from the command line.",
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{sweep,run}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{sweep,run,counts}")
     sweep_parser = commands.add_parser(
         "sweep",
         help="run every method over a grid of α; write results.csv and report.html",
@@ -184,7 +204,65 @@ def build_parser() -> argparse.ArgumentParser:
         "--trial", type=int, default=0, metavar="N",
         help="trial index: the run equals row N of a sweep with the same seed (default: 0)",
     )  # fmt: skip
+    _add_counts_parser(commands)
     return parser
+
+
+def _range(text: str) -> tuple[float, float]:
+    try:
+        low, high = (float(part) for part in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected LOW:HIGH, e.g. 0:100; got {text!r}") from None
+    return low, high
+
+
+def _add_counts_parser(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "counts",
+        help="release counts to a relative error under one (ε, δ) budget; write results.csv and report.html",
+        description="Release as many counts as the budget allows, each within relative error α w.p. ≥ 1 − β, "
+        "by Brownian noise reduction and by doubling (SPEC §16; derived, consistent with Rogers et al. 2023).",
+    )
+    data = parser.add_argument_group("counts (one of --synthetic or --csv)")
+    source = data.add_mutually_exclusive_group(required=True)
+    source.add_argument("--synthetic", type=int, metavar="N", help="N counts, log-uniform on [--low, --high]")
+    source.add_argument("--csv", type=Path, metavar="PATH", help="a table (CSV or Parquet) to count rows of")
+    data.add_argument("--low", type=float, default=1e2, help="with --synthetic: smallest count (default: 100)")
+    data.add_argument("--high", type=float, default=1e5, help="with --synthetic: largest count (default: 100000)")
+    data.add_argument("--column", metavar="COL", help="with --csv: the column whose rows are counted (required)")
+    data.add_argument(
+        "--categories", type=_columns, metavar="A,B,...",
+        help="with --csv: the categories to count, in this order (default: the column's distinct values, "
+        "sorted; that list reads the data and is not private)",
+    )  # fmt: skip
+    data.add_argument("--bins", type=int, metavar="N", help="with --csv: count a numeric column in N equal bins")
+    data.add_argument(
+        "--range", type=_range, metavar="LOW:HIGH",
+        help="with --bins: public bounds of the bins (default: the column's min and max, which is not private)",
+    )  # fmt: skip
+    release = parser.add_argument_group("release (SPEC §15–§16)")
+    release.add_argument("--rel-error", type=float, required=True, metavar="α", help="target relative error α > 0")
+    release.add_argument("--epsilon", type=float, default=1.0, metavar="ε", help="the budget's ε (default: 1)")
+    release.add_argument(
+        "--delta", type=float, default=DEFAULT_DELTA, metavar="δ", help=f"the budget's δ (default: {DEFAULT_DELTA:g})"
+    )
+    release.add_argument(
+        "--methods", type=_methods, default=list(COUNT_METHODS), metavar="M,M",
+        help=f"methods among {','.join(COUNT_METHODS)} (default: both)",
+    )  # fmt: skip
+    release.add_argument(
+        "--beta", type=float, default=0.05, metavar="β", help="per-count failure probability β (default: 0.05)"
+    )
+    release.add_argument(
+        "--cap", type=float, default=0.05, metavar="κ",
+        help="share κ of the budget one count may use, in (0, 1]: a small κ stops one small count from "
+        "eating the budget, a large κ certifies smaller counts (default: 0.05)",
+    )  # fmt: skip
+    release.add_argument("--seed", type=int, default=0, metavar="N", help="seed (default: 0)")
+    release.add_argument(
+        "--out", type=Path, default=Path("out"), metavar="DIR",
+        help="folder for results.csv and report.html (created if missing; default: out)",
+    )  # fmt: skip
 
 
 def command_line(settings: RunSettings, alphas_text: str | None = None) -> str:
@@ -215,7 +293,9 @@ def command_line(settings: RunSettings, alphas_text: str | None = None) -> str:
         words += ["--eps-max", repr(options.eps_max)]
     if options.spacing != "geometric":
         words += ["--spacing", options.spacing]
-    if options.delta != DEFAULT_DELTA:
+    if options.noise != "laplace":
+        words += ["--noise", options.noise]
+    if options.noise != "laplace" or options.delta != DEFAULT_DELTA:
         words += ["--delta", repr(options.delta)]
     return shlex.join(words)
 
@@ -230,15 +310,7 @@ def _load_data(args: argparse.Namespace) -> PreparedData:
         return load_builtin(args.dataset, test_size=args.test_size, seed=args.split_seed)
     if args.target is None:
         _fail("--csv needs --target COL, the column to predict")
-    try:
-        raw = args.csv.read_bytes()
-    except OSError as exc:
-        _fail(f"cannot read {args.csv}: {exc.strerror or exc}")
-    table = read_upload(raw, args.csv.name)
-    if args.target not in table.columns:
-        _fail(
-            f"--target {args.target!r} is not a column of {args.csv.name}; columns: {', '.join(map(str, table.columns))}"
-        )
+    table = _read_table(args.csv, args.target, "--target")
     task = args.task or ("logistic" if table[args.target].dropna().nunique() == 2 else "ridge")
     return from_frame(
         table,
@@ -254,6 +326,18 @@ def _load_data(args: argparse.Namespace) -> PreparedData:
         test_size=args.test_size,
         seed=args.split_seed,
     )
+
+
+def _read_table(path: Path, column: str, flag: str) -> pd.DataFrame:
+    """The table at ``path`` (CSV or Parquet), which must have ``column`` (given by option ``flag``)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        _fail(f"cannot read {path}: {exc.strerror or exc}")
+    table = read_upload(raw, path.name)
+    if column not in table.columns:
+        _fail(f"{flag} {column!r} is not a column of {path.name}; columns: {', '.join(map(str, table.columns))}")
+    return table
 
 
 def _csv_options(args: argparse.Namespace) -> dict[str, object]:
@@ -309,19 +393,25 @@ def _interrupt_flag() -> tuple[Callable[[], bool], Callable[[], None]]:
     return (lambda: bool(hits)), (lambda: signal.signal(signal.SIGINT, previous))
 
 
-def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    alphas = parse_alphas(args.alphas)
-    validate_methods(args.methods)
-    validate_gamma(args.gamma)
-    for name in ("trials", "workers", "seed"):
-        validate_count(f"--{name}", getattr(args, name), 0 if name == "seed" else 1)
+def _make_out_folder(out: Path) -> None:
+    """Create ``--out`` and check it is writable, before any work starts."""
     try:
-        args.out.mkdir(parents=True, exist_ok=True)
-        probe = args.out / ".accfirst-write-test"
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".accfirst-write-test"
         probe.write_text("")
         probe.unlink()
     except OSError as exc:
-        _fail(f"cannot write to --out {args.out}: {exc.strerror or exc}")
+        _fail(f"cannot write to --out {out}: {exc.strerror or exc}")
+
+
+def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    alphas = parse_alphas(args.alphas)
+    options = _search_options(args)
+    validate_methods(args.methods, options.noise)
+    validate_gamma(args.gamma)
+    for name in ("trials", "workers", "seed"):
+        validate_count(f"--{name}", getattr(args, name), 0 if name == "seed" else 1)
+    _make_out_folder(args.out)
     data = _load_data(args)
     problem = build_problem(data, args.lam)
     print(f"{PROG}: {data.task} problem, n = {problem.n}, p = {problem.p}", file=sys.stderr)
@@ -338,7 +428,7 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
             workers=args.workers,
             progress=_ProgressLine(sys.stderr),
             should_stop=stopped,
-            **_search_options(args).to_dict(),
+            **options.to_dict(),
         )
     finally:
         restore()
@@ -355,7 +445,9 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         "T": args.T,
         "generator": frame["generator"].iloc[0] if len(frame) else args.generator,
         "calibration": args.calibration,
-        "δ ((ε, δ) methods)": args.delta,
+        "noise": args.noise
+        + (f" (δ = {args.delta:g}; derived, consistent with Rogers et al. 2023)" if args.noise == "gaussian" else ""),
+        "δ of the Gibbs posterior": args.delta if "gibbs" in args.methods else "not run",
         "methods": ", ".join(args.methods),
         "α": f"{args.alphas} ({len(alphas)} values)",
         "trials": args.trials,
@@ -373,6 +465,59 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     return 0
 
 
+def _counts_to_release(args: argparse.Namespace) -> tuple[pd.Series, str]:
+    """The counts of ``--synthetic`` or ``--csv`` and a line saying where they came from."""
+    if args.csv is None:
+        for flag, value in (("--column", args.column), ("--categories", args.categories), ("--bins", args.bins)):
+            if value is not None:
+                _fail(f"{flag} only applies with --csv")
+        validate_count("--synthetic", args.synthetic, 1)
+        values = log_uniform_counts(args.synthetic, args.low, args.high, rng=args.seed)
+        return pd.Series(values), f"{args.synthetic} synthetic counts, log-uniform on [{args.low:g}, {args.high:g}]"
+    if args.column is None:
+        _fail("--csv needs --column COL, the column whose rows are counted")
+    if args.bins is not None and args.categories is not None:
+        _fail("--bins and --categories do not go together: bin a numeric column or count categories")
+    if args.range is not None and args.bins is None:
+        _fail("--range only applies with --bins")
+    column = _read_table(args.csv, args.column, "--column")[args.column]
+    if args.bins is not None:
+        private = "" if args.range else " (range read from the data: not private)"
+        return histogram_counts(column, args.bins, args.range), f"{args.column} in {args.bins} bins{private}"
+    private = "" if args.categories else " (category list read from the data: not private)"
+    return category_counts(column, args.categories), f"rows per category of {args.column}{private}"
+
+
+def _counts_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    validate_count("--seed", args.seed, 0)
+    counts, source = _counts_to_release(args)
+    _make_out_folder(args.out)
+    frame = compare_counts(counts, args.rel_error, args.epsilon, args.delta, args.methods, args.beta, args.cap,
+                           args.seed)  # fmt: skip
+    summary = summarise_counts(frame)
+    settings = {
+        "command": " ".join([PROG, *argv]),
+        "counts": source,
+        "budget": f"(ε, δ) = ({args.epsilon:g}, {args.delta:g}); derived, consistent with Rogers et al. 2023",
+        "relative error α": args.rel_error,
+        "β (per count)": args.beta,
+        "κ (per-count cap)": args.cap,
+        "seed": args.seed,
+    }
+    intro = (
+        "<p>Counts released in order, each within relative error α with probability ≥ 1 − β, until the "
+        "privacy filter refuses (SPEC §16; derived, consistent with Rogers et al. 2023). The whole release is "
+        f"(ε, δ)-DP with δ = {args.delta:g}. True counts and realised errors are evaluation only, not private.</p>"
+    )
+    frame.to_csv(args.out / "results.csv", index=False)
+    page = html_page("accfirst counts report", "Relative-error counts under one budget", intro, settings,
+                     "Counts certified per method", summary, count_figures(frame, args.rel_error))  # fmt: skip
+    (args.out / "report.html").write_text(page, encoding="utf-8")
+    print(summary.to_string(index=False))
+    print(f"wrote {args.out / 'results.csv'} ({len(frame)} rows) and {args.out / 'report.html'}")
+    return 0
+
+
 def _run_command(args: argparse.Namespace) -> int:
     validate_count("--trial", args.trial, 0)
     validate_count("--seed", args.seed, 0)
@@ -381,12 +526,15 @@ def _run_command(args: argparse.Namespace) -> int:
     rng = trial_rng(args.seed, args.method, args.alpha, args.trial)
     result = search(problem, args.method, args.alpha, args.gamma, rng, _search_options(args))
     print(result)
+    if result.method == "gibbs":  # fixed in advance, not ex-post (SPEC §17)
+        kind = f"(ε, δ)-DP with δ = {result.delta:g}" if result.delta else "pure"
+    else:
+        kind = f"(ε, δ)-ex-post with δ = {result.delta:g}" if result.delta else "ex-post"
     print(
-        f"ex-post ε = {result.eps_total:.6g} (testing {result.eps_test:.6g} + generation "
+        f"{kind} ε = {result.eps_total:.6g} (testing {result.eps_test:.6g} + generation "
         f"{result.eps_hypothesis:.6g}), e^ε = {result.exp_eps_total:.6g}, excess risk {result.excess_risk:.6g} "
         f"{'≤' if result.success else '>'} α = {result.alpha:g}"
         + (" — fallback: θ* released" if result.fallback else "")
-        + (f"; an (ε, δ) guarantee with δ = {result.delta:.3g}" if result.delta > 0 else "")
     )
     if result.sampler is not None:
         report = result.sampler
@@ -406,6 +554,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "sweep":
             return _sweep_command(args, argv)
+        if args.command == "counts":
+            return _counts_command(args, argv)
         return _run_command(args)
     except AccFirstError as exc:
         _fail(str(exc))

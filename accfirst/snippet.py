@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, fields
 from importlib import metadata
 
 from accfirst.errors import AccFirstError
-from accfirst.search.experiments import METHODS, SearchOptions
+from accfirst.search.experiments import METHODS, SearchOptions, validate_methods
 
 TASK_PROBLEMS = {"ridge": "RidgeProblem", "logistic": "LogisticProblem"}
 # Keyword arguments of accfirst.datasets.load_builtin / from_frame that a spec may carry.
@@ -124,6 +124,7 @@ class RunSettings:
         set_(self, "seed", int(_plain("seed", self.seed)))
         plain = {name: _plain(name, value) for name, value in self.options.to_dict().items()}
         set_(self, "options", SearchOptions(**plain))
+        validate_methods(self.methods, self.options.noise)
         set_(self, "extra", {str(k): _plain(str(k), v) for k, v in self.extra.items()})
 
     def run_trials_kwargs(self) -> dict[str, object]:

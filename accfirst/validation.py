@@ -39,6 +39,14 @@ def validate_gamma(gamma: object) -> float:
     return value
 
 
+def validate_delta(delta: object) -> float:
+    """δ of an (ε, δ) guarantee: a number in (0, 1) (SPEC §14.4, §15)."""
+    value = _real("delta", delta)
+    if not 0 < value < 1:
+        raise AccFirstError(f"delta must be in (0, 1); got {value}")
+    return value
+
+
 def validate_positive(name: str, value: object) -> float:
     """A finite number > 0."""
     result = _real(name, value)

@@ -30,7 +30,8 @@ def _settings(**changes):
         "trials": 3,
         "seed": 7,
     }
-    options = {name: changes.pop(name) for name in ("eps_min", "eps_max", "generator") if name in changes}
+    names = ("eps_min", "eps_max", "generator", "noise", "delta")
+    options = {name: changes.pop(name) for name in names if name in changes}
     return RunSettings(**{**base, **changes}, options=SearchOptions(T=50, **options))
 
 
@@ -96,3 +97,13 @@ def test_a_record_without_newer_options_reads_back_with_their_defaults():
     del record["spacing"], record["eps_max"]
     again = settings_from_json(json.dumps(record))
     assert again.options == SearchOptions(T=50)
+
+
+def test_noise_and_delta_round_trip_and_reach_the_snippet():
+    settings = _settings(noise="gaussian", delta=1e-5, methods=("nr", "doubling"))
+    back = settings_from_json(settings_json(settings))
+    assert back == settings and (back.options.noise, back.options.delta) == ("gaussian", 1e-5)
+    snippet = reproduction_snippet(settings)
+    assert "noise='gaussian'" in snippet and "delta=1e-05" in snippet
+    with pytest.raises(AccFirstError, match="no Gaussian version"):
+        _settings(noise="gaussian")  # the default methods include the theory approach

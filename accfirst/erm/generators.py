@@ -1,8 +1,9 @@
 """Private hypothesis generators: covariance perturbation and output perturbation.
 
-SPEC §3 (one ε) and §5 (CovNR, OutputNR along a noise-reduction chain). A
-generator names the private vector it perturbs and its ℓ1-sensitivity; a noisy
-release of that vector is post-processed into a ``Hypothesis``.
+SPEC §3 (one ε), §5 (CovNR, OutputNR along a noise-reduction chain) and §14
+(the same with Gaussian noise along a Brownian path). A generator names the private
+vector it perturbs and its ℓ1- and ℓ2-sensitivities; its noise family picks the one
+it needs. A noisy release of that vector is post-processed into a ``Hypothesis``.
 
 A ``Hypothesis`` offers a certified lower bound on its excess risk that is cheap
 to compute (O(p²) and, for covariance perturbation, at most one Cholesky
@@ -14,6 +15,7 @@ evaluation.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from functools import cached_property
@@ -22,6 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from accfirst.errors import AccFirstError
+from accfirst.mechanisms.brownian import GAUSSIAN
 from accfirst.mechanisms.noise_reduction import LAPLACE, NoiseFamily
 from accfirst.erm.problems import Problem, RidgeProblem
 from accfirst.erm.trust_region import has_negative_minor, interior_solution, shifted_cholesky_fails, solve_trust_region
@@ -108,8 +111,23 @@ class OutputHypothesis(Hypothesis):
         return self.problem.excess_risk_lower_bound(self._theta)
 
 
+NOISES: dict[str, NoiseFamily] = {LAPLACE.name: LAPLACE, GAUSSIAN.name: GAUSSIAN}
+
+
+def resolve_noise(noise: str | NoiseFamily) -> NoiseFamily:
+    """A noise family from its name ("laplace" or "gaussian") or itself."""
+    if isinstance(noise, NoiseFamily):
+        return noise
+    if noise not in NOISES:
+        raise AccFirstError(f"unknown noise {noise!r}; choose one of {sorted(NOISES)}")
+    return NOISES[noise]
+
+
 class HypothesisGenerator(ABC):
-    """A private ERM mechanism: perturbs a private vector of ℓ1-sensitivity Δ, then post-processes.
+    """A private ERM mechanism: perturbs a private vector, then post-processes.
+
+    The noise is calibrated to the vector's ℓ1-sensitivity for Laplace noise (levels ε)
+    and to its ℓ2-sensitivity for Gaussian noise (levels ρ).
 
     Parameters
     ----------
@@ -128,6 +146,16 @@ class HypothesisGenerator(ABC):
     def sensitivity(self) -> float:
         """ℓ1-sensitivity of the perturbed vector."""
 
+    @property
+    @abstractmethod
+    def l2_sensitivity(self) -> float:
+        """ℓ2-sensitivity of the perturbed vector (SPEC §14.6)."""
+
+    @property
+    def noise_sensitivity(self) -> float:
+        """The sensitivity the noise family is calibrated to: ℓ1 for Laplace, ℓ2 for Gaussian."""
+        return self.sensitivity if self.noise.norm == 1 else self.l2_sensitivity
+
     @abstractmethod
     def private_vector(self) -> NDArray[np.float64]:
         """The vector the noise is added to."""
@@ -136,13 +164,13 @@ class HypothesisGenerator(ABC):
     def hypothesis(self, released: NDArray[np.float64]) -> Hypothesis:
         """Post-process a noisy release into a hypothesis."""
 
-    def sample(self, epsilon: float, rng: np.random.Generator) -> Hypothesis:
-        """One ε-DP hypothesis, independent of every other draw (SPEC §3)."""
-        return self.hypothesis(self.noise.perturb(self.private_vector(), self.sensitivity, epsilon, rng))
+    def sample(self, level: float, rng: np.random.Generator) -> Hypothesis:
+        """One hypothesis at privacy ``level`` (ε, or ρ for Gaussian noise), independent of other draws (SPEC §3)."""
+        return self.hypothesis(self.noise.perturb(self.private_vector(), self.noise_sensitivity, level, rng))
 
-    def chain(self, epsilons: NDArray[np.float64], rng: np.random.Generator) -> Iterator[Hypothesis]:
-        """θ_1, θ_2, … along a noise-reduction chain, built only as they are read (SPEC §5)."""
-        releases = self.noise.chain(self.private_vector(), self.sensitivity, epsilons, rng)
+    def chain(self, levels: NDArray[np.float64], rng: np.random.Generator) -> Iterator[Hypothesis]:
+        """θ_1, θ_2, … along a noise-reduction chain, built only as they are read (SPEC §5, §14)."""
+        releases = self.noise.chain(self.private_vector(), self.noise_sensitivity, levels, rng)
         for level in range(len(releases)):
             yield self.hypothesis(releases.release(level))
 
@@ -163,6 +191,11 @@ class CovariancePerturbation(HypothesisGenerator):
         """Lemma A.6: ‖ΔA‖₁ ≤ 2 and ‖Δb‖₁ ≤ 2."""
         return 4.0
 
+    @property
+    def l2_sensitivity(self) -> float:
+        """3/√2: ‖ΔA‖_F² + ‖Δb‖² ≤ 4 − 2c² + 2|c| ≤ 4.5 with c = ⟨x, x′⟩, full p×p matrix plus b (SPEC §14.6)."""
+        return 3.0 / math.sqrt(2.0)
+
     def private_vector(self) -> NDArray[np.float64]:
         return self._vector
 
@@ -178,6 +211,11 @@ class OutputPerturbation(HypothesisGenerator):
     @property
     def sensitivity(self) -> float:
         return self.problem.theta_sensitivity
+
+    @property
+    def l2_sensitivity(self) -> float:
+        """2G/(nλ) (SPEC §14.6); the ℓ1 bound Δ_θ is √p times it (SPEC §3, §13)."""
+        return self.problem.theta_sensitivity / math.sqrt(self.problem.p)
 
     def private_vector(self) -> NDArray[np.float64]:
         return self.problem.theta_star
@@ -197,13 +235,22 @@ def default_generator_name(problem: Problem) -> str:
     return CovariancePerturbation.name if isinstance(problem, RidgeProblem) else OutputPerturbation.name
 
 
-def make_generator(problem: Problem, generator: str | HypothesisGenerator | None) -> HypothesisGenerator:
-    """Resolve a generator name (or ``None`` for the paper's default) into a generator for ``problem``."""
+def make_generator(
+    problem: Problem, generator: str | HypothesisGenerator | None, noise: str | NoiseFamily | None = None
+) -> HypothesisGenerator:
+    """Resolve a generator name (or ``None`` for the paper's default) into a generator for ``problem``.
+
+    ``noise`` ("laplace", "gaussian" or a family) picks the noise of a generator built by
+    name (Laplace when ``None``); a generator passed in must already have that noise.
+    """
+    family = None if noise is None else resolve_noise(noise)
     if isinstance(generator, HypothesisGenerator):
         if generator.problem is not problem:
             raise AccFirstError("the generator was built for a different problem")
+        if family is not None and generator.noise is not family:
+            raise AccFirstError(f"the generator adds {generator.noise.name} noise, not {family.name}")
         return generator
     name = default_generator_name(problem) if generator is None else generator
     if name not in GENERATORS:
         raise AccFirstError(f"unknown generator {name!r}; choose one of {sorted(GENERATORS)}")
-    return GENERATORS[name](problem)
+    return GENERATORS[name](problem, LAPLACE if family is None else family)

@@ -7,8 +7,8 @@ to a convex set): the privacy loss is 2βL-Lipschitz, and Herbst's bound gives
 (ρ_G + 2√(ρ_G ln(1/δ)), δ)-DP with ρ_G = 2β²L²/m = 2βL²/(nλ) [derived, SPEC §17.2–17.3]. The slides'
 theorem gives ε = 2L√(β(1 + 2 ln(1/δ))/(nλ)) in this parametrisation (§17.1, shown for
 comparison). For ridge on C the loss per row lies in [0, ½(r + 1)²], so the same sampler is
-also the exponential mechanism with pure ε = β(r + 1)² (δ = 0); a ridge run reports the smaller
-of the two ε (the choice reads only public numbers).
+also the exponential mechanism with pure ε = β(r + 1)² (δ = 0); a ridge run reports whichever
+guarantee has the smaller ε (the choice reads only public numbers).
 
 Accuracy needs no private test: for ridge exp(−βnL) is N(θ*, (βnH)⁻¹), so 2βn·R ∼ χ²_p
 exactly and β = χ²_{p,1−γ}/(2nα) meets α with probability 1 − γ (SPEC §17.4). Truncating to
@@ -46,6 +46,7 @@ from scipy.linalg import solve_triangular
 
 from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
 from accfirst.errors import AccFirstError
+from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.result import RunResult, SamplerReport
 from accfirst.teaching.composition import dp_to_zcdp, zcdp_to_dp
 from accfirst.validation import (
@@ -57,7 +58,6 @@ from accfirst.validation import (
     validate_probability,
 )
 
-DEFAULT_DELTA = 1e-6
 # The calibration a logistic run reports: its accuracy rests on the Laplace approximation.
 APPROXIMATE_ACCURACY = "laplace-approx"
 FORMS = ("derived", "slides")
@@ -367,6 +367,39 @@ def _sq(u: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.einsum("ki,ki->k", u, u)
 
 
+def _ridge_guarantee(problem: RidgeProblem, beta: float, delta: float) -> tuple[float, float]:
+    """(ε, δ) of ridge's Gibbs posterior on C at β: the smaller of the derived ε at δ and the pure ε.
+
+    Both guarantees hold at once and the choice reads only public numbers; δ = 0 asks for
+    the pure one.
+    """
+    pure = exponential_mechanism_epsilon(beta, problem.norm_bound)
+    if delta == 0:
+        return pure, 0.0
+    derived = gibbs_epsilon(beta, problem.n, problem.lam, gibbs_lipschitz(problem), delta)
+    return (pure, 0.0) if pure <= derived else (derived, delta)
+
+
+def _require_delta(delta: float) -> None:
+    if delta == 0:
+        raise AccFirstError("the logistic Gibbs posterior has no pure-ε guarantee: choose delta > 0")
+
+
+def gibbs_bound(problem: Problem, alpha: float, gamma: float, delta: float = DEFAULT_DELTA) -> tuple[float, float]:
+    """(ε, δ) of ``gibbs_run`` before it runs, for a privacy filter (SPEC §15.2); ridge only.
+
+    A logistic run's δ depends on its sampler's convergence check, known only after the
+    run, so it cannot be declared in advance: ``AccFirstError``.
+    """
+    if not isinstance(problem, RidgeProblem):
+        raise AccFirstError(
+            "only the ridge Gibbs posterior can run inside a privacy filter: a logistic run's δ depends on its "
+            "sampler's convergence check"
+        )
+    beta, _ = ridge_beta(problem, alpha, gamma)
+    return _ridge_guarantee(problem, beta, validate_probability("delta", delta, zero=True))
+
+
 def gibbs_run(
     problem: Problem,
     alpha: float,
@@ -376,10 +409,11 @@ def gibbs_run(
 ) -> RunResult:
     """One θ from the Gibbs posterior at the accuracy-first β (SPEC §17): no test, no fallback.
 
-    Ridge: exact sampling on C at ``ridge_beta``; ε is the smaller of the derived form's at
-    ``delta`` and the exponential mechanism's pure ε (the only one when ``delta`` is 0). Logistic: MALA at the Laplace
-    approximation's β (approximate accuracy); the reported δ adds (e^ε + 1)·γ_TV, and is 1
-    (no guarantee) when the chains' diagnostic fails.
+    Ridge: exact sampling on C at ``ridge_beta``; (ε, δ) is the derived form's at ``delta`` or
+    the exponential mechanism's (ε, 0), whichever has the smaller ε (only the pure one when
+    ``delta`` is 0). Logistic: MALA at the Laplace approximation's β (approximate accuracy);
+    the reported δ adds (e^ε + 1)·γ_TV, and is 1 (no guarantee) when the chains' diagnostic
+    fails.
 
     Returns a ``RunResult`` with method "gibbs", ``eps_test`` 0, ``eps_hypothesis`` = ε, the
     run's δ, and a ``SamplerReport`` (β, acceptance rate, failure bound, R̂, TV allowance).
@@ -388,27 +422,21 @@ def gibbs_run(
     alpha, gamma = validate_alpha(alpha), validate_gamma(gamma)
     delta = validate_probability("delta", delta, zero=True)
     rng = as_generator(rng)
-    lipschitz = gibbs_lipschitz(problem)
     if isinstance(problem, RidgeProblem):
         beta, bound = ridge_beta(problem, alpha, gamma)
         draws = sample_ridge_gibbs(problem, beta, 1, rng)
         theta = draws.thetas[0]
-        # Both guarantees hold at once and the choice reads only public numbers: report the smaller.
-        epsilon = exponential_mechanism_epsilon(beta, problem.norm_bound)
-        if delta > 0:
-            epsilon = min(epsilon, gibbs_epsilon(beta, problem.n, problem.lam, lipschitz, delta))
-        run_delta = delta
+        epsilon, run_delta = _ridge_guarantee(problem, beta, delta)
         # Without a data-independent bound the guarantee is γ/P(C), P(C) the acceptance rate.
         failure = bound if bound < 1 else min(gamma / draws.acceptance_rate, 1.0)
         sampler = SamplerReport(beta, draws.acceptance_rate, failure, math.nan, draws.proposals, 0.0)
         generator, calibration = "gibbs-exact", "chi-square" if bound < 1 else "chi-square/P(C)"
     elif isinstance(problem, LogisticProblem):
-        if delta == 0:
-            raise AccFirstError("the logistic Gibbs posterior has no pure-ε guarantee: choose delta > 0")
+        _require_delta(delta)
         beta = chi_square_beta(problem.n, problem.p, alpha, gamma)
         chains = sample_logistic_gibbs(problem, beta, rng)
         theta = chains.theta
-        epsilon = gibbs_epsilon(beta, problem.n, problem.lam, lipschitz, delta)
+        epsilon = gibbs_epsilon(beta, problem.n, problem.lam, gibbs_lipschitz(problem), delta)
         tv = MALA_TV_ALLOWANCE if chains.converged else 1.0
         run_delta = min(delta + (math.exp(min(epsilon, 700.0)) + 1) * tv, 1.0)
         sampler = SamplerReport(beta, chains.acceptance_rate, gamma, chains.rhat, chains.steps, tv)

@@ -12,8 +12,8 @@ one draw per re-draw instead of one coin per level. Values are accumulated from 
 top down exactly as Algorithm 1 does, in float64 throughout.
 
 The noise family is pluggable: a ``NoiseFamily`` perturbs a vector once (the plain
-mechanism at one ε) and builds a noise-reduction chain; Laplace is the family of
-the paper.
+mechanism at one privacy level) and builds a noise-reduction chain; Laplace is the
+family of the paper, Gaussian (``accfirst.mechanisms.brownian``, SPEC §14) the other.
 """
 
 from __future__ import annotations
@@ -27,16 +27,21 @@ from numpy.typing import ArrayLike, NDArray
 from accfirst.errors import AccFirstError
 
 
+def validate_levels(levels: ArrayLike, name: str = "epsilons", symbol: str = "ε") -> NDArray[np.float64]:
+    """Return privacy levels ``symbol``_1 < … as float64, or raise ``AccFirstError`` saying what is wrong."""
+    values = np.asarray(levels, dtype=np.float64)
+    if values.ndim != 1 or values.size == 0:
+        raise AccFirstError(f"{name} must be a non-empty 1-D list of privacy levels; got shape {values.shape}")
+    if not np.all(np.isfinite(values)) or np.any(values <= 0):
+        raise AccFirstError(f"every privacy level {symbol} must be a finite number > 0")
+    if np.any(np.diff(values) <= 0):
+        raise AccFirstError(f"privacy levels must be strictly increasing ({symbol}_1 < {symbol}_2 < …)")
+    return values
+
+
 def validate_epsilons(epsilons: ArrayLike) -> NDArray[np.float64]:
     """Return ε_1 < … < ε_T as float64, or raise ``AccFirstError`` saying what is wrong."""
-    eps = np.asarray(epsilons, dtype=np.float64)
-    if eps.ndim != 1 or eps.size == 0:
-        raise AccFirstError(f"epsilons must be a non-empty 1-D list of privacy levels; got shape {eps.shape}")
-    if not np.all(np.isfinite(eps)) or np.any(eps <= 0):
-        raise AccFirstError("every privacy level ε must be a finite number > 0")
-    if np.any(np.diff(eps) <= 0):
-        raise AccFirstError("privacy levels must be strictly increasing (ε_1 < ε_2 < … < ε_T)")
-    return eps
+    return validate_levels(epsilons)
 
 
 def validate_sensitivity(sensitivity: float) -> float:
@@ -48,34 +53,50 @@ def validate_sensitivity(sensitivity: float) -> float:
 
 
 class ReleaseChain(ABC):
-    """Lazy noise-reduction releases v̂_1, v̂_2, …, read in increasing level order."""
+    """Lazy noise-reduction releases v̂_1, v̂_2, …, read in increasing level order.
 
-    epsilons: NDArray[np.float64]
+    ``levels`` are the privacy levels of the chain, increasing: ε_t for Laplace, ρ_k for
+    Gaussian noise.
+    """
+
+    levels: NDArray[np.float64]
 
     def __len__(self) -> int:
-        return int(self.epsilons.size)
+        return int(self.levels.size)
 
     @abstractmethod
     def release(self, level: int) -> NDArray[np.float64]:
         """v̂ at 0-based ``level``; levels must be read in non-decreasing order."""
 
+    def _check_order(self, level: int, current: int) -> None:
+        """Raise unless ``level`` is at or after the ``current`` one and on the grid."""
+        if level < current:
+            raise AccFirstError("noise-reduction releases are read in increasing level order")
+        if level >= self.levels.size:
+            raise AccFirstError(f"level {level} is past the last level {self.levels.size - 1}")
+
 
 class NoiseFamily(ABC):
-    """A noise distribution usable both once (plain mechanism) and as a reduction chain."""
+    """A noise distribution usable both once (plain mechanism) and as a reduction chain.
+
+    ``norm`` is the ℓ_norm in which the sensitivity is measured (1 for Laplace, 2 for
+    Gaussian); a privacy ``level`` is ε for a pure-DP family and ρ for a zCDP one.
+    """
 
     name: str
+    norm: int
 
     @abstractmethod
     def perturb(
-        self, v: NDArray[np.float64], sensitivity: float, epsilon: float, rng: np.random.Generator
+        self, v: NDArray[np.float64], sensitivity: float, level: float, rng: np.random.Generator
     ) -> NDArray[np.float64]:
-        """v plus noise calibrated to ``epsilon``-DP for the given sensitivity."""
+        """v plus noise calibrated to the privacy ``level`` for the given sensitivity."""
 
     @abstractmethod
     def chain(
-        self, v: NDArray[np.float64], sensitivity: float, epsilons: NDArray[np.float64], rng: np.random.Generator
+        self, v: NDArray[np.float64], sensitivity: float, levels: NDArray[np.float64], rng: np.random.Generator
     ) -> ReleaseChain:
-        """A noise-reduction chain whose prefix up to level t is ε_t-private."""
+        """A noise-reduction chain whose prefix up to level t is as private as level t alone."""
 
 
 class LaplaceReleaseChain(ReleaseChain):
@@ -90,7 +111,7 @@ class LaplaceReleaseChain(ReleaseChain):
     def __init__(
         self, v: NDArray[np.float64], sensitivity: float, epsilons: NDArray[np.float64], rng: np.random.Generator
     ) -> None:
-        self.epsilons = epsilons
+        self.levels = epsilons
         d = v.size
         top = v + rng.laplace(0.0, sensitivity / epsilons[-1], size=d)
         values = [top]
@@ -127,10 +148,7 @@ class LaplaceReleaseChain(ReleaseChain):
         self._current = self._values[self._count, np.arange(d)]
 
     def release(self, level: int) -> NDArray[np.float64]:
-        if level < self._level:
-            raise AccFirstError("noise-reduction releases are read in increasing level order")
-        if level >= self.epsilons.size:
-            raise AccFirstError(f"level {level} is past the last level {self.epsilons.size - 1}")
+        self._check_order(level, self._level)
         # Passing level s removes the re-draws made at s from every count.
         passed = self._event_coordinates[self._event_starts[self._level] : self._event_starts[level]]
         np.subtract.at(self._count, passed, 1)
@@ -143,16 +161,17 @@ class LaplaceNoise(NoiseFamily):
     """Laplace noise with ℓ1 sensitivity: pure ε-DP (SPEC §3, §5)."""
 
     name = "laplace"
+    norm = 1
 
     def perturb(
-        self, v: NDArray[np.float64], sensitivity: float, epsilon: float, rng: np.random.Generator
+        self, v: NDArray[np.float64], sensitivity: float, level: float, rng: np.random.Generator
     ) -> NDArray[np.float64]:
-        return v + rng.laplace(0.0, sensitivity / epsilon, size=v.shape)
+        return v + rng.laplace(0.0, sensitivity / level, size=v.shape)
 
     def chain(
-        self, v: NDArray[np.float64], sensitivity: float, epsilons: NDArray[np.float64], rng: np.random.Generator
+        self, v: NDArray[np.float64], sensitivity: float, levels: NDArray[np.float64], rng: np.random.Generator
     ) -> LaplaceReleaseChain:
-        return LaplaceReleaseChain(np.asarray(v, dtype=np.float64).ravel(), sensitivity, epsilons, rng)
+        return LaplaceReleaseChain(np.asarray(v, dtype=np.float64).ravel(), sensitivity, levels, rng)
 
 
 LAPLACE = LaplaceNoise()

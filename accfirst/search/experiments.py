@@ -16,17 +16,27 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from accfirst.erm.generators import GENERATORS
-from accfirst.erm.gibbs import DEFAULT_DELTA, gibbs_run
+from accfirst.erm.generators import GENERATORS, NOISES
+from accfirst.erm.gibbs import gibbs_bound, gibbs_run
 from accfirst.erm.problems import Problem
+from accfirst.erm.theory import theory_epsilon
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.above_threshold import resolve_calibration
+from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.result import RunResult
 from accfirst.search.grid import SPACINGS, epsilon_grid
-from accfirst.search.methods import doubling, noise_reduction, theory_run
+from accfirst.search.methods import (
+    THEORY_NEEDS_LAPLACE,
+    doubling,
+    doubling_bound,
+    noise_reduction,
+    noise_reduction_bound,
+    theory_run,
+)
 from accfirst.validation import (
     validate_alpha,
     validate_count,
+    validate_delta,
     validate_gamma,
     validate_positive,
     validate_probability,
@@ -47,7 +57,7 @@ COLUMNS = (
 
 @dataclass(frozen=True)
 class SearchOptions:
-    """How every run of a batch searches: the ε grid, the generator, the test and δ (SPEC §3, §6, §8, §17).
+    """How every run of a batch searches: the ε grid, the generator, its noise, the test, δ (SPEC §3, §6, §8, §14, §17).
 
     The same for every (method, α, trial) of a batch, so ``run_trials``, ``sweep``, the app
     and the settings record carry one of these instead of each option separately. Checked
@@ -60,8 +70,9 @@ class SearchOptions:
     calibration : the InteractiveAboveThreshold calibration (SPEC §6).
     eps_min, eps_max : ends of the ε grid; ``None`` for the paper's 1/n and 4E (SPEC §8).
     spacing : "geometric" (the paper's) or "linear".
-    delta : the δ of methods with an (ε, δ) guarantee (the Gibbs posterior, SPEC §17), in
-        [0, 1); 0 asks for pure ε where a method has it (ridge's Gibbs posterior).
+    noise : "laplace" (the paper's) or "gaussian" (SPEC §14; noise reduction and doubling only).
+    delta : δ of the (ε, δ) guarantees, in [0, 1): of Gaussian runs' ex-post loss (δ > 0; Laplace runs
+        record δ = 0) and of the Gibbs posterior (SPEC §17; 0 asks it for pure ε, ridge only).
     """
 
     T: int = 1000
@@ -70,6 +81,7 @@ class SearchOptions:
     eps_min: float | None = None
     eps_max: float | None = None
     spacing: str = "geometric"
+    noise: str = "laplace"
     delta: float = DEFAULT_DELTA
 
     def __post_init__(self) -> None:
@@ -83,7 +95,12 @@ class SearchOptions:
             set_(self, name, None if value is None else validate_positive(name, value))
         if self.spacing not in SPACINGS:
             raise AccFirstError(f"spacing must be one of {SPACINGS}; got {self.spacing!r}")
-        set_(self, "delta", validate_probability("delta", self.delta, zero=True))
+        if self.noise not in NOISES:
+            raise AccFirstError(f"unknown noise {self.noise!r}; choose one of {sorted(NOISES)}")
+        # Gaussian runs are (ε, δ)-ex-post and need δ > 0; δ = 0 asks the Gibbs posterior for pure ε.
+        gaussian = self.noise == "gaussian"
+        delta = validate_delta(self.delta) if gaussian else validate_probability("delta", self.delta, zero=True)
+        set_(self, "delta", delta)
 
     @classmethod
     def from_keywords(cls, keywords: Mapping[str, Any]) -> SearchOptions:
@@ -119,16 +136,37 @@ def search(
     exact: bool = False,
 ) -> RunResult:
     """One run of ``method`` with ``options`` (``run_one`` with the options as one object)."""
+    validate_methods([method], options.noise)
     if method == "theory":
         return theory_run(problem, alpha, gamma, options.generator, rng)
     if method == "gibbs":
         return gibbs_run(problem, alpha, gamma, options.delta, rng)
     grid = options.grid(problem, alpha)
+    noise = {"noise": options.noise, "delta": options.delta}
     if method == "nr":
-        return noise_reduction(problem, alpha, gamma, grid, options.generator, rng, options.calibration, exact)
-    if method == "doubling":
-        return doubling(problem, alpha, gamma, float(grid[0]), float(grid[-1]), options.generator, rng, exact)
-    raise AccFirstError(f"unknown method {method!r}; choose from {list(METHODS)}")
+        return noise_reduction(problem, alpha, gamma, grid, options.generator, rng, options.calibration, exact, **noise)
+    return doubling(problem, alpha, gamma, float(grid[0]), float(grid[-1]), options.generator, rng, exact, **noise)
+
+
+def declared_bound(
+    problem: Problem, method: str, alpha: float, gamma: float, options: SearchOptions
+) -> tuple[float, float]:
+    """(ℰ̄, δ): the most a run of ``method`` can lose unless it falls back, known before it runs (SPEC §15.2).
+
+    Noise reduction and doubling: the ex-post loss of halting at the top level; theory:
+    its ε = E (pure DP); the Gibbs posterior: its (ε, δ), fixed in advance (ridge only). A
+    privacy filter admits the run on this bound. Reads no data.
+    """
+    validate_methods([method], options.noise)
+    if method == "theory":
+        return theory_epsilon(problem, alpha, options.generator), 0.0
+    if method == "gibbs":
+        return gibbs_bound(problem, alpha, gamma, options.delta)
+    grid = options.grid(problem, alpha)
+    noise = {"noise": options.noise, "delta": options.delta}
+    if method == "nr":
+        return noise_reduction_bound(problem, alpha, gamma, grid, options.generator, options.calibration, **noise)
+    return doubling_bound(problem, alpha, gamma, float(grid[0]), float(grid[-1]), options.generator, **noise)
 
 
 def run_one(
@@ -144,19 +182,21 @@ def run_one(
     """One run of ``method`` on the SPEC §8 grid (doubling spans the same ε range).
 
     ``options`` are the fields of ``SearchOptions`` (T, generator, calibration, eps_min,
-    eps_max, spacing, delta); ``exact`` solves every tested level (same output, full trace).
+    eps_max, spacing, noise, delta); ``exact`` solves every tested level (same output, full trace).
     """
     return search(problem, method, alpha, gamma, rng, SearchOptions.from_keywords(options), exact)
 
 
-def validate_methods(methods: Sequence[str]) -> tuple[str, ...]:
-    """The chosen methods, checked against ``METHODS``."""
+def validate_methods(methods: Sequence[str], noise: str = "laplace") -> tuple[str, ...]:
+    """The chosen methods, checked against ``METHODS`` and against the ``noise`` they must add."""
     chosen = tuple(methods)
     if not chosen:
         raise AccFirstError("choose at least one method")
     unknown = [m for m in chosen if m not in METHODS]
     if unknown:
         raise AccFirstError(f"unknown method(s) {unknown}; choose from {list(METHODS)}")
+    if "theory" in chosen and noise != "laplace":
+        raise AccFirstError(THEORY_NEEDS_LAPLACE)
     return chosen
 
 
@@ -174,7 +214,7 @@ def validate_batch(
     Returns the clean (methods, alphas, gamma, trials, seed); every α's grid is built
     once, so a bad grid fails here rather than halfway through.
     """
-    chosen = validate_methods(methods)
+    chosen = validate_methods(methods, options.noise)
     alpha_values = [validate_alpha(a) for a in alphas]
     if not alpha_values:
         raise AccFirstError("give at least one alpha")
@@ -213,7 +253,7 @@ def run_trials(
     """Run every (method, α, trial) and return one row each (SPEC §9).
 
     ``options`` are the fields of ``SearchOptions`` (T, generator, calibration, eps_min,
-    eps_max, spacing, delta), the same for every run. Fallback rows keep ``eps_total = inf``.
+    eps_max, spacing, noise, delta), the same for every run. Fallback rows keep ``eps_total = inf``.
     ``progress(done, total)`` is called after each run. Arguments are validated before
     any work starts.
     """

@@ -112,6 +112,9 @@ BAD_OPTIONS = [
     (["run", "--dataset", "diabetes", "--alpha", "0.1", "--seed", "-1"], "--seed must be at least 0"),
     (["run", "--dataset", "diabetes", "--alpha", "0.1", "--eps-min", "2", "--eps-max", "1"], "eps_min"),
     (["run", "--dataset", "diabetes", "--alpha", "0.1", "--calibration", "magic"], "invalid choice"),
+    (["run", "--dataset", "diabetes", "--alpha", "0.1", "--noise", "gaussian", "--delta", "2"], "delta must be in"),
+    (["run", "--dataset", "diabetes", "--alpha", "0.1", "--noise", "cauchy"], "invalid choice"),
+    (["sweep", "--dataset", "diabetes", "--noise", "gaussian"], "no Gaussian version"),
 ]
 
 
@@ -158,6 +161,20 @@ def test_command_line_round_trips_through_the_parser():
     assert (args.dataset, args.lam, args.gamma, args.trials, args.seed, args.T) == ("diabetes", 0.01, 0.05, 4, 3, 500)
     assert (args.methods, args.generator, args.calibration) == (["nr", "theory"], "output", "paper-code")
     assert args.alphas == "0.05:0.1:0.05"
+    assert (args.noise, args.delta) == ("laplace", 1e-6) and "--noise" not in words
+    gaussian = RunSettings(
+        dataset=DatasetSpec.from_builtin("diabetes"), task="ridge", lam=0.01, alphas=(0.05,), gamma=0.1,
+        methods=("nr", "doubling"), trials=1, seed=0, options=SearchOptions(noise="gaussian", delta=1e-5),
+    )  # fmt: skip
+    args = build_parser().parse_args(command_line(gaussian).split()[3:])
+    assert (args.noise, args.delta) == ("gaussian", 1e-5)
+
+
+def test_run_with_gaussian_noise_states_its_delta(capsys):
+    assert main(["run", "--dataset", "diabetes", "--alpha", "0.4", "--T", "100", "--noise", "gaussian"]) == 0
+    out = capsys.readouterr().out
+    assert "noise='gaussian'" in out and "delta=1e-06" in out
+    assert "(ε, δ)-ex-post with δ = 1e-06 ε = " in out
 
 
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")

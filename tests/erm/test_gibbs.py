@@ -130,19 +130,24 @@ def test_a_small_public_radius_falls_back_to_the_chi_square_beta(small_ridge: Ri
     assert run.sampler.failure_bound == pytest.approx(min(0.1 / run.sampler.acceptance_rate, 1.0))
 
 
-def test_ridge_run(small_ridge: RidgeProblem) -> None:
-    run = gibbs_run(small_ridge, 0.05, 0.1, rng=4)
-    beta, _ = ridge_beta(small_ridge, 0.05, 0.1)
-    lipschitz = small_ridge.norm_bound + 1
-    expected = min(gibbs_epsilon(beta, 400, 0.01, lipschitz, 1e-6), exponential_mechanism_epsilon(beta, lipschitz - 1))
+@pytest.mark.parametrize(("alpha", "pure_wins"), [(0.01, False), (0.05, True)])
+def test_ridge_run(small_ridge: RidgeProblem, alpha: float, pure_wins: bool) -> None:
+    """A ridge run reports whichever of (derived ε, δ) and (pure ε, 0) has the smaller ε."""
+    run = gibbs_run(small_ridge, alpha, 0.1, rng=4)
+    beta, _ = ridge_beta(small_ridge, alpha, 0.1)
+    radius = small_ridge.norm_bound
+    derived = gibbs_epsilon(beta, 400, 0.01, radius + 1, 1e-6)
+    pure = exponential_mechanism_epsilon(beta, radius)
+    assert (pure < derived) == pure_wins
     assert (run.method, run.noise, run.generator, run.calibration) == ("gibbs", "gibbs", "gibbs-exact", "chi-square")
-    assert run.eps_test == 0 and run.eps_total == run.eps_hypothesis == pytest.approx(expected)
-    assert run.delta == 1e-6 and not run.fallback and run.stop_index == 1
+    assert run.eps_test == 0 and run.eps_total == run.eps_hypothesis == pytest.approx(min(pure, derived))
+    assert run.delta == (0.0 if pure_wins else 1e-6) and not run.fallback and run.stop_index == 1
+    assert gibbs.gibbs_bound(small_ridge, alpha, 0.1) == (run.eps_total, run.delta)
     assert run.sampler.beta == beta and run.sampler.tv_allowance == 0
     assert run.excess_risk == pytest.approx(small_ridge.excess_risk(run.theta))
-    pure = gibbs_run(small_ridge, 0.05, 0.1, delta=0.0, rng=4)
-    assert pure.delta == 0 and pure.eps_total == pytest.approx(exponential_mechanism_epsilon(beta, lipschitz - 1))
-    assert np.array_equal(pure.theta, run.theta)
+    asked_pure = gibbs_run(small_ridge, alpha, 0.1, delta=0.0, rng=4)
+    assert asked_pure.delta == 0 and asked_pure.eps_total == pytest.approx(pure)
+    assert np.array_equal(asked_pure.theta, run.theta)
     assert "sampler" not in run.to_dict()
 
 
@@ -197,6 +202,8 @@ def test_logistic_run_adds_the_sampler_allowance_to_delta(small_logistic: Logist
     assert run.eps_total == pytest.approx(gibbs_epsilon(run.sampler.beta, small_logistic.n, 0.01, 1.0, 1e-6))
     with pytest.raises(AccFirstError, match="delta > 0"):
         gibbs_run(small_logistic, 0.05, 0.1, delta=0.0)
+    with pytest.raises(AccFirstError, match="convergence check"):
+        gibbs.gibbs_bound(small_logistic, 0.05, 0.1)
 
 
 def test_a_failed_diagnostic_claims_no_privacy(small_logistic: LogisticProblem, monkeypatch) -> None:

@@ -1,4 +1,4 @@
-"""The sensitivities of SPEC §2–§3 are never exceeded on neighbouring datasets.
+"""The sensitivities of SPEC §2–§3 and §14.6 are never exceeded on neighbouring datasets.
 
 Neighbours replace one row (SPEC §1). Replaced rows include the adversarial
 extremes ±e_j with extreme labels; tested hypotheses include points on the
@@ -7,11 +7,13 @@ sphere ‖θ‖ = M and along the axes.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
 from accfirst import LogisticProblem, RidgeProblem
-from accfirst.erm.generators import CovariancePerturbation
+from accfirst.erm.generators import CovariancePerturbation, OutputPerturbation
 from tests.data import make_logistic_data, make_ridge_data
 
 N, P = 60, 4
@@ -84,3 +86,51 @@ def test_covariance_statistics_sensitivity(seed: int) -> None:
         change = np.abs(v1 - v2).sum()
         worst = max(worst, float(change / CovariancePerturbation(first).sensitivity))
     assert 0.2 < worst <= 1.0
+
+
+@pytest.mark.parametrize("kind", ["ridge", "logistic"])
+@pytest.mark.parametrize("seed", range(4))
+def test_theta_star_l2_sensitivity(kind: str, seed: int) -> None:
+    """OutputNR with Gaussian noise: ‖θ*_D − θ*_D′‖₂ ≤ 2G/(nλ) (SPEC §14.6)."""
+    worst = 0.0
+    for first, second, _ in neighbour_pairs(kind, seed):
+        change = np.linalg.norm(first.theta_star - second.theta_star)
+        worst = max(worst, float(change / OutputPerturbation(first).l2_sensitivity))
+    assert 0.02 < worst <= 1.0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_covariance_statistics_l2_sensitivity_on_data(seed: int) -> None:
+    """CovNR with Gaussian noise, full p×p matrix plus b: ‖Δ(A, b)‖₂ ≤ 3/√2 (SPEC §14.6)."""
+    worst = 0.0
+    for first, second, _ in neighbour_pairs("ridge", seed):
+        generator = CovariancePerturbation(first)
+        assert generator.l2_sensitivity == 3 / math.sqrt(2)
+        change = np.linalg.norm(generator.private_vector() - CovariancePerturbation(second).private_vector())
+        worst = max(worst, float(change / generator.l2_sensitivity))
+    assert 0.3 < worst <= 1.0
+
+
+def covariance_change(x: np.ndarray, y: np.ndarray, x_new: np.ndarray, y_new: np.ndarray) -> np.ndarray:
+    """‖(xxᵀ − x′x′ᵀ, xy − x′y′)‖₂ per pair (rows of x, x_new): the change of (A, b) when a row is replaced."""
+    outer = np.einsum("ki,kj->kij", x, x) - np.einsum("ki,kj->kij", x_new, x_new)
+    vector = x * y[:, None] - x_new * y_new[:, None]
+    return np.sqrt(np.sum(outer**2, axis=(1, 2)) + np.sum(vector**2, axis=1))
+
+
+def test_covariance_l2_sensitivity_is_tight_for_unit_l2_rows() -> None:
+    """The proof's worst case ⟨x, x′⟩ = ½, y = −y′ = 1 reaches 3/√2; 20,000 adversarial random
+    pairs in the ℓ2 ball (near-unit norms, correlated directions, extreme labels) never exceed it."""
+    bound = 3 / math.sqrt(2)
+    x = np.array([[1.0, 0.0, 0.0]])
+    x_new = np.array([[0.5, math.sqrt(3) / 2, 0.0]])
+    assert covariance_change(x, np.array([1.0]), x_new, np.array([-1.0]))[0] == pytest.approx(bound, rel=1e-14)
+    rng = np.random.default_rng(0)
+    pairs = 20_000
+    first = rng.normal(size=(pairs, 3))
+    second = first * rng.uniform(-1, 1, size=(pairs, 1)) + rng.normal(size=(pairs, 3)) * rng.uniform(0, 2, (pairs, 1))
+    first *= rng.uniform(0.9, 1.0, size=(pairs, 1)) / np.linalg.norm(first, axis=1, keepdims=True)
+    second *= rng.uniform(0.9, 1.0, size=(pairs, 1)) / np.linalg.norm(second, axis=1, keepdims=True)
+    labels = rng.choice([-1.0, 1.0], size=(2, pairs)) * rng.uniform(0.9, 1.0, size=(2, pairs))
+    worst = float(covariance_change(first, labels[0], second, labels[1]).max())
+    assert bound * 0.97 < worst <= bound * (1 + 1e-12)

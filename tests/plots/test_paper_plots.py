@@ -193,3 +193,9 @@ def test_html_report_is_self_contained(results):
     assert re.search(r"<script[^>]*\ssrc=", page) is None
     assert "&lt;b&gt;mine&lt;/b&gt;" in page and "<b>mine</b>" not in page
     assert "Fig. 1" in page and "Fig. 4" in page and "Noise reduction: median ε" in page
+
+
+def test_html_report_states_the_delta_of_gaussian_runs(results):
+    assert "(ε, δ)-ex-post" not in html_report(results, {})
+    gaussian = results.assign(noise="gaussian", delta=1e-6)
+    assert "(ε, δ)-ex-post loss with δ = 1e-06" in html_report(gaussian, {})

@@ -1,0 +1,7 @@
+"""Many analyses, one budget (SPEC §15–§16; derived, consistent with Rogers et al. 2023).
+
+``filters``: privacy filters that admit adaptively chosen rounds under one (ε, δ) budget
+— ex-post private rounds (accuracy-first searches), zCDP and Brownian noise-reduction
+rounds, or both concurrently. ``counts``: releasing counts to a target relative error
+inside such a budget, noise reduction against doubling.
+"""

@@ -1,0 +1,288 @@
+"""Releasing counts to a target relative error under one budget (SPEC §16).
+
+[derived reconstruction of seed 004 §7; consistent with Rogers et al. 2023]
+
+Counts q ≥ 0 (ℓ2-sensitivity 1 each) are asked in a fixed order with no number fixed in
+advance; each gets noisier-to-sharper Gaussian releases until one is *certified*: at a level
+with noise sd σ and noisy value y, stop and release iff y ≥ c·σ·(1 + 1/α), with
+c = Φ⁻¹(1 − β/(2K)) for at most K levels. Then, with probability ≥ 1 − β, every level has
+|y − q| ≤ cσ, and at the stop cσ ≤ α·q: the released count is within relative error α.
+The stop reads only the released values.
+
+Two arms share the stop rule, the per-count cap ρ̄ = min(κ·ρ_B, remaining) on the noise
+level, and the lowest level ρ̄·2^{−19}:
+
+- ``"nr"``: one Brownian noise reduction per count on a geometric grid up to ρ̄ (ratio √2,
+  so every doubling level is also a level), a unified-filter round charged only the level
+  where it stopped (SPEC §15.4); a count that never certifies is charged ρ̄.
+- ``"doubling"``: independent Gaussian releases at ρ_1, 2ρ_1, 4ρ_1, …, ρ̄, each a zCDP round
+  charged in full.
+
+Both run in a ``ZCDPFilter`` and stop at its first refusal.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import ndtri
+
+from accfirst.accounting.filters import ZCDPFilter
+from accfirst.errors import AccFirstError, DataError
+from accfirst.mechanisms.brownian import brownian_noise_reduction
+from accfirst.validation import as_generator, validate_count, validate_positive
+
+COUNT_METHODS = ("nr", "doubling")
+# Doubling levels ρ̄·2^{−19} … ρ̄: a 724-fold range of noise sd per count. Counts too large
+# for the lowest level pay at most ρ̄·2^{−19}.
+DOUBLING_LEVELS = 20
+NR_LEVELS = 2 * DOUBLING_LEVELS - 1
+COUNT_COLUMNS = (
+    "method", "index", "count", "status", "certified", "released", "level", "levels", "sigma", "error_bound",
+    "rho", "cap", "spent", "remaining", "rel_error", "within",
+)  # fmt: skip
+
+
+def certification_constant(beta: float, levels: int) -> float:
+    """c = Φ⁻¹(1 − β/(2K)): every one of K levels has |y − q| ≤ cσ w.p. ≥ 1 − β (SPEC §16)."""
+    value = validate_positive("beta", beta)
+    if value >= 1:
+        raise AccFirstError(f"beta (the per-count failure probability) must be in (0, 1); got {value}")
+    return float(-ndtri(value / (2 * levels)))
+
+
+def count_levels(method: str, cap: float) -> NDArray[np.float64]:
+    """The ρ-levels of one count under cap ρ̄: geometric at ratio √2 (``"nr"``) or 2 (``"doubling"``) up to ρ̄."""
+    if method not in COUNT_METHODS:
+        raise AccFirstError(f"method must be one of {COUNT_METHODS}; got {method!r}")
+    levels = NR_LEVELS if method == "nr" else DOUBLING_LEVELS
+    return cap * np.geomspace(2.0 ** (1 - DOUBLING_LEVELS), 1.0, levels)
+
+
+def _validate_counts(counts: ArrayLike) -> NDArray[np.float64]:
+    try:
+        values = np.asarray(counts, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise DataError("counts must be numbers") from None
+    if values.ndim != 1 or values.size == 0:
+        raise DataError(f"counts must be a non-empty list of numbers; got shape {values.shape}")
+    if not np.all(np.isfinite(values)) or np.any(values < 0):
+        raise DataError("counts must be finite numbers ≥ 0")
+    return values
+
+
+def filtered_counts(
+    budget: ZCDPFilter,
+    counts: ArrayLike,
+    rel_error: float,
+    method: str = "nr",
+    beta: float = 0.05,
+    cap: float = 0.05,
+    rng: np.random.Generator | int | None = None,
+) -> pd.DataFrame:
+    """Release ``counts`` in order, each to relative error α, inside ``budget`` until it refuses (SPEC §16).
+
+    Returns one row per count attempted (``COUNT_COLUMNS``): its status ("certified",
+    "not certified" — charged its cap, or "refused" — the filter's first refusal, last row),
+    the released noisy value (at the stop, or at the top level if not certified), its level
+    of K, noise sd, certified error bound cσ, the ρ it was charged, its cap, the filter's
+    spent and remaining ρ after it; ``count``, ``rel_error`` and ``within`` (|ŷ − q| ≤ αq)
+    read the true counts: evaluation only, not private.
+
+    Parameters
+    ----------
+    budget : the unified ρ-filter the counts spend (``SplitBudget.zcdp`` to share a budget).
+    counts : true counts q ≥ 0 (ℓ2-sensitivity 1 each), in the order they are asked.
+    rel_error : target relative error α > 0.
+    method : "nr" (Brownian noise reduction) or "doubling".
+    beta : per-count failure probability β in (0, 1).
+    cap : κ in (0, 1]: the per-count cap is κ·ρ_B (less if less remains).
+    rng : a Generator or seed.
+    """
+    if not isinstance(budget, ZCDPFilter):
+        raise AccFirstError("counts spend a ZCDPFilter (the unified ρ-filter); got " + type(budget).__name__)
+    values = _validate_counts(counts)
+    alpha = validate_positive("rel_error", rel_error)
+    kappa = validate_positive("cap", cap)
+    if kappa > 1:
+        raise AccFirstError(f"cap (κ, the share of the budget one count may use) must be in (0, 1]; got {kappa}")
+    levels = count_levels(method, 1.0)
+    c = certification_constant(beta, levels.size)
+    generator = as_generator(rng)
+    rows = []
+    for index, q in enumerate(values):
+        full = kappa * budget.budget
+        request = min(full, budget.remaining) if budget.remaining > 0 else full
+        rhos = count_levels(method, request)
+        run = _nr_count if method == "nr" else _doubling_count
+        row = run(budget, float(q), rhos, c, alpha, index, generator)
+        rows.append({"method": method, "index": index, "count": float(q), "levels": rhos.size, "cap": request,
+                     "spent": budget.spent, "remaining": budget.remaining, **row})  # fmt: skip
+        if row["status"] == "refused":
+            break
+    frame = pd.DataFrame(rows, columns=list(COUNT_COLUMNS))
+    frame["level"] = frame["level"].astype("Int64")  # missing for a refused count
+    with np.errstate(divide="ignore", invalid="ignore"):
+        error = np.abs(frame["released"] - frame["count"]) / frame["count"]
+    frame["rel_error"] = error.where(frame["count"] > 0, np.where(frame["released"] == 0, 0.0, math.inf))
+    frame["within"] = frame["rel_error"] <= alpha
+    return frame
+
+
+def _outcome(status: str, released: float, level: int | None, sigma: float, c: float, rho: float) -> dict:
+    return {
+        "status": status, "certified": status == "certified", "released": released, "level": level,
+        "sigma": sigma, "error_bound": c * sigma if status == "certified" else math.nan, "rho": rho,
+    }  # fmt: skip
+
+
+def _refused(rho: float) -> dict:
+    return _outcome("refused", math.nan, None, math.nan, math.nan, rho)
+
+
+def _nr_count(
+    budget: ZCDPFilter, q: float, rhos: NDArray, c: float, alpha: float, index: int, rng: np.random.Generator
+) -> dict:
+    """One Brownian noise reduction, declared at its top level, charged where it stopped (SPEC §15.4)."""
+    if not budget.admit(float(rhos[-1]), kind="Brownian NR", label=f"count {index}"):
+        return _refused(0.0)
+    releases = brownian_noise_reduction(np.array([q]), 1.0, rhos, rng)[:, 0]
+    sigmas = 1.0 / np.sqrt(2.0 * rhos)
+    passed = np.flatnonzero(releases >= c * sigmas * (1.0 + 1.0 / alpha))
+    k = int(passed[0]) if passed.size else rhos.size - 1
+    budget.charge(float(rhos[k]))
+    status = "certified" if passed.size else "not certified"
+    return _outcome(status, float(releases[k]), k + 1, float(sigmas[k]), c, float(rhos[k]))
+
+
+def _doubling_count(
+    budget: ZCDPFilter, q: float, rhos: NDArray, c: float, alpha: float, index: int, rng: np.random.Generator
+) -> dict:
+    """Independent Gaussian releases at doubling ρ, each a zCDP round charged in full (SPEC §16)."""
+    spent = 0.0
+    for k, rho in enumerate(rhos):
+        if not budget.admit(float(rho), kind="Gaussian", label=f"count {index}, level {k + 1}"):
+            return _refused(spent)
+        budget.charge(float(rho))
+        spent += float(rho)
+        sigma = 1.0 / math.sqrt(2.0 * rho)
+        released = q + sigma * float(rng.standard_normal())
+        if released >= c * sigma * (1.0 + 1.0 / alpha):
+            return _outcome("certified", released, k + 1, sigma, c, spent)
+    return _outcome("not certified", released, rhos.size, sigma, c, spent)
+
+
+def release_counts(
+    counts: ArrayLike,
+    rel_error: float,
+    epsilon: float,
+    delta: float,
+    method: str = "nr",
+    beta: float = 0.05,
+    cap: float = 0.05,
+    rng: np.random.Generator | int | None = None,
+) -> pd.DataFrame:
+    """``filtered_counts`` in a fresh ``ZCDPFilter(epsilon, delta)``: the whole release is (ε, δ)-DP (SPEC §16)."""
+    return filtered_counts(ZCDPFilter(epsilon, delta), counts, rel_error, method, beta, cap, rng)
+
+
+def compare_counts(
+    counts: ArrayLike | pd.Series,
+    rel_error: float,
+    epsilon: float,
+    delta: float,
+    methods: Sequence[str] = COUNT_METHODS,
+    beta: float = 0.05,
+    cap: float = 0.05,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """``release_counts`` of each method on the same counts, each in its own (ε, δ) budget, one frame.
+
+    Each method's randomness comes from (``seed``, method), so an arm's rows do not depend on
+    which other arms run. A ``label`` column names each count (the index of a Series, else
+    its position).
+    """
+    seed = validate_count("seed", seed, 0)
+    chosen = list(methods)
+    unknown = [m for m in chosen if m not in COUNT_METHODS]
+    if unknown or not chosen:
+        raise AccFirstError(f"methods must be a non-empty subset of {list(COUNT_METHODS)}; got {chosen}")
+    labels = list(counts.index) if isinstance(counts, pd.Series) else list(range(len(counts)))
+    frames = []
+    for method in chosen:
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(COUNT_METHODS.index(method),)))
+        frame = release_counts(counts, rel_error, epsilon, delta, method, beta, cap, rng)
+        frame.insert(2, "label", [str(labels[i]) for i in frame["index"]])
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+SUMMARY_COLUMNS = ("method", "attempted", "certified", "not_certified", "refused", "share_within", "rho_spent")
+
+
+def summarise_counts(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per method: counts attempted, certified, not certified, whether the filter refused, the
+    share of certified counts within α (evaluation only; SPEC §16 promises ≥ 1 − β) and ρ spent."""
+    rows = []
+    for method, group in frame.groupby("method", sort=False):
+        certified = group[group["certified"]]
+        rows.append({
+            "method": method,
+            "attempted": int((group["status"] != "refused").sum()),
+            "certified": len(certified),
+            "not_certified": int((group["status"] == "not certified").sum()),
+            "refused": bool((group["status"] == "refused").any()),
+            "share_within": float(certified["within"].mean()) if len(certified) else math.nan,
+            "rho_spent": float(group["spent"].iloc[-1]),
+        })  # fmt: skip
+    return pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
+
+
+def log_uniform_counts(
+    size: int, low: float = 1e2, high: float = 1e5, rng: np.random.Generator | int | None = None
+) -> NDArray[np.float64]:
+    """``size`` whole counts, log-uniform on [low, high] (SPEC §16's reference set)."""
+    size = validate_count("size", size, 1)
+    low, high = validate_positive("low", low), validate_positive("high", high)
+    if not low < high:
+        raise AccFirstError(f"low must be smaller than high; got low={low:g}, high={high:g}")
+    return np.round(np.exp(as_generator(rng).uniform(math.log(low), math.log(high), size)))
+
+
+def category_counts(values: pd.Series, categories: Sequence[object] | None = None) -> pd.Series:
+    """How many rows hold each category, in the order of ``categories``.
+
+    Without ``categories`` they are the column's distinct values, sorted: that list reads
+    the data and is not private (a rare category names a person); pass a public list.
+    """
+    column = pd.Series(values)
+    if categories is None:
+        categories = sorted(column.dropna().unique(), key=str)
+    counted = column.value_counts(dropna=True)
+    return pd.Series([int(counted.get(c, 0)) for c in categories], index=pd.Index(categories, name=column.name))
+
+
+def histogram_counts(values: pd.Series, bins: int, value_range: tuple[float, float] | None = None) -> pd.Series:
+    """Rows per bin of ``bins`` equal bins over ``value_range``, indexed by bin label.
+
+    Without ``value_range`` the range is the column's min and max: that reads the data and
+    is not private; pass public bounds. Values outside the range are not counted.
+    """
+    bins = validate_count("bins", bins, 1)
+    numbers = pd.to_numeric(pd.Series(values), errors="coerce").dropna().to_numpy(dtype=np.float64)
+    if value_range is None:
+        if numbers.size == 0:
+            raise DataError("the column has no numbers to bin")
+        value_range = (float(numbers.min()), float(numbers.max()))
+    low, high = value_range
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        raise AccFirstError(f"the histogram range must be finite with low < high; got {value_range}")
+    counted, edges = np.histogram(numbers, bins=bins, range=(low, high))
+    # numpy's last bin includes its right edge.
+    closing = [")"] * (bins - 1) + ["]"]
+    labels = [f"[{a:.4g}, {b:.4g}{end}" for a, b, end in zip(edges[:-1], edges[1:], closing)]
+    return pd.Series(counted.astype(int), index=pd.Index(labels, name=pd.Series(values).name))

@@ -1,0 +1,266 @@
+"""Privacy filters: adaptively chosen rounds on one dataset under one (ε, δ) budget (SPEC §15).
+
+[derived; consistent with Rogers et al. 2023]
+
+Before it runs, a round declares the most it can cost; the filter admits it only if that
+worst case fits in what is left, and afterwards charges what the round realised and returns
+the rest. Admission depends only on earlier outcomes and on the declared numbers, so it
+reveals nothing new, and a refused round never touches the data.
+
+- ``ExPostFilter(ε_g, δ_g)`` (§15.2): rounds whose ex-post loss ℰ(o) is at most a declared
+  ℰ̄ — accuracy-first searches (Laplace noise reduction or doubling: pure, δ = 0; Gaussian:
+  (ℰ, δ_n)-ex-post, with Σδ_n ≤ δ_g as a second condition) and pure ε-DP mechanisms (ℰ = ε).
+  The transcript is (ε_g, δ_g)-DP.
+- ``ZCDPFilter(ε_g, δ_g)`` (§15.3–§15.4): ρ-zCDP rounds, charged ρ, and Brownian
+  noise-reduction rounds whose stopping rule reads only the releases, declared at their top
+  level ρ̄ and charged the level ρ where they stopped (the unified filter). Admits while
+  Σρ ≤ ρ_B(ε_g, δ_g); the transcript is (ε_g, δ_g)-DP.
+- ``SplitBudget`` (§15.5): one budget split into both, run concurrently; the whole is
+  (ε_E + ε_Z, δ_E + δ_Z)-DP.
+
+``filtered_search`` runs an accuracy-first search inside an ``ExPostFilter``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from accfirst.erm.problems import Problem
+from accfirst.errors import AccFirstError
+from accfirst.result import RunResult
+from accfirst.search.experiments import METHOD_LABELS, SearchOptions, declared_bound, search
+from accfirst.teaching.composition import dp_to_zcdp
+from accfirst.validation import as_generator, validate_delta, validate_positive
+
+LEDGER_COLUMNS = (
+    "round", "filter", "kind", "label", "status", "unit", "declared", "delta", "realised", "refund", "remaining",
+    "reason",
+)  # fmt: skip
+# A remainder below this share of the budget is rounding, not budget.
+ROUNDING = 1e-12
+
+
+def zcdp_budget(epsilon: float, delta: float) -> float:
+    """ρ_B(ε, δ) = (√(ε + ln(1/δ)) − √(ln(1/δ)))²: the zCDP total that is (ε, δ)-DP (SPEC §15.3).
+
+    The inverse of ε = ρ + 2√(ρ ln(1/δ)), the tail bound P(loss > ε) ≤ δ of ρ-zCDP.
+    """
+    return dp_to_zcdp(epsilon, delta)
+
+
+class PrivacyFilter:
+    """Admission, charges and the ledger shared by the filters (SPEC §15.2, §15.6).
+
+    One round at a time: ``admit`` a declared bound, run the round only if it returns
+    ``True``, then ``charge`` what it realised (≤ the bound). Amounts are in ``unit``.
+    """
+
+    unit: str
+    name: str
+
+    def __init__(self, budget: float, delta_budget: float) -> None:
+        self.budget = budget
+        self.delta_budget = delta_budget
+        self.spent = 0.0
+        self.delta_spent = 0.0
+        # Round numbers; filters run concurrently (``SplitBudget``) share one counter.
+        self._rounds: Iterator[int] = itertools.count(1)
+        self._open: dict[str, object] | None = None
+        self._rows: list[dict[str, object]] = []
+
+    @property
+    def remaining(self) -> float:
+        """What the next round may declare: the budget less every charge and the open round's bound."""
+        reserved = float(self._open["declared"]) if self._open is not None else 0.0
+        left = self.budget - self.spent - reserved
+        return left if left > ROUNDING * self.budget else 0.0
+
+    @property
+    def ledger(self) -> pd.DataFrame:
+        """One row per round, admitted or refused, in order (SPEC §15.6): its kind, declared
+        bound, δ, realised charge, refund, the remaining budget after it, and why it was refused."""
+        return pd.DataFrame(self._rows, columns=list(LEDGER_COLUMNS))
+
+    def _admit(self, bound: object, delta: float, kind: str, label: str) -> bool:
+        if self._open is not None:
+            raise AccFirstError("charge the admitted round before admitting another")
+        bound = validate_positive("the declared bound", bound)
+        row = {"round": next(self._rounds), "filter": self.name, "kind": kind, "label": label, "unit": self.unit,
+               "declared": bound, "delta": delta}  # fmt: skip
+        left = self.remaining
+        if bound > left + ROUNDING * self.budget:
+            reason = f"declares {bound:.4g} {self.unit}; {left:.4g} left"
+        elif delta > self.delta_budget - self.delta_spent + ROUNDING * self.delta_budget:
+            reason = f"declares δ = {delta:.3g}; δ left {max(self.delta_budget - self.delta_spent, 0.0):.3g}"
+        else:
+            self._open = row
+            return True
+        self._rows.append(row | {"status": "refused", "realised": 0.0, "refund": 0.0, "remaining": left,
+                                 "reason": reason})  # fmt: skip
+        return False
+
+    def charge(self, realised: float) -> float:
+        """Charge the admitted round what it realised (0 ≤ realised ≤ declared); return the refund."""
+        if self._open is None:
+            raise AccFirstError("no admitted round to charge; call admit first")
+        declared = float(self._open["declared"])
+        value = float(realised)
+        if not 0 <= value <= declared:
+            raise AccFirstError(
+                f"the realised charge must be between 0 and the declared bound {declared:.6g} {self.unit}; "
+                f"got {value!r}"
+            )
+        self.spent += value
+        self.delta_spent += float(self._open["delta"])
+        row, self._open = self._open, None
+        self._rows.append(row | {"status": "charged", "realised": value, "refund": declared - value,
+                                 "remaining": self.remaining, "reason": ""})  # fmt: skip
+        return declared - value
+
+
+class ExPostFilter(PrivacyFilter):
+    """Ex-post privacy filter: admit iff Σ realised ℰ_i + ℰ̄_n ≤ ε_g and Σ δ_i + δ_n ≤ δ_g (SPEC §15.2).
+
+    Parameters
+    ----------
+    epsilon : ε_g > 0, the budget.
+    delta : δ_g in [0, 1): room for (ℰ, δ_n)-ex-post rounds (Gaussian searches); 0 admits only
+        pure ex-post and pure-DP rounds.
+    """
+
+    unit = "ε"
+    name = "ex-post"
+
+    def __init__(self, epsilon: float, delta: float = 0.0) -> None:
+        self.epsilon = validate_positive("epsilon", epsilon)
+        self.delta = 0.0 if delta == 0 else validate_delta(delta)
+        super().__init__(self.epsilon, self.delta)
+
+    def admit(self, bound: float, delta: float = 0.0, *, kind: str = "ex-post", label: str = "") -> bool:
+        """Admit a round whose ex-post loss is at most ``bound`` except with probability ``delta``."""
+        return self._admit(bound, 0.0 if delta == 0 else validate_delta(delta), kind, label)
+
+
+class ZCDPFilter(PrivacyFilter):
+    """zCDP filter and unified filter for Brownian rounds: admit iff Σ ρ̂_i + ρ̄_n ≤ ρ_B(ε_g, δ_g) (SPEC §15.3–§15.4).
+
+    A ρ-zCDP round (a Gaussian mechanism; an ε-DP round is ε²/2-zCDP) declares and is
+    charged ρ. A Brownian noise-reduction round declares its top level ρ̄ and is charged
+    the level where it stopped — valid only if its stopping rule reads nothing but the
+    releases (an AboveThreshold test reads the data: put such a search in an
+    ``ExPostFilter``).
+
+    Parameters
+    ----------
+    epsilon, delta : the (ε_g, δ_g)-DP guarantee of the whole transcript; δ_g in (0, 1).
+    """
+
+    unit = "ρ"
+    name = "zCDP"
+
+    def __init__(self, epsilon: float, delta: float) -> None:
+        self.epsilon = validate_positive("epsilon", epsilon)
+        self.delta = validate_delta(delta)
+        super().__init__(zcdp_budget(self.epsilon, self.delta), 0.0)
+
+    def admit(self, rho: float, *, kind: str = "zCDP", label: str = "") -> bool:
+        """Admit a round of at most ``rho`` (zCDP: its ρ; Brownian: its top level ρ̄)."""
+        return self._admit(rho, 0.0, kind, label)
+
+
+class SplitBudget:
+    """One (ε, δ) budget split into an ex-post part and a zCDP part run concurrently (SPEC §15.5).
+
+    [recalled: concurrent composition; the simple sum is valid] The whole is
+    (ε_E + ε_Z, δ_E + δ_Z)-DP with ε_E = ``expost_epsilon``, δ_E = ``expost_delta`` and the
+    rest (ε_Z, δ_Z) in ``zcdp``. Rounds go to ``expost`` or ``zcdp``; ``ledger`` lists both
+    in the order they came.
+
+    Parameters
+    ----------
+    epsilon, delta : the whole budget; δ in (0, 1).
+    expost_epsilon : ε_E, in (0, ε).
+    expost_delta : δ_E, in [0, δ): room for Gaussian accuracy-first searches.
+    """
+
+    def __init__(self, epsilon: float, delta: float, expost_epsilon: float, expost_delta: float = 0.0) -> None:
+        self.epsilon = validate_positive("epsilon", epsilon)
+        self.delta = validate_delta(delta)
+        if not 0 < expost_epsilon < self.epsilon:
+            raise AccFirstError(f"expost_epsilon must be in (0, epsilon = {self.epsilon:g}); got {expost_epsilon!r}")
+        if not 0 <= expost_delta < self.delta:
+            raise AccFirstError(f"expost_delta must be in [0, delta = {self.delta:g}); got {expost_delta!r}")
+        self.expost = ExPostFilter(expost_epsilon, expost_delta)
+        self.zcdp = ZCDPFilter(self.epsilon - expost_epsilon, self.delta - expost_delta)
+        self.zcdp._rounds = self.expost._rounds
+
+    @property
+    def ledger(self) -> pd.DataFrame:
+        """Both ledgers in round order (column ``filter`` says which)."""
+        return pd.concat([self.expost.ledger, self.zcdp.ledger], ignore_index=True).sort_values(
+            "round", ignore_index=True
+        )
+
+
+@dataclass(frozen=True)
+class FilteredRun:
+    """An accuracy-first search inside a filter: released, fallen back (nothing released), or refused.
+
+    ``declared`` and ``delta`` are its a-priori bound; ``charged`` what the filter took
+    (0 if refused, the bound on fallback); ``result`` only when a model was released.
+    """
+
+    status: str
+    declared: float
+    delta: float
+    charged: float
+    result: RunResult | None
+
+    @property
+    def refund(self) -> float:
+        """What went back to the budget: declared − charged (0 unless released)."""
+        return self.declared - self.charged if self.status != "refused" else 0.0
+
+
+def filtered_search(
+    budget: ExPostFilter,
+    problem: Problem,
+    method: str,
+    alpha: float,
+    gamma: float,
+    rng: np.random.Generator | int | None = None,
+    options: SearchOptions = SearchOptions(),
+    label: str | None = None,
+) -> FilteredRun:
+    """An accuracy-first search as one round of an ex-post filter (SPEC §15.2).
+
+    It declares ℰ̄ = its loss at the top level (ε_A + ε_T; doubling K·ε_test + (2^K − 1)ε_1;
+    Gaussian ε_A + ℰ_BM(ρ_T) with its δ; theory E) and runs only if admitted. A model that
+    passed is released and charged its realised ex-post ε; on fallback NOTHING is released
+    (θ* never leaves the filter) and the round is charged ℰ̄.
+
+    Parameters
+    ----------
+    budget : the ex-post filter (``SplitBudget.expost`` for a split budget).
+    problem, method, alpha, gamma, options : as for ``accfirst.search.experiments.search``.
+    rng : a Generator or seed.
+    label : the ledger's label (default: method, α and noise).
+    """
+    if not isinstance(budget, ExPostFilter):
+        raise AccFirstError("an accuracy-first search is ex-post private: run it in an ExPostFilter")
+    bound, delta = declared_bound(problem, method, alpha, gamma, options)
+    if label is None:
+        label = f"{METHOD_LABELS[method]} at α = {alpha:g} ({options.noise})"
+    if not budget.admit(bound, delta, kind=f"accuracy-first {method}", label=label):
+        return FilteredRun("refused", bound, delta, 0.0, None)
+    result = search(problem, method, alpha, gamma, as_generator(rng), options)
+    if result.fallback:
+        budget.charge(bound)
+        return FilteredRun("fallback", bound, delta, bound, None)
+    budget.charge(result.eps_total)
+    return FilteredRun("released", bound, delta, result.eps_total, result)

@@ -1,0 +1,179 @@
+"""Brownian noise reduction: Gaussian releases along one Brownian path (SPEC §14).
+
+[derived; consistent with Whitehouse et al. 2022 and Rogers et al. 2023]
+
+A statistic v of ℓ2-sensitivity Δ₂ is released as v̂_k = v + B(T_k) for decreasing
+variances T_1 > … > T_K, i.e. increasing zCDP levels ρ_k = Δ₂²/(2T_k), noisiest first,
+B a standard Brownian motion per coordinate. Each release alone is the Gaussian
+mechanism at ρ_k; the prefix (v̂_1 … v̂_k) carries the same privacy loss as v̂_k alone.
+
+Sampling in release order by time inversion (SPEC §14.2): Z_k = B(T_k)/T_k has
+independent increments, Z_1 ∼ N(0, 1/T_1) and Z_{k+1} − Z_k ∼ N(0, 1/T_{k+1} − 1/T_k), so
+each release costs one Gaussian draw per coordinate, levels that are never read cost
+nothing, and the grid can be extended to the right at any time.
+
+The ex-post guarantee (SPEC §14.4) holds under any stopping rule that reads only the
+releases: stopping at level k is (ℰ_BM(ρ_k), δ)-ex-post private, with ℰ_BM from a
+boundary that the Brownian privacy loss crosses with probability ≤ δ. Unlike pure
+ex-post privacy this is not closed under post-processing; every such number is an
+"(ε, δ)-ex-post" figure and is shown with its δ.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from accfirst.errors import AccFirstError
+from accfirst.mechanisms.noise_reduction import NoiseFamily, ReleaseChain, validate_levels, validate_sensitivity
+from accfirst.validation import validate_delta, validate_positive
+
+BOUNDARIES = ("mixture", "linear")
+DEFAULT_DELTA = 1e-6
+
+
+def validate_rhos(rhos: ArrayLike) -> NDArray[np.float64]:
+    """Return ρ_1 < … < ρ_K as float64, or raise ``AccFirstError`` saying what is wrong."""
+    return validate_levels(rhos, "rhos", "ρ")
+
+
+class BrownianReleaseChain(ReleaseChain):
+    """Releases v + B(T_k) read in increasing level order, sampled by time inversion (SPEC §14.2).
+
+    Jumping from level j to a later level k draws the increment Z_k − Z_j in one
+    Gaussian (variance 1/T_k − 1/T_j): the levels read have exactly their joint law;
+    skipped levels are never sampled. ``extend`` appends larger ρ at any time.
+    """
+
+    def __init__(
+        self, v: NDArray[np.float64], sensitivity: float, rhos: NDArray[np.float64], rng: np.random.Generator
+    ) -> None:
+        self.levels = rhos
+        self._v = v
+        self._sensitivity = sensitivity
+        self._rng = rng
+        self._level = -1
+        self._precision = 0.0  # 1/T at the current level (0 before the first release: B(∞)/∞ = 0)
+        self._z = np.zeros_like(v)
+
+    def extend(self, rhos: ArrayLike) -> None:
+        """Append levels above the current top (SPEC §14.2: the grid extends to the right)."""
+        more = validate_rhos(rhos)
+        if more[0] <= self.levels[-1]:
+            raise AccFirstError(f"new levels must exceed the current top ρ = {self.levels[-1]:g}; got ρ = {more[0]:g}")
+        self.levels = np.concatenate([self.levels, more])
+
+    def release(self, level: int) -> NDArray[np.float64]:
+        self._check_order(level, self._level)
+        # 1/T_k = 2ρ_k/Δ₂²; the increment of Z has the variance of the precision gained.
+        precision = 2.0 * self.levels[level] / self._sensitivity**2
+        if level > self._level:
+            step = math.sqrt(precision - self._precision)
+            self._z = self._z + step * self._rng.standard_normal(self._v.shape)
+            self._precision, self._level = precision, level
+        return self._v + self._z / precision
+
+
+class GaussianNoise(NoiseFamily):
+    """Gaussian noise with ℓ2 sensitivity, at zCDP level ρ: variance Δ₂²/(2ρ) (SPEC §14)."""
+
+    name = "gaussian"
+    norm = 2
+
+    def perturb(
+        self, v: NDArray[np.float64], sensitivity: float, level: float, rng: np.random.Generator
+    ) -> NDArray[np.float64]:
+        return v + rng.normal(0.0, sensitivity / math.sqrt(2.0 * level), size=v.shape)
+
+    def chain(
+        self, v: NDArray[np.float64], sensitivity: float, levels: NDArray[np.float64], rng: np.random.Generator
+    ) -> BrownianReleaseChain:
+        return BrownianReleaseChain(np.asarray(v, dtype=np.float64), sensitivity, levels, rng)
+
+
+GAUSSIAN = GaussianNoise()
+
+
+def brownian_noise_reduction(
+    v: ArrayLike, sensitivity: float, rhos: ArrayLike, rng: np.random.Generator
+) -> NDArray[np.float64]:
+    """All K releases of Brownian noise reduction, shape (K, *v.shape), row k − 1 being v̂_k (SPEC §14.1–§14.2).
+
+    The level-k noise v̂_k − v is N(0, Δ₂²/(2ρ_k)) per coordinate, and
+    Cov(v̂_j − v, v̂_k − v) = min(T_j, T_k) with T = Δ₂²/(2ρ). Float64 throughout.
+
+    Parameters
+    ----------
+    v : the private statistic (any shape).
+    sensitivity : its ℓ2-sensitivity Δ₂ > 0.
+    rhos : strictly increasing zCDP levels ρ_1 < … < ρ_K.
+    rng : the source of randomness.
+    """
+    levels = validate_rhos(rhos)
+    scale = validate_sensitivity(sensitivity)
+    vector = np.asarray(v, dtype=np.float64)
+    if not np.all(np.isfinite(vector)):
+        raise AccFirstError("the private statistic must be finite")
+    chain = GAUSSIAN.chain(vector, scale, levels, rng)
+    return np.stack([chain.release(k) for k in range(levels.size)])
+
+
+def brownian_expost_epsilon(
+    rho: ArrayLike, delta: float, boundary: str = "mixture", rho_ref: float | None = None
+) -> float | NDArray[np.float64]:
+    """ℰ_BM(ρ) = ρ + ψ(ρ): stopping at level ρ is (ℰ_BM(ρ), δ)-ex-post private (SPEC §14.4).
+
+    [derived; consistent with Rogers et al. 2023] ψ is a boundary that √2·W(r) crosses
+    with probability ≤ δ over all r ≥ 0 (W a standard Brownian motion), so the bound
+    holds under any stopping rule that reads only the releases.
+
+    - ``"mixture"`` (normal mixture, no anchor to guess):
+      ℰ(ρ) = ρ + 2√((ρ + ρ̃)(ln(1/δ) + ½·ln(1 + ρ/ρ̃))), any ρ̃ > 0.
+    - ``"linear"`` anchored at ρ*: ℰ(ρ) = ρ + √(ρ*·ln(1/δ))·(1 + ρ/ρ*); at ρ = ρ* it equals
+      the fixed-level conversion ρ + 2√(ρ ln(1/δ)).
+
+    The boundary must be fixed before the run: evaluate every level of one run with the
+    same ``rho_ref``.
+
+    Parameters
+    ----------
+    rho : one level ρ > 0 or an array of levels (e.g. a run's whole grid).
+    delta : δ in (0, 1).
+    boundary : "mixture" (default) or "linear".
+    rho_ref : ρ̃ of the mixture (default: the smallest entry of ``rho``, i.e. ρ_1 when the
+        whole grid is passed) or the anchor ρ* of the linear boundary (required).
+    """
+    levels = np.asarray(rho, dtype=np.float64)
+    if levels.size == 0 or not np.all(np.isfinite(levels)) or np.any(levels <= 0):
+        raise AccFirstError("every level ρ must be a finite number > 0")
+    log_term = math.log(1.0 / validate_delta(delta))
+    if boundary not in BOUNDARIES:
+        raise AccFirstError(f"boundary must be one of {BOUNDARIES}; got {boundary!r}")
+    if rho_ref is None:
+        if boundary == "linear":
+            raise AccFirstError("the linear boundary needs an anchor: pass rho_ref = ρ*, fixed before the run")
+        ref = float(levels.min())
+    else:
+        ref = validate_positive("rho_ref", rho_ref)
+    if boundary == "linear":
+        values = levels + math.sqrt(ref * log_term) * (1.0 + levels / ref)
+    else:
+        values = levels + 2.0 * np.sqrt((levels + ref) * (log_term + 0.5 * np.log1p(levels / ref)))
+    return float(values) if values.ndim == 0 else values
+
+
+def variance_matched_rhos(
+    epsilons: ArrayLike, l1_sensitivity: float, l2_sensitivity: float
+) -> NDArray[np.float64]:
+    """ρ_k whose Gaussian noise has the variance of Lap(Δ₁/ε_k): T_k = 2(Δ₁/ε_k)², ρ_k = Δ₂²/(2T_k) (SPEC §14.7).
+
+    Parameters
+    ----------
+    epsilons : the Laplace grid ε_1 < … < ε_K.
+    l1_sensitivity, l2_sensitivity : Δ₁ of the Laplace mechanism and Δ₂ of the Gaussian one.
+    """
+    eps = validate_levels(epsilons)
+    ratio = validate_sensitivity(l2_sensitivity) / (2.0 * validate_sensitivity(l1_sensitivity))
+    return (ratio * eps) ** 2

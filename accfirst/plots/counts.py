@@ -1,0 +1,97 @@
+"""Figures of a relative-error count release (SPEC §16): a ``release_counts`` frame in, a figure out.
+
+[derived; consistent with Rogers et al. 2023] Pure functions (CONVENTIONS). The frame may
+hold both arms (column ``method``: "nr", "doubling"). True counts and realised relative
+errors read the data: they are evaluation only, not private, and labelled so.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from accfirst.plots import method_color, method_label, methods_in
+
+EVALUATION_ONLY = "evaluation only, not private"
+
+
+def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, log_x: bool = False, log_y: bool = False):
+    fig.update_layout(
+        title={"text": title},
+        xaxis={"title": {"text": x_title}, "type": "log" if log_x else "linear"},
+        yaxis={"title": {"text": y_title}, "type": "log" if log_y else "linear"},
+        hovermode="closest",
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0},
+        margin={"t": 110},
+    )
+    return fig
+
+
+def figure_counts_certified(frame: pd.DataFrame) -> go.Figure:
+    """How far the budget goes: counts certified so far against the ρ spent so far, per method."""
+    fig = go.Figure()
+    for method in methods_in(frame):
+        rows = frame[frame["method"] == method]
+        fig.add_trace(
+            go.Scatter(
+                x=np.concatenate([[0.0], rows["spent"]]),
+                y=np.concatenate([[0], rows["certified"].cumsum()]),
+                mode="lines",
+                line={"shape": "hv", "color": method_color(method)},
+                name=f"{method_label(method)}: {int(rows['certified'].sum())} certified",
+                hovertemplate="ρ spent %{x:.3g}<br>%{y} counts certified<extra></extra>",
+            )
+        )
+    return _layout(fig, "Counts certified within the relative error before the budget runs out",
+                   "ρ spent so far (zCDP)", "counts certified")  # fmt: skip
+
+
+def figure_counts_errors(frame: pd.DataFrame, rel_error: float) -> go.Figure:
+    """The realised relative error |ŷ − q|/q of every certified count against its true count q."""
+    fig = go.Figure()
+    for method in methods_in(frame):
+        rows = frame[(frame["method"] == method) & frame["certified"]]
+        fig.add_trace(
+            go.Scatter(
+                x=rows["count"],
+                y=rows["rel_error"],
+                mode="markers",
+                marker={"color": method_color(method), "size": 6, "opacity": 0.7},
+                name=method_label(method),
+                hovertemplate="true count %{x:.4g}<br>relative error %{y:.3g}<extra>" + EVALUATION_ONLY + "</extra>",
+            )
+        )
+    fig.add_hline(y=rel_error, line={"color": "black", "dash": "dash", "width": 1})
+    fig.add_annotation(x=1, xref="paper", y=rel_error, text=f"target α = {rel_error:g}", showarrow=False,
+                       xanchor="right", yanchor="bottom")  # fmt: skip
+    return _layout(fig, f"Relative error of each certified count ({EVALUATION_ONLY})",
+                   "true count (log scale)", "relative error |ŷ − q| / q", log_x=True)  # fmt: skip
+
+
+def figure_counts_privacy(frame: pd.DataFrame) -> go.Figure:
+    """The ρ each count was charged against its true count; counts never certified drawn as crosses."""
+    fig = go.Figure()
+    for method in methods_in(frame):
+        rows = frame[(frame["method"] == method) & (frame["status"] != "refused")]
+        for certified, symbol, what in ((True, "circle", "certified"), (False, "x", "not certified")):
+            part = rows[rows["certified"] == certified]
+            if part.empty:
+                continue
+            fig.add_trace(
+                go.Scatter(
+                    x=part["count"],
+                    y=part["rho"],
+                    mode="markers",
+                    marker={"color": method_color(method), "symbol": symbol, "size": 7, "opacity": 0.75},
+                    name=f"{method_label(method)}: {what}",
+                    hovertemplate="true count %{x:.4g}<br>ρ charged %{y:.3g}<extra>" + EVALUATION_ONLY + "</extra>",
+                )
+            )
+    return _layout(fig, "Privacy charged per count (large counts are cheap)", "true count (log scale)",
+                   "ρ charged (log scale)", log_x=True, log_y=True)  # fmt: skip
+
+
+def count_figures(frame: pd.DataFrame, rel_error: float) -> list[go.Figure]:
+    """The figures of the counts report."""
+    return [figure_counts_certified(frame), figure_counts_errors(frame, rel_error), figure_counts_privacy(frame)]
