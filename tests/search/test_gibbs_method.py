@@ -11,7 +11,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from accfirst import AccFirstError, LogisticProblem, RidgeProblem, SearchOptions, gibbs_run, run_trials, trial_rng
+from accfirst import (
+    AccFirstError,
+    ExPostFilter,
+    LogisticProblem,
+    RidgeProblem,
+    SearchOptions,
+    filtered_search,
+    gibbs_run,
+    run_trials,
+    trial_rng,
+)
 from accfirst.cli import build_parser, command_line, main
 from accfirst.interpret import format_delta, plain_sentence, summarise_runs
 from accfirst.plots import method_label
@@ -116,3 +126,11 @@ def test_settings_record_carries_delta() -> None:
     assert record["delta"] == 1e-7 and settings_from_json(settings_json(settings)) == settings
     del record["delta"]
     assert settings_from_json(json.dumps(record)).options.delta == 1e-6
+
+
+def test_gibbs_runs_inside_an_expost_filter(ridge: RidgeProblem) -> None:
+    """Its (ε, δ) is known in advance: declared, charged in full, no refund (SPEC §15.2)."""
+    budget = ExPostFilter(200.0, 1e-5)
+    run = filtered_search(budget, ridge, "gibbs", 0.05, 0.1, rng=0)
+    assert run.status == "released" and run.charged == run.declared == run.result.eps_total
+    assert run.delta == run.result.delta == 1e-6 and budget.delta_spent == 1e-6
