@@ -30,7 +30,7 @@ from typing import Any
 import streamlit as st
 
 from accfirst import CALIBRATIONS
-from accfirst.erm.gibbs import DEFAULT_DELTA
+from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.interpret import format_delta
 
 
@@ -352,7 +352,6 @@ def calibration_setting(scope: str) -> Choice:
         labels={"theorem": "theorem (ε_A = 16Δ log(2T/γ)/α)", "paper-code": "paper's code (tighter, ~0.3× ε_A)"},
         help="How the private test is calibrated (SPEC §6). The paper's plotted numbers used the tighter one.",
     )  # fmt: skip
-
 
 
 DELTA_OPTIONS = (0.0, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)
