@@ -18,6 +18,7 @@ from accfirst.mechanisms.calibration import (
 from accfirst.errors import AccFirstError, DataError
 from accfirst.search.experiments import METHODS, SearchOptions, run_one, run_trials, trial_rng
 from accfirst.erm.generators import CovariancePerturbation, OutputPerturbation, make_generator
+from accfirst.erm.gibbs import gibbs_run
 from accfirst.search.grid import default_eps_range, epsilon_grid
 from accfirst.search.methods import doubling, doubling_levels, noise_reduction, theory_run
 from accfirst.mechanisms.brownian import GAUSSIAN, brownian_expost_epsilon, brownian_noise_reduction
@@ -32,7 +33,7 @@ __all__ = [
     "CovariancePerturbation", "DataError", "ExPostFilter", "LogisticProblem", "OutputPerturbation", "Problem",
     "RidgeProblem", "RunResult", "SearchOptions", "SplitBudget", "Trace", "ZCDPFilter",
     "brownian_expost_epsilon", "brownian_noise_reduction", "calibration_constant", "default_eps_range", "doubling",
-    "doubling_levels", "epsilon_grid", "failure_probability", "filtered_search", "interactive_above_threshold",
-    "laplace_noise_reduction", "make_generator", "noise_reduction", "release_counts", "run_one", "run_trials",
-    "solve_trust_region", "theory_epsilon", "theory_run", "trial_rng",
+    "doubling_levels", "epsilon_grid", "failure_probability", "filtered_search", "gibbs_run",
+    "interactive_above_threshold", "laplace_noise_reduction", "make_generator", "noise_reduction", "release_counts",
+    "run_one", "run_trials", "solve_trust_region", "theory_epsilon", "theory_run", "trial_rng",
 ]  # fmt: skip

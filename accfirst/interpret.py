@@ -20,6 +20,7 @@ from numpy.typing import ArrayLike
 from scipy.special import expit
 
 from accfirst.datasets import PrepReport
+from accfirst.erm.gibbs import APPROXIMATE_ACCURACY
 from accfirst.erm.problems import Problem, RidgeProblem
 from accfirst.erm.trust_region import solve_trust_region
 from accfirst.errors import AccFirstError
@@ -109,6 +110,19 @@ def format_exp_epsilon(eps: float) -> str:
     return power if exponent >= 1000 else f"{mantissa:.2f} × {power}"
 
 
+def format_delta(delta: float) -> str:
+    """δ for display: "0", "10⁻⁶", "1.04 × 10⁻⁶" (3 significant digits), plain from 10⁻³ up."""
+    value = float(delta)
+    if value == 0 or value >= 1e-3:
+        return f"{value:.3g}"
+    exponent = math.floor(math.log10(value))
+    mantissa = float(_significant(value / 10**exponent))
+    if mantissa >= 10:  # 9.996 × 10⁻⁷ rounds to 10.0
+        mantissa, exponent = mantissa / 10, exponent + 1
+    power = "10" + str(exponent).translate(SUPERSCRIPTS)
+    return power if mantissa == 1 else f"{mantissa:g} × {power}"
+
+
 def format_probability(p: float) -> str:
     """A probability as a percentage that never rounds a bound below 1 up to "100%"."""
     value = float(p)
@@ -161,8 +175,10 @@ def median_with_inf(values: ArrayLike) -> float:
 SUMMARY_COLUMNS = (
     "method", "label", "trials", "median_eps", "median_exp_eps", "posterior_1pct", "posterior_50pct",
     "success_rate", "successes", "fallback_share", "fallbacks", "median_eps_test", "median_eps_hypothesis",
-    "median_excess_risk", "alpha", "gamma",
+    "median_excess_risk", "alpha", "gamma", "delta", "approximate",
 )  # fmt: skip
+# Methods whose ε is set before the run rather than paid after it.
+FIXED_EPSILON_METHODS = ("theory", "gibbs")
 
 
 def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
@@ -172,7 +188,9 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
     the runs that halted (a fallback has no generation part). Expects a single α.
 
     Returns a frame with ``SUMMARY_COLUMNS``; posterior columns are the SPEC §10 bound
-    for a 1% and a 50% prior at the median ε.
+    for a 1% and a 50% prior at the median ε; ``delta`` is the largest δ of the method's
+    runs (0 for pure ε); ``approximate`` is true when the accuracy guarantee is approximate
+    (the logistic Gibbs posterior's Laplace approximation).
     """
     if results.empty:
         return pd.DataFrame(columns=list(SUMMARY_COLUMNS))
@@ -200,6 +218,9 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
                 "median_excess_risk": float(runs["excess_risk"].median()),
                 "alpha": float(runs["alpha"].iloc[0]),
                 "gamma": float(runs["gamma"].iloc[0]),
+                "delta": float(runs["delta"].max()) if "delta" in runs.columns else 0.0,
+                "approximate": "calibration" in runs.columns
+                and bool((runs["calibration"] == APPROXIMATE_ACCURACY).any()),
             }
         )
     return pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
@@ -211,7 +232,8 @@ def plain_sentence(summary: pd.Series | dict) -> str:
     Says how often the accuracy target was met, the typical privacy loss paid (ε and
     e^ε), what that means for an adversary with a 1% prior (SPEC §10), and the fallback
     share when there is one. For the theory approach it says that only the expected
-    excess risk is promised (SPEC §4).
+    excess risk is promised (SPEC §4); for an (ε, δ) guarantee it names δ, and for the
+    Gibbs posterior that no test was needed (SPEC §17).
     """
     row = dict(summary)
     label = str(row.get("label") or METHOD_LABELS.get(str(row["method"]), row["method"]))
@@ -227,7 +249,7 @@ def plain_sentence(summary: pd.Series | dict) -> str:
     else:
         bound = format_posterior(eps, 0.01)
         after = "almost certain (over 99.99%)" if bound.startswith(">") else f"at most {bound} sure"
-        paid = "paid" if row["method"] != "theory" else "fixed in advance"
+        paid = "fixed in advance" if row["method"] in FIXED_EPSILON_METHODS else "paid"
         sentence = (
             f"{label} {met} with a typical privacy loss of ε = {format_epsilon(eps)} ({paid}; "
             f"e^ε = {format_exp_epsilon(eps)}): someone who was 1% sure of a fact about one "
@@ -240,6 +262,18 @@ def plain_sentence(summary: pd.Series | dict) -> str:
             )
     if row["method"] == "theory":
         sentence += " The theory approach promises the target only on average, not with probability 1 − γ."
+    delta = float(row.get("delta", 0.0))
+    if delta >= 1:
+        sentence += " Its sampler's convergence check failed, so no privacy guarantee is claimed (δ = 1)."
+    elif delta > 0:
+        sentence += (
+            f" This is an (ε, δ) guarantee with δ = {format_delta(delta)}: the bound may fail with probability "
+            "up to δ, a weaker promise than a pure ε, so compare it with the other methods with care."
+        )
+    if row["method"] == "gibbs":
+        sentence += " The Gibbs posterior needs no private test: its accuracy follows from the posterior's " + (
+            "spread, here only approximately (Laplace approximation)." if row.get("approximate") else "known spread."
+        )
     return sentence
 
 

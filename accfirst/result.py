@@ -52,6 +52,26 @@ class Trace:
 
 
 @dataclass(frozen=True)
+class SamplerReport:
+    """How a sampling method drew its hypothesis (the Gibbs posterior, SPEC §17.4).
+
+    ``beta`` is the posterior's inverse temperature; ``acceptance_rate`` the share of
+    proposals kept (rejection on C for ridge, Metropolis steps for MALA); ``failure_bound``
+    a bound on P(R > α) for the released hypothesis; ``rhat`` the largest split-R̂ over the
+    chains (NaN for exact sampling); ``steps`` the draws (exact) or iterations per chain
+    (MALA); ``tv_allowance`` the sampler's declared total-variation distance from the
+    posterior (0 for exact sampling). Acceptance rate and R̂ read the data: evaluation only.
+    """
+
+    beta: float
+    acceptance_rate: float
+    failure_bound: float
+    rhat: float
+    steps: int
+    tv_allowance: float
+
+
+@dataclass(frozen=True)
 class RunResult:
     """One run of noise reduction, doubling or the theory approach (SPEC §9).
 
@@ -85,6 +105,7 @@ class RunResult:
     trace: Trace | None = field(default=None, repr=False)
     noise: str = "laplace"
     delta: float = 0.0
+    sampler: SamplerReport | None = field(default=None, repr=False)
 
     @property
     def exp_eps_total(self) -> float:
@@ -93,6 +114,6 @@ class RunResult:
 
     def to_dict(self) -> dict[str, object]:
         """The scalar fields (no θ, no trace), plus ``exp_eps_total``: one row of a results frame."""
-        row = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("theta", "trace")}
+        row = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("theta", "trace", "sampler")}
         row["exp_eps_total"] = self.exp_eps_total
         return row

@@ -71,3 +71,14 @@ def as_generator(rng: np.random.Generator | int | None) -> np.random.Generator:
     if rng is None or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool) and int(rng) >= 0):
         return np.random.default_rng(rng)
     raise AccFirstError(f"rng must be a numpy Generator, a non-negative integer seed or None; got {rng!r}")
+
+
+def validate_probability(name: str, value: object, *, zero: bool = False, one: bool = False) -> float:
+    """A probability in (0, 1), with 0 and/or 1 allowed when ``zero``/``one`` say so."""
+    result = _real(name, value)
+    low_ok = result > 0 or (zero and result == 0)
+    high_ok = result < 1 or (one and result == 1)
+    if not (low_ok and high_ok):
+        interval = f"{'[' if zero else '('}0, 1{']' if one else ')'}"
+        raise AccFirstError(f"{name} must be in {interval}; got {result}")
+    return result

@@ -16,14 +16,16 @@ import pandas as pd
 import streamlit as st
 
 from accfirst import METHODS, default_eps_range
-from accfirst.search.experiments import METHOD_LABELS, SearchOptions
+from accfirst.search.experiments import METHOD_LABELS, PAPER_METHODS, SearchOptions
 from accfirst.interpret import (
+    format_delta,
     format_epsilon,
     format_exp_epsilon,
     format_posterior,
     plain_sentence,
     summarise_runs,
 )
+from accfirst.plots import TESTING_METHODS
 from accfirst.plots.explorer import (
     figure_breakdown,
     figure_epsilon_distribution,
@@ -44,6 +46,8 @@ from ui.settings import (
     OptionalFloat,
     Toggle,
     calibration_setting,
+    delta_problem,
+    delta_setting,
     generator_setting,
     restore_from_url,
     write_to_url,
@@ -57,8 +61,9 @@ ALPHA = FloatSlider(
     help="The largest excess risk R(θ) = L(θ) − L(θ*) you accept. Smaller α: more accurate model, more privacy spent.",
 )  # fmt: skip
 METHODS_SETTING = MultiChoice(
-    SCOPE, "methods", "Methods", list(METHODS), options=METHODS, labels=METHOD_LABELS,
-    help="Noise reduction (the paper's method), the doubling baseline, and the theory approach (one ε fixed up front).",
+    SCOPE, "methods", "Methods", list(PAPER_METHODS), options=METHODS, labels=METHOD_LABELS,
+    help="Noise reduction (the paper's method), the doubling baseline, the theory approach (one ε fixed up front), "
+    "and the Gibbs posterior (an (ε, δ) competitor that needs no test; SPEC §17).",
 )  # fmt: skip
 GAMMA = Choice(
     SCOPE, "gamma", "Failure probability γ", 0.1, options=(0.001, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5),
@@ -66,6 +71,7 @@ GAMMA = Choice(
 )  # fmt: skip
 GENERATOR = generator_setting(SCOPE)
 CALIBRATION = calibration_setting(SCOPE)
+DELTA = delta_setting(SCOPE)
 EPS_MIN = OptionalFloat(SCOPE, "eps_min", "ε_min (blank = paper default)", None)
 EPS_MAX = OptionalFloat(SCOPE, "eps_max", "ε_max (blank = paper default)", None)
 LEVELS = IntSetting(SCOPE, "T", "Number of levels T", SearchOptions.T, low=2, high=100_000, box=True, step=100)
@@ -82,7 +88,8 @@ EXACT = Toggle(
     "level, which takes seconds on the 100,000-row datasets.",
 )  # fmt: skip
 SETTINGS = (
-    ALPHA, METHODS_SETTING, GAMMA, GENERATOR, CALIBRATION, EPS_MIN, EPS_MAX, LEVELS, SPACING, TRIALS, SEED, SHOW, EXACT,
+    ALPHA, METHODS_SETTING, GAMMA, GENERATOR, CALIBRATION, DELTA, EPS_MIN, EPS_MAX, LEVELS, SPACING, TRIALS, SEED, SHOW,
+    EXACT,
 )  # fmt: skip
 LAST_HEADLINE = f"{SCOPE}.last_headline"
 
@@ -100,10 +107,15 @@ def draw_headline(summary: pd.DataFrame, done: int, total: int) -> None:
         with card.container(border=True):
             st.markdown(f"#### {row['label']}")
             # One metric per row: a large e^ε such as "4.1 × 10⁹" would not fit beside ε.
-            st.metric(
-                "Median ex-post ε", format_epsilon(row["median_eps"]),
-                help="The privacy loss actually paid (known after the run), median over trials; ∞ = fallback.",
-            )  # fmt: skip
+            if row["method"] == "gibbs":
+                label, meaning = "ε (set in advance)", "The privacy loss fixed before the run; no test is needed."
+            else:
+                label = "Median ex-post ε"
+                meaning = "The privacy loss actually paid (known after the run), median over trials; ∞ = fallback."
+            if row["delta"] > 0:
+                label += f", δ = {format_delta(row['delta'])}"
+                meaning += " An (ε, δ) guarantee: not the same promise as a pure ε."
+            st.metric(label, format_epsilon(row["median_eps"]), help=meaning)
             st.metric("Risk factor e^ε", format_exp_epsilon(row["median_eps"]))
             low, even = (format_posterior(row["median_eps"], q).replace("> ", "over ") for q in (0.01, 0.5))
             st.markdown(
@@ -150,6 +162,10 @@ if generator == "covariance" and chosen.task != "ridge":
     sidebar.error("Covariance perturbation needs ridge regression; this dataset is logistic. Pick output perturbation.")
     problems.append("generator")
 calibration = CALIBRATION.widget(sidebar)
+delta = DELTA.widget(sidebar)
+if message := delta_problem(delta, methods, chosen.task):
+    sidebar.error(message)
+    problems.append("delta")
 
 sidebar.subheader("Privacy levels ε")
 if "generator" not in problems:
@@ -183,7 +199,8 @@ if problems:
 request = RunRequest(
     alpha=float(alpha), gamma=float(gamma), methods=tuple(methods), trials=int(trials), seed=int(seed),
     options=SearchOptions(
-        T=int(levels), generator=generator, calibration=calibration, eps_min=eps_min, eps_max=eps_max, spacing=spacing
+        T=int(levels), generator=generator, calibration=calibration, eps_min=eps_min, eps_max=eps_max, spacing=spacing,
+        delta=float(delta),
     ),
 )
 
@@ -220,7 +237,8 @@ with right:
     show_chart(figure_breakdown(results), "eps_breakdown")
     st.caption(
         "Testing: the privacy of the private accuracy test (ε_A for noise reduction, one Laplace test per "
-        "step for doubling). Generating: the ε of the released hypothesis. The theory approach does not test."
+        "step for doubling). Generating: the ε of the released hypothesis. The theory approach and the Gibbs "
+        "posterior do not test."
     )
 
 # ---------------------------------------------------------------- 4. the search, step by step
@@ -230,7 +248,7 @@ show = SHOW.widget(replay)
 exact = EXACT.widget(exactness)
 if show >= trials:
     st.error(f"Trial {show} does not exist: trials are numbered 0 to {trials - 1}.")
-searching = [m for m in methods if m in ("nr", "doubling")]
+searching = [m for m in methods if m in TESTING_METHODS]
 traced = {}
 if show < trials:
     with st.spinner("Replaying the trial…"), package_errors(stop=False):
@@ -253,8 +271,9 @@ if show < trials:
             "The true excess risks (grey) are computed for teaching only: they read the data and are not private. "
             "▲ marks levels where a certified lower bound was enough to reject the hypothesis."
         )
-    elif "theory" in methods:
-        st.info("The theory approach does not search: it releases one hypothesis at the ε fixed in advance.")
+    elif methods:
+        st.info("The theory approach and the Gibbs posterior do not search: each releases one hypothesis at an ε "
+                "fixed in advance.")
 
 # ---------------------------------------------------------------- 5. accuracy reached
 st.subheader("Accuracy reached")

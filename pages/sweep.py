@@ -28,7 +28,7 @@ import streamlit as st
 
 from accfirst import METHODS
 from accfirst.cli import command_line
-from accfirst.search.experiments import METHOD_LABELS, SearchOptions
+from accfirst.search.experiments import METHOD_LABELS, PAPER_METHODS, SearchOptions
 from accfirst.plots.paper import (
     fig1_epsilon,
     fig2_excess_risk,
@@ -49,6 +49,8 @@ from ui.settings import (
     MultiChoice,
     Setting,
     calibration_setting,
+    delta_problem,
+    delta_setting,
     generator_setting,
     restore_from_url,
     write_to_url,
@@ -90,8 +92,9 @@ ALPHAS = AlphaGrid(
     help="The requested excess risks. The paper's grid is 0.005:0.2:0.005 (40 values).",
 )  # fmt: skip
 METHODS_SETTING = MultiChoice(
-    SCOPE, "methods", "Methods", list(METHODS), options=METHODS, labels=METHOD_LABELS,
-    help="Noise reduction (the paper's method), the doubling baseline, and the theory approach (one ε fixed up front).",
+    SCOPE, "methods", "Methods", list(PAPER_METHODS), options=METHODS, labels=METHOD_LABELS,
+    help="Noise reduction (the paper's method), the doubling baseline, the theory approach (one ε fixed up front), "
+    "and the Gibbs posterior (an (ε, δ) competitor that needs no test; SPEC §17).",
 )  # fmt: skip
 TRIALS = IntSetting(SCOPE, "trials", "Trials per method and α", 10, low=1, high=200, box=True)
 GAMMA = Choice(
@@ -102,16 +105,18 @@ LEVELS = IntSetting(SCOPE, "T", "Number of levels T", SearchOptions.T, low=2, hi
 SEED = IntSetting(SCOPE, "seed", "Seed", 0, low=0, high=2**32 - 1, box=True)
 GENERATOR = generator_setting(SCOPE)
 CALIBRATION = calibration_setting(SCOPE)
+DELTA = delta_setting(SCOPE)
 VERSUS = Choice(
-    SCOPE, "fig1", "Compare noise reduction with", "theory", options=("theory", "doubling"),
-    labels={"theory": "the theory approach (Fig. 1a/b)", "doubling": "doubling (Fig. 1c/d)"},
+    SCOPE, "fig1", "Compare noise reduction with", "theory", options=("theory", "doubling", "gibbs"),
+    labels={"theory": "the theory approach (Fig. 1a/b)", "doubling": "doubling (Fig. 1c/d)",
+            "gibbs": "the Gibbs posterior (ε, δ)"},
     widget_type="segmented_control",
 )  # fmt: skip
 RISK_FACTOR = Choice(
     SCOPE, "axis", "Vertical axis", "eps", options=("eps", "exp"),
     labels={"eps": "ex-post ε", "exp": "risk factor e^ε (log)"}, widget_type="segmented_control",
 )  # fmt: skip
-SETTINGS = (ALPHAS, METHODS_SETTING, TRIALS, GAMMA, LEVELS, SEED, GENERATOR, CALIBRATION, VERSUS, RISK_FACTOR)
+SETTINGS = (ALPHAS, METHODS_SETTING, TRIALS, GAMMA, LEVELS, SEED, GENERATOR, CALIBRATION, DELTA, VERSUS, RISK_FACTOR)
 
 
 def show_chart(figure, key: str) -> None:
@@ -128,6 +133,7 @@ def report_settings(request: RunSettings, title: str, alphas_text: str) -> dict[
         "T": request.options.T,
         "generator": request.options.generator or "the paper's",
         "calibration": request.options.calibration,
+        "δ ((ε, δ) methods)": request.options.delta,
         "methods": ", ".join(METHOD_LABELS[m] for m in request.methods),
         "α": f"{alphas_text} ({len(request.alphas)} values)",
         "trials": request.trials,
@@ -158,6 +164,7 @@ levels = LEVELS.widget(sidebar)
 seed = SEED.widget(sidebar)
 generator_choice = GENERATOR.widget(sidebar)
 calibration = CALIBRATION.widget(sidebar)
+delta = DELTA.widget(sidebar)
 write_to_url(SETTINGS)
 
 problems: list[str] = []
@@ -173,6 +180,9 @@ generator = None if generator_choice == "paper" else generator_choice
 if generator == "covariance" and chosen.task != "ridge":
     sidebar.error("Covariance perturbation needs ridge regression; this dataset is logistic. Pick output perturbation.")
     problems.append("generator")
+if message := delta_problem(delta, methods, chosen.task):
+    sidebar.error(message)
+    problems.append("delta")
 
 # ---------------------------------------------------------------- run
 request = None
@@ -180,7 +190,7 @@ if not problems:
     request = RunSettings(
         dataset=chosen.spec, task=chosen.task, lam=chosen.lam, alphas=tuple(alphas), gamma=float(gamma),
         methods=tuple(methods), trials=int(trials), seed=int(seed),
-        options=SearchOptions(T=int(levels), generator=generator, calibration=calibration),
+        options=SearchOptions(T=int(levels), generator=generator, calibration=calibration, delta=float(delta)),
     )  # fmt: skip
     total = len(alphas) * len(methods) * int(trials)
     st.markdown(

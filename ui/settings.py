@@ -30,6 +30,8 @@ from typing import Any
 import streamlit as st
 
 from accfirst import CALIBRATIONS, SearchOptions
+from accfirst.interpret import format_delta
+from accfirst.mechanisms.brownian import DEFAULT_DELTA
 
 
 class InvalidValue(ValueError):
@@ -362,3 +364,22 @@ def calibration_setting(scope: str) -> Choice:
         "probability ≥ 1 − γ; the exact ones pay the least privacy for it. The paper's plots used its code's.",
     )  # fmt: skip
 
+
+DELTA_OPTIONS = (0.0, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)
+
+
+def delta_setting(scope: str) -> Choice:
+    """δ of the methods with an (ε, δ) guarantee (the Gibbs posterior, SPEC §17), as every page offers it."""
+    return Choice(
+        scope, "delta", "δ for (ε, δ) methods (Gibbs posterior)", DEFAULT_DELTA, options=DELTA_OPTIONS,
+        labels={d: format_delta(d) for d in DELTA_OPTIONS}, widget_type="select_slider",
+        help="The Gibbs posterior is (ε, δ)-DP: its ε holds except with probability δ. δ = 0 asks for pure ε "
+        "(ridge only: the exponential mechanism). Noise reduction, doubling and the theory approach are pure ε.",
+    )  # fmt: skip
+
+
+def delta_problem(delta: float, methods: Sequence[str], task: str) -> str | None:
+    """Why ``delta`` cannot run with these methods on this task, or ``None``."""
+    if delta == 0 and "gibbs" in methods and task != "ridge":
+        return "The logistic Gibbs posterior has no pure-ε guarantee: choose δ > 0."
+    return None

@@ -24,7 +24,6 @@ reveals nothing new, and a refused round never touches the data.
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -35,6 +34,7 @@ from accfirst.erm.problems import Problem
 from accfirst.errors import AccFirstError
 from accfirst.result import RunResult
 from accfirst.search.experiments import METHOD_LABELS, SearchOptions, declared_bound, search
+from accfirst.teaching.composition import dp_to_zcdp
 from accfirst.validation import as_generator, validate_delta, validate_positive
 
 LEDGER_COLUMNS = (
@@ -50,8 +50,7 @@ def zcdp_budget(epsilon: float, delta: float) -> float:
 
     The inverse of ε = ρ + 2√(ρ ln(1/δ)), the tail bound P(loss > ε) ≤ δ of ρ-zCDP.
     """
-    log_term = math.log(1.0 / validate_delta(delta))
-    return (math.sqrt(validate_positive("epsilon", epsilon) + log_term) - math.sqrt(log_term)) ** 2
+    return dp_to_zcdp(epsilon, delta)
 
 
 class PrivacyFilter:

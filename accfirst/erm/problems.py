@@ -406,6 +406,21 @@ class LogisticProblem(Problem):
         values = np.logaddexp(0.0, -margins).mean(axis=0) + self.lam / 2 * np.einsum("ki,ki->k", thetas, thetas)
         return float(values[0]) if single else values
 
+    def loss_and_gradient(self, thetas: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """L(θ) and ∇L(θ) for a (k, p) batch, in one pass over the data for all k (Langevin samplers)."""
+        margins = self._yX @ thetas.T
+        # One exponential serves both: log(1 + e^{−m}) = max(−m, 0) + log1p(e^{−|m|}) and
+        # σ(−m) = e^{−|m|}/(1 + e^{−|m|}) for m ≥ 0, 1/(1 + e^{−|m|}) otherwise (stable for both signs).
+        small = np.exp(-np.abs(margins))
+        losses = (np.maximum(-margins, 0.0) + np.log1p(small)).mean(axis=0)
+        weights = np.where(margins >= 0, small, 1.0) / (1.0 + small)
+        gradients = -(weights.T @ self._yX) / self.n + self.lam * thetas
+        return losses + self.lam / 2 * np.einsum("ki,ki->k", thetas, thetas), gradients
+
+    def hessian_at(self, theta: NDArray[np.float64]) -> NDArray[np.float64]:
+        """∇²L(θ) = (1/n) Σ σ(m_i)(1 − σ(m_i)) x_i x_iᵀ + λI, m_i = y_i θᵀx_i."""
+        return self._gradient_hessian(theta)[1]
+
     def excess_risk(self, theta: ArrayLike) -> float | NDArray[np.float64]:
         values = np.maximum(np.asarray(self.loss(theta)) - self._loss_star, 0.0)
         return float(values) if values.ndim == 0 else values

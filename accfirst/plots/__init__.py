@@ -21,15 +21,17 @@ import pandas as pd
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
-from accfirst.interpret import SUPERSCRIPTS
+from accfirst.interpret import SUPERSCRIPTS, format_delta
 from accfirst.search.experiments import METHOD_LABELS, METHODS
 
 METHOD_ORDER = METHODS
 # Colour-blind-safe (Okabe–Ito) and distinct in greyscale.
-METHOD_COLORS = {"nr": "#0072B2", "doubling": "#E69F00", "theory": "#009E73"}
+METHOD_COLORS = {"nr": "#0072B2", "doubling": "#E69F00", "theory": "#009E73", "gibbs": "#CC79A7"}
 NONPRIVATE_COLOR = "#777777"
 # Reference lines (y = α, the bound M): visible on a light and on a dark background.
 REFERENCE_COLOR = "#8C8C8C"
+# Methods that test hypotheses: they have a testing part of ε and a search to show.
+TESTING_METHODS = ("nr", "doubling")
 
 TITLE_LINE_PX = 22
 SUBTITLE_LINE_PX = 17
@@ -39,9 +41,19 @@ X_AXIS_PX = 60
 SUBTITLE_CHARACTERS = 52
 
 
-def method_label(method: str) -> str:
-    """The display name of a method key ("nr" → "Noise reduction")."""
-    return METHOD_LABELS.get(method, method)
+def method_label(method: str, rows: pd.DataFrame | None = None) -> str:
+    """The display name of a method key ("nr" → "Noise reduction").
+
+    Given the method's ``rows`` of a results frame, a δ > 0 is named with it ("Gibbs
+    posterior (δ = 10⁻⁶)", the largest δ of the rows), so that an (ε, δ) guarantee is never
+    read as pure ε beside the other methods.
+    """
+    label = METHOD_LABELS.get(method, method)
+    if rows is not None and "delta" in rows.columns and len(rows):
+        delta = float(rows["delta"].max())
+        if delta > 0:
+            label += f" (δ = {format_delta(delta)})"
+    return label
 
 
 def method_color(method: str) -> str:
@@ -130,6 +142,6 @@ def _tick_label(value: float) -> str:
 
 
 __all__ = [
-    "METHOD_COLORS", "METHOD_ORDER", "NONPRIVATE_COLOR", "REFERENCE_COLOR", "layout", "log_ticks", "method_color",
-    "method_label", "methods_in", "wrap",
+    "METHOD_COLORS", "METHOD_ORDER", "NONPRIVATE_COLOR", "REFERENCE_COLOR", "TESTING_METHODS", "layout", "log_ticks",
+    "method_color", "method_label", "methods_in", "wrap",
 ]  # fmt: skip

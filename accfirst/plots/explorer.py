@@ -67,7 +67,7 @@ def figure_epsilon_distribution(results: pd.DataFrame) -> go.Figure:
         runs = results[results["method"] == method]
         finite = runs[np.isfinite(runs["eps_total"].to_numpy(dtype=float))]
         fallbacks = len(runs) - len(finite)
-        name = method_label(method)
+        name = method_label(method, runs)
         row_label = name if not fallbacks else f"{name}<br>({fallbacks} × ε = ∞)"
         if fallbacks:
             notes.append(f"{name}: {fallbacks} of {len(runs)} trials fell back to θ* (ε = ∞)")
@@ -91,7 +91,10 @@ def figure_epsilon_distribution(results: pd.DataFrame) -> go.Figure:
 
 
 def breakdown_frame(results: pd.DataFrame) -> pd.DataFrame:
-    """Median testing and generation parts of ε per method, over the trials that halted (SPEC §6)."""
+    """Median testing and generation parts of ε per method, over the trials that halted (SPEC §6).
+
+    ``label`` names each method with its δ when it has one (``method_label``).
+    """
     _require(results, ("method", "eps_test", "eps_hypothesis", "fallback"), "breakdown_frame")
     rows = []
     for method in methods_in(results):
@@ -100,6 +103,7 @@ def breakdown_frame(results: pd.DataFrame) -> pd.DataFrame:
         rows.append(
             {
                 "method": method,
+                "label": method_label(method, runs),
                 "halted": len(halted),
                 "trials": len(runs),
                 "eps_test": float(halted["eps_test"].median()) if len(halted) else math.nan,
@@ -114,12 +118,13 @@ def figure_breakdown(results: pd.DataFrame) -> go.Figure:
     """Where the privacy goes (output 3, the paper's Fig. 3 for this run): testing vs generating.
 
     Stacked bars of the median testing part (ε_A, or the doubling tests) and the median
-    generation part (ε_t) over the trials that halted; the theory approach has no test.
+    generation part (ε_t) over the trials that halted; the theory approach and the Gibbs
+    posterior have no test.
     """
     parts = breakdown_frame(results)
     labels = [
-        method_label(m) if h == t else f"{method_label(m)}<br>({h} of {t} halted)"
-        for m, h, t in zip(parts["method"], parts["halted"], parts["trials"], strict=True)
+        label if h == t else f"{label}<br>({h} of {t} halted)"
+        for label, h, t in zip(parts["label"], parts["halted"], parts["trials"], strict=True)
     ]
     fig = go.Figure()
     for column, name, pattern in (
@@ -270,7 +275,7 @@ def figure_excess_risk(results: pd.DataFrame, alpha: float) -> go.Figure:
     for method in methods_in(results):
         runs = results[results["method"] == method]
         rate = float(runs["success"].astype(bool).mean())
-        label = f"{method_label(method)}<br>({rate:.0%} ≤ α)"
+        label = f"{method_label(method, runs)}<br>({rate:.0%} ≤ α)"
         risk = runs["excess_risk"].to_numpy(dtype=float)
         fig.add_trace(
             _trial_strip(

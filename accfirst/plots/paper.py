@@ -32,12 +32,26 @@ from plotly.utils import PlotlyJSONEncoder
 from accfirst.docs import docs_link
 from accfirst.interpret import format_epsilon, format_exp_epsilon, quantile_with_inf
 from accfirst.mechanisms.calibration import calibration_constant
-from accfirst.plots import REFERENCE_COLOR, layout, log_ticks, method_color, method_label, methods_in, wrap
+from accfirst.plots import (
+    REFERENCE_COLOR,
+    TESTING_METHODS,
+    layout,
+    log_ticks,
+    method_color,
+    method_label,
+    methods_in,
+    wrap,
+)
 
 BAND_OPACITY = 0.18
 PLOT_HEIGHT = 340
 ALPHA_AXIS = "α (requested excess risk)"
 THEORY_CAVEAT = "promises only expected excess risk ≤ α, not with probability 1 − γ"
+DELTA_CAVEAT = (
+    "A method labelled with δ gives an (ε, δ) guarantee, the others a pure ε: "
+    "a smaller ε at δ > 0 is a weaker kind of promise."
+)
+VERSUS = {"theory": "the theory approach", "doubling": "doubling", "gibbs": "the Gibbs posterior"}
 INFINITE_NOTE = "Gaps: the quantile is ∞ there (that share of runs fell back and released the exact model)."
 
 
@@ -81,7 +95,7 @@ def _rgba(hex_color: str, opacity: float) -> str:
     return f"rgba({red},{green},{blue},{opacity})"
 
 
-def _add_band(fig: go.Figure, summary: pd.DataFrame, method: str, low: str, high: str, what: str) -> None:
+def _add_band(fig: go.Figure, summary: pd.DataFrame, method: str, label: str, low: str, high: str, what: str) -> None:
     """A shaded band between two quantile columns, grouped with the method's median line."""
     color = method_color(method)
     common = {"x": summary["alpha"], "mode": "lines", "line": {"width": 0}, "legendgroup": method, "hoverinfo": "skip"}
@@ -89,7 +103,7 @@ def _add_band(fig: go.Figure, summary: pd.DataFrame, method: str, low: str, high
         go.Scatter(
             y=_finite_or_none(summary[low]),
             showlegend=False,
-            name=f"{method_label(method)}: {what} (lower edge)",
+            name=f"{label}: {what} (lower edge)",
             **common,
         )
     )
@@ -98,29 +112,29 @@ def _add_band(fig: go.Figure, summary: pd.DataFrame, method: str, low: str, high
             y=_finite_or_none(summary[high]),
             fill="tonexty",
             fillcolor=_rgba(color, BAND_OPACITY),
-            name=f"{method_label(method)}: {what}",
+            name=f"{label}: {what}",
             showlegend=True,
             **common,
         )
     )
 
 
-def _add_median(fig: go.Figure, summary: pd.DataFrame, method: str, quantity: str, dash: str = "solid") -> None:
+def _add_median(fig: go.Figure, summary: pd.DataFrame, method: str, label: str, quantity: str) -> None:
     """The median line, with the IQR and the fallback share in its hover (SPEC §9)."""
     fig.add_trace(
         go.Scatter(
             x=summary["alpha"],
             y=_finite_or_none(summary["q50"]),
             mode="lines+markers",
-            name=f"{method_label(method)}: median",
+            name=f"{label}: median",
             legendgroup=method,
-            line={"color": method_color(method), "dash": dash},
+            line={"color": method_color(method)},
             customdata=[
                 [_number_text(low), _number_text(high), f"{share:.0%} of {runs}"]
                 for low, high, share, runs in summary[["q25", "q75", "fallback_share", "runs"]].itertuples(index=False)
             ],
             hovertemplate=(
-                f"{method_label(method)}<br>α = %{{x}}<br>median {quantity} = %{{y:.4g}}"
+                f"{label}<br>α = %{{x}}<br>median {quantity} = %{{y:.4g}}"
                 "<br>interquartile range %{customdata[0]} – %{customdata[1]}"
                 "<br>fallback in %{customdata[2]} runs<extra></extra>"
             ),
@@ -163,26 +177,31 @@ def fig1_epsilon(
     """Fig. 1: ex-post privacy loss vs α, noise reduction against ``versus``.
 
     ``versus="theory"`` draws the theory approach's E(α) (Fig. 1a/1b), which promises
-    only expected error; ``versus="doubling"`` the doubling method (Fig. 1c/1d).
+    only expected error; ``versus="doubling"`` the doubling method (Fig. 1c/1d);
+    ``versus="gibbs"`` the Gibbs posterior (SPEC §17), labelled with its δ.
     Medians with the interquartile band; ``risk_factor=True`` plots e^ε (SPEC §10)
     instead of ε, always on a log axis. ε is on a log axis too unless ``log_axis=False``
     (the paper's linear axis, where the smallest α flattens every other point).
     """
-    if versus not in ("theory", "doubling"):
-        raise ValueError(f"versus must be 'theory' or 'doubling'; got {versus!r}")
+    if versus not in VERSUS:
+        raise ValueError(f"versus must be one of {list(VERSUS)}; got {versus!r}")
     quantity = "e^ε" if risk_factor else "ε"
     fig = go.Figure()
-    compared = ["nr", "doubling"] if versus == "doubling" else ["nr"]
+    compared = ["nr"] if versus == "theory" else ["nr", versus]
     methods = [m for m in methods_in(df) if m in compared]
     infinite = False
     for method in methods:
-        summary = summarise(df[df["method"] == method], "eps_total")
+        rows = df[df["method"] == method]
+        summary = summarise(rows, "eps_total")
         if risk_factor:
             summary[["q25", "q50", "q75"]] = exp_epsilon(summary[["q25", "q50", "q75"]])
-        _add_band(fig, summary, method, "q25", "q75", "interquartile range")
-        _add_median(fig, summary, method, f"ex-post {quantity}")
+        label = method_label(method, rows)
+        _add_band(fig, summary, method, label, "q25", "q75", "interquartile range")
+        _add_median(fig, summary, method, label, f"ex-post {quantity}")
         infinite |= _has_infinite(summary, ["q25", "q50", "q75"])
     notes = [INFINITE_NOTE] if infinite else []
+    if versus == "gibbs":
+        notes.append(DELTA_CAVEAT)
     if versus == "theory":
         curve = theory_curve(df)
         if curve is None:
@@ -203,12 +222,11 @@ def fig1_epsilon(
     missing = [method_label(m) for m in compared if m not in methods]
     if missing:
         notes.append(f"No runs of: {', '.join(missing)}.")
-    against = "the theory approach" if versus == "theory" else "doubling"
     log_y = risk_factor or log_axis
     y_title = "risk factor e^ε" if risk_factor else "ex-post privacy loss ε"
     y_title += " (log scale)" if log_y else ""
     return _layout(
-        fig, "Fig. 1 — ex-post privacy loss", f"noise reduction vs {against}", y_title, log_y=log_y, notes=notes
+        fig, "Fig. 1 — ex-post privacy loss", f"noise reduction vs {VERSUS[versus]}", y_title, log_y=log_y, notes=notes
     )
 
 
@@ -219,9 +237,10 @@ def fig2_excess_risk(df: pd.DataFrame) -> go.Figure:
     """
     fig = go.Figure()
     for method in methods_in(df):
-        summary = summarise(df[df["method"] == method], "excess_risk", (0.25, 0.5, 0.75, 0.9))
-        label = method_label(method) + (" (expected error only)" if method == "theory" else "")
-        _add_median(fig, summary, method, "excess risk")
+        rows = df[df["method"] == method]
+        summary = summarise(rows, "excess_risk", (0.25, 0.5, 0.75, 0.9))
+        label = method_label(method, rows) + (" (expected error only)" if method == "theory" else "")
+        _add_median(fig, summary, method, label, "excess risk")
         fig.add_trace(
             go.Scatter(
                 x=summary["alpha"],
@@ -255,12 +274,13 @@ def fig3_breakdown(df: pd.DataFrame) -> go.Figure:
 
     Noise reduction: testing = ε_A, generation = ε_t; doubling: the accrued test
     costs and the accrued generator ε. Medians over the runs that halted (a fallback
-    has no generation part; its share is in the hover), on a log axis. The theory
-    approach has no test and is left out.
+    has no generation part; its share is in the hover), on a log axis. Methods without a
+    test (the theory approach, the Gibbs posterior) are left out.
     """
     fig = go.Figure()
-    for method in methods_in(df, exclude=("theory",)):
+    for method in [m for m in methods_in(df) if m in TESTING_METHODS]:
         rows = df[df["method"] == method]
+        label = method_label(method, rows)
         share = rows.groupby("alpha")["fallback"].mean()
         halted = rows[~rows["fallback"].astype(bool)]
         for column, part, dash in (("eps_test", "testing", "solid"), ("eps_hypothesis", "generation", "dash")):
@@ -270,11 +290,11 @@ def fig3_breakdown(df: pd.DataFrame) -> go.Figure:
                     x=summary["alpha"],
                     y=summary["q50"],
                     mode="lines+markers",
-                    name=f"{method_label(method)}: {part}",
+                    name=f"{label}: {part}",
                     legendgroup=method,
                     line={"color": method_color(method), "dash": dash},
                     customdata=[f"{share[alpha]:.0%}" for alpha in summary["alpha"]],
-                    hovertemplate=f"{method_label(method)}, {part}<br>α = %{{x}}<br>median ε = %{{y:.4g}}"
+                    hovertemplate=f"{label}, {part}<br>α = %{{x}}<br>median ε = %{{y:.4g}}"
                     "<br>fallback (left out) in %{customdata} of runs<extra></extra>",
                 )
             )
@@ -296,9 +316,11 @@ def fig4_theta_norm(df: pd.DataFrame) -> go.Figure:
     """
     fig = go.Figure()
     for method in methods_in(df):
-        summary = summarise(df[df["method"] == method], "theta_norm")
-        _add_band(fig, summary, method, "q25", "q75", "interquartile range")
-        _add_median(fig, summary, method, "‖θ‖")
+        rows = df[df["method"] == method]
+        summary = summarise(rows, "theta_norm")
+        label = method_label(method, rows)
+        _add_band(fig, summary, method, label, "q25", "q75", "interquartile range")
+        _add_median(fig, summary, method, label, "‖θ‖")
     bounds = np.sort(df["norm_bound"].unique())
     alphas = np.sort(df["alpha"].unique())
     for bound in bounds:
@@ -331,7 +353,7 @@ def paper_table(df: pd.DataFrame, alphas: Sequence[float] | None = None) -> pd.D
     for method in methods_in(df):
         rows = df[df["method"] == method]
         eps = summarise(rows, "eps_total", (0.5,)).set_index("alpha")
-        label = method_label(method)
+        label = method_label(method, rows)
         median = table["α"].map(eps["q50"])
         table[f"{label}: median ε"] = median
         table[f"{label}: median e^ε"] = [format_exp_epsilon(e) if not math.isnan(e) else "" for e in median]
@@ -340,11 +362,14 @@ def paper_table(df: pd.DataFrame, alphas: Sequence[float] | None = None) -> pd.D
 
 
 def report_figures(df: pd.DataFrame) -> list[go.Figure]:
-    """The figures of the report: Fig. 1 (vs theory in ε, vs doubling in ε and e^ε), Figs. 2–4."""
+    """The figures of the report: Fig. 1 (vs theory in ε, vs doubling in ε and e^ε, vs the
+    Gibbs posterior when it ran), Figs. 2–4."""
+    versus_gibbs = [fig1_epsilon(df, "gibbs")] if "gibbs" in set(df["method"]) else []
     return [
         fig1_epsilon(df, "theory"),
         fig1_epsilon(df, "doubling"),
         fig1_epsilon(df, "doubling", risk_factor=True),
+        *versus_gibbs,
         fig2_excess_risk(df),
         fig3_breakdown(df),
         fig4_theta_norm(df),
@@ -445,12 +470,15 @@ def html_report(df: pd.DataFrame, settings: Mapping[str, object], preparation: S
     preparation : the data preparation steps (``PrepReport.steps``), listed when given.
     """
     caveat = calibration_caveat(df)
-    deltas = sorted(set(df.loc[df["delta"] > 0, "delta"])) if "delta" in df.columns else []
+    gaussian = df[df["noise"] == "gaussian"] if "noise" in df.columns else df.iloc[:0]
+    deltas = sorted(set(gaussian.loc[gaussian["delta"] > 0, "delta"]))
     if deltas:
         caveat += (
             f'<p class="note">Gaussian runs report an (ε, δ)-ex-post loss with δ = '
             f"{', '.join(f'{d:g}' for d in deltas)} (derived; consistent with Rogers et al. 2023).</p>"
         )
+    if "gibbs" in set(df["method"]):
+        caveat += f'<p class="note">{html.escape(DELTA_CAVEAT)}</p>'
     intro = f"""<p>Ex-post privacy loss of noise reduction, doubling and the theory approach for each requested
 excess risk α (Ligett et al., NeurIPS 2017, Section 4 and Appendix B). Medians and quantiles
 count a fallback run's ε as ∞; the theory approach promises only expected excess risk.

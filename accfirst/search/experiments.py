@@ -17,6 +17,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from accfirst.erm.generators import GENERATORS, NOISES
+from accfirst.erm.gibbs import gibbs_bound, gibbs_run
 from accfirst.erm.problems import Problem
 from accfirst.erm.theory import theory_epsilon
 from accfirst.errors import AccFirstError
@@ -32,10 +33,21 @@ from accfirst.search.methods import (
     noise_reduction_bound,
     theory_run,
 )
-from accfirst.validation import validate_alpha, validate_count, validate_delta, validate_gamma, validate_positive
+from accfirst.validation import (
+    validate_alpha,
+    validate_count,
+    validate_delta,
+    validate_gamma,
+    validate_positive,
+    validate_probability,
+)
 
-METHODS = ("nr", "doubling", "theory")
-METHOD_LABELS = {"nr": "Noise reduction", "doubling": "Doubling", "theory": "Theory"}
+# New methods go at the end: a method's position seeds its runs (``trial_rng``).
+METHODS = ("nr", "doubling", "theory", "gibbs")
+# The paper's three, the default of the pages and the command line (Gibbs is opt-in: its
+# logistic sampler costs seconds per run on 100,000 rows).
+PAPER_METHODS = ("nr", "doubling", "theory")
+METHOD_LABELS = {"nr": "Noise reduction", "doubling": "Doubling", "theory": "Theory", "gibbs": "Gibbs posterior"}
 COLUMNS = (
     "method", "generator", "calibration", "noise", "delta", "alpha", "gamma", "lam", "n", "p", "T", "trial",
     "stop_index", "eps_test", "eps_hypothesis", "eps_total", "exp_eps_total",
@@ -45,7 +57,7 @@ COLUMNS = (
 
 @dataclass(frozen=True)
 class SearchOptions:
-    """How every run of a batch searches: the ε grid, the generator, its noise and the test (SPEC §3, §6, §8, §14).
+    """How every run of a batch searches: the ε grid, the generator, its noise, the test, δ (SPEC §3, §6, §8, §14, §17).
 
     The same for every (method, α, trial) of a batch, so ``run_trials``, ``sweep``, the app
     and the settings record carry one of these instead of each option separately. Checked
@@ -63,7 +75,8 @@ class SearchOptions:
     eps_min, eps_max : ends of the ε grid; ``None`` for the paper's 1/n and 4E (SPEC §8).
     spacing : "geometric" (the paper's) or "linear".
     noise : "laplace" (the paper's) or "gaussian" (SPEC §14; noise reduction and doubling only).
-    delta : δ of the (ε, δ)-ex-post guarantee of Gaussian runs, in (0, 1); Laplace runs record δ = 0.
+    delta : δ of the (ε, δ) guarantees, in [0, 1): of Gaussian runs' ex-post loss (δ > 0; Laplace runs
+        record δ = 0) and of the Gibbs posterior (SPEC §17; 0 asks it for pure ε, ridge only).
     """
 
     T: int = 100
@@ -88,7 +101,10 @@ class SearchOptions:
             raise AccFirstError(f"spacing must be one of {SPACINGS}; got {self.spacing!r}")
         if self.noise not in NOISES:
             raise AccFirstError(f"unknown noise {self.noise!r}; choose one of {sorted(NOISES)}")
-        set_(self, "delta", validate_delta(self.delta))
+        # Gaussian runs are (ε, δ)-ex-post and need δ > 0; δ = 0 asks the Gibbs posterior for pure ε.
+        gaussian = self.noise == "gaussian"
+        delta = validate_delta(self.delta) if gaussian else validate_probability("delta", self.delta, zero=True)
+        set_(self, "delta", delta)
 
     @classmethod
     def paper(cls) -> SearchOptions:
@@ -136,6 +152,8 @@ def search(
     validate_methods([method], options.noise)
     if method == "theory":
         return theory_run(problem, alpha, gamma, options.generator, rng)
+    if method == "gibbs":
+        return gibbs_run(problem, alpha, gamma, options.delta, rng)
     grid = options.grid(problem, alpha)
     noise = {"noise": options.noise, "delta": options.delta}
     if method == "nr":
@@ -152,11 +170,14 @@ def declared_bound(
     """(ℰ̄, δ): the most a run of ``method`` can lose unless it falls back, known before it runs (SPEC §15.2).
 
     Noise reduction and doubling: the ex-post loss of halting at the top level; theory:
-    its ε = E (pure DP). A privacy filter admits the run on this bound. Reads no data.
+    its ε = E (pure DP); the Gibbs posterior: its (ε, δ), fixed in advance (ridge only). A
+    privacy filter admits the run on this bound. Reads no data.
     """
     validate_methods([method], options.noise)
     if method == "theory":
         return theory_epsilon(problem, alpha, options.generator), 0.0
+    if method == "gibbs":
+        return gibbs_bound(problem, alpha, gamma, options.delta)
     grid = options.grid(problem, alpha)
     noise = {"noise": options.noise, "delta": options.delta}
     if method == "nr":

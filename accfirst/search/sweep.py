@@ -188,7 +188,7 @@ def sweep(
     chunk_size : runs per task; by default about 32 tasks per worker, at most 8 runs
         (small chunks keep the progress fine-grained and stopping quick).
     options : the fields of ``SearchOptions`` (T, generator, calibration, eps_min, eps_max,
-        spacing), as for ``run_trials``.
+        spacing, delta), as for ``run_trials``.
 
     Returns
     -------

@@ -155,3 +155,21 @@ def test_projection_of_enormous_noise_lands_on_the_sphere(logistic_problem) -> N
 
     theta = OutputPerturbation(logistic_problem).sample(1e-160, np.random.default_rng(0)).theta
     assert np.linalg.norm(theta) == pytest.approx(logistic_problem.norm_bound, rel=1e-12)
+
+
+def test_logistic_batched_loss_and_gradient_match_finite_differences(logistic_problem: LogisticProblem) -> None:
+    thetas = np.random.default_rng(0).normal(scale=30.0, size=(3, logistic_problem.p))  # large margins too
+    losses, gradients = logistic_problem.loss_and_gradient(thetas)
+    np.testing.assert_allclose(losses, logistic_problem.loss(thetas), rtol=1e-13)
+    step = 1e-6
+    for k, theta in enumerate(thetas):
+        numeric = [
+            (logistic_problem.loss(theta + step * e) - logistic_problem.loss(theta - step * e)) / (2 * step)
+            for e in np.eye(logistic_problem.p)
+        ]
+        np.testing.assert_allclose(gradients[k], numeric, rtol=1e-5, atol=1e-8)
+    hessian = logistic_problem.hessian_at(logistic_problem.theta_star)
+    shift = 1e-4 * np.eye(logistic_problem.p)
+    _, up = logistic_problem.loss_and_gradient(logistic_problem.theta_star + shift)
+    _, down = logistic_problem.loss_and_gradient(logistic_problem.theta_star - shift)
+    np.testing.assert_allclose(hessian, (up - down) / 2e-4, rtol=1e-5, atol=1e-9)

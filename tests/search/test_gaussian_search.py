@@ -114,7 +114,7 @@ def test_theory_approach_refuses_gaussian_noise(ridge_problem) -> None:
 )
 def test_bad_noise_options_raise(kwargs, message, ridge_problem) -> None:
     with pytest.raises(AccFirstError, match=message):
-        SearchOptions(**kwargs)
+        SearchOptions(**({"noise": "gaussian"} | kwargs))
     with pytest.raises(AccFirstError, match=message):
         noise_reduction(ridge_problem, 0.05, 0.1, [0.1, 1.0], **({"noise": "gaussian"} | kwargs))
 

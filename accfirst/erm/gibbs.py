@@ -1,0 +1,471 @@
+"""The Gibbs posterior as an accuracy-first method (SPEC §17; seed 002, derived form).
+
+Release one θ drawn from G_β(θ) ∝ exp(−β·n·L(θ)), L the regularised loss of SPEC §2 (the
+ridge penalty plays the prior). Privacy does not need the loss to be bounded, only
+L-Lipschitz per row and the posterior m-strongly log-concave (m = βnλ, also when restricted
+to a convex set): the privacy loss is 2βL-Lipschitz, and Herbst's bound gives
+(ρ_G + 2√(ρ_G ln(1/δ)), δ)-DP with ρ_G = 2β²L²/m = 2βL²/(nλ) [derived, SPEC §17.2–17.3]. The slides'
+theorem gives ε = 2L√(β(1 + 2 ln(1/δ))/(nλ)) in this parametrisation (§17.1, shown for
+comparison). For ridge on C the loss per row lies in [0, ½(r + 1)²], so the same sampler is
+also the exponential mechanism with pure ε = β(r + 1)² (δ = 0); a ridge run reports whichever
+guarantee has the smaller ε (the choice reads only public numbers).
+
+Accuracy needs no private test: for ridge exp(−βnL) is N(θ*, (βnH)⁻¹), so 2βn·R ∼ χ²_p
+exactly and β = χ²_{p,1−γ}/(2nα) meets α with probability 1 − γ (SPEC §17.4). Truncating to
+C (needed for the Lipschitz constant) is handled without reading the data [derived]: every
+ridge problem has ‖θ_u‖ ≤ 1/√(2λ) for its unconstrained minimiser θ_u (λ‖θ_u‖² ≤ L(0) ≤ ½
+when |y| ≤ 1), so C contains {R_u ≤ α_C} with α_C = λ(r − 1/√(2λ))²/2, and
+P(R > α | C) ≤ min(P(R_u > min(α, α_C)), P(R_u > α)/P(R_u ≤ α_C)) — the first from
+P(A | C) ≤ P(A ∪ Cᶜ), the second SPEC §17.4's P(R > α)/P(C) with a data-independent lower
+bound on P(C). β is the smallest value that brings this bound to γ. With a public radius
+too small for the argument (r ≤ 1/√(2λ)) the guarantee is γ/P(C), and P(C) is known only as
+the rejection sampler's acceptance rate, which reads the data (evaluation only).
+
+Logistic regression (L = 1 on R^p) has no exact sampler and only approximate accuracy
+(the Laplace approximation N(θ*, (βnH*)⁻¹) gives the same β). It is sampled by MALA in
+its Crank–Nicolson form around the Laplace approximation (exact for a Gaussian posterior, so
+it mixes in a few steps on these nearly Gaussian ones). An approximate sampler within total
+variation γ_TV of the posterior is (ε, δ + (e^ε + 1)γ_TV)-DP [seed 002]; no practical
+theorem certifies a γ_TV this small for MALA (the known mixing bounds carry unspecified
+constants), so γ_TV = ``MALA_TV_ALLOWANCE`` is *declared*, backed by a convergence
+diagnostic (split-R̂ over independent chains from overdispersed starts); a run whose
+diagnostic fails claims no privacy (δ = 1).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import optimize, stats
+from scipy.linalg import solve_triangular
+
+from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
+from accfirst.errors import AccFirstError
+from accfirst.mechanisms.brownian import DEFAULT_DELTA
+from accfirst.result import RunResult, SamplerReport
+from accfirst.teaching.composition import dp_to_zcdp, zcdp_to_dp
+from accfirst.validation import (
+    as_generator,
+    validate_alpha,
+    validate_count,
+    validate_gamma,
+    validate_positive,
+    validate_probability,
+)
+
+# The calibration a logistic run reports: its accuracy rests on the Laplace approximation.
+APPROXIMATE_ACCURACY = "laplace-approx"
+FORMS = ("derived", "slides")
+# Rejection sampling on C gives up (with an error) after this many proposals.
+MAX_REJECTION_DRAWS = 2_000_000
+REJECTION_BATCH = 1024
+MALA_CHAINS = 4
+MALA_STEPS = 60
+MALA_MAX_STEPS = 480
+MALA_STEP = 2.0
+# Starts drawn from the Laplace approximation with this many times its spread, so that
+# chains that have not forgotten their start disagree and R̂ shows it.
+MALA_OVERDISPERSION = 2.0
+MALA_TV_ALLOWANCE = 1e-8
+# Gelman & Rubin's classic threshold: the windows are short (tens of draws per chain), and
+# split-R̂ of independent draws scatters a few hundredths above 1 at that length.
+RHAT_LIMIT = 1.1
+
+
+def _check_gibbs(n: int, lam: float, lipschitz: float, delta: float) -> tuple[int, float, float, float]:
+    return (
+        validate_count("n", n, 1),
+        validate_positive("lam", lam),
+        validate_positive("lipschitz (L)", lipschitz),
+        validate_probability("delta", delta),
+    )
+
+
+def gibbs_epsilon(beta: float, n: int, lam: float, lipschitz: float, delta: float, form: str = "derived") -> float:
+    """ε of the Gibbs posterior exp(−βnL) at δ (SPEC §17.2–17.3).
+
+    ``form="derived"``: ρ_G = 2βL²/(nλ), ε = ρ_G + 2√(ρ_G ln(1/δ)) (valid for every ε).
+    ``form="slides"``: the slides' theorem with m_π = βnλ, ε = 2L√(β(1 + 2 ln(1/δ))/(nλ)).
+
+    Parameters
+    ----------
+    beta : inverse temperature β > 0.
+    n, lam : rows and the ridge/logistic λ (the posterior is βnλ-strongly log-concave).
+    lipschitz : L, the per-row Lipschitz constant of the loss (logistic 1; ridge on C: r + 1).
+    delta : δ in (0, 1).
+    """
+    beta = validate_positive("beta", beta)
+    n, lam, lipschitz, delta = _check_gibbs(n, lam, lipschitz, delta)
+    if form == "derived":
+        return zcdp_to_dp(2 * beta * lipschitz**2 / (n * lam), delta)
+    if form == "slides":
+        return 2 * lipschitz * math.sqrt(beta * (1 + 2 * math.log(1 / delta)) / (n * lam))
+    raise AccFirstError(f"form must be one of {FORMS}; got {form!r}")
+
+
+def gibbs_beta(epsilon: float, n: int, lam: float, lipschitz: float, delta: float, form: str = "derived") -> float:
+    """The largest β whose ``gibbs_epsilon`` is ``epsilon`` (the inverse of each form)."""
+    epsilon = validate_positive("epsilon", epsilon)
+    n, lam, lipschitz, delta = _check_gibbs(n, lam, lipschitz, delta)
+    if form == "derived":
+        return dp_to_zcdp(epsilon, delta) * n * lam / (2 * lipschitz**2)
+    if form == "slides":
+        return (epsilon / (2 * lipschitz)) ** 2 * n * lam / (1 + 2 * math.log(1 / delta))
+    raise AccFirstError(f"form must be one of {FORMS}; got {form!r}")
+
+
+def exponential_mechanism_epsilon(beta: float, radius: float) -> float:
+    """Pure ε = β(r + 1)² of ridge's Gibbs posterior on C = {‖θ‖ ≤ r} (SPEC §17.3, δ = 0).
+
+    Replacing one row moves Σℓ by at most ½(r + 1)² (each ℓ ∈ [0, ½(r + 1)²] on C), and the
+    exponential mechanism exp(−β·Σℓ) is 2β·½(r + 1)²-DP.
+    """
+    return validate_positive("beta", beta) * (validate_positive("radius", radius) + 1) ** 2
+
+
+def gibbs_lipschitz(problem: Problem) -> float:
+    """L of one row's loss: 1 for logistic on R^p, r + 1 for ridge on C (r = ``norm_bound``)."""
+    return 1.0 if isinstance(problem, LogisticProblem) else problem.norm_bound + 1.0
+
+
+def truncation_margin(lam: float, radius: float) -> float:
+    """α_C = λ(r − 1/√(2λ))²/2: {R_u ≤ α_C} ⊆ C for every ridge problem (0 when r ≤ 1/√(2λ)) [derived]."""
+    gap = radius - 1 / math.sqrt(2 * lam)
+    return lam * gap * gap / 2 if gap > 0 else 0.0
+
+
+def ridge_failure_bound(beta: float, n: int, p: int, alpha: float, alpha_c: float) -> float:
+    """A data-independent bound on P(R > α | C) for ridge's truncated Gibbs posterior [derived].
+
+    min(F̄(2βn·min(α, α_C)), F̄(2βnα)/F(2βnα_C)) with F the χ²_p distribution function; 1
+    when α_C = 0 (no bound without reading the data).
+    """
+    chi2 = stats.chi2(p)
+    scale = 2 * beta * n
+    union = float(chi2.sf(scale * min(alpha, alpha_c)))
+    inside = float(chi2.cdf(scale * alpha_c))
+    ratio = float(chi2.sf(scale * alpha)) / inside if inside > 0 else math.inf
+    return min(union, ratio, 1.0)
+
+
+def chi_square_beta(n: int, p: int, alpha: float, gamma: float) -> float:
+    """β = χ²_{p,1−γ}/(2nα): P(2βn·R > 2βnα) = γ for R ∼ χ²_p/(2βn) (SPEC §17.4)."""
+    return float(stats.chi2.isf(gamma, p)) / (2 * n * alpha)
+
+
+def ridge_beta(problem: RidgeProblem, alpha: float, gamma: float) -> tuple[float, float]:
+    """The accuracy-first β for ridge on C and its data-independent failure bound (≤ γ; 1 if none).
+
+    The smallest β with ``ridge_failure_bound`` ≤ γ; when the radius is too small for a
+    data-independent bound, the χ² choice of SPEC §17.4 (its guarantee is then γ/P(C)).
+    Depends only on public numbers (n, p, λ, the radius, α, γ).
+    """
+    return _ridge_beta(
+        problem.n, problem.p, problem.lam, problem.norm_bound, validate_alpha(alpha), validate_gamma(gamma)
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _ridge_beta(n: int, p: int, lam: float, radius: float, alpha: float, gamma: float) -> tuple[float, float]:
+    alpha_c = truncation_margin(lam, radius)
+    low = chi_square_beta(n, p, alpha, gamma)
+    if alpha_c == 0:
+        return low, 1.0
+    if alpha <= alpha_c:  # {R_u ≤ α} ⊆ C: truncation cannot hurt, the χ² choice stands
+        return low, gamma
+    # At ``high`` the union bound alone is γ (nudged past rounding); the ratio bound may get there sooner.
+    high = chi_square_beta(n, p, alpha_c, gamma) * (1 + 1e-9)
+
+    def excess(beta: float) -> float:
+        return ridge_failure_bound(beta, n, p, alpha, alpha_c) - gamma
+
+    beta = high if excess(low) * excess(high) > 0 else optimize.brentq(excess, low, high, rtol=1e-12)
+    beta = min(high, beta * (1 + 1e-9))  # on the safe side of the root
+    return beta, ridge_failure_bound(beta, n, p, alpha, alpha_c)
+
+
+def posterior_hessian(problem: Problem) -> NDArray[np.float64]:
+    """H with G_β ≈ N(θ*, (βnH)⁻¹): exact for ridge (A/n + λI), the Laplace approximation's ∇²L(θ*) for logistic."""
+    if isinstance(problem, RidgeProblem):
+        return problem.hessian
+    if isinstance(problem, LogisticProblem):
+        return problem.hessian_at(problem.theta_star)
+    raise AccFirstError(f"the Gibbs posterior is implemented for ridge and logistic problems, not {problem!r}")
+
+
+@dataclass(frozen=True)
+class RidgeDraws:
+    """Exact draws from ridge's Gibbs posterior (truncated to C when asked).
+
+    ``proposals`` Gaussian draws were made, ``inside`` of them in C; the first ``size`` of
+    those are ``thetas``.
+    """
+
+    thetas: NDArray[np.float64]
+    proposals: int
+    inside: int
+
+    @property
+    def acceptance_rate(self) -> float:
+        """Share of proposals inside C: an estimate of P(C) (reads the data: evaluation only)."""
+        return self.inside / self.proposals
+
+
+def sample_ridge_gibbs(
+    problem: RidgeProblem, beta: float, size: int, rng: np.random.Generator, truncate: bool = True
+) -> RidgeDraws:
+    """``size`` exact draws from N(θ_u, (βnH)⁻¹), kept only inside C = {‖θ‖ ≤ r} when ``truncate``.
+
+    θ_u = H⁻¹b/n is the unconstrained minimiser (it is θ* unless a public radius cut it off).
+    Rejection sampling: the kept draws are exactly the posterior restricted to C.
+    """
+    if not isinstance(problem, RidgeProblem):
+        raise AccFirstError("exact Gibbs sampling needs a ridge problem")
+    beta = validate_positive("beta", beta)
+    size = validate_count("size", size, 1)
+    factor = np.linalg.cholesky(posterior_hessian(problem))
+    center = np.linalg.solve(problem.hessian, problem.b / problem.n)
+    scale = math.sqrt(beta * problem.n)
+    kept: list[NDArray[np.float64]] = []
+    proposals = inside = 0
+    while inside < size:
+        if proposals >= MAX_REJECTION_DRAWS:
+            raise AccFirstError(
+                f"the Gibbs posterior lies almost entirely outside the ball ‖θ‖ ≤ {problem.norm_bound:.4g}: "
+                f"{inside} of {proposals:,} draws fell inside. The stated radius is too small for these data"
+            )
+        batch = max(REJECTION_BATCH, size - inside) if truncate else size
+        z = rng.standard_normal((batch, problem.p))
+        # H = FFᵀ, so F⁻ᵀz ∼ N(0, H⁻¹).
+        thetas = center + solve_triangular(factor.T, z.T, lower=False).T / scale
+        if truncate:
+            thetas = thetas[np.einsum("ki,ki->k", thetas, thetas) <= problem.norm_bound**2]
+        proposals += batch
+        inside += len(thetas)
+        kept.append(thetas)
+    return RidgeDraws(np.concatenate(kept)[:size], proposals, inside)
+
+
+@dataclass(frozen=True)
+class MalaChains:
+    """MALA chains on logistic regression's Gibbs posterior.
+
+    ``theta`` is the released sample (the last state of the first chain); ``samples`` the
+    second half of every chain, shape (chains, steps − steps//2, p); ``rhat`` the largest
+    split-R̂ over the coordinates and the log-density; ``acceptance_rate`` the share of
+    accepted Metropolis steps.
+    """
+
+    theta: NDArray[np.float64]
+    samples: NDArray[np.float64]
+    acceptance_rate: float
+    rhat: float
+    steps: int
+
+    @property
+    def converged(self) -> bool:
+        """Split-R̂ ≤ ``RHAT_LIMIT``."""
+        return self.rhat <= RHAT_LIMIT
+
+
+def split_rhat(draws: NDArray[np.float64]) -> float:
+    """The largest split-R̂ (Gelman et al., BDA3 §11.4) of draws shaped (chains, steps, quantities)."""
+    chains, steps = draws.shape[:2]
+    half = steps // 2
+    if chains < 1 or half < 2:
+        raise AccFirstError("split-R̂ needs at least 4 steps per chain")
+    halves = np.concatenate([draws[:, :half], draws[:, half : 2 * half]], axis=0)
+    within = halves.var(axis=1, ddof=1).mean(axis=0)
+    between = half * halves.mean(axis=1).var(axis=0, ddof=1)
+    pooled = (half - 1) / half * within + between / half
+    return float(np.max(np.sqrt(pooled / np.maximum(within, np.finfo(float).tiny))))
+
+
+def sample_logistic_gibbs(
+    problem: LogisticProblem,
+    beta: float,
+    rng: np.random.Generator,
+    chains: int = MALA_CHAINS,
+    steps: int = MALA_STEPS,
+    step: float = MALA_STEP,
+) -> MalaChains:
+    """MALA on exp(−βnL), in the Crank–Nicolson form around the Laplace approximation.
+
+    In u = √(βn)·Fᵀ(θ − θ*) (H* = FFᵀ, the Hessian at θ*) the Laplace approximation is
+    N(0, I) and the energy is U(u) = βnL(θ) = ½‖u‖² + Φ(u) + const. The proposal is the
+    Langevin step discretised by Crank–Nicolson (pCNL, Cotter, Roberts, Stuart & White
+    2013): u′ = ρu − (1 − ρ)∇Φ(u) + √(1 − ρ²)ξ, ρ = (2 − h)/(2 + h), step h ∈ (0, 2], then
+    the Metropolis–Hastings correction with both Gaussian proposal densities, so the chain
+    leaves the posterior exactly invariant. It is exact for a Gaussian posterior, so on these
+    nearly Gaussian posteriors large steps are accepted (the default h = 2 proposes around
+    the current gradient only). ``chains`` chains start from N(0, ``MALA_OVERDISPERSION``² I);
+    while split-R̂ over the second halves exceeds ``RHAT_LIMIT`` the chains run on, doubling
+    their length up to ``MALA_MAX_STEPS``.
+    """
+    if not isinstance(problem, LogisticProblem):
+        raise AccFirstError("MALA sampling of the Gibbs posterior is for logistic problems")
+    beta = validate_positive("beta", beta)
+    chains = validate_count("chains", chains, 1)
+    steps = validate_count("steps", steps, 4)
+    step = validate_positive("step", step)
+    if step > 2:
+        raise AccFirstError(f"the Crank–Nicolson step must be in (0, 2]; got {step:g}")
+    scale = beta * problem.n
+    center = problem.theta_star
+    factor = np.linalg.cholesky(posterior_hessian(problem))
+    rho = (2 - step) / (2 + step)
+    spread = math.sqrt(1 - rho * rho)
+
+    def theta_of(u: NDArray[np.float64]) -> NDArray[np.float64]:
+        return center + solve_triangular(factor.T, u.T, lower=False).T / math.sqrt(scale)
+
+    def deviation(u: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Φ(u) = U(u) − ½‖u‖² and its gradient."""
+        losses, gradients = problem.loss_and_gradient(theta_of(u))
+        gradient = math.sqrt(scale) * solve_triangular(factor, gradients.T, lower=True).T
+        return scale * losses - 0.5 * _sq(u), gradient - u
+
+    u = MALA_OVERDISPERSION * rng.standard_normal((chains, problem.p))
+    phi, gradient = deviation(u)
+    trace: list[NDArray[np.float64]] = []  # per step: u and the energy, (chains, p + 1)
+    accepted = 0
+    while True:
+        for _ in range(steps - len(trace)):
+            forward = rho * u - (1 - rho) * gradient
+            proposal = forward + spread * rng.standard_normal(u.shape)
+            new_phi, new_gradient = deviation(proposal)
+            backward = rho * proposal - (1 - rho) * new_gradient
+            log_ratio = (
+                (phi - new_phi)
+                + 0.5 * (_sq(u) - _sq(proposal))
+                - (_sq(u - backward) - _sq(proposal - forward)) / (2 * spread * spread)
+            )
+            accept = np.log(rng.random(chains)) < log_ratio
+            u = np.where(accept[:, None], proposal, u)
+            phi = np.where(accept, new_phi, phi)
+            gradient = np.where(accept[:, None], new_gradient, gradient)
+            accepted += int(accept.sum())
+            trace.append(np.column_stack([u, phi + 0.5 * _sq(u)]))
+        window = np.stack(trace[len(trace) // 2 :], axis=1)
+        rhat = split_rhat(window)
+        if rhat <= RHAT_LIMIT or steps >= MALA_MAX_STEPS:
+            break
+        steps = min(2 * steps, MALA_MAX_STEPS)
+    samples = theta_of(window[..., :-1].reshape(-1, problem.p)).reshape(chains, -1, problem.p)
+    return MalaChains(
+        theta=theta_of(u[:1])[0], samples=samples, acceptance_rate=accepted / (chains * steps), rhat=rhat, steps=steps
+    )
+
+
+def _sq(u: NDArray[np.float64]) -> NDArray[np.float64]:
+    """‖u_k‖² for each row."""
+    return np.einsum("ki,ki->k", u, u)
+
+
+def _ridge_guarantee(problem: RidgeProblem, beta: float, delta: float) -> tuple[float, float]:
+    """(ε, δ) of ridge's Gibbs posterior on C at β: the smaller of the derived ε at δ and the pure ε.
+
+    Both guarantees hold at once and the choice reads only public numbers; δ = 0 asks for
+    the pure one.
+    """
+    pure = exponential_mechanism_epsilon(beta, problem.norm_bound)
+    if delta == 0:
+        return pure, 0.0
+    derived = gibbs_epsilon(beta, problem.n, problem.lam, gibbs_lipschitz(problem), delta)
+    return (pure, 0.0) if pure <= derived else (derived, delta)
+
+
+def _require_delta(delta: float) -> None:
+    if delta == 0:
+        raise AccFirstError("the logistic Gibbs posterior has no pure-ε guarantee: choose delta > 0")
+
+
+def gibbs_bound(problem: Problem, alpha: float, gamma: float, delta: float = DEFAULT_DELTA) -> tuple[float, float]:
+    """(ε, δ) of ``gibbs_run`` before it runs, for a privacy filter (SPEC §15.2); ridge only.
+
+    A logistic run's δ depends on its sampler's convergence check, known only after the
+    run, so it cannot be declared in advance: ``AccFirstError``.
+    """
+    if not isinstance(problem, RidgeProblem):
+        raise AccFirstError(
+            "only the ridge Gibbs posterior can run inside a privacy filter: a logistic run's δ depends on its "
+            "sampler's convergence check"
+        )
+    beta, _ = ridge_beta(problem, alpha, gamma)
+    return _ridge_guarantee(problem, beta, validate_probability("delta", delta, zero=True))
+
+
+def gibbs_run(
+    problem: Problem,
+    alpha: float,
+    gamma: float,
+    delta: float = DEFAULT_DELTA,
+    rng: np.random.Generator | int | None = None,
+) -> RunResult:
+    """One θ from the Gibbs posterior at the accuracy-first β (SPEC §17): no test, no fallback.
+
+    Ridge: exact sampling on C at ``ridge_beta``; (ε, δ) is the derived form's at ``delta`` or
+    the exponential mechanism's (ε, 0), whichever has the smaller ε (only the pure one when
+    ``delta`` is 0). Logistic: MALA at the Laplace approximation's β (approximate accuracy);
+    the reported δ adds (e^ε + 1)·γ_TV, and is 1 (no guarantee) when the chains' diagnostic
+    fails.
+
+    Returns a ``RunResult`` with method "gibbs", ``eps_test`` 0, ``eps_hypothesis`` = ε, the
+    run's δ, and a ``SamplerReport`` (β, acceptance rate, failure bound, R̂, TV allowance).
+    """
+    started = time.perf_counter()
+    alpha, gamma = validate_alpha(alpha), validate_gamma(gamma)
+    delta = validate_probability("delta", delta, zero=True)
+    rng = as_generator(rng)
+    if isinstance(problem, RidgeProblem):
+        beta, bound = ridge_beta(problem, alpha, gamma)
+        draws = sample_ridge_gibbs(problem, beta, 1, rng)
+        theta = draws.thetas[0]
+        epsilon, run_delta = _ridge_guarantee(problem, beta, delta)
+        # Without a data-independent bound the guarantee is γ/P(C), P(C) the acceptance rate.
+        failure = bound if bound < 1 else min(gamma / draws.acceptance_rate, 1.0)
+        sampler = SamplerReport(beta, draws.acceptance_rate, failure, math.nan, draws.proposals, 0.0)
+        generator, calibration = "gibbs-exact", "chi-square" if bound < 1 else "chi-square/P(C)"
+    elif isinstance(problem, LogisticProblem):
+        _require_delta(delta)
+        beta = chi_square_beta(problem.n, problem.p, alpha, gamma)
+        chains = sample_logistic_gibbs(problem, beta, rng)
+        theta = chains.theta
+        epsilon = gibbs_epsilon(beta, problem.n, problem.lam, gibbs_lipschitz(problem), delta)
+        tv = MALA_TV_ALLOWANCE if chains.converged else 1.0
+        run_delta = min(delta + (math.exp(min(epsilon, 700.0)) + 1) * tv, 1.0)
+        sampler = SamplerReport(beta, chains.acceptance_rate, gamma, chains.rhat, chains.steps, tv)
+        generator, calibration = "gibbs-mala", APPROXIMATE_ACCURACY
+    else:
+        raise AccFirstError(f"the Gibbs posterior is implemented for ridge and logistic problems, not {problem!r}")
+    risk = float(problem.excess_risk(theta))
+    return RunResult(
+        method="gibbs",
+        generator=generator,
+        calibration=calibration,
+        alpha=alpha,
+        gamma=gamma,
+        lam=problem.lam,
+        n=problem.n,
+        p=problem.p,
+        T=1,
+        stop_index=1,
+        eps_test=0.0,
+        eps_hypothesis=epsilon,
+        eps_total=epsilon,
+        excess_risk=risk,
+        success=risk <= alpha,
+        fallback=False,
+        theta=theta,
+        theta_norm=float(np.linalg.norm(theta)),
+        norm_bound=problem.norm_bound,
+        seconds=time.perf_counter() - started,
+        noise="gibbs",
+        delta=run_delta,
+        sampler=sampler,
+    )
