@@ -119,12 +119,12 @@ def show_chart(figure, key: str) -> None:
 
 
 # ---------------------------------------------------------------- controls
+ensure_frame()
 st.title("Set the accuracy you need, see the privacy you pay")
 st.caption(
     "Accuracy-first differential privacy (Ligett et al., NeurIPS 2017): choose the excess risk α your model "
     "may have; each method finds a private model that meets it and reports the privacy loss ε it paid."
 )
-ensure_frame()
 chosen = require_selection()
 show_data_report(chosen)
 restore_from_url(SETTINGS)

@@ -136,13 +136,13 @@ def report_settings(request: RunSettings, title: str, alphas_text: str) -> dict[
 
 
 # ---------------------------------------------------------------- controls
+ensure_frame()
 st.title("α sweep: the paper's figures on your data")
 st.caption(
     "Every method at every requested excess risk α, several trials each: the ex-post privacy loss, the accuracy "
     "reached, where the privacy goes and how far the hypotheses stay below the norm bound — Figures 1–4 of "
     "Ligett et al. (NeurIPS 2017), on the data chosen in the sidebar."
 )
-ensure_frame()
 chosen = require_selection()
 restore_from_url(SETTINGS)
 

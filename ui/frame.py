@@ -1,12 +1,13 @@
-"""The frame every page shares: the page configuration and the dataset sidebar.
+"""The frame every page shares: the page configuration, the menu and the dataset sidebar.
 
-``app.py`` draws it around the page that ``st.navigation`` picks (``shared_frame``).
-A page can also run on its own: because the page scripts live in ``pages/``, the first
+``app.py`` draws it around the page that its navigation picks (``shared_frame``). A
+page can also run on its own: because the page scripts live in ``pages/``, the first
 request after a server start that names a page (a shared link to ``/sweep``, say) is
-routed by Streamlit's legacy multipage mode straight to that file, without ``app.py``;
-the legacy mode ends for good the first time ``app.py`` calls ``st.navigation``. Pages
-call ``ensure_frame()`` before anything else, which draws the
-frame when ``app.py`` has not, so such a link works from the very first visit.
+routed by Streamlit's legacy multipage mode straight to that file, without ``app.py``.
+Every page therefore calls ``ensure_frame()`` first. When ``app.py`` has not drawn the
+frame, it registers the app's navigation itself — ``st.navigation`` ends the legacy
+mode for good, so every later request goes through ``app.py`` — and draws the frame:
+such a link works, with the real menu, from the very first visit.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from contextvars import ContextVar
 import streamlit as st
 
 from ui.dataset import dataset_sidebar
+from ui.navigation import navigation
 
 PAGE_CONFIG = {"page_title": "accfirst: accuracy first, then privacy", "page_icon": "🎯", "layout": "wide"}
 
@@ -43,6 +45,7 @@ def shared_frame() -> Iterator[None]:
 
 
 def ensure_frame() -> None:
-    """Draw the frame unless ``app.py`` already did in this run."""
+    """Draw the frame (and the app's menu) unless ``app.py`` already did in this run; a page's first call."""
     if not _INSIDE_FRAME.get():
+        navigation()
         draw_frame()

@@ -1,8 +1,9 @@
-"""The explorer in a real browser: headless Chromium against ``streamlit run app.py``.
+"""The app in a real browser: headless Chromium against ``streamlit run app.py``.
 
-What only a browser shows: the page loads and draws its plotly charts, moving the α
-slider reaches the URL, an upload through the file input works, the layout holds at
-phone width, a shared link to the sweep page works as a fresh server's first request
+What only a browser shows: the menu reaches every page by clicking (desktop, and behind
+the sidebar toggle at phone width), the page loads and draws its plotly charts, moving
+the α slider reaches the URL, an upload through the file input works, the layout holds
+at phone width, a shared link to the sweep page works as a fresh server's first request
 and runs a sweep, and no exception box ever appears. Skipped only when Chromium is missing
 outside CI; in CI (``CI=true``) a missing browser is a failure.
 """
@@ -25,6 +26,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ui.navigation import SECTIONS
+
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,6 +40,8 @@ METRIC = '[data-testid="stMetricValue"]'
 EXCEPTION = '[data-testid="stException"]'
 ALPHA_SLIDER = 'input[type="range"][aria-label^="Accuracy you need"]'
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+NAV_LINK = '[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]'
+EXPAND_SIDEBAR = '[data-testid="stExpandSidebarButton"]'
 TIMEOUT_MS = 60_000
 
 
@@ -127,6 +132,50 @@ def assert_no_exception(page) -> None:
     assert "Traceback" not in page.locator("body").inner_text()
 
 
+def wait_script_done(page) -> None:
+    page.wait_for_timeout(100)  # let a rerun that was just triggered register first
+    page.wait_for_selector(IDLE, timeout=TIMEOUT_MS)
+
+
+def on_screen(locator) -> bool:
+    """Visible inside the viewport (a collapsed sidebar is drawn off screen, to the left)."""
+    box = locator.bounding_box()
+    return box is not None and box["x"] >= 0 and box["width"] > 0
+
+
+def click_menu(page, title: str) -> None:
+    """Open the page ``title`` from the menu, as a visitor would (the sidebar toggle first on a phone)."""
+    link = page.locator(NAV_LINK).filter(has_text=title)
+    if not on_screen(link):
+        page.locator(EXPAND_SIDEBAR).click()
+        page.wait_for_function(
+            "link => link.getBoundingClientRect().x >= 0", arg=link.element_handle(), timeout=TIMEOUT_MS
+        )
+    link.click()
+    wait_script_done(page)
+
+
+@pytest.mark.parametrize(("width", "height"), [(1400, 1000), (390, 844)], ids=["desktop", "phone"])
+def test_the_menu_reaches_every_page(server, browser, width, height, tmp_path):
+    """Every page of ``ui.navigation.SECTIONS`` in menu order, reached only by clicking the menu."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(f"{server}/?ds=diabetes&trials=2&T=100")
+    wait_script_done(page)
+    if width < 500:
+        assert not on_screen(page.locator(NAV_LINK).first), "on a phone the menu sits behind the sidebar toggle"
+    entries = [entry for entries in SECTIONS.values() for entry in entries]
+    for entry in [*entries[1:], entries[0]]:  # the default page last: it is where the visit started
+        click_menu(page, entry.title)
+        assert page.url.split("?")[0].rstrip("/") == f"{server}/{entry.url_path}".rstrip("/"), entry
+        assert page.locator('[data-testid="stMain"] h1').first.inner_text().strip(), f"{entry.title} drew no title"
+        assert page.title().startswith("accfirst") or entry.title in page.title()
+        assert_no_exception(page)
+        page.screenshot(path=str(tmp_path / f"{entry.url_path or 'home'}_{width}.png"))
+    menu = page.locator('[data-testid="stSidebarNav"]').inner_text()
+    assert all(section in menu for section in SECTIONS if section), menu
+    page.close()
+
+
 def test_the_default_view_loads_and_draws_its_charts(server, browser):
     page = open_page(browser, server)
     wait_idle(page)
@@ -214,6 +263,8 @@ def test_a_link_to_the_sweep_page_works_as_a_fresh_servers_first_request(browser
         )
         sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
         assert "Dataset" in sidebar and "diabetes" in sidebar.lower()
+        menu = page.locator(NAV_LINK).all_inner_texts()  # the app's menu, not the files of pages/
+        assert [text.split("\n")[-1] for text in menu] == [e.title for es in SECTIONS.values() for e in es]
         assert page.locator("h1").first.inner_text().startswith("α sweep")
         assert "Done: 8 runs" in page.locator("body").inner_text()
         assert_no_exception(page)
