@@ -23,9 +23,11 @@ import streamlit as st
 from accfirst import LogisticProblem, Problem, RidgeProblem
 from accfirst.datasets import BUILTIN_DATASETS, PreparedData, UploadLimits, from_frame, load_builtin, read_upload
 from accfirst.snippet import DatasetSpec
+from accfirst.validation import shorten
 from ui.cache import session_memo
 from ui.errors import package_errors
 from ui.settings import Choice, restore_from_url, write_to_url
+from ui.text import plain, short
 
 UPLOAD = "upload"
 DEFAULT_DATASET = "synthetic-buzz"
@@ -78,7 +80,7 @@ class Selection:
     ----------
     key : a hashable identity of the prepared data (built-in name, or the upload's content
         hash plus its preparation options); results are cached under it.
-    title : for headings.
+    title : for headings (plain text: show it with ``ui.text.plain``).
     data : the prepared data (SPEC §1 on its training part).
     spec : how to get the same data again, for the snippet and the settings JSON.
     lam : λ.
@@ -130,7 +132,7 @@ def require_selection() -> Selection:
     if chosen is None:
         problem = st.session_state.get(PROBLEM_KEY)
         if problem:
-            st.error(f"The data cannot be used yet: {problem}", icon="🚫")
+            st.error(plain(f"The data cannot be used yet: {problem}"), icon="🚫")
             st.info("Change the data settings in the sidebar (☰ on a phone) to continue.", icon="👈")
         else:
             st.info("Choose a dataset in the sidebar (or finish the upload there) to see results.", icon="👈")
@@ -143,7 +145,7 @@ def dataset_sidebar() -> Selection | None:
     st.session_state[STATE_KEY] = None
     st.session_state[PROBLEM_KEY] = None
     for message in restore_from_url(SHARED_SETTINGS, show=False):
-        st.warning(message, icon="🔗")
+        st.warning(plain(message), icon="🔗")
     sidebar = st.sidebar
     sidebar.header("Data")
     name = DATASET.widget(sidebar)
@@ -202,10 +204,10 @@ def _upload_flow(sidebar: Any, lam: float) -> Selection | None:
         )  # fmt: skip
     if prepared is None:
         return None
-    sidebar.caption(f"{uploaded.name}: {prepared.n:,} training rows × {prepared.p} features ({prepared.task})")
+    sidebar.caption(f"{short(uploaded.name)}: {prepared.n:,} training rows × {prepared.p} features ({prepared.task})")
     return Selection(
         key=("upload", digest, frozen),
-        title=f"Your data: {uploaded.name}",
+        title=f"Your data: {shorten(uploaded.name)}",
         data=prepared,
         spec=DatasetSpec.from_upload(uploaded.name, **options),
         lam=float(lam),
@@ -290,17 +292,17 @@ def show_data_report(chosen: Selection, *, expanded: bool | None = None) -> None
     """An expander describing the data: source, shape, every preparation step, privacy notes."""
     data, report = chosen.data, chosen.data.report
     heading = f"Data: {chosen.title} — {data.n:,} training rows × {data.p} features"
-    with st.expander(heading, expanded=(not chosen.shared) if expanded is None else expanded):
+    with st.expander(plain(heading), expanded=(not chosen.shared) if expanded is None else expanded):
         if data.info is not None:
             st.markdown(data.info.description)
             st.caption(f"Source: {data.info.provenance}")
         st.markdown(
-            f"**Task:** {data.task} regression · **target:** `{data.target_name}` · "
+            f"**Task:** {data.task} regression · **target:** {short(data.target_name)} · "
             f"**rows:** {report.n_train:,} training (seen by the private algorithms), {report.n_test:,} test "
             "(quality figures only)"
         )
         st.markdown("**Preparation, step by step**")
-        st.markdown("\n".join(f"1. {step}" for step in report.steps))
+        st.markdown("\n".join(f"1. {plain(step)}" for step in report.steps))
         if report.dropped_columns:
             st.markdown("**Columns left out**")
             st.dataframe(

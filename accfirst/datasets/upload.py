@@ -18,6 +18,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from accfirst.errors import DataError
+from accfirst.validation import echo, shorten
 
 READ_NOTES_ATTR = "accfirst_read_notes"
 _SAMPLE_BYTES = 1 << 16
@@ -85,29 +86,30 @@ def read_upload(data: bytes, filename: str, *, limits: UploadLimits = UploadLimi
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"data must be the file's bytes; got {type(data).__name__}")
     data = bytes(data)
+    shown = echo(filename)  # quoted and cut to ~80 characters: the name is the user's text
     if len(data) == 0:
         raise DataError(
-            f"'{filename}' is empty (0 bytes); upload a CSV or Parquet file with a header row and data rows"
+            f"{shown} is empty (0 bytes); upload a CSV or Parquet file with a header row and data rows"
         )
     if len(data) > limits.max_bytes:
         raise DataError(
-            f"'{filename}' is {len(data) / 1024**2:,.1f} MB; the limit is {limits.max_bytes / 1024**2:,.0f} MB. "
+            f"{shown} is {len(data) / 1024**2:,.1f} MB; the limit is {limits.max_bytes / 1024**2:,.0f} MB. "
             "Upload fewer rows or columns, or raise the size limit"
         )
     if data.startswith(_PARQUET_MAGIC) or filename.lower().endswith(_PARQUET_SUFFIXES):
-        df, notes = _read_parquet(data, filename, limits)
+        df, notes = _read_parquet(data, shown, limits)
     else:
-        df, notes = _read_csv(data, filename, limits)
+        df, notes = _read_csv(data, shown, limits)
     if len(df) == 0:
-        raise DataError(f"'{filename}' has a header row but no data rows; add at least 20 rows of data")
-    df.attrs[READ_NOTES_ATTR] = (*notes, f"read {len(df):,} rows × {df.shape[1]:,} columns from '{filename}'")
+        raise DataError(f"{shown} has a header row but no data rows; add at least 20 rows of data")
+    df.attrs[READ_NOTES_ATTR] = (*notes, f"read {len(df):,} rows × {df.shape[1]:,} columns from {shown}")
     return df
 
 
-def _read_parquet(data: bytes, filename: str, limits: UploadLimits) -> tuple[pd.DataFrame, tuple[str, ...]]:
+def _read_parquet(data: bytes, shown: str, limits: UploadLimits) -> tuple[pd.DataFrame, tuple[str, ...]]:
     if not data.startswith(_PARQUET_MAGIC):
         raise DataError(
-            f"'{filename}' is named like a Parquet file but is not one (it does not start with 'PAR1'); "
+            f"{shown} is named like a Parquet file but is not one (it does not start with 'PAR1'); "
             "re-export it as Parquet, or upload it as a .csv file"
         )
     # A damaged file makes pyarrow raise almost anything (ArrowInvalid, OSError, KeyError from
@@ -116,39 +118,39 @@ def _read_parquet(data: bytes, filename: str, limits: UploadLimits) -> tuple[pd.
         parquet = pq.ParquetFile(io.BytesIO(data))
         rows, columns = parquet.metadata.num_rows, parquet.metadata.num_columns
     except Exception as exc:
-        raise _parquet_error(filename, exc) from exc
-    check_shape(rows, columns, limits, f"'{filename}'")
+        raise _parquet_error(shown, exc) from exc
+    check_shape(rows, columns, limits, shown)
     try:
         df = parquet.read().to_pandas()
     except Exception as exc:
-        raise _parquet_error(filename, exc) from exc
+        raise _parquet_error(shown, exc) from exc
     df.columns = [str(name).strip() for name in df.columns]
-    check_unique(list(df.columns), f"'{filename}'")
-    return df, (f"read '{filename}' as Parquet",)
+    check_unique(list(df.columns), shown)
+    return df, (f"read {shown} as Parquet",)
 
 
-def _read_csv(data: bytes, filename: str, limits: UploadLimits) -> tuple[pd.DataFrame, tuple[str, ...]]:
+def _read_csv(data: bytes, shown: str, limits: UploadLimits) -> tuple[pd.DataFrame, tuple[str, ...]]:
     sample_bytes = data[:_SAMPLE_BYTES]
     if b"\x00" in sample_bytes:
         raise DataError(
-            f"'{filename}' looks like a binary file (or UTF-16 text), not a CSV; "
+            f"{shown} looks like a binary file (or UTF-16 text), not a CSV; "
             "save it as 'CSV UTF-8' or Parquet and upload it again"
         )
     bom = data.startswith(codecs.BOM_UTF8)
     try:
         sample = codecs.getincrementaldecoder("utf-8-sig")().decode(sample_bytes, final=len(data) <= _SAMPLE_BYTES)
     except UnicodeDecodeError as exc:
-        raise _not_utf8(filename, exc) from exc
+        raise _not_utf8(shown, exc) from exc
     if len(data) > _SAMPLE_BYTES and "\n" in sample:
         sample = sample[: sample.rindex("\n") + 1]
     sample = sample.replace("\r\n", "\n").replace("\r", "\n")
     if not sample.strip() and len(data) <= _SAMPLE_BYTES:
-        raise DataError(f"'{filename}' contains only blank lines; upload a file with a header row and data rows")
+        raise DataError(f"{shown} contains only blank lines; upload a file with a header row and data rows")
     delimiter = _sniff_delimiter(sample)
     header = next((row for row in csv.reader(io.StringIO(sample), delimiter=delimiter) if row), [])
-    check_shape(0, len(header), limits, f"'{filename}'")
+    check_shape(0, len(header), limits, shown)
     names = [name.strip() for name in header]
-    check_unique([name for name in names if name], f"'{filename}'")
+    check_unique([name for name in names if name], shown)
     decimal = "," if delimiter != "," and _uses_decimal_comma(sample, delimiter) else "."
     try:
         with warnings.catch_warnings():
@@ -162,19 +164,19 @@ def _read_csv(data: bytes, filename: str, limits: UploadLimits) -> tuple[pd.Data
                 engine="c",
             )
     except UnicodeDecodeError as exc:
-        raise _not_utf8(filename, exc) from exc
+        raise _not_utf8(shown, exc) from exc
     except pd.errors.ParserError as exc:
         raise DataError(
-            f"could not parse '{filename}' as CSV with {_DELIMITER_NAMES[delimiter]} delimiters ({_tidy(exc)}); "
+            f"could not parse {shown} as CSV with {_DELIMITER_NAMES[delimiter]} delimiters ({_tidy(exc)}); "
             f"check that every row has the same number of fields as the header and that text containing "
             f"'{delimiter}' is in double quotes"
         ) from exc
     except (ValueError, OverflowError, csv.Error) as exc:
-        raise DataError(f"could not parse '{filename}' as CSV ({_tidy(exc)}); check the file in a spreadsheet") from exc
-    check_shape(len(df), df.shape[1], limits, f"'{filename}'")
+        raise DataError(f"could not parse {shown} as CSV ({_tidy(exc)}); check the file in a spreadsheet") from exc
+    check_shape(len(df), df.shape[1], limits, shown)
     df.columns = [str(name).strip() for name in df.columns]
     encoding = "UTF-8 with byte-order mark" if bom else "UTF-8"
-    notes = [f"read '{filename}' as CSV: {_DELIMITER_NAMES[delimiter]}-delimited, {encoding}"]
+    notes = [f"read {shown} as CSV: {_DELIMITER_NAMES[delimiter]}-delimited, {encoding}"]
     if decimal == ",":
         notes.append("numbers were read with a decimal comma (e.g. 1,5 = 1.5)")
     return df, tuple(notes)
@@ -212,7 +214,7 @@ def check_unique(names: list[str], what: str) -> None:
     seen: dict[str, int] = {}
     for name in names:
         seen[name] = seen.get(name, 0) + 1
-    repeated = [f"'{name}' ({count} times)" for name, count in seen.items() if count > 1]
+    repeated = [f"{echo(name)} ({count} times)" for name, count in seen.items() if count > 1]
     if repeated:
         raise DataError(
             f"{what} has repeated column names: {', '.join(repeated[:5])}; "
@@ -220,16 +222,17 @@ def check_unique(names: list[str], what: str) -> None:
         )
 
 
-def _parquet_error(filename: str, exc: Exception) -> DataError:
-    return DataError(f"could not read '{filename}' as Parquet ({_tidy(exc)}); re-export it, or upload a CSV")
+def _parquet_error(shown: str, exc: Exception) -> DataError:
+    return DataError(f"could not read {shown} as Parquet ({_tidy(exc)}); re-export it, or upload a CSV")
 
 
-def _not_utf8(filename: str, exc: UnicodeDecodeError) -> DataError:
+def _not_utf8(shown: str, exc: UnicodeDecodeError) -> DataError:
     return DataError(
-        f"'{filename}' is not UTF-8 text (byte {exc.start} cannot be decoded); "
+        f"{shown} is not UTF-8 text (byte {exc.start} cannot be decoded); "
         "if it is a spreadsheet, save it as 'CSV UTF-8' or Parquet and upload it again"
     )
 
 
 def _tidy(exc: BaseException) -> str:
-    return " ".join(str(exc).split()).replace("Error tokenizing data. C error: ", "")
+    """A reader's message on one line, cut short (it may quote the file's contents)."""
+    return shorten(" ".join(str(exc).split()).replace("Error tokenizing data. C error: ", ""), 200)

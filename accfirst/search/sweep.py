@@ -38,7 +38,7 @@ from accfirst.search.experiments import COLUMNS, SearchOptions, trial_row, valid
 from accfirst.erm.generators import make_generator
 from accfirst.erm.problems import Problem
 from accfirst.erm.theory import theory_epsilon
-from accfirst.validation import validate_alpha, validate_count
+from accfirst.validation import echo, shorten, validate_alpha, validate_count
 
 SWEEP_COLUMNS = (*COLUMNS, "eps_theory")
 PAPER_ALPHAS_TEXT = "0.005:0.2:0.005"
@@ -63,15 +63,15 @@ def parse_alphas(text: str) -> list[float]:
     if ":" in text:
         parts = text.split(":")
         if len(parts) != 3:
-            raise AccFirstError(f"an alpha range needs three parts start:stop:step; got {text!r}")
+            raise AccFirstError(f"an alpha range needs three parts start:stop:step; got {echo(text)}")
         start, stop, step = (_number(part, text) for part in parts)
         if step <= 0:
-            raise AccFirstError(f"the alpha step must be > 0; got {step:g} in {text!r}")
+            raise AccFirstError(f"the alpha step must be > 0; got {step:g} in {echo(text)}")
         if stop < start:
-            raise AccFirstError(f"the alpha range must not end before it starts; got {text!r}")
+            raise AccFirstError(f"the alpha range must not end before it starts; got {echo(text)}")
         count = math.floor((stop - start) / step + 1e-9) + 1
         if count > MAX_ALPHAS:
-            raise AccFirstError(f"{text!r} gives {count} alpha values; use at most {MAX_ALPHAS}")
+            raise AccFirstError(f"{echo(text)} gives {count} alpha values; use at most {MAX_ALPHAS}")
         values = [round(start + i * step, ALPHA_DECIMALS) for i in range(count)]
     else:
         values = [_number(part, text) for part in text.split(",")]
@@ -79,7 +79,7 @@ def parse_alphas(text: str) -> list[float]:
         validate_alpha(value)
     repeated = sorted({v for v in values if values.count(v) > 1})
     if repeated:
-        raise AccFirstError(f"alpha values must not repeat; {repeated} appear more than once")
+        raise AccFirstError(f"alpha values must not repeat; {shorten(str(repeated))} appear more than once")
     return values
 
 
@@ -87,9 +87,9 @@ def _number(part: str, text: str) -> float:
     try:
         value = float(part)
     except ValueError:
-        raise AccFirstError(f"{part.strip()!r} in alphas {text!r} is not a number") from None
+        raise AccFirstError(f"{echo(part.strip())} in alphas {echo(text)} is not a number") from None
     if not math.isfinite(value):
-        raise AccFirstError(f"alphas must be finite numbers; got {part.strip()!r} in {text!r}")
+        raise AccFirstError(f"alphas must be finite numbers; got {echo(part.strip())} in {echo(text)}")
     return value
 
 

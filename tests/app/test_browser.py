@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -246,6 +247,55 @@ def test_phone_width_has_no_overflow_or_overlapping_controls(server, browser, tm
         assert upper["y"] + upper["height"] <= lower["y"] + 1, f"controls overlap at phone width: {upper} / {lower}"
         assert upper["x"] >= 0 and upper["x"] + upper["width"] <= 390 + 1
     page.screenshot(path=str(tmp_path / "explorer_390.png"))
+    assert_no_exception(page)
+    page.close()
+
+
+CRAFTED = "[Session expired - sign in](https://evil.example) ![t](http://host/t.png) www.evil.example"
+OUTSIDE = """() => Array.from(document.querySelectorAll('a[href], img[src], image[href]'))
+    .map(e => e.href?.baseVal ?? e.href ?? e.src).filter(u => u && new URL(u, location.href).host !== location.host)"""
+
+
+def assert_nothing_outside(page) -> None:
+    """No link and no image on the page points to another host (Markdown from a visitor stays text)."""
+    assert page.evaluate(OUTSIDE) == []
+
+
+def test_a_crafted_link_shows_its_values_as_text(server, browser):
+    query = urllib.parse.urlencode({"alpha": CRAFTED, "ds": CRAFTED, "methods": CRAFTED, "trials": "2", "T": "100"})
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{server}/?{query}")
+    wait_script_done(page)
+    text = page.locator('[data-testid="stMain"]').inner_text().replace("\u2060", "")
+    assert "Ignored the link's setting: alpha must be a number; got '[Session expired - sign in](https://evil" in text
+    assert "Ignored the link's setting: ds must be one of" in text
+    assert_nothing_outside(page)
+    page.goto(f"{server}/sweep?{urllib.parse.urlencode({'alphas': CRAFTED * 20, 'ds': 'diabetes'})}")
+    wait_script_done(page)
+    warning = page.locator('[data-testid="stAlert"]').filter(has_text="alphas").inner_text()
+    assert "Session expired" in warning and len(warning) < 300, warning  # a 1.6 kB value is echoed cut short
+    assert_nothing_outside(page)
+    assert_no_exception(page)
+    page.close()
+
+
+def test_hostile_column_names_stay_text_in_the_data_report(server, browser):
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame(rng.normal(size=(60, 2)), columns=["`a` <img src=http://host/t.png>", "[b](https://evil.example)"])
+    frame["**note** ![t](http://host/t.png)"] = "text"  # not numeric: dropped, with its name in the report
+    frame["![y](http://host/y.png)"] = frame.iloc[:, 0] + rng.normal(scale=0.1, size=60)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{server}/?ds=upload&trials=2&T=100")
+    file_input = page.locator('[data-testid="stSidebar"] input[type="file"]')
+    file_input.wait_for(state="attached", timeout=TIMEOUT_MS)
+    csv = frame.to_csv(index=False).encode()
+    file_input.set_input_files({"name": "[x](https://evil.example).csv", "mimeType": "text/csv", "buffer": csv})
+    page.wait_for_selector(METRIC, timeout=TIMEOUT_MS)
+    wait_script_done(page)
+    report = page.locator('[data-testid="stMain"] [data-testid="stExpander"]').first.inner_text().replace("\u2060", "")
+    assert "target: ![y](http://host/y.png)" in report, report
+    assert "[x](https://evil.example).csv" in report
+    assert_nothing_outside(page)
     assert_no_exception(page)
     page.close()
 

@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 from accfirst import RidgeProblem, run_trials
 from accfirst.datasets import from_frame, load_builtin, read_upload
 from accfirst.interpret import format_epsilon, median_with_inf
+from tests.app.page_text import shown
 from ui.errors import GENERIC_MESSAGE
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -106,7 +107,7 @@ def test_url_parameters_restore_the_settings():
 def test_bad_url_values_warn_and_fall_back_to_defaults():
     at = open_app(ds="diabetes", trials="3", alpha="9", methods="nr,magic", T="x")
     assert not at.exception
-    warnings = " ".join(w.value for w in at.warning)
+    warnings = " ".join(shown(w.value) for w in at.warning)
     assert "alpha must be between 0.001 and 0.5; got 9" in warnings
     assert "magic" in warnings and "T must be a whole number" in warnings
     assert at.slider(key="explorer.alpha").value == 0.05
@@ -170,7 +171,7 @@ def test_an_uploaded_csv_runs_end_to_end():
     assert headline(at) == expected_medians(data, alphas=[0.1], gamma=0.1, methods=["nr", "doubling", "theory"],
                                             trials=3, seed=0, T=200)  # fmt: skip
     assert len(at.get("plotly_chart")) == 6
-    assert any("spending.csv" in e.label for e in at.expander)
+    assert any("spending.csv" in shown(e.label) for e in at.expander)
     # Upload-derived work lives in this session only, not in a cache shared with others.
     assert "ui.session_memo" in at.session_state
     memo = at.session_state["ui.session_memo"]
@@ -184,7 +185,7 @@ def test_a_malformed_upload_shows_the_data_error_message():
     at = open_app(ds="upload", trials="3")
     at.file_uploader(key="app.upload_file").set_value(("broken.csv", bad, "text/csv")).run()
     assert not at.exception
-    errors = [e.value for e in at.error]
+    errors = [shown(e.value) for e in at.error]
     assert str(expected.value) in errors  # next to the upload, in the sidebar
     assert f"The data cannot be used yet: {expected.value}" in errors  # and in the main area (phones hide the sidebar)
     assert not at.metric

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.app.page_text import shown
+
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 FIGURE_TITLES = ("Fig. 1", "Fig. 2", "Fig. 3", "Fig. 4")
 
@@ -91,7 +93,7 @@ def test_a_bad_grid_is_explained_and_nothing_runs():
 
 def test_a_bad_grid_in_the_link_falls_back_to_the_papers():
     at = open_page(alphas="0.2:oops")
-    assert any("Ignored the link's setting alphas" in warning.value for warning in at.warning)
+    assert any("Ignored the link's setting: alphas" in shown(warning.value) for warning in at.warning)
     assert at.text_input(key="sweep.alphas").value == "0.005:0.2:0.005"
 
 

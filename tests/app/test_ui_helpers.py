@@ -3,6 +3,8 @@ settings parse and print their URL values, the session memo forgets old entries.
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -10,7 +12,9 @@ from streamlit.testing.v1 import AppTest
 from accfirst import run_trials
 from accfirst.search.experiments import SearchOptions
 from ui.runs import CHUNK, RunRequest, _traced, trial_rows
+from tests.app.page_text import shown
 from ui.settings import Choice, FloatSlider, IntSetting, InvalidValue, MultiChoice, OptionalFloat, Toggle
+from ui.text import plain, short
 
 
 @pytest.mark.parametrize("method", ["nr", "doubling", "theory"])
@@ -81,8 +85,8 @@ def test_restore_warns_once_and_write_keeps_the_url_in_step():
     at = AppTest.from_function(page)
     at.query_params.update({"alpha": "7", "eps_min": "0.001"})
     at.run()
-    assert [w.value for w in at.warning] == [
-        "Ignored the link's setting alpha must be between 0.001 and 0.5; got 7; using the default (0.05)."
+    assert [shown(w.value) for w in at.warning] == [
+        "Ignored the link's setting: alpha must be between 0.001 and 0.5; got 7; using the default (0.05)."
     ]
     assert at.query_params == {"alpha": "0.05", "eps_min": "0.001"}
     at.number_input[0].set_value(0.002).run()
@@ -103,3 +107,19 @@ def test_session_memo_keeps_the_most_recent_entries():
     at = AppTest.from_function(page).run()
     assert at.session_state["calls"] == ["a", "b", "c", "a"]  # "a" was evicted by "c", so computed again
     assert list(at.session_state["ui.session_memo"]["space"]) == ["c", "a"]
+
+
+def test_plain_text_keeps_every_character_and_no_markdown():
+    hostile = "[sign in](https://evil.example) ![t](http://host/t.png) <b>x</b> `c` *e* $m$ :red[r] a@b.co www.x.org\n# h"
+    escaped = plain(hostile)
+    assert shown(escaped) == hostile.replace("\n", " ")
+    assert not re.search(r"(?<!\\)[\[\]()!<>`*$:#]", escaped)  # every Markdown-active character is escaped
+    assert not re.search(r"(?i)https?\\?:|www\\?\.|@\w", escaped)  # no autolink prefix is left intact
+
+
+def test_a_long_value_is_cut_to_about_80_characters():
+    value = "x" * 100_000
+    assert len(shown(short(value))) == 80 and shown(short(value)).endswith("…")
+    with pytest.raises(InvalidValue) as error:
+        FloatSlider("t", "alpha", "α", 0.05).parse([value])
+    assert len(str(error.value)) < 140
