@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 from accfirst import LogisticProblem, Problem, RidgeProblem
@@ -34,12 +35,30 @@ DEFAULT_DATASET = "synthetic-buzz"
 LAMBDA_OPTIONS = (1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 0.1, 0.2, 0.5, 1.0)
 # Keep in step with server.maxUploadSize in .streamlit/config.toml (MB).
 MAX_UPLOAD_MB = 50
-UPLOAD_LIMITS = UploadLimits(max_bytes=MAX_UPLOAD_MB * 1024**2, max_rows=500_000, max_columns=300)
+# 150 MB of table in memory: reading, preparing it and building a logistic problem take about 4× that
+# at their peak (measured: +576 MB), which keeps the server under 1.5 GB with everything else it holds.
+UPLOAD_LIMITS = UploadLimits(
+    max_bytes=MAX_UPLOAD_MB * 1024**2, max_rows=500_000, max_columns=300, max_memory=150 * 1024**2
+)
 UPLOAD_TYPES = ["csv", "tsv", "txt", "parquet", "pq"]
+# Arrow's default allocator (mimalloc) keeps freed memory for reuse and reads a Parquet table with about
+# twice its size at the peak (measured); on a server shared by every visitor an upload's memory must go
+# back to the system once its session drops the table.
+pa.set_memory_pool(pa.system_memory_pool())
 PROBLEMS: dict[str, type[Problem]] = {"ridge": RidgeProblem, "logistic": LogisticProblem}
 STATE_KEY = "ui.selection"
 PROBLEM_KEY = "ui.selection_problem"
 AUTO = "(automatic)"
+# Streamlit refuses a file over server.maxUploadSize in the browser and says why only in a hover
+# tooltip (a visually hidden role="alert" text in the file's chip): show that text under the chip.
+REFUSED_FILE_CSS = """<style>
+[data-testid="stFileChip"][aria-invalid="true"] { flex-wrap: wrap; }
+[data-testid="stFileChip"][aria-invalid="true"] [role="alert"] {
+  position: static !important; width: 100% !important; height: auto !important; margin: 0.25rem 0 0 0 !important;
+  clip: auto !important; clip-path: none !important; overflow: visible !important; white-space: normal !important;
+  color: #b42318; font-size: 0.85rem;
+}
+</style>"""
 
 
 def _dataset_label(key: str) -> str:
@@ -104,7 +123,7 @@ class Selection:
             return builtin_problem(self.spec.builtin, self.lam)
         return session_memo(
             "problems", (self.key, self.lam), lambda: PROBLEMS[self.task](self.data.X_train, self.data.y_train, self.lam),
-            max_entries=4,
+            max_entries=1,
         )  # fmt: skip
 
 
@@ -176,6 +195,7 @@ def _digest(data: bytes) -> str:
 
 def _upload_flow(sidebar: Any, lam: float) -> Selection | None:
     """File → table → preparation choices → ``PreparedData``; errors shown next to the controls."""
+    st.html(REFUSED_FILE_CSS)
     uploaded = sidebar.file_uploader(
         f"CSV or Parquet file (up to {MAX_UPLOAD_MB} MB)",
         type=UPLOAD_TYPES,
@@ -190,7 +210,7 @@ def _upload_flow(sidebar: Any, lam: float) -> Selection | None:
     frame: pd.DataFrame | None = None
     with package_errors(sidebar, stop=False, remember=PROBLEM_KEY):
         frame = session_memo(
-            "upload_frames", digest, lambda: read_upload(content, uploaded.name, limits=UPLOAD_LIMITS), max_entries=2
+            "upload_frames", digest, lambda: read_upload(content, uploaded.name, limits=UPLOAD_LIMITS), max_entries=1
         )
     if frame is None:
         return None
@@ -200,7 +220,7 @@ def _upload_flow(sidebar: Any, lam: float) -> Selection | None:
         frozen = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in options.items())
         prepared = session_memo(
             "upload_prepared", (digest, frozen), lambda: from_frame(frame, limits=UPLOAD_LIMITS, **options),
-            max_entries=4,
+            max_entries=1,
         )  # fmt: skip
     if prepared is None:
         return None

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.data import parquet_bomb
 from ui.navigation import SECTIONS
 
 pytestmark = pytest.mark.browser
@@ -296,6 +297,31 @@ def test_hostile_column_names_stay_text_in_the_data_report(server, browser):
     assert "target: ![y](http://host/y.png)" in report, report
     assert "[x](https://evil.example).csv" in report
     assert_nothing_outside(page)
+    assert_no_exception(page)
+    page.close()
+
+
+def test_an_upload_over_the_memory_limit_is_refused_with_its_reason(server, browser, tmp_path):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{server}/?ds=upload")
+    file_input = page.locator('[data-testid="stSidebar"] input[type="file"]')
+    file_input.wait_for(state="attached", timeout=TIMEOUT_MS)
+    # 100,000 × 300 zeros: a 0.2 MB file, 229 MB as numbers (the app's limit is 150 MB).
+    bomb = parquet_bomb(rows=100_000)
+    file_input.set_input_files({"name": "bomb.parquet", "mimeType": "application/octet-stream", "buffer": bomb})
+    message = "'bomb.parquet' would take 229 MB in memory (100,000 rows × 300 columns × 8 bytes); the limit is 150 MB"
+    page.locator('[data-testid="stMain"] [data-testid="stAlert"]').filter(has_text=message).wait_for(timeout=TIMEOUT_MS)
+    assert message in page.locator('[data-testid="stSidebar"]').inner_text()
+    # A file over the upload size never reaches the server; Streamlit's reason is shown, not only on hover.
+    big = tmp_path / "big.csv"
+    big.write_bytes(b"a,b\n" + b"1,2\n" * 14_000_000)  # 56 MB
+    file_input.set_input_files(str(big))
+    reason = page.locator('[data-testid="stFileChip"] [role="alert"]')
+    reason.wait_for(timeout=TIMEOUT_MS)
+    assert "must be 50.0MB or smaller" in reason.inner_text()
+    box = reason.bounding_box()
+    assert box is not None and box["height"] >= 10 and box["width"] >= 100, box
+    page.screenshot(path=str(tmp_path / "upload_refused.png"))
     assert_no_exception(page)
     page.close()
 
