@@ -1,0 +1,68 @@
+"""The shared worker pool: rows built from a source equal run_trials', jobs cancel, a dead worker is replaced."""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures.process import BrokenProcessPool
+
+import pandas as pd
+import pytest
+
+from accfirst import RidgeProblem, run_trials
+from accfirst.datasets import load_builtin
+from accfirst.search.experiments import COLUMNS, SearchOptions
+from accfirst.search.pool import BuiltinProblem, Cancelled, PickledProblem, WorkerPool, available_cores
+from accfirst.search.sweep import run_cells
+
+COMPARED = [c for c in COLUMNS if c != "seconds"]
+
+
+@pytest.fixture(scope="module")
+def pool(ridge_problem):
+    """Two workers with the shared ridge problem pinned (starting them takes about two seconds)."""
+    shared = WorkerPool(2, prepare=(PickledProblem.of(ridge_problem, "ridge"),))
+    yield shared
+    shared.close()
+
+
+def _crash(problem) -> None:
+    os._exit(3)  # a worker killed mid-task (e.g. out of memory)
+
+
+def test_a_builtin_source_gives_the_rows_of_run_trials(pool):
+    options = SearchOptions(T=100)
+    cells = [(method, 0.1, trial) for method in ("nr", "doubling", "theory") for trial in range(2)]
+    rows = pool.submit(BuiltinProblem("diabetes", 0.01), run_cells, 0.1, 4, options, cells).result(timeout=120)
+    data = load_builtin("diabetes")
+    reference = run_trials(RidgeProblem(data.X_train, data.y_train, 0.01), [0.1], 0.1, ["nr", "doubling", "theory"],
+                           2, seed=4, T=100)  # fmt: skip
+    pd.testing.assert_frame_equal(pd.DataFrame(rows, columns=list(COLUMNS))[COMPARED], reference[COMPARED])
+
+
+def test_a_cancelled_job_stops_its_running_task(pool, ridge_problem):
+    """400 runs would take about a minute; cancelling makes the running task give up between two runs."""
+    cells = [("nr", 0.05, trial) for trial in range(400)]
+    with pool.job() as job:
+        running = job.submit(PickledProblem.of(ridge_problem, "ridge"), run_cells, 0.1, 0, SearchOptions(T=2000), cells)
+        waiting = [job.submit(PickledProblem.of(ridge_problem, "ridge"), run_cells, 0.1, 0, SearchOptions(), cells)]
+        while not running.running():
+            pass
+        job.cancel()
+    with pytest.raises(Cancelled):
+        running.result(timeout=120)
+    assert all(future.cancelled() or isinstance(future.exception(timeout=120), Cancelled) for future in waiting)
+    # The workers are free again: a new task runs.
+    assert len(pool.submit(PickledProblem.of(ridge_problem, "ridge"), run_cells, 0.1, 0, SearchOptions(T=50),
+                           [("theory", 0.1, 0)]).result(timeout=120)) == 1  # fmt: skip
+
+
+def test_a_dead_worker_is_replaced(pool, ridge_problem):
+    with pytest.raises(BrokenProcessPool):
+        pool.submit(PickledProblem.of(ridge_problem, "ridge"), _crash).result(timeout=120)
+    rows = pool.submit(PickledProblem.of(ridge_problem, "ridge"), run_cells, 0.1, 0, SearchOptions(T=50),
+                       [("doubling", 0.1, 0)]).result(timeout=120)  # fmt: skip
+    assert rows[0]["method"] == "doubling"
+
+
+def test_available_cores_is_at_least_one():
+    assert 1 <= available_cores() <= (os.cpu_count() or 1)
