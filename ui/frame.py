@@ -6,8 +6,10 @@ request after a server start that names a page (a shared link to ``/sweep``, say
 routed by Streamlit's legacy multipage mode straight to that file, without ``app.py``.
 Every page therefore calls ``ensure_frame()`` first. When ``app.py`` has not drawn the
 frame, it registers the app's navigation itself — ``st.navigation`` ends the legacy
-mode for good, so every later request goes through ``app.py`` — and draws the frame:
-such a link works, with the real menu, from the very first visit.
+mode for good — and reruns the script at once, so that the page runs inside
+``app.py``'s frame and menu like on every later request. (Drawing the frame in that
+first run instead would leave its widgets registered under the legacy page, and the
+next run would lose their values.) Such a link works from the very first visit.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def shared_frame() -> Iterator[None]:
 
 
 def ensure_frame() -> None:
-    """Draw the frame (and the app's menu) unless ``app.py`` already did in this run; a page's first call."""
+    """A page's first call: when Streamlit ran the page without ``app.py``, switch to its navigation and rerun."""
     if not _INSIDE_FRAME.get():
         navigation()
-        draw_frame()
+        st.rerun()
