@@ -8,8 +8,11 @@
   drawn by ``app.py`` or, when Streamlit runs a page on its own, by the page.
 - ``ui.dataset``: the shared sidebar — dataset picker (built-ins, or an upload with its
   preparation choices) and λ — and ``Selection``, what a page runs on.
-- ``ui.runs``: cached runs of the package (trials in chunks for live progress, one
-  exact trial for the step-by-step view).
+- ``ui.runs``: runs of the package off the script thread — built-in data on the server's
+  shared worker pool with results shared across sessions, uploads in the session's own
+  thread and memo — in chunks for live progress, and one trial again for the step-by-step view.
+- ``ui.work``: bounded work — the estimated time of a batch of runs, when to ask before
+  running it, and the caps one click may not exceed.
 - ``ui.cache``: a per-session memo for anything derived from an upload.
 - ``ui.errors``: package errors → ``st.error`` with the package's message; anything
   else → a generic message; never a traceback.

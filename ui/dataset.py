@@ -21,8 +21,9 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
-from accfirst import LogisticProblem, Problem, RidgeProblem
+from accfirst import Problem
 from accfirst.datasets import BUILTIN_DATASETS, PreparedData, UploadLimits, from_frame, load_builtin, read_upload
+from accfirst.erm.problems import PROBLEMS
 from accfirst.snippet import DatasetSpec
 from accfirst.validation import shorten
 from ui.cache import session_memo
@@ -45,7 +46,6 @@ UPLOAD_TYPES = ["csv", "tsv", "txt", "parquet", "pq"]
 # twice its size at the peak (measured); on a server shared by every visitor an upload's memory must go
 # back to the system once its session drops the table.
 pa.set_memory_pool(pa.system_memory_pool())
-PROBLEMS: dict[str, type[Problem]] = {"ridge": RidgeProblem, "logistic": LogisticProblem}
 STATE_KEY = "ui.selection"
 PROBLEM_KEY = "ui.selection_problem"
 AUTO = "(automatic)"

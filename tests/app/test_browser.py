@@ -44,6 +44,7 @@ ALPHA_SLIDER = 'input[type="range"][aria-label^="Accuracy you need"]'
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 NAV_LINK = '[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]'
 EXPAND_SIDEBAR = '[data-testid="stExpandSidebarButton"]'
+COLLAPSE_SIDEBAR = '[data-testid="stSidebarCollapseButton"] button'
 TIMEOUT_MS = 60_000
 
 
@@ -60,8 +61,8 @@ def _free_port() -> int:
 
 
 @contextmanager
-def streamlit_server() -> Iterator[str]:
-    """``streamlit run app.py`` on a free localhost port; yields its URL."""
+def streamlit_server() -> Iterator[tuple[str, int]]:
+    """``streamlit run app.py`` on a free localhost port; yields its URL and process id."""
     port = _free_port()
     command = [
         sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
@@ -81,7 +82,7 @@ def streamlit_server() -> Iterator[str]:
                     output = process.stdout.read().decode(errors="replace") if process.stdout else ""
                     pytest.fail(f"streamlit did not start:\n{output[-3000:]}")
                 time.sleep(0.2)
-        yield url
+        yield url, process.pid
     finally:
         process.terminate()
         try:
@@ -91,9 +92,14 @@ def streamlit_server() -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    with streamlit_server() as url:
-        yield url
+def served() -> Iterator[tuple[str, int]]:
+    with streamlit_server() as url_and_pid:
+        yield url_and_pid
+
+
+@pytest.fixture(scope="module")
+def server(served) -> str:
+    return served[0]
 
 
 @pytest.fixture(scope="module")
@@ -148,13 +154,19 @@ def on_screen(locator) -> bool:
 def click_menu(page, title: str) -> None:
     """Open the page ``title`` from the menu, as a visitor would (the sidebar toggle first on a phone)."""
     link = page.locator(NAV_LINK).filter(has_text=title)
-    if not on_screen(link):
+    behind_toggle = not on_screen(link)
+    if behind_toggle:
         page.locator(EXPAND_SIDEBAR).click()
         page.wait_for_function(
             "link => link.getBoundingClientRect().x >= 0", arg=link.element_handle(), timeout=TIMEOUT_MS
         )
     link.click()
     wait_script_done(page)
+    if behind_toggle and on_screen(link):  # close the menu again to see the page
+        page.locator(COLLAPSE_SIDEBAR).click()
+        page.wait_for_function(
+            "link => link.getBoundingClientRect().x < 0", arg=link.element_handle(), timeout=TIMEOUT_MS
+        )
 
 
 @pytest.mark.parametrize(("width", "height"), [(1400, 1000), (390, 844)], ids=["desktop", "phone"])
@@ -328,7 +340,7 @@ def test_an_upload_over_the_memory_limit_is_refused_with_its_reason(server, brow
 
 def test_a_link_to_the_sweep_page_works_as_a_fresh_servers_first_request(browser):
     """Streamlit routes that request around app.py (legacy pages/ mode); the page draws the frame."""
-    with streamlit_server() as url:
+    with streamlit_server() as (url, _):
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(f"{url}/sweep?ds=diabetes&alphas=0.05,0.1&methods=nr,doubling&trials=2&T=100")
         page.get_by_role("button", name="Run sweep").click(timeout=TIMEOUT_MS)
@@ -345,3 +357,38 @@ def test_a_link_to_the_sweep_page_works_as_a_fresh_servers_first_request(browser
         assert "Done: 8 runs" in page.locator("body").inner_text()
         assert_no_exception(page)
         page.close()
+
+
+def cpu_seconds_of_children(pid: int) -> float:
+    """CPU time (user + system) used so far by the direct children of ``pid``: the server's worker processes."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    children = " ".join(Path(task, "children").read_text() for task in Path(f"/proc/{pid}/task").iterdir()).split()
+    total = 0.0
+    for child in children:
+        try:
+            fields = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()
+        except FileNotFoundError:  # exited meanwhile
+            continue
+        total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
+
+
+def test_stop_ends_a_sweep_and_its_workers(served, browser):
+    """A 400-run sweep (~2 min on 2 cores) is confirmed, started, then stopped: the workers go idle."""
+    url, pid = served
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{url}/sweep?ds=diabetes&methods=nr&trials=10&T=10000")
+    page.get_by_role("button", name="Run sweep").click(timeout=TIMEOUT_MS)
+    page.get_by_role("button", name="Run it").click(timeout=TIMEOUT_MS)  # the estimate is over 20 s
+    page.wait_for_function(
+        "() => /Sweep: [1-9][0-9]* of 400 runs/.test(document.body.innerText)", timeout=TIMEOUT_MS
+    )
+    page.locator('[data-testid="stMain"]').get_by_role("button", name="Stop", exact=True).click()
+    page.get_by_text("The sweep was stopped after").wait_for(timeout=TIMEOUT_MS)
+    page.wait_for_timeout(1000)  # a run in progress ends (each takes about 0.5 s)
+    before = cpu_seconds_of_children(pid)
+    page.wait_for_timeout(2000)
+    busy = cpu_seconds_of_children(pid) - before
+    assert busy < 0.5, f"the workers used {busy:.1f} CPU seconds in the 2 s after Stop"
+    assert_no_exception(page)
+    page.close()

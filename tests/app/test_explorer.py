@@ -133,8 +133,8 @@ def test_invalid_combinations_are_explained_and_nothing_runs(query, message):
 
 
 def test_a_package_error_shows_its_message_not_a_traceback():
-    # 100,000 levels between 1 and 1 + 1e-12 cannot be told apart: epsilon_grid refuses.
-    at = open_app(**{**SMALL, "eps_min": "1", "eps_max": "1.000000000001", "T": "100000"})
+    # 10,000 levels between 1 and 1 + 1e-12 cannot be told apart: epsilon_grid refuses.
+    at = open_app(**{**SMALL, "eps_min": "1", "eps_max": "1.000000000001", "T": "10000"})
     assert not at.exception
     assert any("too close to tell apart" in e.value for e in at.error), [e.value for e in at.error]
     assert not at.metric
@@ -209,3 +209,26 @@ def test_downloads_are_offered():
     at = open_app(**SMALL)
     labels = [b.label for b in at.get("download_button")]
     assert labels == ["Results (CSV)", "Settings (JSON)", "Python snippet"]
+
+
+def test_a_link_beyond_the_level_cap_is_refused_like_a_bad_value():
+    at = open_app(**{**SMALL, "T": "100000"})
+    assert any("T must be between 2 and 10000; got 100000" in shown(w.value) for w in at.warning)
+    assert at.number_input(key="explorer.T").value == 1000
+    assert list(headline(at)) == ["Noise reduction", "Doubling", "Theory"]
+
+
+def test_a_long_run_waits_for_a_go_ahead_after_the_first_trial(monkeypatch):
+    monkeypatch.setattr("ui.work.CONFIRM_SECONDS", 0.0)  # every remainder counts as long
+    at = open_app(**SMALL)
+    assert not at.exception
+    assert any("First results: 1 trial per method" in c.value for c in at.caption)
+    assert any("The other trials would take" in w.value for w in at.warning)
+    # The numbers shown are trial 0's, exactly.
+    assert headline(at) == expected_medians(load_builtin("diabetes"), alphas=[0.05], gamma=0.1,
+                                            methods=["nr", "doubling", "theory"], trials=1, seed=0, T=200)  # fmt: skip
+    at.button(key="explorer.continue").click().run()
+    assert_clean(at)
+    assert not any("The other trials" in w.value for w in at.warning)
+    assert headline(at) == expected_medians(load_builtin("diabetes"), alphas=[0.05], gamma=0.1,
+                                            methods=["nr", "doubling", "theory"], trials=4, seed=0, T=200)  # fmt: skip

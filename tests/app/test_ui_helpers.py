@@ -10,33 +10,43 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from accfirst import run_trials
-from accfirst.search.experiments import SearchOptions
-from ui.runs import CHUNK, RunRequest, _traced, trial_rows
+from accfirst.search.experiments import COLUMNS, SearchOptions, trial_result
+from accfirst.search.sweep import run_cells
 from tests.app.page_text import shown
+from ui.runs import CHUNK, chunk_bounds
 from ui.settings import Choice, FloatSlider, IntSetting, InvalidValue, MultiChoice, OptionalFloat, Toggle
 from ui.text import plain, short
 
 
+@pytest.mark.parametrize("trials", [1, 3, 2 * CHUNK + 2])
+def test_chunks_cover_the_trials_once_trial_zero_alone(trials):
+    bounds = chunk_bounds(trials)
+    assert bounds[0] == (0, 1)
+    assert [t for first, count in bounds for t in range(first, first + count)] == list(range(trials))
+    assert all(first % CHUNK == 0 for first, _ in bounds[2:])  # the same chunks for any larger number of trials
+
+
 @pytest.mark.parametrize("method", ["nr", "doubling", "theory"])
 def test_chunks_are_exactly_the_rows_of_run_trials(ridge_problem, method):
-    request = RunRequest(alpha=0.1, gamma=0.1, methods=(method,), trials=2 * CHUNK + 2, seed=5, options=SearchOptions(T=100))
-    chunks = [
-        trial_rows(ridge_problem, request, method, first, min(CHUNK, request.trials - first))
-        for first in range(0, request.trials, CHUNK)
+    trials, options = 2 * CHUNK + 2, SearchOptions(T=100)
+    rows = [
+        row
+        for first, count in chunk_bounds(trials)
+        for row in run_cells(ridge_problem, 0.1, 5, options, [(method, 0.1, t) for t in range(first, first + count)])
     ]
-    ours = pd.concat(chunks, ignore_index=True)
-    theirs = run_trials(ridge_problem, [0.1], 0.1, [method], request.trials, 5, T=100)
+    ours = pd.DataFrame(rows, columns=list(COLUMNS))
+    theirs = run_trials(ridge_problem, [0.1], 0.1, [method], trials, 5, T=100)
     pd.testing.assert_frame_equal(ours.drop(columns="seconds"), theirs.drop(columns="seconds"))
 
 
 @pytest.mark.parametrize("exact", [False, True])
 def test_a_replayed_trial_is_its_row(ridge_problem, exact):
-    request = RunRequest(alpha=0.1, gamma=0.1, methods=("nr",), trials=4, seed=2, options=SearchOptions(T=100))
-    rows = trial_rows(ridge_problem, request, "nr", 0, 4)
-    replay = _traced(ridge_problem, request, "nr", 3, exact)
+    options = SearchOptions(T=100)
+    rows = run_trials(ridge_problem, [0.1], 0.1, ["nr"], 4, 2, T=100)
+    replay = trial_result(ridge_problem, "nr", 0.1, 3, 0.1, 2, options, exact)
     assert replay.eps_total == rows["eps_total"].iloc[3]
     assert replay.excess_risk == pytest.approx(rows["excess_risk"].iloc[3])
-    assert replay.trace is not None and len(replay.trace.level) == (replay.stop_index or request.options.T)
+    assert replay.trace is not None and len(replay.trace.level) == (replay.stop_index or options.T)
     assert exact == bool(pd.notna(replay.trace.excess_risk).all())
 
 
