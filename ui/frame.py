@@ -22,6 +22,7 @@ import streamlit as st
 
 from ui.dataset import dataset_sidebar
 from ui.navigation import navigation
+from ui.runs import worker_pool
 
 PAGE_CONFIG = {"page_title": "accfirst: accuracy first, then privacy", "page_icon": "🎯", "layout": "wide"}
 
@@ -32,6 +33,7 @@ _INSIDE_FRAME: ContextVar[bool] = ContextVar("accfirst_inside_frame", default=Fa
 def draw_frame() -> None:
     """Page configuration and the shared sidebar."""
     st.set_page_config(**PAGE_CONFIG)
+    worker_pool()  # on a fresh server, the workers start while this run loads its data
     dataset_sidebar()
 
 

@@ -51,6 +51,11 @@ class RunRequest:
     seed: int
     options: SearchOptions = SearchOptions()
 
+    @property
+    def rows_key(self) -> tuple[object, ...]:
+        """What a trial's row depends on besides the data, the method and the trial number (not the trial count)."""
+        return (self.alpha, self.gamma, self.seed, self.options)
+
     def settings(self, chosen: Selection, **extra: object) -> RunSettings:
         """The ``RunSettings`` record (JSON, snippet) of this request on ``chosen``."""
         return RunSettings(
@@ -82,8 +87,10 @@ class SharedResults:
 
 @st.cache_resource(show_spinner=False)
 def worker_pool() -> WorkerPool:
-    """The server's worker processes, one per core; each builds the default view's problem when it starts."""
-    return WorkerPool(available_cores(), prepare=(BuiltinProblem(DATASET.default, LAMBDA.default),))
+    """The server's worker processes, one per core, started at once and building the default view's problem."""
+    pool = WorkerPool(available_cores())
+    pool.start(BuiltinProblem(DATASET.default, LAMBDA.default))
+    return pool
 
 
 @st.cache_resource(show_spinner=False)
@@ -113,20 +120,23 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
 
 
 def _chunk(chosen: Selection, request: RunRequest, method: str, first: int, count: int) -> Future:
-    """One chunk of trials, as a future of its rows: shared and computed by a worker, or this session's own."""
+    """One chunk of trials, as a future of its rows: shared and computed by a worker, or this session's own.
+
+    In the pool, trial 0 (every visitor's first numbers) goes before later chunks.
+    """
     cells = [(method, request.alpha, trial) for trial in range(first, first + count)]
     arguments = (request.gamma, request.seed, request.options, cells)
+    key = (request.rows_key, method, first, count)
     if chosen.shared:
         source = BuiltinProblem(chosen.spec.builtin, chosen.lam)
+        priority = 0 if first == 0 else 1 + first // CHUNK
         return _shared_rows().get(
-            (source.key, request, method, first, count), lambda: worker_pool().submit(source, run_cells, *arguments)
+            (source.key, *key), lambda: worker_pool().submit(source, run_cells, *arguments, priority=priority)
         )
     done: Future = Future()
     done.set_result(
-        session_memo(
-            "trial_rows", (chosen.key, chosen.lam, request, method, first, count),
-            lambda: run_cells(chosen.problem(), *arguments), max_entries=2000,
-        )  # fmt: skip
+        session_memo("trial_rows", (chosen.key, chosen.lam, *key), lambda: run_cells(chosen.problem(), *arguments),
+                     max_entries=2000)  # fmt: skip
     )
     return done
 
@@ -149,7 +159,7 @@ def traced_run(chosen: Selection, request: RunRequest, method: str, trial: int, 
     if chosen.shared:
         source = BuiltinProblem(chosen.spec.builtin, chosen.lam)
         return _shared_replays().get(
-            (source.key, arguments), lambda: worker_pool().submit(source, trial_result, *arguments)
+            (source.key, arguments), lambda: worker_pool().submit(source, trial_result, *arguments, priority=1)
         ).result()
     return session_memo(
         "traced", (chosen.key, chosen.lam, arguments), lambda: trial_result(chosen.problem(), *arguments),

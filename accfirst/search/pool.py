@@ -19,6 +19,9 @@ parent's main script (``_WorkerProcess``), and with one BLAS thread each.
 
 from __future__ import annotations
 
+import functools
+import heapq
+import itertools
 import math
 import multiprocessing.context
 import os
@@ -32,13 +35,12 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from threadpoolctl import threadpool_limits
 
-from accfirst.datasets import PreparedData, load_builtin
+from accfirst.datasets import load_builtin
 from accfirst.erm.problems import PROBLEMS, Problem
 from accfirst.validation import validate_count
 
@@ -49,6 +51,8 @@ PROBLEMS_PER_WORKER = 4
 JOB_SLOTS = 256
 # The slot of tasks that are never cancelled; its generation stays 0.
 _UNCANCELLABLE = (0, 0)
+# Priorities: interactive tasks (a visitor waits for them) use 0 and up; long batches wait behind them.
+BACKGROUND = 100
 
 
 class Cancelled(Exception):
@@ -82,7 +86,7 @@ class BuiltinProblem:
         return ("builtin", self.name, self.lam)
 
     def build(self) -> Problem:
-        data = _builtin_data(self.name)
+        data = load_builtin(self.name)  # not kept: the problem holds what it needs (ridge: p × p statistics)
         return PROBLEMS[data.task](data.X_train, data.y_train, self.lam)
 
 
@@ -129,11 +133,6 @@ _pinned: dict[Hashable, Problem] = {}
 _recent: OrderedDict[Hashable, Problem] = OrderedDict()
 _flags: Any = None  # the pool's shared array of job generations, one per slot
 _token: tuple[int, int] = _UNCANCELLABLE
-
-
-@lru_cache(maxsize=1)
-def _builtin_data(name: str) -> PreparedData:
-    return load_builtin(name)
 
 
 class _WorkerProcess(multiprocessing.context.SpawnProcess):
@@ -198,6 +197,10 @@ def _call(token: tuple[int, int], source: ProblemSource, function: Callable[...,
         _token = _UNCANCELLABLE
 
 
+def _nothing(problem: Problem) -> None:
+    """A task that only makes its worker start and build the problem (``WorkerPool.start``)."""
+
+
 def still_wanted() -> bool:
     """In a worker: whether the job of the running task has not been cancelled (always True elsewhere)."""
     slot, generation = _token
@@ -205,49 +208,94 @@ def still_wanted() -> bool:
 
 
 # ---------------------------------------------------------------- in the parent
+@dataclass(order=True)
+class _Task:
+    """A task waiting for a worker: served by priority, then in the order submitted."""
+
+    priority: int
+    order: int
+    future: Future = field(compare=False)
+    call: tuple = field(compare=False)  # the arguments of ``_call``
+
+
 class WorkerPool:
     """Worker processes shared by every caller: they run ``function(problem, *args)`` tasks.
+
+    Tasks wait in the pool, served by priority (lower first), then first come first
+    served; only about one task per worker is handed to the processes at a time, so a
+    task submitted later with a higher priority (say, the first numbers a visitor waits
+    for) overtakes the queue, and a task still waiting can be cancelled.
 
     Parameters
     ----------
     workers : processes (at least 1), started on the first task.
     prepare : problems every worker builds when it starts and keeps (e.g. the problem of a
-        one-off sweep as ``PickledProblem``, or an app's default built-in problem).
+        one-off sweep, as ``PickledProblem``): tasks then name them without sending them.
     """
 
     def __init__(self, workers: int, prepare: Sequence[ProblemSource] = ()) -> None:
         self.workers = validate_count("workers", workers, 1)
         self._prepare = tuple(prepare)
         self._pinned = {source.key for source in self._prepare}
-        context = _WorkerContext()
-        self._flags = context.Array("q", JOB_SLOTS, lock=False)
+        self._context = _WorkerContext()
+        self._flags = self._context.Array("q", JOB_SLOTS, lock=False)
         self._free = list(range(1, JOB_SLOTS))  # slot 0: uncancellable tasks
-        self._generations = iter(range(1, 2**62))
+        self._counter = itertools.count()
+        self._waiting: list[_Task] = []
+        self._handed_out = 0
         self._lock = threading.Condition()
-        self._context = context
         self._executor: ProcessPoolExecutor | None = None
 
-    def _start(self) -> ProcessPoolExecutor:
-        """The executor, started (again, after a worker died and broke it) when needed."""
-        if self._executor is None:
-            self._executor = ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=self._context, initializer=_init_worker,
-                initargs=(self._flags, self._prepare),
-            )  # fmt: skip
-        return self._executor
+    def start(self, source: ProblemSource) -> None:
+        """Start every worker now, each building ``source``'s problem, rather than on the first tasks."""
+        for _ in range(self.workers):
+            self.submit(source, _nothing)
 
-    def submit(self, source: ProblemSource, function: Callable[..., Any], *args: Any) -> Future:
+    def submit(self, source: ProblemSource, function: Callable[..., Any], *args: Any, priority: int = 0) -> Future:
         """``function(problem, *args)`` in a worker; never cancelled (its result may serve many callers)."""
-        return self._submit(_UNCANCELLABLE, source, function, args)
+        return self._submit(_UNCANCELLABLE, source, function, args, priority)
 
-    def _submit(self, token: tuple[int, int], source: ProblemSource, function: Callable, args: tuple) -> Future:
+    def _submit(
+        self, token: tuple[int, int], source: ProblemSource, function: Callable, args: tuple, priority: int
+    ) -> Future:
         sent = _Pinned(source.key) if source.key in self._pinned else source
+        future: Future = Future()
         with self._lock:
+            heapq.heappush(self._waiting, _Task(priority, next(self._counter), future, (token, sent, function, args)))
+            self._hand_out()
+        return future
+
+    def _hand_out(self) -> None:
+        """Give waiting tasks to the processes until each worker has one and one more is queued (under the lock)."""
+        while self._waiting and self._handed_out < self.workers + 1:
+            task = heapq.heappop(self._waiting)
+            if not task.future.set_running_or_notify_cancel():
+                continue  # cancelled while it waited
+            if self._executor is None:
+                self._executor = ProcessPoolExecutor(
+                    max_workers=self.workers, mp_context=self._context, initializer=_init_worker,
+                    initargs=(self._flags, self._prepare),
+                )  # fmt: skip
             try:
-                return self._start().submit(_call, token, sent, function, args)
-            except BrokenProcessPool:  # a worker died (killed, out of memory): start afresh once
+                running = self._executor.submit(_call, *task.call)
+            except BrokenProcessPool as exc:  # a worker died (killed, out of memory): the next task starts afresh
                 self._executor = None
-                return self._start().submit(_call, token, sent, function, args)
+                task.future.set_exception(exc)
+                continue
+            self._handed_out += 1
+            running.add_done_callback(functools.partial(self._finished, task.future))
+
+    def _finished(self, future: Future, running: Future) -> None:
+        error = Cancelled() if running.cancelled() else running.exception()  # cancelled: the pool was closed
+        with self._lock:
+            self._handed_out -= 1
+            if isinstance(error, BrokenProcessPool):
+                self._executor = None
+            self._hand_out()
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(running.result())
 
     @contextmanager
     def job(self) -> Iterator[Job]:
@@ -256,7 +304,7 @@ class WorkerPool:
             while not self._free:
                 self._lock.wait()
             slot = self._free.pop()
-            generation = next(self._generations)
+            generation = next(self._counter) + 1
             self._flags[slot] = generation
         job = Job(self, (slot, generation))
         try:
@@ -268,9 +316,12 @@ class WorkerPool:
                 self._lock.notify()
 
     def close(self, wait: bool = True) -> None:
-        """Stop the workers (after their running tasks when ``wait``); a later task starts them again."""
+        """Stop the workers (after their running tasks when ``wait``); waiting tasks are cancelled."""
         with self._lock:
             executor, self._executor = self._executor, None
+            waiting, self._waiting = self._waiting, []
+        for task in waiting:
+            task.future.cancel()
         if executor is not None:
             executor.shutdown(wait=wait, cancel_futures=True)
 
@@ -283,14 +334,14 @@ class Job:
         self._token = token
         self._futures: list[Future] = []
 
-    def submit(self, source: ProblemSource, function: Callable[..., Any], *args: Any) -> Future:
+    def submit(self, source: ProblemSource, function: Callable[..., Any], *args: Any, priority: int = 0) -> Future:
         """``function(problem, *args)`` in a worker, as part of this job."""
-        future = self._pool._submit(self._token, source, function, args)
+        future = self._pool._submit(self._token, source, function, args, priority)
         self._futures.append(future)
         return future
 
     def cancel(self) -> None:
-        """Drop the tasks not started; running ones raise ``Cancelled`` at their next ``still_wanted()``."""
+        """Drop the tasks still waiting; running ones raise ``Cancelled`` at their next ``still_wanted()``."""
         slot, _ = self._token
         self._pool._flags[slot] = 0
         for future in self._futures:

@@ -14,8 +14,8 @@ Parallelism: the cells are cut into chunks that worker processes run
 (``accfirst.search.pool``): a pool started for this sweep, whose workers receive the
 pickled problem once, or a long-lived pool shared with other callers (an app's
 visitors), whose workers build the problem from its source. A sweep keeps only twice
-as many chunks in flight as there are workers, so sweeps and other tasks on a shared
-pool take turns.
+as many chunks in flight as there are workers, at background priority, so that on a
+shared pool the tasks someone is waiting for go first and several sweeps take turns.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from accfirst.erm.problems import Problem
 from accfirst.erm.theory import theory_epsilon
 from accfirst.errors import AccFirstError
 from accfirst.search.experiments import COLUMNS, SearchOptions, trial_row, validate_batch
-from accfirst.search.pool import Cancelled, PickledProblem, ProblemSource, WorkerPool, still_wanted
+from accfirst.search.pool import BACKGROUND, Cancelled, PickledProblem, ProblemSource, WorkerPool, still_wanted
 from accfirst.validation import echo, shorten, validate_alpha, validate_count
 
 SWEEP_COLUMNS = (*COLUMNS, "eps_theory")
@@ -224,7 +224,7 @@ def _run_pool(
         while True:
             if handing_out:
                 for chunk in islice(todo, 2 * pool.workers - len(pending)):
-                    pending.add(job.submit(source, run_cells, *arguments, chunk))
+                    pending.add(job.submit(source, run_cells, *arguments, chunk, priority=BACKGROUND))
             if not pending:
                 break
             finished, pending = wait(pending, timeout=HEARTBEAT_SECONDS, return_when=FIRST_COMPLETED)

@@ -66,3 +66,22 @@ def test_a_dead_worker_is_replaced(pool, ridge_problem):
 
 def test_available_cores_is_at_least_one():
     assert 1 <= available_cores() <= (os.cpu_count() or 1)
+
+
+def test_waiting_tasks_go_by_priority_then_in_order(ridge_problem):
+    """One worker: while it is busy, tasks submitted later with a lower priority number overtake the queue."""
+    single = WorkerPool(1, prepare=(PickledProblem.of(ridge_problem, "ridge"),))
+    source, options = PickledProblem.of(ridge_problem, "ridge"), SearchOptions(T=50)
+    try:
+        busy = [single.submit(source, run_cells, 0.1, 0, SearchOptions(T=2000), [("nr", 0.05, t) for t in range(5)])]
+        busy.append(single.submit(source, run_cells, 0.1, 0, options, [("theory", 0.1, 0)], priority=9))
+        finished = []
+        for priority in (5, 0, 3, 0):
+            future = single.submit(source, run_cells, 0.1, 0, options, [("theory", 0.1, 0)], priority=priority)
+            future.add_done_callback(lambda _, p=priority: finished.append(p))
+            busy.append(future)
+        for future in busy:
+            future.result(timeout=120)
+    finally:
+        single.close()
+    assert finished == [0, 0, 3, 5]
