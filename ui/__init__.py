@@ -16,6 +16,8 @@
 - ``ui.cache``: a per-session memo for anything derived from an upload.
 - ``ui.errors``: package errors → ``st.error`` with the package's message; anything
   else → a generic message; never a traceback.
+- ``ui.memory``: process-wide allocator settings, so that memory a session frees (an
+  upload) goes back to the system.
 - ``ui.text``: visitors' text (URL values, file and column names) shown literally in
   Markdown (``plain``) and cut to ~80 characters (``short``).
 """

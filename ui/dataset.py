@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-import pyarrow as pa
 import streamlit as st
 
 from accfirst import Problem
@@ -26,6 +25,7 @@ from accfirst.datasets import BUILTIN_DATASETS, PreparedData, UploadLimits, from
 from accfirst.erm.problems import PROBLEMS
 from accfirst.snippet import DatasetSpec
 from accfirst.validation import shorten
+from ui import memory
 from ui.cache import session_memo
 from ui.errors import package_errors
 from ui.settings import Choice, restore_from_url, write_to_url
@@ -42,10 +42,7 @@ UPLOAD_LIMITS = UploadLimits(
     max_bytes=MAX_UPLOAD_MB * 1024**2, max_rows=500_000, max_columns=300, max_memory=150 * 1024**2
 )
 UPLOAD_TYPES = ["csv", "tsv", "txt", "parquet", "pq"]
-# Arrow's default allocator (mimalloc) keeps freed memory for reuse and reads a Parquet table with about
-# twice its size at the peak (measured); on a server shared by every visitor an upload's memory must go
-# back to the system once its session drops the table.
-pa.set_memory_pool(pa.system_memory_pool())
+memory.configure()  # an upload's memory goes back to the system when its session ends
 STATE_KEY = "ui.selection"
 PROBLEM_KEY = "ui.selection_problem"
 AUTO = "(automatic)"
