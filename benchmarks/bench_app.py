@@ -19,17 +19,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
-
-ROOT = Path(__file__).resolve().parents[1]
+from streamlit_server import free_port, start_server
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
     "--disable-component-update", "--disable-sync",
@@ -38,30 +33,6 @@ METRIC = '[data-testid="stMetricValue"]'
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 ALPHA_SLIDER = 'input[type="range"][aria-label^="Accuracy you need"]'
 CHARTS_EXPECTED = 6  # ε distribution, breakdown, two searches, excess risk, test quality
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_server(port: int) -> subprocess.Popen:
-    command = [
-        sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-        "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-    ]  # fmt: skip
-    server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as response:
-                if response.status == 200:
-                    return server
-        except OSError:
-            time.sleep(0.1)
-    server.kill()
-    raise RuntimeError("streamlit did not become healthy within 60 s")
 
 
 def peak_rss_mb(pid: int) -> float:

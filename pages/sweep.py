@@ -186,7 +186,7 @@ if generator == "covariance" and chosen.task != "ridge":
     problems.append("generator")
 
 # ---------------------------------------------------------------- cost, then run
-request = None
+request, cost = None, None
 if not problems:
     request = RunSettings(
         dataset=chosen.spec, task=chosen.task, lam=chosen.lam, alphas=tuple(alphas), gamma=float(gamma),
@@ -195,7 +195,6 @@ if not problems:
     )  # fmt: skip
     total = len(alphas) * len(methods) * int(trials)
     refusal = runs_refusal(total)
-    cost = None
     if refusal is None:
         # One run of each method at the middle α (the explorer's trial 0 there, cached alike) measures the cost.
         probe = RunRequest(alphas[len(alphas) // 2], request.gamma, request.methods, 1, request.seed, request.options)
