@@ -65,8 +65,8 @@ def load(page: Page, url: str) -> tuple[float, float]:
     return first, time.perf_counter() - started
 
 
-def move_alpha(page: Page) -> tuple[float, float]:
-    """One step of the α slider with the keyboard; seconds to changed numbers and to the complete page."""
+def step_alpha(page: Page, timeout_ms: float = 120_000) -> float:
+    """One step of the α slider with the keyboard; returns when the headline numbers change (its start time)."""
     before = headline(page)
     thumb = page.locator(ALPHA_SLIDER)
     thumb.focus()
@@ -76,8 +76,14 @@ def move_alpha(page: Page) -> tuple[float, float]:
         f"before => {{ const t = Array.from(document.querySelectorAll('{METRIC}')).map(e => e.innerText);"
         " return t.length > 0 && JSON.stringify(t) !== JSON.stringify(before); }",
         arg=before,
-        timeout=120_000,
+        timeout=timeout_ms,
     )
+    return started
+
+
+def move_alpha(page: Page) -> tuple[float, float]:
+    """One step of the α slider with the keyboard; seconds to changed numbers and to the complete page."""
+    started = step_alpha(page)
     first = time.perf_counter() - started
     page.wait_for_timeout(50)  # let the rerun register before waiting for idle
     wait_complete(page)

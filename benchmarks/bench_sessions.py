@@ -34,11 +34,8 @@ from dataclasses import dataclass
 import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from bench_app import CHROMIUM_ARGS, IDLE, METRIC, step_alpha
 from streamlit_server import PeakMemory, free_port, start_server
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
-METRIC = '[data-testid="stMetricValue"]'
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
-ALPHA_SLIDER = 'input[type="range"][aria-label^="Accuracy you need"]'
 ALPHA_LABEL = "Accuracy you need"
 HEADLINE_CAPTIONS = ("First results:", "Medians over")
 TRIALS = 20
@@ -115,16 +112,7 @@ def browser_visitor(port: int, chromium: str) -> list[Timing]:
         page.goto(f"http://127.0.0.1:{port}/?alpha=0.05")
         page.wait_for_selector(METRIC, timeout=TIMEOUT * 1000)
         page.wait_for_function(f"document.querySelector('{IDLE}') !== null", timeout=TIMEOUT * 1000)
-        before = page.locator(METRIC).all_inner_texts()
-        thumb = page.locator(ALPHA_SLIDER)
-        thumb.focus()
-        started = time.perf_counter()
-        thumb.press("ArrowRight")
-        page.wait_for_function(
-            f"before => {{ const t = Array.from(document.querySelectorAll('{METRIC}')).map(e => e.innerText);"
-            " return t.length > 0 && JSON.stringify(t) !== JSON.stringify(before); }",
-            arg=before, timeout=TIMEOUT * 1000,
-        )  # fmt: skip
+        started = step_alpha(page, TIMEOUT * 1000)
         first = time.perf_counter() - started
         page.wait_for_function(
             f"Array.from(document.querySelectorAll('[data-testid=\"stCaptionContainer\"]'))"
