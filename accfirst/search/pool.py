@@ -23,7 +23,9 @@ import functools
 import heapq
 import itertools
 import math
+import multiprocessing.connection
 import multiprocessing.context
+import multiprocessing.process
 import os
 import pickle
 import signal
@@ -165,12 +167,21 @@ def _init_worker(flags: Any, prepare: tuple[ProblemSource, ...]) -> None:
     global _flags
     # Ctrl-C reaches the whole process group; only the parent decides what to do with it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A parent killed outright (a server's hard restart) never sends the workers their stop
+    # signal, and a worker holds both ends of its task pipe: leave with the parent.
+    threading.Thread(target=_exit_with, args=(multiprocessing.parent_process(),), daemon=True).start()
     # One BLAS thread per worker: the workers already fill the cores, and nested
     # BLAS threads oversubscribe them (measured: a 2-worker sweep slower than 1).
     threadpool_limits(1)
     _flags = flags
     for source in prepare:
         _pinned[source.key] = source.build()
+
+
+def _exit_with(parent: multiprocessing.process.BaseProcess | None) -> None:
+    if parent is not None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(0)
 
 
 def _problem(source: ProblemSource) -> Problem:

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
+import time
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -85,3 +90,38 @@ def test_waiting_tasks_go_by_priority_then_in_order(ridge_problem):
     finally:
         single.close()
     assert finished == [0, 0, 3, 5]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+PARENT = """
+import time
+from accfirst.search.pool import BuiltinProblem, WorkerPool
+pool = WorkerPool(2)
+pool.start(BuiltinProblem("diabetes", 0.01))
+time.sleep(8)
+print(" ".join(str(pid) for pid in pool._executor._processes), flush=True)
+time.sleep(600)
+"""
+
+
+def test_workers_leave_when_their_parent_is_killed():
+    """A parent that dies without shutting its pool down (SIGKILL) leaves no worker behind (about 10 s)."""
+    env = {"PYTHONPATH": str(Path(__file__).resolve().parents[2]), "PATH": "/usr/bin:/bin"}
+    parent = subprocess.Popen([sys.executable, "-c", PARENT], stdout=subprocess.PIPE, text=True, env=env)
+    workers = [int(pid) for pid in parent.stdout.readline().split()]
+    assert len(workers) == 2 and all(_alive(pid) for pid in workers)
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 60
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = [pid for pid in workers if _alive(pid)]
+    for pid in left:  # do not leave them running when the test fails
+        os.kill(pid, signal.SIGKILL)
+    assert not left
