@@ -93,8 +93,8 @@ def test_the_app_pages_link_to_each_other_at_existing_sections(key):
 def test_a_docs_page_opens_at_the_linked_section():
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(ROOT / "pages" / "docs_mathematics.py"))
+    at = AppTest.from_file(str(ROOT / "app.py"))
     at.query_params["section"] = "exact-calibrations"
-    at.run(timeout=60)
+    at.switch_page("pages/docs_mathematics.py").run(timeout=60)
     assert not at.exception
     assert at.markdown[0].value.startswith("## Calibrations")
