@@ -285,6 +285,7 @@ class MultiChoice(Setting):
             options=list(self.options),
             selection_mode="multi",
             format_func=lambda o: self.labels.get(o, o),
+            wrap=True,  # in a column the pills would otherwise scroll sideways, hiding the last method
             **kwargs,
         )
         return [o for o in self.options if o in (chosen or [])]
