@@ -98,7 +98,7 @@ def _add_data_options(parser: argparse.ArgumentParser) -> None:
     data.add_argument("--positive-class", metavar="VALUE", help="with --csv, logistic: the target value mapped to +1")
     data.add_argument(
         "--log1p", type=_columns, default=[], metavar="COL,COL,...",
-        help="with --csv: heavy-tailed feature columns to transform by log(1 + x) (SPEC §11)",
+        help="with --csv: heavy-tailed feature columns to transform by log(1 + x) (docs/data-preparation.md)",
     )  # fmt: skip
     data.add_argument(
         "--log1p-target", action="store_true", help="with --csv, ridge: transform the target by log(1 + y)"
@@ -139,13 +139,13 @@ def _add_data_options(parser: argparse.ArgumentParser) -> None:
 
 def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
     algo = parser.add_argument_group(
-        "algorithm (SPEC §2–§8, §12–§13; defaults: the paper's settings with the calibration that paid least)"
+        "algorithm (docs/mathematics.md; defaults: the paper's settings with the calibration that paid least)"
     )
     algo.add_argument("--lam", type=float, default=0.005, metavar="λ", help="regularisation λ > 0 (default: 0.005)")
     algo.add_argument(
         "--radius", type=float, metavar="R",
         help="a public bound R ≤ M on ‖θ‖, from domain knowledge, never from this data; the feasible set, "
-        "the sensitivities and θ* then use R (SPEC §13) (default: none, R = M)",
+        "the sensitivities and θ* then use R (default: none, R = M)",
     )  # fmt: skip
     algo.add_argument(
         "--gamma", type=float, default=0.1, metavar="γ", help="failure probability γ in (0, 1) (default: 0.1)"
@@ -167,7 +167,7 @@ def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     algo.add_argument(
         "--calibration", choices=sorted(CALIBRATIONS), default=SearchOptions.calibration,
-        help="InteractiveAboveThreshold calibration (SPEC §6, §12.3): 'theorem' (Thm 3.2/3.4), 'paper-code' "
+        help="InteractiveAboveThreshold calibration: 'theorem' (Thm 3.2/3.4), 'paper-code' "
         "(the authors' code, behind the paper's plotted numbers) or an exact one that spends exactly γ: "
         "'exact', 'exact-opt', 'exact-paper', 'exact-paper-opt' (default: %(default)s, the cheapest measured)",
     )  # fmt: skip
@@ -175,11 +175,11 @@ def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
         "--noise", choices=sorted(NOISES), default="laplace",
         help="noise of the hypotheses: 'laplace' (the paper's, pure ex-post privacy) or 'gaussian' "
         "(Brownian noise reduction, (ε, δ)-ex-post privacy; derived, consistent with Rogers et al. 2023; "
-        "SPEC §14; nr and doubling only) (default: laplace)",
+        "nr and doubling only) (default: laplace)",
     )  # fmt: skip
     algo.add_argument(
         "--delta", type=float, default=DEFAULT_DELTA, metavar="δ",
-        help="δ of the (ε, δ) guarantees: of --noise gaussian (in (0, 1)) and of the Gibbs posterior (SPEC §17; "
+        help="δ of the (ε, δ) guarantees: of --noise gaussian (in (0, 1)) and of the Gibbs posterior (derived; "
         f"0 asks it for pure ε on ridge) (default: {DEFAULT_DELTA:g})",
     )  # fmt: skip
     algo.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the runs (default: 0)")
@@ -250,7 +250,7 @@ def _add_counts_parser(commands: argparse._SubParsersAction) -> None:
         "counts",
         help="release counts to a relative error under one (ε, δ) budget; write results.csv and report.html",
         description="Release as many counts as the budget allows, each within relative error α w.p. ≥ 1 − β, "
-        "by Brownian noise reduction and by doubling (SPEC §16; derived, consistent with Rogers et al. 2023).",
+        "by Brownian noise reduction and by doubling (derived, consistent with Rogers et al. 2023).",
     )
     data = parser.add_argument_group("counts (one of --synthetic or --csv)")
     source = data.add_mutually_exclusive_group(required=True)
@@ -269,7 +269,7 @@ def _add_counts_parser(commands: argparse._SubParsersAction) -> None:
         "--range", type=_range, metavar="LOW:HIGH",
         help="with --bins: public bounds of the bins (default: the column's min and max, which is not private)",
     )  # fmt: skip
-    release = parser.add_argument_group("release (SPEC §15–§16)")
+    release = parser.add_argument_group("release (derived, consistent with Rogers et al. 2023)")
     release.add_argument("--rel-error", type=float, required=True, metavar="α", help="target relative error α > 0")
     release.add_argument("--epsilon", type=float, default=1.0, metavar="ε", help="the budget's ε (default: 1)")
     release.add_argument(
@@ -544,7 +544,7 @@ def _counts_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     }
     intro = (
         "<p>Counts released in order, each within relative error α with probability ≥ 1 − β, until the "
-        "privacy filter refuses (SPEC §16; derived, consistent with Rogers et al. 2023). The whole release is "
+        "privacy filter refuses (derived, consistent with Rogers et al. 2023). The whole release is "
         f"(ε, δ)-DP with δ = {args.delta:g}. True counts and realised errors are evaluation only, not private.</p>"
     )
     frame.to_csv(args.out / "results.csv", index=False)

@@ -25,6 +25,7 @@ from accfirst.interpret import (
     ranking_sentence,
     summarise_runs,
 )
+from tests.data import make_ridge_data
 
 
 @pytest.mark.parametrize("eps", [0.0, 0.01, 0.5, 1.0, 2.3, 7.41, 20.0, 300.0])
@@ -280,3 +281,13 @@ def test_ranking_sentence_names_delta_of_gaussian_runs(ridge_problem):
     runs = run_trials(ridge_problem, [0.1], 0.1, ["nr", "doubling"], 3, 0, T=50, noise="gaussian", delta=1e-6)
     sentence = ranking_sentence(summarise_runs(runs))
     assert "ex-post (ε, δ) guarantees with δ = 10⁻⁶" in sentence
+
+
+def test_a_gibbs_run_whose_accuracy_reads_the_data_says_so():
+    """A radius below 1/√(2λ) leaves the Gibbs posterior only γ/P(C): the sentence must not promise accuracy."""
+    X, y = make_ridge_data(3, 400, 4)
+    problem = RidgeProblem(X, y, 0.01, radius=0.5 * RidgeProblem(X, y, 0.01).unconstrained_norm)
+    runs = run_trials(problem, [0.05], 0.1, ["gibbs"], 2, 0)
+    assert set(runs["calibration"]) == {"chi-square/P(C)"}
+    sentence = plain_sentence(summarise_runs(runs).iloc[0])
+    assert "γ/P(C)" in sentence and "known spread" not in sentence

@@ -39,15 +39,24 @@ def validate_regularisation(lam: float) -> float:
     return lam
 
 
+# A radius far below M makes every model ~0 and the solvers' arithmetic underflow; refuse it.
+MIN_RADIUS_SHARE = 1e-6
+
+
 def validate_radius(radius: float | None, max_norm: float) -> float | None:
     """A public radius R in (0, M], or ``None`` (SPEC §13); else ``AccFirstError`` naming both."""
     if radius is None:
         return None
     radius = validate_positive("radius (a public bound on ‖θ‖)", radius)
+    if radius < MIN_RADIUS_SHARE * max_norm:
+        raise AccFirstError(
+            f"radius R = {radius:.6g} is below {MIN_RADIUS_SHARE:g}·M = {MIN_RADIUS_SHARE * max_norm:.3g}: a model "
+            "that small predicts nothing; give a radius from domain knowledge, or none"
+        )
     if radius > max_norm:
         raise AccFirstError(
             f"radius R = {radius:.6g} exceeds M = {max_norm:.6g}, the bound on ‖θ*‖ that λ already implies "
-            "(SPEC §13); give a radius ≤ M, or none"
+            "(docs/mathematics.md, “A public norm bound”); give a radius ≤ M, or none"
         )
     return radius
 
@@ -67,8 +76,8 @@ def _validate_features(X: ArrayLike) -> NDArray[np.float64]:
     worst = int(np.argmax(row_norms))
     if row_norms[worst] > 1 + ROW_NORM_TOLERANCE:
         raise DataError(
-            f"every row of X must have ℓ1 norm ≤ 1 (SPEC §1); row {worst} has "
-            f"{row_norms[worst]:.6g}. Scale the features (SPEC §11) before building the problem"
+            f"every row of X must have ℓ1 norm ≤ 1; row {worst} has "
+            f"{row_norms[worst]:.6g}. Scale the features (docs/data-preparation.md) before building the problem"
         )
     return X
 
@@ -198,8 +207,8 @@ class RidgeProblem(Problem):
         worst = int(np.argmax(np.abs(y)))
         if abs(y[worst]) > 1 + ROW_NORM_TOLERANCE:
             raise DataError(
-                f"ridge targets must satisfy |y| ≤ 1 (SPEC §1); y[{worst}] = {y[worst]:.6g}. "
-                "Scale the target (SPEC §11) first"
+                f"ridge targets must satisfy |y| ≤ 1; y[{worst}] = {y[worst]:.6g}. "
+                "Scale the target (docs/data-preparation.md) first"
             )
         super().__init__(X.shape[0], X.shape[1], lam, radius)
         A = X.T @ X
@@ -310,7 +319,7 @@ class LogisticProblem(Problem):
         y = _validate_target(y, X.shape[0])
         if not np.all((y == 1.0) | (y == -1.0)):
             found = np.unique(y[(y != 1.0) & (y != -1.0)])[:5]
-            raise DataError(f"logistic labels must be −1 or +1 (SPEC §1); found {found.tolist()}")
+            raise DataError(f"logistic labels must be −1 or +1; found {found.tolist()}")
         super().__init__(X.shape[0], X.shape[1], lam, radius)
         self._yX = _readonly(X * y[:, None])
         self.gram = _readonly(X.T @ X / self.n)
