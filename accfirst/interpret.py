@@ -437,8 +437,12 @@ def ranking_sentence(summary: pd.DataFrame) -> str:
                 f"{first_name} paid {amount} less privacy than {second_name} for the same accuracy target "
                 f"(median ε = {format_epsilon(low)} vs {format_epsilon(high)})."
             )
+        if "theory" in (best["method"], second["method"]):
+            parts.append("The theory approach promises the target only on average, the others with probability 1 − γ.")
         delta = float(ranked["delta"].max())
-        if delta > 0:
+        if delta > 0 and (ranked["delta"].astype(float) == 0).any():
+            parts.append(f"Figures with δ = {format_delta(delta)} are (ε, δ) guarantees; the others are pure ε.")
+        elif delta > 0:
             parts.append(f"These are ex-post (ε, δ) guarantees with δ = {format_delta(delta)}.")
     for _, row in summary.loc[apart].iterrows():
         parts.append(

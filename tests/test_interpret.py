@@ -257,6 +257,15 @@ def test_ranking_sentence_orders_by_epsilon_not_by_input():
     sentence = ranking_sentence(summary_of(nr=5.0, doubling=1.0, theory=2.0))
     assert "first: Doubling (ε = 1.00), Theory (ε = 2.00), Noise reduction" in sentence
     assert "Doubling paid 50% less privacy than the theory approach" in sentence
+    assert "The theory approach promises the target only on average" in sentence
+    assert "only on average" not in ranking_sentence(summary_of(nr=1.0, doubling=2.0, theory=5.0))
+
+
+def test_ranking_sentence_separates_pure_and_approximate_figures():
+    mixed = summary_of(nr=2.0, doubling=3.0).assign(delta=[1e-6, 0.0])
+    sentence = ranking_sentence(mixed)
+    assert "Figures with δ = 10⁻⁶ are (ε, δ) guarantees; the others are pure ε." in sentence
+    assert "These are" not in sentence
 
 
 def test_ranking_sentence_fallbacks_and_ties():
