@@ -694,8 +694,8 @@ def _scale(
         feature_scale, target_scale = bounds
     X_train /= feature_scale
     X_test /= feature_scale
-    clipped_train = _clip_rows(X_train)
-    clipped_test = _clip_rows(X_test)
+    clipped_train = clip_rows(X_train)
+    clipped_test = clip_rows(X_test)
     if ridge:
         y_train /= target_scale
         y_test /= target_scale
@@ -738,7 +738,7 @@ def _row_l1(X: np.ndarray) -> np.ndarray:
     return norms
 
 
-def _clip_rows(X: np.ndarray) -> np.ndarray:
+def clip_rows(X: np.ndarray) -> np.ndarray:
     """Scale rows with ``‖x‖₁ > 1`` back into the ℓ1 ball in place; returns which rows were clipped.
 
     A float64 sum of p rounded terms can be off by a few ulps either way, so a row whose

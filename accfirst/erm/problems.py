@@ -78,7 +78,7 @@ def _validate_features(X: ArrayLike) -> NDArray[np.float64]:
     if row_norms[worst] > 1 + ROW_NORM_TOLERANCE:
         raise DataError(
             f"every row of X must have ℓ1 norm ≤ 1 (SPEC §1); row {worst} has "
-            f"{row_norms[worst]:.6g}. Scale the features (SPEC §11) before building the problem"
+            f"{row_norms[worst]:.6g}. Scale the features (SPEC §11) first"
         )
     return X
 
