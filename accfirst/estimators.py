@@ -31,7 +31,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, Transfo
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from accfirst.datasets.preprocess import clip_rows
+from accfirst.datasets.preprocess import scale_rows, scale_target
 from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
 from accfirst.errors import AccFirstError, DataError
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
@@ -50,13 +50,6 @@ SCALING_ADVICE = (
 
 class NoPrivacyWarning(UserWarning):
     """A fit whose coefficients carry no privacy guarantee: a fallback (ε = ∞) or a failed sampler check (δ = 1)."""
-
-
-def scale_rows(X: NDArray[np.float64], bound: float, name: str = "feature_bound") -> NDArray[np.float64]:
-    """X / B with every row clipped to ‖x‖₁ ≤ 1 (a new array): SPEC §11's privacy-safe scaling."""
-    scaled = X / validate_positive(f"{name} (a public bound on ‖x‖₁)", bound)
-    clip_rows(scaled)
-    return scaled
 
 
 class PublicBoundScaler(TransformerMixin, BaseEstimator):
@@ -84,7 +77,7 @@ class PublicBoundScaler(TransformerMixin, BaseEstimator):
     def transform(self, X: ArrayLike) -> NDArray[np.float64]:
         """X / B with every row clipped to ‖x‖₁ ≤ 1."""
         check_is_fitted(self)
-        return scale_rows(validate_data(self, X, dtype=np.float64, reset=False), self.feature_bound)
+        return scale_rows(validate_data(self, X, dtype=np.float64, reset=False, copy=True), self.feature_bound)
 
     def inverse_transform(self, X: ArrayLike) -> NDArray[np.float64]:
         """X · B (clipped rows stay clipped)."""
@@ -147,7 +140,7 @@ class _AccuracyFirst(BaseEstimator):
 
     def _features(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         """The rows the model sees: X, or X scaled by ``feature_bound`` and clipped."""
-        return X if self.feature_bound is None else scale_rows(X, self.feature_bound)
+        return X if self.feature_bound is None else scale_rows(X.copy(), self.feature_bound)
 
     def _run_search(self, X: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:
         """Build the problem, run the search, set the fitted attributes; returns the released θ."""
@@ -246,7 +239,7 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
         """Run the accuracy-first search on (X, y); without bounds, refuses rows outside ‖x‖₁ ≤ 1, |y| ≤ 1."""
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         if self.target_bound is not None:
-            y = np.clip(y / validate_positive("target_bound (a public bound on |y|)", self.target_bound), -1.0, 1.0)
+            y = scale_target(np.array(y, dtype=np.float64), self.target_bound)
         self.coef_ = self._run_search(X, y)
         return self
 

@@ -13,14 +13,14 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import check_estimator, parametrize_with_checks
 
-from accfirst import DataError, LogisticProblem, RidgeProblem, SearchOptions, trial_rng
+from accfirst import LogisticProblem, RidgeProblem, SearchOptions, trial_rng
 from accfirst.estimators import (
     AccuracyFirstLogistic,
     AccuracyFirstRidge,
     NoPrivacyWarning,
     PublicBoundScaler,
-    scale_rows,
 )
+from accfirst.datasets.preprocess import scale_rows, scale_target
 from accfirst.search.experiments import search
 
 
@@ -78,7 +78,7 @@ def test_ridge_fit_is_the_search_run_of_its_seed() -> None:
     """fit with random_state=s is the run of ``search`` with trial_rng(s, method, α, 0) on the scaled rows."""
     X, y = raw_regression(0)
     model = AccuracyFirstRidge(excess_risk=0.02, feature_bound=10.0, target_bound=3.0, random_state=7).fit(X, y)
-    problem = RidgeProblem(scale_rows(X, 10.0), np.clip(y / 3.0, -1, 1), 0.005)
+    problem = RidgeProblem(scale_rows(X.copy(), 10.0), scale_target(y.copy(), 3.0), 0.005)
     run = search(problem, "nr", 0.02, 0.1, trial_rng(7, "nr", 0.02, 0), SearchOptions())
     assert not run.fallback and math.isfinite(run.eps_total)
     np.testing.assert_array_equal(model.coef_, run.theta)
@@ -113,7 +113,7 @@ def test_logistic_takes_any_two_labels_and_returns_them() -> None:
     assert model.classes_.tolist() == ["ham", "spam"]
     assert model.feature_names_in_.tolist() == list(frame.columns)
     assert model.coef_.shape == (1, 5) and np.isfinite(model.epsilon_)
-    problem = LogisticProblem(scale_rows(X, 10.0), np.where(labels == "spam", 1.0, -1.0), 0.005)
+    problem = LogisticProblem(scale_rows(X.copy(), 10.0), np.where(labels == "spam", 1.0, -1.0), 0.005)
     run = search(problem, "nr", 0.02, 0.1, trial_rng(0, "nr", 0.02, 0), SearchOptions())
     # The frame reaches the problem column-major: the same run up to BLAS rounding.
     assert model.run_.stop_index == run.stop_index
@@ -135,7 +135,7 @@ def test_logistic_takes_any_two_labels_and_returns_them() -> None:
         (AccuracyFirstLogistic(), [[0.1], [0.2], [0.3]], ["a", "b", "c"], "exactly two classes; y has 3 classes"),
         (AccuracyFirstRidge(method="theory"), [[0.1], [0.2]], [0.1, 0.2], "expected excess risk"),
         (AccuracyFirstRidge(excess_risk=-1), [[0.1], [0.2]], [0.1, 0.2], r"excess_risk \(the target α\) must be > 0"),
-        (AccuracyFirstRidge(feature_bound=0), [[0.1], [0.2]], [0.1, 0.2], r"feature_bound .* must be > 0"),
+        (AccuracyFirstRidge(feature_bound=0), [[0.1], [0.2]], [0.1, 0.2], r"feature_bound .* must be a finite number > 0"),
     ],
 )
 def test_fit_refuses_with_a_message_to_act_on(model, X, y, message) -> None:
