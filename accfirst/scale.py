@@ -23,6 +23,7 @@ at most about a million rows. Nothing else in the package imports this module.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
@@ -32,15 +33,16 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
+from threadpoolctl import threadpool_limits
 
 from accfirst.datasets.preprocess import OUT_OF_CORE_SCALING, positive_bound, scale_rows, scale_target
 from accfirst.erm.problems import LogisticProblem, RidgeProblem, RowBlocks, combine_statistics, validate_regularisation
 from accfirst.errors import AccFirstError, DataError
 
 TASKS = ("ridge", "logistic")
-# Rows per statistic call within a partition: bounds a statistic's temporaries (the logistic
-# Hessian's weighted copy of the rows) to 5 MB at 20 features, whatever the partition size.
-CHUNK_ROWS = 1 << 15
+# Rows prepared and summed at a time within a partition: the copies of a chunk (scaled rows,
+# the logistic Hessian's weighted rows) take 10 MB at 20 features, whatever the partition size.
+CHUNK_ROWS = 1 << 16
 FEATURE_BOUND_NAME = "feature_bound (a public bound on ‖x‖₁)"
 TARGET_BOUND_NAME = "target_bound (a public bound on |y|)"
 
@@ -58,15 +60,14 @@ def _partition_statistic(
     statistic: Callable[..., tuple],
     combine: Sequence[np.ufunc] | None,
 ) -> tuple | None:
-    """The statistic of one partition (``None`` if it is empty).
+    """The statistic of one partition, CHUNK_ROWS rows at a time (``None`` if it is empty).
 
-    ``prepare`` turns the partition into arrays (one copy of it); ``statistic`` runs on
-    CHUNK_ROWS rows of them at a time, which bounds its temporaries.
+    ``prepare`` turns a chunk of the partition into arrays (scaled, clipped rows): only a
+    chunk is ever copied, so memory stays near the partition's own size.
     """
-    arrays = prepare(frame)
     total = None
     for start in range(0, len(frame), CHUNK_ROWS):
-        total = _combine(total, statistic(*(a[start : start + CHUNK_ROWS] for a in arrays)), combine)
+        total = _combine(total, statistic(*prepare(frame.iloc[start : start + CHUNK_ROWS])), combine)
     return total
 
 
@@ -107,14 +108,17 @@ def one_pass(
 ) -> tuple:
     """``statistic`` of every block of ``prepare``d rows of ``frame``, combined entry by entry: one pass."""
     parts = [dask.delayed(_partition_statistic)(part, prepare, statistic, combine) for part in frame.to_delayed()]
-    (total,) = dask.compute(_tree_reduce(parts, combine), scheduler=_scheduler(scheduler))
+    # Dask's threads fill the cores; BLAS threads inside them oversubscribe (measured: 6× slower).
+    with threadpool_limits(limits=1, user_api="blas"):
+        (total,) = dask.compute(_tree_reduce(parts, combine), scheduler=_scheduler(scheduler))
     if total is None:
         raise DataError("the Parquet files have no rows")
     return total
 
 
-def _require_finite(values: NDArray[np.float64], columns: Sequence[str]) -> None:
-    if not np.all(np.isfinite(values)):
+def _require_finite(total: float, columns: Sequence[str]) -> None:
+    """Refuse a block whose scaled values do not add up to a finite number: it has NaN or infinite values."""
+    if not math.isfinite(total):
         raise DataError(
             f"the column(s) {', '.join(columns)} have NaN or infinite values; out of core nothing is imputed: drop "
             "or fill those rows when writing the Parquet files"
@@ -122,18 +126,25 @@ def _require_finite(values: NDArray[np.float64], columns: Sequence[str]) -> None
 
 
 def _features(frame: pd.DataFrame, features: Sequence[str], feature_bound: float) -> NDArray[np.float64]:
-    """The partition's features divided by the public bound and clipped (SPEC §11), as one new array."""
-    X = frame[list(features)].to_numpy(dtype=np.float64, copy=True)
-    _require_finite(X, features)
-    return scale_rows(X, feature_bound)
+    """The chunk's features divided by the public bound and clipped (SPEC §11), as one new array.
+
+    Column-major: filled column by column, and the blocks' XᵀX is several times faster so.
+    """
+    X = np.empty((len(frame), len(features)), order="F")
+    for j, name in enumerate(features):
+        X[:, j] = frame[name].to_numpy(dtype=np.float64)
+    scale_rows(X, feature_bound)
+    # After clipping every finite row has ‖x‖₁ ≤ 1, and a row with NaN or ±∞ holds NaN.
+    _require_finite(float(X.sum()), features)
+    return X
 
 
 def ridge_rows(
     frame: pd.DataFrame, features: Sequence[str], target: str, feature_bound: float, target_bound: float
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """(X, y) of a partition, divided by the public bounds and clipped."""
+    """(X, y) of a chunk of rows, divided by the public bounds and clipped."""
     y = frame[target].to_numpy(dtype=np.float64, copy=True)
-    _require_finite(y, [target])
+    _require_finite(float(y.sum()), [target])
     return _features(frame, features, feature_bound), scale_target(y, target_bound)
 
 
@@ -164,7 +175,7 @@ def _labels(frame: pd.DataFrame, target: str, positive_class: object) -> NDArray
 def logistic_rows(
     frame: pd.DataFrame, features: Sequence[str], target: str, feature_bound: float, positive_class: object
 ) -> tuple[NDArray[np.float64]]:
-    """(y_i·x_i,) of a partition, features divided by the public bound and clipped."""
+    """(y_i·x_i,) of a chunk of rows, features divided by the public bound and clipped."""
     yX = _features(frame, features, feature_bound)
     yX *= _labels(frame, target, positive_class)[:, None]
     return (yX,)
@@ -173,26 +184,36 @@ def logistic_rows(
 class ParquetRows(RowBlocks):
     """The rows y_i·x_i of a logistic problem in Parquet files: every ``reduce`` is one Dask pass (SPEC §2).
 
-    Built by ``problem_from_parquet``; picklable (a sweep's worker processes read the files themselves).
+    Built by ``problem_from_parquet``. Picklable: a sweep's worker processes receive the
+    file names and read the files themselves.
     """
 
     def __init__(
         self,
-        frame: dd.DataFrame,
+        path_or_glob: str | Sequence[str],
         features: Sequence[str],
         target: str,
         feature_bound: float,
         positive_class: object,
         scheduler: str | None,
     ) -> None:
-        self.frame = frame
+        self.source = path_or_glob
+        self.columns = [*features, target]
         self.scheduler = scheduler
+        self.frame = _read(path_or_glob, self.columns)
         # The row count comes from the files' metadata, not from a pass.
-        self.n, self.p = len(frame), len(features)
+        self.n, self.p = len(self.frame), len(features)
         self._prepare = partial(
             logistic_rows, features=tuple(features), target=target, feature_bound=feature_bound,
             positive_class=positive_class,
         )  # fmt: skip
+
+    def __getstate__(self) -> dict[str, object]:
+        return {name: value for name, value in self.__dict__.items() if name != "frame"}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self.frame = _read(self.source, self.columns)
 
     def reduce(
         self, statistic: Callable[[NDArray[np.float64]], tuple], combine: Sequence[np.ufunc] | None = None
@@ -200,13 +221,18 @@ class ParquetRows(RowBlocks):
         return one_pass(self.frame, self._prepare, statistic, combine, self.scheduler)
 
 
+def _read(path_or_glob: str | Sequence[str], columns: Sequence[str] | None = None) -> dd.DataFrame:
+    """The Dask frame of Parquet files (their metadata read, not their rows)."""
+    try:
+        return dd.read_parquet(path_or_glob, columns=None if columns is None else list(columns))
+    except (OSError, ValueError) as exc:
+        raise DataError(f"cannot read Parquet files at {path_or_glob!r}: {exc}") from None
+
+
 def _open(path_or_glob: str | Sequence[str], target: str, features: Sequence[str] | None, task: str
           ) -> tuple[dd.DataFrame, list[str]]:  # fmt: skip
     """The Dask frame of the feature and target columns, checked against the files' schema (no data read)."""
-    try:
-        frame = dd.read_parquet(path_or_glob)
-    except (OSError, ValueError) as exc:
-        raise DataError(f"cannot read Parquet files at {path_or_glob!r}: {exc}") from None
+    frame = _read(path_or_glob)
     columns = [str(c) for c in frame.columns]
     if target not in columns:
         raise DataError(f"target {target!r} is not a column of the Parquet files; columns: {', '.join(columns)}")
@@ -273,7 +299,7 @@ def problem_from_parquet(
         target_bound = positive_bound(TARGET_BOUND_NAME, target_bound)
     frame, chosen = _open(path_or_glob, target, features, task)
     if task == "logistic":
-        rows = ParquetRows(frame, chosen, target, feature_bound, positive_class, scheduler)
+        rows = ParquetRows(path_or_glob, chosen, target, feature_bound, positive_class, scheduler)
         return LogisticProblem.from_rows(rows, lam, radius)
     prepare = partial(
         ridge_rows, features=tuple(chosen), target=target, feature_bound=feature_bound, target_bound=target_bound
