@@ -125,32 +125,41 @@ def _require_finite(total: float, columns: Sequence[str]) -> None:
         )
 
 
-def _features(frame: pd.DataFrame, features: Sequence[str], feature_bound: float) -> NDArray[np.float64]:
-    """The chunk's features divided by the public bound and clipped (SPEC §11), as one new array.
+def _columns(frame: pd.DataFrame, columns: Sequence[str]) -> NDArray[np.float64]:
+    """The chunk's columns as one new float64 array.
 
-    Column-major: filled column by column, and the blocks' XᵀX is several times faster so.
+    Column-major: filled column by column, and the blocks' ZᵀZ is several times faster so.
     """
-    X = np.empty((len(frame), len(features)), order="F")
-    for j, name in enumerate(features):
-        X[:, j] = frame[name].to_numpy(dtype=np.float64)
+    Z = np.empty((len(frame), len(columns)), order="F")
+    for j, name in enumerate(columns):
+        Z[:, j] = frame[name].to_numpy(dtype=np.float64)
+    return Z
+
+
+def _scale_features(X: NDArray[np.float64], features: Sequence[str], feature_bound: float) -> None:
+    """Divide the features by the public bound and clip the rows, in place (SPEC §11)."""
     scale_rows(X, feature_bound)
     # After clipping every finite row has ‖x‖₁ ≤ 1, and a row with NaN or ±∞ holds NaN.
     _require_finite(float(X.sum()), features)
-    return X
 
 
 def ridge_rows(
     frame: pd.DataFrame, features: Sequence[str], target: str, feature_bound: float, target_bound: float
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """(X, y) of a chunk of rows, divided by the public bounds and clipped."""
-    y = frame[target].to_numpy(dtype=np.float64, copy=True)
-    _require_finite(float(y.sum()), [target])
-    return _features(frame, features, feature_bound), scale_target(y, target_bound)
+) -> tuple[NDArray[np.float64]]:
+    """([X | y],) of a chunk of rows, divided by the public bounds and clipped.
+
+    One array, so that one product ZᵀZ gives XᵀX, Xᵀy and yᵀy together.
+    """
+    Z = _columns(frame, [*features, target])
+    _require_finite(float(Z[:, -1].sum()), [target])
+    _scale_features(Z[:, :-1], features, feature_bound)
+    scale_target(Z[:, -1], target_bound)
+    return (Z,)
 
 
-def ridge_sums(X: NDArray[np.float64], y: NDArray[np.float64]) -> tuple:
-    """XᵀX, Xᵀy, yᵀy and the row count of a block of rows."""
-    return X.T @ X, X.T @ y, float(y @ y), len(y)
+def ridge_sums(Z: NDArray[np.float64]) -> tuple:
+    """ZᵀZ and the row count of a block of rows Z = [X | y]."""
+    return Z.T @ Z, len(Z)
 
 
 def _labels(frame: pd.DataFrame, target: str, positive_class: object) -> NDArray[np.float64]:
@@ -176,7 +185,8 @@ def logistic_rows(
     frame: pd.DataFrame, features: Sequence[str], target: str, feature_bound: float, positive_class: object
 ) -> tuple[NDArray[np.float64]]:
     """(y_i·x_i,) of a chunk of rows, features divided by the public bound and clipped."""
-    yX = _features(frame, features, feature_bound)
+    yX = _columns(frame, features)
+    _scale_features(yX, features, feature_bound)
     yX *= _labels(frame, target, positive_class)[:, None]
     return (yX,)
 
@@ -304,5 +314,5 @@ def problem_from_parquet(
     prepare = partial(
         ridge_rows, features=tuple(chosen), target=target, feature_bound=feature_bound, target_bound=target_bound
     )
-    A, b, c, n = one_pass(frame, prepare, ridge_sums, None, scheduler)
-    return RidgeProblem.from_statistics(A, b, c, n, lam, radius)
+    ZtZ, n = one_pass(frame, prepare, ridge_sums, None, scheduler)
+    return RidgeProblem.from_statistics(ZtZ[:-1, :-1], ZtZ[:-1, -1], float(ZtZ[-1, -1]), n, lam, radius)
