@@ -1,20 +1,16 @@
 """accfirst's Streamlit app: page navigation and the sidebar every page shares.
 
-Run with ``streamlit run app.py``. The explorer is the default page. The sidebar's
-dataset picker and λ (``ui.dataset``) are drawn here, before the page, so they keep
-their values across pages; a page reads them with ``ui.dataset.require_selection()``.
+Run with ``streamlit run app.py``. The pages and their menu sections are defined in
+``ui.navigation``; the explorer is the default page. The sidebar's dataset picker and λ
+(``ui.dataset``) are drawn here, before the page, so they keep their values across
+pages; a page reads them with ``ui.dataset.require_selection()``.
 """
-
-import streamlit as st
 
 from ui.errors import show_unexpected_error
 from ui.frame import shared_frame
+from ui.navigation import navigation
 
-pages = [
-    st.Page("pages/explorer.py", title="Explorer", icon=":material/tune:", default=True),
-    st.Page("pages/sweep.py", title="α sweep", icon=":material/show_chart:"),
-]
-page = st.navigation(pages)
+page = navigation()
 
 try:
     with shared_frame():

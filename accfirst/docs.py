@@ -1,30 +1,54 @@
-"""Links to the project's own documentation (``docs/`` in the repository), for the app and the report.
+"""Where the project's own documentation is (``docs/`` in the repository), for the app, the CLI and reports.
 
-The app, the report and messages point readers at these pages instead of the project's
-internal specification. ``DOCS_URL`` is the web address of the repository's ``docs``
-folder; every section named here has a stable heading in its page (a test checks them).
+The app shows these pages itself (a "Docs" section of its menu), so it never points
+readers at anything outside the repository; offline reports and messages name the page
+and the section in words (``docs_reference``). Every section named anywhere is a heading
+that exists in its page (a test checks them).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from accfirst.errors import AccFirstError
 
-DOCS_URL = "https://github.com/accfirst/accfirst/blob/main/docs"
+
+@dataclass(frozen=True)
+class DocsPage:
+    """One page of ``docs/``: its file name and its title."""
+
+    file: str
+    title: str
+
+
 DOCS_PAGES = {
-    "mathematics": "mathematics.md",
-    "charts": "reading-the-charts.md",
-    "data": "data-preparation.md",
+    "mathematics": DocsPage("mathematics.md", "The mathematics"),
+    "charts": DocsPage("reading-the-charts.md", "Reading the charts"),
+    "data": DocsPage("data-preparation.md", "Preparing data"),
 }
 
 
-def docs_link(page: str, section: str = "") -> str:
-    """The web address of a docs page, or of one section of it (``section`` is the heading's anchor).
+def docs_page(page: str) -> DocsPage:
+    """The ``DocsPage`` of a key ("mathematics", "charts" or "data"); ``AccFirstError`` otherwise."""
+    if page not in DOCS_PAGES:
+        raise AccFirstError(f"unknown docs page {page!r}; choose one of {sorted(DOCS_PAGES)}")
+    return DOCS_PAGES[page]
+
+
+def section_title(section: str) -> str:
+    """A heading's words from its anchor ("a-public-norm-bound" → "A public norm bound")."""
+    words = section.replace("-", " ")
+    return words[:1].upper() + words[1:]
+
+
+def docs_reference(page: str, section: str = "") -> str:
+    """Where to read more, in words: "“Calibrations” in docs/mathematics.md (the app's Docs menu: The mathematics)".
 
     Parameters
     ----------
     page : ``"mathematics"``, ``"charts"`` or ``"data"``.
     section : the anchor of a heading in that page, e.g. ``"calibrations"``; empty for the page.
     """
-    if page not in DOCS_PAGES:
-        raise AccFirstError(f"unknown docs page {page!r}; choose one of {sorted(DOCS_PAGES)}")
-    return f"{DOCS_URL}/{DOCS_PAGES[page]}" + (f"#{section}" if section else "")
+    entry = docs_page(page)
+    where = f"docs/{entry.file} (the app's Docs menu: {entry.title})"
+    return f"“{section_title(section)}” in {where}" if section else where

@@ -13,6 +13,19 @@ import numpy as np
 
 from accfirst.errors import AccFirstError
 
+# How much of a value a message repeats: enough to recognise it, not a pasted 100 kB string.
+ECHO_CHARS = 80
+
+
+def shorten(text: str, limit: int = ECHO_CHARS) -> str:
+    """``text`` cut to at most ``limit`` characters, the cut marked with an ellipsis."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def echo(value: object, limit: int = ECHO_CHARS) -> str:
+    """A value the user gave, for a message: its ``repr`` (quoted, escapes visible), cut to ``limit`` characters."""
+    return shorten(repr(value), limit)
+
 
 def _real(name: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):

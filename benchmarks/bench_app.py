@@ -19,17 +19,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
-
-ROOT = Path(__file__).resolve().parents[1]
+from streamlit_server import free_port, start_server
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
     "--disable-component-update", "--disable-sync",
@@ -38,30 +33,6 @@ METRIC = '[data-testid="stMetricValue"]'
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 ALPHA_SLIDER = 'input[type="range"][aria-label^="Accuracy you need"]'
 CHARTS_EXPECTED = 6  # ε distribution, breakdown, two searches, excess risk, test quality
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_server(port: int) -> subprocess.Popen:
-    command = [
-        sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-        "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-    ]  # fmt: skip
-    server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as response:
-                if response.status == 200:
-                    return server
-        except OSError:
-            time.sleep(0.1)
-    server.kill()
-    raise RuntimeError("streamlit did not become healthy within 60 s")
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -94,8 +65,8 @@ def load(page: Page, url: str) -> tuple[float, float]:
     return first, time.perf_counter() - started
 
 
-def move_alpha(page: Page) -> tuple[float, float]:
-    """One step of the α slider with the keyboard; seconds to changed numbers and to the complete page."""
+def step_alpha(page: Page, timeout_ms: float = 120_000) -> float:
+    """One step of the α slider with the keyboard; returns when the headline numbers change (its start time)."""
     before = headline(page)
     thumb = page.locator(ALPHA_SLIDER)
     thumb.focus()
@@ -105,8 +76,14 @@ def move_alpha(page: Page) -> tuple[float, float]:
         f"before => {{ const t = Array.from(document.querySelectorAll('{METRIC}')).map(e => e.innerText);"
         " return t.length > 0 && JSON.stringify(t) !== JSON.stringify(before); }",
         arg=before,
-        timeout=120_000,
+        timeout=timeout_ms,
     )
+    return started
+
+
+def move_alpha(page: Page) -> tuple[float, float]:
+    """One step of the α slider with the keyboard; seconds to changed numbers and to the complete page."""
+    started = step_alpha(page)
     first = time.perf_counter() - started
     page.wait_for_timeout(50)  # let the rerun register before waiting for idle
     wait_complete(page)

@@ -37,7 +37,7 @@ from accfirst.snippet import reproduction_snippet, settings_json
 from ui.dataset import require_selection, show_data_report
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
-from ui.runs import RunRequest, iter_trials, traced_run
+from ui.runs import RunRequest, iter_trials, traced_run, workers
 from ui.settings import (
     Choice,
     FloatSlider,
@@ -52,6 +52,7 @@ from ui.settings import (
     restore_from_url,
     write_to_url,
 )
+from ui.work import MAX_LEVELS, estimate, measured_costs
 
 PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 SCOPE = "explorer"
@@ -74,7 +75,7 @@ CALIBRATION = calibration_setting(SCOPE)
 DELTA = delta_setting(SCOPE)
 EPS_MIN = OptionalFloat(SCOPE, "eps_min", "ε_min (blank = paper default)", None)
 EPS_MAX = OptionalFloat(SCOPE, "eps_max", "ε_max (blank = paper default)", None)
-LEVELS = IntSetting(SCOPE, "T", "Number of levels T", SearchOptions.T, low=2, high=100_000, box=True, step=100)
+LEVELS = IntSetting(SCOPE, "T", "Number of levels T", SearchOptions.T, low=2, high=MAX_LEVELS, box=True, step=100)
 SPACING = Choice(SCOPE, "spacing", "Spacing of the levels", "geometric", options=("geometric", "linear"))
 TRIALS = IntSetting(SCOPE, "trials", "Trials (independent runs)", 20, low=1, high=200)
 SEED = IntSetting(SCOPE, "seed", "Seed", 0, low=0, high=2**32 - 1, box=True)
@@ -92,14 +93,16 @@ SETTINGS = (
     EXACT,
 )  # fmt: skip
 LAST_HEADLINE = f"{SCOPE}.last_headline"
+CONFIRMED = f"{SCOPE}.confirmed"
 
 
-def draw_headline(summary: pd.DataFrame, done: int, total: int) -> None:
+def draw_headline(summary: pd.DataFrame, done: int, total: int, then: str = "refining…") -> None:
     """One bordered card per method: the numbers and a sentence to read aloud."""
     # Same structure on every draw, so each redraw replaces the previous one element for element.
     runs_per_method = int(summary["trials"].max()) if len(summary) else 0
     if done < total:
-        st.caption(f"First results: {runs_per_method} trials per method so far ({done} of {total} runs); refining…")
+        trials_text = "1 trial" if runs_per_method == 1 else f"{runs_per_method} trials"
+        st.caption(f"First results: {trials_text} per method so far ({done} of {total} runs); {then}")
     else:
         st.caption(f"Medians over {runs_per_method} trials per method.")
     cards = st.columns(len(summary))
@@ -131,12 +134,12 @@ def show_chart(figure, key: str) -> None:
 
 
 # ---------------------------------------------------------------- controls
+ensure_frame()
 st.title("Set the accuracy you need, see the privacy you pay")
 st.caption(
     "Accuracy-first differential privacy (Ligett et al., NeurIPS 2017): choose the excess risk α your model "
     "may have; each method finds a private model that meets it and reports the privacy loss ε it paid."
 )
-ensure_frame()
 chosen = require_selection()
 show_data_report(chosen)
 restore_from_url(SETTINGS)
@@ -211,20 +214,37 @@ progress_slot = st.empty()
 if LAST_HEADLINE in st.session_state:  # keep the previous numbers on screen until new ones arrive
     with headline.container():
         draw_headline(*st.session_state[LAST_HEADLINE])
-last_draw = 0.0
+last_draw, drawn, paused = 0.0, 0, None
+confirmed = st.session_state.setdefault(CONFIRMED, set())
 with package_errors():
     for progress in iter_trials(chosen, request):
         now = time.perf_counter()
-        if progress.finished or now - last_draw > 0.25:
+        if progress.done > drawn and (progress.finished or now - last_draw > 0.25):
             summary = summarise_runs(progress.frame)
             with headline.container():
                 draw_headline(summary, progress.done, progress.total)
-            last_draw = now
+            last_draw, drawn = now, progress.done
+        if progress.done == len(methods) and not progress.finished and request not in confirmed:
+            # Trial 0 of each method measured what a run costs here: ask before a long wait.
+            rest = estimate(measured_costs(progress.frame), trials - 1, workers(chosen))
+            if rest.needs_confirmation:
+                paused = rest
+                break
         if not progress.finished and progress.seconds > 0.3:
             progress_slot.progress(
                 progress.done / progress.total, text=f"Running trials: {progress.done} of {progress.total}"
             )
     progress_slot.empty()
+if paused is not None:
+    summary = summarise_runs(progress.frame)
+    with headline.container():
+        draw_headline(summary, progress.done, progress.total, then="the rest waits for your go-ahead below.")
+    with progress_slot.container():
+        st.warning(f"The other trials would take {paused.describe()}.", icon="⏳")
+        st.button(
+            f"Run the other trials ({paused.describe()})", key=f"{SCOPE}.continue", type="primary",
+            on_click=confirmed.add, args=(request,),
+        )  # fmt: skip
 st.session_state[LAST_HEADLINE] = (summary, progress.done, progress.total)
 results = progress.frame
 

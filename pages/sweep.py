@@ -7,18 +7,19 @@ Fig. 4 ‖θ‖ vs M), the paper's table and the downloads (tidy CSV, offline HT
 settings, Python snippet, command line). Trials, γ, T, seed, generator and calibration
 sit in the sidebar under the shared dataset picker; every setting lives in the URL.
 
-A sweep runs only when asked (it can take a minute) on every CPU core
-(``accfirst.search.sweep``); the worker processes serve one sweep at a time across all
-visitors, so a concurrent sweep runs in the page's own process instead and the
-server's memory does not grow with the number of visitors. Pressing Stop — or changing any setting — while it runs makes
-Streamlit stop the script at the next progress update; the sweep then cancels the
-work not yet started and the page keeps the previous results.
+A sweep runs only when asked (it can take a minute). Before that the page shows what
+it would cost — the runs, and the time estimated from one measured run of each method
+(``ui.work``) — refuses more than one click may start, and asks before a long one. On
+built-in data it runs on the server's worker processes (``ui.runs.worker_pool``, one
+per core), which every visitor's sweeps and explorer views share in turn; an upload's
+sweep runs in the page's own thread, so its data never leave the session. Pressing
+Stop — or changing any setting — while it runs makes Streamlit stop the script at the
+next progress update (at least every 0.25 s); the sweep's work is cancelled, each worker
+stops after the run it is doing, and the page keeps the previous results.
 """
 
 from __future__ import annotations
 
-import os
-import threading
 import time
 from dataclasses import dataclass
 from functools import partial
@@ -38,10 +39,12 @@ from accfirst.plots.paper import (
     paper_table,
 )
 from accfirst.snippet import RunSettings, reproduction_snippet, settings_json
+from accfirst.search.pool import BuiltinProblem
 from accfirst.search.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
 from ui.dataset import require_selection, show_data_report
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
+from ui.runs import RunRequest, first_trials, worker_pool, workers
 from ui.settings import (
     Choice,
     IntSetting,
@@ -55,18 +58,14 @@ from ui.settings import (
     restore_from_url,
     write_to_url,
 )
+from ui.text import plain
+from ui.work import MAX_LEVELS, MAX_RUNS, estimate, measured_costs, runs_refusal
 
 PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 SCOPE = "sweep"
 RESULT_KEY = "sweep.result"
 RUNNING_KEY = "sweep.running"
-WORKERS = os.cpu_count() or 1
-
-
-@st.cache_resource
-def worker_pool_slot() -> threading.BoundedSemaphore:
-    """One slot, shared by every session of this server, for a sweep with worker processes."""
-    return threading.BoundedSemaphore(1)
+CONFIRMING_KEY = "sweep.confirming"
 
 
 @dataclass(frozen=True)
@@ -101,7 +100,7 @@ GAMMA = Choice(
     SCOPE, "gamma", "Failure probability γ", 0.1, options=(0.001, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5),
     widget_type="select_slider", help="Noise reduction and doubling meet α with probability at least 1 − γ.",
 )  # fmt: skip
-LEVELS = IntSetting(SCOPE, "T", "Number of levels T", SearchOptions.T, low=2, high=100_000, box=True, step=100)
+LEVELS = IntSetting(SCOPE, "T", "Number of levels T", SearchOptions.T, low=2, high=MAX_LEVELS, box=True, step=100)
 SEED = IntSetting(SCOPE, "seed", "Seed", 0, low=0, high=2**32 - 1, box=True)
 GENERATOR = generator_setting(SCOPE)
 CALIBRATION = calibration_setting(SCOPE)
@@ -123,6 +122,11 @@ def show_chart(figure, key: str) -> None:
     st.plotly_chart(figure, config=PLOTLY_CONFIG, key=key)
 
 
+def run_count(alphas_text: str, methods: list[str], trials: int) -> int:
+    """Runs of a sweep: methods × α values × trials."""
+    return len(methods) * len(parse_alphas(alphas_text)) * int(trials)
+
+
 def report_settings(request: RunSettings, title: str, alphas_text: str) -> dict[str, object]:
     """The settings block of the HTML report."""
     return {
@@ -142,15 +146,22 @@ def report_settings(request: RunSettings, title: str, alphas_text: str) -> dict[
 
 
 # ---------------------------------------------------------------- controls
+ensure_frame()
 st.title("α sweep: the paper's figures on your data")
 st.caption(
     "Every method at every requested excess risk α, several trials each: the ex-post privacy loss, the accuracy "
     "reached, where the privacy goes and how far the hypotheses stay below the norm bound — Figures 1–4 of "
     "Ligett et al. (NeurIPS 2017), on the data chosen in the sidebar."
 )
-ensure_frame()
 chosen = require_selection()
+from_link = ALPHAS.state_key not in st.session_state
 restore_from_url(SETTINGS)
+if from_link and run_count(ALPHAS.value, METHODS_SETTING.value, TRIALS.value) > MAX_RUNS:
+    # Refused like any bad value in a link: the grid, methods and trials go back to their defaults.
+    refusal = runs_refusal(run_count(ALPHAS.value, METHODS_SETTING.value, TRIALS.value))
+    st.warning(plain(f"Ignored the link's α grid, methods and trials: {refusal} Using the defaults."), icon="🔗")
+    for setting in (ALPHAS, METHODS_SETTING, TRIALS):
+        st.session_state[setting.state_key] = setting.default
 
 left, right = st.columns([3, 2])
 alphas_text = ALPHAS.widget(left)
@@ -184,8 +195,8 @@ if message := delta_problem(delta, methods, chosen.task):
     sidebar.error(message)
     problems.append("delta")
 
-# ---------------------------------------------------------------- run
-request = None
+# ---------------------------------------------------------------- cost, then run
+request, cost = None, None
 if not problems:
     request = RunSettings(
         dataset=chosen.spec, task=chosen.task, lam=chosen.lam, alphas=tuple(alphas), gamma=float(gamma),
@@ -193,12 +204,29 @@ if not problems:
         options=SearchOptions(T=int(levels), generator=generator, calibration=calibration, delta=float(delta)),
     )  # fmt: skip
     total = len(alphas) * len(methods) * int(trials)
+    refusal = runs_refusal(total)
+    if refusal is None:
+        # One run of each method at the middle α (the explorer's trial 0 there, cached alike) measures the cost.
+        probe = RunRequest(alphas[len(alphas) // 2], request.gamma, request.methods, 1, request.seed, request.options)
+        with st.spinner("Timing one run of each method…"), package_errors():
+            cost = estimate(measured_costs(first_trials(chosen, probe)), len(alphas) * int(trials), workers(chosen))
+        refusal = cost.refusal()
     st.markdown(
         f"**{total:,} runs**: {len(methods)} method(s) × {len(alphas)} α × {trials} trials on "
-        f"{chosen.data.n:,} rows × {chosen.data.p} features, using {WORKERS} CPU core(s)."
+        f"{chosen.data.n:,} rows × {chosen.data.p} features"
+        + (f", {cost.describe()}." if cost is not None else ".")
     )
+    if refusal is not None:
+        st.error(refusal, icon="✋")
+        request = None
 run_column, stop_column, _ = st.columns([1, 1, 4])
 run = run_column.button("Run sweep", type="primary", disabled=request is None, key="sweep.run")
+if run and cost is not None and cost.needs_confirmation:
+    st.session_state[CONFIRMING_KEY] = request
+    run = False
+if request is not None and st.session_state.get(CONFIRMING_KEY) == request:
+    st.warning(f"This sweep would take {cost.describe()}; it shares the server with every visitor.", icon="⏳")
+    run = st.button(f"Run it ({cost.describe()})", key="sweep.confirm")
 stopped = st.session_state.pop(RUNNING_KEY, None)
 if stopped is not None and not run:
     kept = (
@@ -208,13 +236,11 @@ if stopped is not None and not run:
     )
     st.warning(f"The sweep was stopped after {stopped[0]:,} of {stopped[1]:,} runs; {kept}.", icon="⏹️")
 if run and request is not None:
+    st.session_state.pop(CONFIRMING_KEY, None)
     problem = call(chosen.problem)
     stop_slot = stop_column.empty()
     stop_slot.button("Stop", key="sweep.stop", help="Stop the sweep; the previous results stay.")
-    slot = worker_pool_slot()
-    has_pool = slot.acquire(blocking=False)
-    workers = WORKERS if has_pool else 1
-    bar = st.progress(0.0, text=f"Starting {workers} worker process(es)…")
+    bar = st.progress(0.0, text="Starting…")
     started = time.perf_counter()
 
     def progress(done: int, total: int) -> None:
@@ -222,15 +248,12 @@ if run and request is not None:
         bar.progress(done / total, text=f"Sweep: {done:,} of {total:,} runs")
 
     st.session_state[RUNNING_KEY] = (0, total)
-    try:
-        with package_errors():
-            frame = sweep(
-                problem, request.alphas, request.gamma, request.methods, request.trials, request.seed,
-                workers=workers, progress=progress, **request.options.to_dict(),
-            )  # fmt: skip
-    finally:
-        if has_pool:
-            slot.release()
+    shared = {"pool": worker_pool(), "source": BuiltinProblem(chosen.spec.builtin, chosen.lam)} if chosen.shared else {}
+    with package_errors():
+        frame = sweep(
+            problem, request.alphas, request.gamma, request.methods, request.trials, request.seed, workers=1,
+            progress=progress, **shared, **request.options.to_dict(),
+        )  # fmt: skip
     st.session_state.pop(RUNNING_KEY, None)
     stop_slot.empty()
     bar.progress(1.0, text=f"Done: {total:,} runs in {time.perf_counter() - started:.0f} s")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from accfirst.docs import DOCS_PAGES, DOCS_URL, docs_link
+from accfirst.docs import DOCS_PAGES, docs_reference
 from accfirst.errors import AccFirstError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,27 +31,30 @@ def github_anchors(markdown: str) -> set[str]:
     return anchors
 
 
-ANCHORS = {name: github_anchors((DOCS / name).read_text(encoding="utf-8")) for name in DOCS_PAGES.values()}
+FILES = [page.file for page in DOCS_PAGES.values()]
+ANCHORS = {name: github_anchors((DOCS / name).read_text(encoding="utf-8")) for name in FILES}
 
 
 def test_every_docs_page_exists():
-    assert set(DOCS_PAGES.values()) <= {path.name for path in DOCS.glob("*.md")}
+    assert set(FILES) <= {path.name for path in DOCS.glob("*.md")}
 
 
-def test_links_from_the_package_land_on_headings():
-    pattern = re.compile(r"docs_link\(\s*[\"'](\w+)[\"']\s*(?:,\s*[\"']([\w-]+)[\"'])?")
+def test_links_from_the_code_land_on_headings():
+    """Every docs_reference / docs_link call in the package and the app names a heading that exists."""
+    pattern = re.compile(r"docs_(?:reference|link)\((?:[\w.]+, )?\s*[\"'](\w+)[\"']\s*(?:,\s*[\"']([\w-]+)[\"'])?")
     found = 0
-    for path in (ROOT / "accfirst").rglob("*.py"):
-        for page, section in pattern.findall(path.read_text(encoding="utf-8")):
+    for folder in ("accfirst", "ui", "pages"):
+        for path in (ROOT / folder).rglob("*.py"):
             if path.name == "docs.py":
                 continue
-            found += 1
-            assert page in DOCS_PAGES, (path, page)
-            assert not section or section in ANCHORS[DOCS_PAGES[page]], (path, page, section)
+            for page, section in pattern.findall(path.read_text(encoding="utf-8")):
+                found += 1
+                assert page in DOCS_PAGES, (path, page)
+                assert not section or section in ANCHORS[DOCS_PAGES[page].file], (path, page, section)
     assert found >= 3
 
 
-@pytest.mark.parametrize("name", sorted(DOCS_PAGES.values()))
+@pytest.mark.parametrize("name", sorted(FILES))
 def test_links_between_docs_pages_resolve(name):
     text = (DOCS / name).read_text(encoding="utf-8")
     for target, anchor in re.findall(r"\]\(([\w.-]*\.md)?(?:#([\w-]+))?\)", text):
@@ -60,15 +63,38 @@ def test_links_between_docs_pages_resolve(name):
         assert not anchor or anchor in ANCHORS[page], (name, target, anchor)
 
 
-@pytest.mark.parametrize("name", sorted(DOCS_PAGES.values()))
+@pytest.mark.parametrize("name", sorted(FILES))
 def test_docs_stand_on_their_own(name):
     """They speak in the project's words and point at nothing outside the repository."""
     text = (DOCS / name).read_text(encoding="utf-8")
     assert "SPEC" not in text and "shared/" not in text and "/work/" not in text
 
 
-def test_docs_link():
-    assert docs_link("data") == f"{DOCS_URL}/data-preparation.md"
-    assert docs_link("mathematics", "calibrations") == f"{DOCS_URL}/mathematics.md#calibrations"
+def test_docs_reference_names_the_file_and_the_section():
+    assert docs_reference("data") == "docs/data-preparation.md (the app's Docs menu: Preparing data)"
+    assert docs_reference("mathematics", "a-public-norm-bound").startswith("“A public norm bound” in docs/mathematics.md")
     with pytest.raises(AccFirstError, match="unknown docs page 'spec'"):
-        docs_link("spec")
+        docs_reference("spec")
+
+
+@pytest.mark.parametrize("key", sorted(DOCS_PAGES))
+def test_the_app_pages_link_to_each_other_at_existing_sections(key):
+    from ui.docs import PAGE_FILES, section_for, sections
+
+    intro, parts = sections(key)
+    assert parts and all(part.markdown.startswith("## ") for part in parts)
+    for text in (intro, *(part.markdown for part in parts)):
+        for target, anchor in re.findall(r"\]\(/docs_(\w+)(?:\?section=([\w-]+))?\)", text):
+            assert (ROOT / PAGE_FILES[target]).exists(), (key, target)
+            assert not anchor or section_for(target, anchor) is not None, (key, target, anchor)
+        assert ".md)" not in text and ".md#" not in text
+
+
+def test_a_docs_page_opens_at_the_linked_section():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "pages" / "docs_mathematics.py"))
+    at.query_params["section"] = "exact-calibrations"
+    at.run(timeout=60)
+    assert not at.exception
+    assert at.markdown[0].value.startswith("## Calibrations")

@@ -3,7 +3,9 @@
 Uploaded data must never reach another session, so it is not put in ``st.cache_data``
 or ``st.cache_resource`` (both shared by every visitor). Instead each session keeps a
 small least-recently-used store in ``st.session_state``, keyed by the content hash of
-the file plus whatever else the value depends on. It disappears with the session.
+the file plus whatever else the value depends on. It disappears with the session. A
+full store forgets its oldest entry before computing a new one, so that an upload's
+large values (its table, its prepared arrays) are never held twice.
 """
 
 from __future__ import annotations
@@ -25,10 +27,10 @@ def session_memo(namespace: str, key: Hashable, compute: Callable[[], T], *, max
     if key in store:
         store.move_to_end(key)
         return store[key]  # type: ignore[return-value]
+    while len(store) >= max_entries:
+        store.popitem(last=False)
     value = compute()
     store[key] = value
-    while len(store) > max_entries:
-        store.popitem(last=False)
     return value
 
 

@@ -20,24 +20,42 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from accfirst import LogisticProblem, Problem, RidgeProblem
+from accfirst import Problem
 from accfirst.datasets import BUILTIN_DATASETS, PreparedData, UploadLimits, from_frame, load_builtin, read_upload
+from accfirst.erm.problems import PROBLEMS
 from accfirst.snippet import DatasetSpec
+from accfirst.validation import shorten
+from ui import memory
 from ui.cache import session_memo
 from ui.errors import package_errors
 from ui.settings import Choice, restore_from_url, write_to_url
+from ui.text import plain, short
 
 UPLOAD = "upload"
 DEFAULT_DATASET = "synthetic-buzz"
 LAMBDA_OPTIONS = (1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 0.1, 0.2, 0.5, 1.0)
 # Keep in step with server.maxUploadSize in .streamlit/config.toml (MB).
 MAX_UPLOAD_MB = 50
-UPLOAD_LIMITS = UploadLimits(max_bytes=MAX_UPLOAD_MB * 1024**2, max_rows=500_000, max_columns=300)
+# 150 MB of table in memory: reading, preparing it and building a logistic problem take about 4× that
+# at their peak (measured: +576 MB), which keeps the server under 1.5 GB with everything else it holds.
+UPLOAD_LIMITS = UploadLimits(
+    max_bytes=MAX_UPLOAD_MB * 1024**2, max_rows=500_000, max_columns=300, max_memory=150 * 1024**2
+)
 UPLOAD_TYPES = ["csv", "tsv", "txt", "parquet", "pq"]
-PROBLEMS: dict[str, type[Problem]] = {"ridge": RidgeProblem, "logistic": LogisticProblem}
+memory.configure()  # an upload's memory goes back to the system when its session ends
 STATE_KEY = "ui.selection"
 PROBLEM_KEY = "ui.selection_problem"
 AUTO = "(automatic)"
+# Streamlit refuses a file over server.maxUploadSize in the browser and says why only in a hover
+# tooltip (a visually hidden role="alert" text in the file's chip): show that text under the chip.
+REFUSED_FILE_CSS = """<style>
+[data-testid="stFileChip"][aria-invalid="true"] { flex-wrap: wrap; }
+[data-testid="stFileChip"][aria-invalid="true"] [role="alert"] {
+  position: static !important; width: 100% !important; height: auto !important; margin: 0.25rem 0 0 0 !important;
+  clip: auto !important; clip-path: none !important; overflow: visible !important; white-space: normal !important;
+  color: #b42318; font-size: 0.85rem;
+}
+</style>"""
 
 
 def _dataset_label(key: str) -> str:
@@ -78,7 +96,7 @@ class Selection:
     ----------
     key : a hashable identity of the prepared data (built-in name, or the upload's content
         hash plus its preparation options); results are cached under it.
-    title : for headings.
+    title : for headings (plain text: show it with ``ui.text.plain``).
     data : the prepared data (SPEC §1 on its training part).
     spec : how to get the same data again, for the snippet and the settings JSON.
     lam : λ.
@@ -102,7 +120,7 @@ class Selection:
             return builtin_problem(self.spec.builtin, self.lam)
         return session_memo(
             "problems", (self.key, self.lam), lambda: PROBLEMS[self.task](self.data.X_train, self.data.y_train, self.lam),
-            max_entries=4,
+            max_entries=1,
         )  # fmt: skip
 
 
@@ -130,7 +148,7 @@ def require_selection() -> Selection:
     if chosen is None:
         problem = st.session_state.get(PROBLEM_KEY)
         if problem:
-            st.error(f"The data cannot be used yet: {problem}", icon="🚫")
+            st.error(plain(f"The data cannot be used yet: {problem}"), icon="🚫")
             st.info("Change the data settings in the sidebar (☰ on a phone) to continue.", icon="👈")
         else:
             st.info("Choose a dataset in the sidebar (or finish the upload there) to see results.", icon="👈")
@@ -143,7 +161,7 @@ def dataset_sidebar() -> Selection | None:
     st.session_state[STATE_KEY] = None
     st.session_state[PROBLEM_KEY] = None
     for message in restore_from_url(SHARED_SETTINGS, show=False):
-        st.warning(message, icon="🔗")
+        st.warning(plain(message), icon="🔗")
     sidebar = st.sidebar
     sidebar.header("Data")
     name = DATASET.widget(sidebar)
@@ -174,6 +192,7 @@ def _digest(data: bytes) -> str:
 
 def _upload_flow(sidebar: Any, lam: float) -> Selection | None:
     """File → table → preparation choices → ``PreparedData``; errors shown next to the controls."""
+    st.html(REFUSED_FILE_CSS)
     uploaded = sidebar.file_uploader(
         f"CSV or Parquet file (up to {MAX_UPLOAD_MB} MB)",
         type=UPLOAD_TYPES,
@@ -188,7 +207,7 @@ def _upload_flow(sidebar: Any, lam: float) -> Selection | None:
     frame: pd.DataFrame | None = None
     with package_errors(sidebar, stop=False, remember=PROBLEM_KEY):
         frame = session_memo(
-            "upload_frames", digest, lambda: read_upload(content, uploaded.name, limits=UPLOAD_LIMITS), max_entries=2
+            "upload_frames", digest, lambda: read_upload(content, uploaded.name, limits=UPLOAD_LIMITS), max_entries=1
         )
     if frame is None:
         return None
@@ -198,14 +217,14 @@ def _upload_flow(sidebar: Any, lam: float) -> Selection | None:
         frozen = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in options.items())
         prepared = session_memo(
             "upload_prepared", (digest, frozen), lambda: from_frame(frame, limits=UPLOAD_LIMITS, **options),
-            max_entries=4,
+            max_entries=1,
         )  # fmt: skip
     if prepared is None:
         return None
-    sidebar.caption(f"{uploaded.name}: {prepared.n:,} training rows × {prepared.p} features ({prepared.task})")
+    sidebar.caption(f"{short(uploaded.name)}: {prepared.n:,} training rows × {prepared.p} features ({prepared.task})")
     return Selection(
         key=("upload", digest, frozen),
-        title=f"Your data: {uploaded.name}",
+        title=f"Your data: {shorten(uploaded.name)}",
         data=prepared,
         spec=DatasetSpec.from_upload(uploaded.name, **options),
         lam=float(lam),
@@ -303,17 +322,17 @@ def show_data_report(chosen: Selection, *, expanded: bool | None = None) -> None
     """An expander describing the data: source, shape, every preparation step, privacy notes."""
     data, report = chosen.data, chosen.data.report
     heading = f"Data: {chosen.title} — {data.n:,} training rows × {data.p} features"
-    with st.expander(heading, expanded=(not chosen.shared) if expanded is None else expanded):
+    with st.expander(plain(heading), expanded=(not chosen.shared) if expanded is None else expanded):
         if data.info is not None:
             st.markdown(data.info.description)
             st.caption(f"Source: {data.info.provenance}")
         st.markdown(
-            f"**Task:** {data.task} regression · **target:** `{data.target_name}` · "
+            f"**Task:** {data.task} regression · **target:** {short(data.target_name)} · "
             f"**rows:** {report.n_train:,} training (seen by the private algorithms), {report.n_test:,} test "
             "(quality figures only)"
         )
         st.markdown("**Preparation, step by step**")
-        st.markdown("\n".join(f"1. {step}" for step in report.steps))
+        st.markdown("\n".join(f"1. {plain(step)}" for step in report.steps))
         if report.dropped_columns:
             st.markdown("**Columns left out**")
             st.dataframe(

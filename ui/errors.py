@@ -1,7 +1,8 @@
 """Errors on the page: the package's message for a user error, a generic one for a bug.
 
 Every ``AccFirstError``/``DataError`` (both ``ValueError``) carries a message written for
-the user, so the page shows it as it is. Anything else is a bug: the page says so
+the user, so the page shows it as it is — as plain text, since it may quote a file
+name, a column name or a value from a link (``ui.text.plain``). Anything else is a bug: the page says so
 without details and the traceback goes to the server log only. Streamlit's own
 control flow (``st.stop``, reruns) derives from ``BaseException`` and passes through.
 """
@@ -14,6 +15,8 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import streamlit as st
+
+from ui.text import plain
 
 LOG = logging.getLogger("accfirst.app")
 GENERIC_MESSAGE = (
@@ -45,7 +48,7 @@ def package_errors(where: Any = None, *, stop: bool = True, remember: str | None
     try:
         yield
     except ValueError as exc:  # AccFirstError, DataError: written for the user
-        target.error(str(exc), icon="🚫")
+        target.error(plain(exc), icon="🚫")
         if remember:
             st.session_state[remember] = str(exc)
         if stop:

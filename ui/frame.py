@@ -1,12 +1,15 @@
-"""The frame every page shares: the page configuration and the dataset sidebar.
+"""The frame every page shares: the page configuration, the menu and the dataset sidebar.
 
-``app.py`` draws it around the page that ``st.navigation`` picks (``shared_frame``).
-A page can also run on its own: because the page scripts live in ``pages/``, the first
+``app.py`` draws it around the page that its navigation picks (``shared_frame``). A
+page can also run on its own: because the page scripts live in ``pages/``, the first
 request after a server start that names a page (a shared link to ``/sweep``, say) is
-routed by Streamlit's legacy multipage mode straight to that file, without ``app.py``;
-the legacy mode ends for good the first time ``app.py`` calls ``st.navigation``. Pages
-call ``ensure_frame()`` before anything else, which draws the
-frame when ``app.py`` has not, so such a link works from the very first visit.
+routed by Streamlit's legacy multipage mode straight to that file, without ``app.py``.
+Every page therefore calls ``ensure_frame()`` first. When ``app.py`` has not drawn the
+frame, it registers the app's navigation itself — ``st.navigation`` ends the legacy
+mode for good — and reruns the script at once, so that the page runs inside
+``app.py``'s frame and menu like on every later request. (Drawing the frame in that
+first run instead would leave its widgets registered under the legacy page, and the
+next run would lose their values.) Such a link works from the very first visit.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from contextvars import ContextVar
 import streamlit as st
 
 from ui.dataset import dataset_sidebar
+from ui.navigation import navigation
+from ui.runs import worker_pool
 
 PAGE_CONFIG = {"page_title": "accfirst: accuracy first, then privacy", "page_icon": "🎯", "layout": "wide"}
 
@@ -28,6 +33,7 @@ _INSIDE_FRAME: ContextVar[bool] = ContextVar("accfirst_inside_frame", default=Fa
 def draw_frame() -> None:
     """Page configuration and the shared sidebar."""
     st.set_page_config(**PAGE_CONFIG)
+    worker_pool()  # on a fresh server, the workers start while this run loads its data
     dataset_sidebar()
 
 
@@ -43,6 +49,7 @@ def shared_frame() -> Iterator[None]:
 
 
 def ensure_frame() -> None:
-    """Draw the frame unless ``app.py`` already did in this run."""
+    """A page's first call: when Streamlit ran the page without ``app.py``, switch to its navigation and rerun."""
     if not _INSIDE_FRAME.get():
-        draw_frame()
+        navigation()
+        st.rerun()

@@ -1,32 +1,43 @@
-"""Cached runs of the package for the pages.
+"""Runs of the package for the pages, off the script thread when the data are public.
 
-Trials run in fixed chunks of ``CHUNK`` per method, so that a page can show first
-results after the first round and refine them live, and so that raising the number of
-trials reuses the chunks already computed. A chunk holds exactly the rows
-``run_trials`` would produce for those trial numbers (each row has its own seed,
-``trial_rng(seed, method, α, trial)``), so the final frame equals
+Trials run in chunks: trial 0 alone (the first numbers come fast, and its run times
+measure what a run costs, ``ui.work``), then blocks up to the next multiple of ``CHUNK``,
+so that raising the number of trials reuses the chunks already computed. A chunk holds
+exactly the rows ``run_trials`` would produce for those trial numbers (each row has its
+own seed, ``trial_rng(seed, method, α, trial)``), so the final frame equals
 ``run_trials(problem, [α], …, trials, seed)``.
 
-Built-in data are public: their chunks go in ``st.cache_data`` (shared). Upload chunks
-go in the session's own memo (``ui.cache``).
+Built-in data are public: their chunks and replays run in the server's worker pool
+(``worker_pool``: a process per core, shared by every visitor and by the sweep page), and
+their results are shared by every session (``SharedResults``), keyed by the dataset, λ
+and every setting of the request — sessions share a result only when all of it is
+identical, and a session that asks for a result another one started waits for the same
+computation. An upload's runs stay in its session's thread and memo (``ui.cache``):
+nothing of an upload reaches a worker or another session.
 """
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator
+from concurrent.futures import Future, wait
 from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
 
-from accfirst import Problem, RunResult, trial_rng
-from accfirst.search.experiments import COLUMNS, SearchOptions, search, trial_row, validate_methods
+from accfirst import RunResult
+from accfirst.search.experiments import COLUMNS, SearchOptions, trial_result, validate_methods
+from accfirst.search.pool import BuiltinProblem, WorkerPool, available_cores
+from accfirst.search.sweep import run_cells
 from accfirst.snippet import RunSettings
 from ui.cache import session_memo
-from ui.dataset import Selection, builtin_problem
+from ui.dataset import DATASET, LAMBDA, Selection
 
 CHUNK = 5
+HEARTBEAT_SECONDS = 0.25
 
 
 @dataclass(frozen=True)
@@ -40,6 +51,11 @@ class RunRequest:
     seed: int
     options: SearchOptions = SearchOptions()
 
+    @property
+    def rows_key(self) -> tuple[object, ...]:
+        """What a trial's row depends on besides the data, the method and the trial number (not the trial count)."""
+        return (self.alpha, self.gamma, self.seed, self.options)
+
     def settings(self, chosen: Selection, **extra: object) -> RunSettings:
         """The ``RunSettings`` record (JSON, snippet) of this request on ``chosen``."""
         return RunSettings(
@@ -48,38 +64,87 @@ class RunRequest:
         )  # fmt: skip
 
 
-def trial_rows(problem: Problem, request: RunRequest, method: str, first: int, count: int) -> pd.DataFrame:
-    """Rows ``first … first+count−1`` of ``run_trials`` for one method (same seeds, same columns)."""
-    rows = [
-        trial_row(problem, method, request.alpha, trial, request.gamma, request.seed, request.options)
-        for trial in range(first, first + count)
-    ]
+class SharedResults:
+    """Futures of results shared by every session: the least recently used are forgotten, a failed one at once."""
+
+    def __init__(self, max_entries: int) -> None:
+        self._max_entries = max_entries
+        self._futures: OrderedDict[Hashable, Future] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, start: Callable[[], Future]) -> Future:
+        """The future stored under ``key``, or ``start()`` stored there (again, if the stored one failed)."""
+        with self._lock:
+            future = self._futures.get(key)
+            if future is not None and not (future.done() and (future.cancelled() or future.exception() is not None)):
+                self._futures.move_to_end(key)
+                return future
+            future = self._futures[key] = start()
+            while len(self._futures) > self._max_entries:
+                self._futures.popitem(last=False)
+            return future
+
+
+@st.cache_resource(show_spinner=False)
+def worker_pool() -> WorkerPool:
+    """The server's worker processes, one per core, started at once and building the default view's problem."""
+    pool = WorkerPool(available_cores())
+    pool.start(BuiltinProblem(DATASET.default, LAMBDA.default))
+    return pool
+
+
+@st.cache_resource(show_spinner=False)
+def _shared_rows() -> SharedResults:
+    return SharedResults(max_entries=4000)
+
+
+@st.cache_resource(show_spinner=False)
+def _shared_replays() -> SharedResults:
+    # A replay keeps its trace (a few arrays of T values each): far fewer than the chunks.
+    return SharedResults(max_entries=64)
+
+
+def workers(chosen: Selection) -> int:
+    """The processes the runs on ``chosen`` use: the pool's for public data, this session's thread for an upload."""
+    return worker_pool().workers if chosen.shared else 1
+
+
+def chunk_bounds(trials: int) -> list[tuple[int, int]]:
+    """``(first, count)`` of each chunk: trial 0 alone, then up to each multiple of ``CHUNK``."""
+    starts = sorted({0, 1, *range(CHUNK, trials, CHUNK)} & set(range(trials)))
+    return [(first, end - first) for first, end in zip(starts, [*starts[1:], trials], strict=True)]
+
+
+def _frame(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
-@st.cache_data(show_spinner=False, max_entries=4000)
-def _builtin_rows(name: str, lam: float, request: RunRequest, method: str, first: int, count: int) -> pd.DataFrame:
-    return trial_rows(builtin_problem(name, lam), request, method, first, count)
+def _chunk(chosen: Selection, request: RunRequest, method: str, first: int, count: int) -> Future:
+    """One chunk of trials, as a future of its rows: shared and computed by a worker, or this session's own.
 
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _builtin_traced(name: str, lam: float, request: RunRequest, method: str, trial: int, exact: bool) -> RunResult:
-    return _traced(builtin_problem(name, lam), request, method, trial, exact)
-
-
-def _traced(problem: Problem, request: RunRequest, method: str, trial: int, exact: bool) -> RunResult:
-    rng = trial_rng(request.seed, method, request.alpha, trial)
-    return search(problem, method, request.alpha, request.gamma, rng, request.options, exact)
-
-
-def chunk_rows(chosen: Selection, request: RunRequest, method: str, first: int, count: int) -> pd.DataFrame:
-    """One cached chunk of trials."""
+    In the pool, trial 0 (every visitor's first numbers) goes before later chunks.
+    """
+    cells = [(method, request.alpha, trial) for trial in range(first, first + count)]
+    arguments = (request.gamma, request.seed, request.options, cells)
+    key = (request.rows_key, method, first, count)
     if chosen.shared:
-        return _builtin_rows(chosen.spec.builtin, chosen.lam, request, method, first, count)
-    return session_memo(
-        "trial_rows", (chosen.key, chosen.lam, request, method, first, count),
-        lambda: trial_rows(chosen.problem(), request, method, first, count), max_entries=2000,
-    )  # fmt: skip
+        source = BuiltinProblem(chosen.spec.builtin, chosen.lam)
+        priority = 0 if first == 0 else 1 + first // CHUNK
+        return _shared_rows().get(
+            (source.key, *key), lambda: worker_pool().submit(source, run_cells, *arguments, priority=priority)
+        )
+    done: Future = Future()
+    done.set_result(
+        session_memo("trial_rows", (chosen.key, chosen.lam, *key), lambda: run_cells(chosen.problem(), *arguments),
+                     max_entries=2000)  # fmt: skip
+    )
+    return done
+
+
+def first_trials(chosen: Selection, request: RunRequest) -> pd.DataFrame:
+    """Trial 0 of every method (computed once, then cached like any chunk): what a run costs on this problem."""
+    methods = validate_methods(request.methods)
+    return _frame([row for method in methods for row in _chunk(chosen, request, method, 0, 1).result()])
 
 
 def traced_run(chosen: Selection, request: RunRequest, method: str, trial: int, *, exact: bool = False) -> RunResult:
@@ -90,11 +155,15 @@ def traced_run(chosen: Selection, request: RunRequest, method: str, trial: int, 
     solve per level: seconds on 100k × 77); otherwise levels rejected by a certified
     lower bound keep only the bound.
     """
+    arguments = (method, request.alpha, trial, request.gamma, request.seed, request.options, exact)
     if chosen.shared:
-        return _builtin_traced(chosen.spec.builtin, chosen.lam, request, method, trial, exact)
+        source = BuiltinProblem(chosen.spec.builtin, chosen.lam)
+        return _shared_replays().get(
+            (source.key, arguments), lambda: worker_pool().submit(source, trial_result, *arguments, priority=1)
+        ).result()
     return session_memo(
-        "traced", (chosen.key, chosen.lam, request, method, trial, exact),
-        lambda: _traced(chosen.problem(), request, method, trial, exact), max_entries=16,
+        "traced", (chosen.key, chosen.lam, arguments), lambda: trial_result(chosen.problem(), *arguments),
+        max_entries=16,
     )  # fmt: skip
 
 
@@ -115,18 +184,23 @@ class Progress:
 def iter_trials(chosen: Selection, request: RunRequest) -> Iterator[Progress]:
     """Run (or fetch) every chunk, round by round over the methods, yielding after each round.
 
-    The first round gives ``CHUNK`` trials of every method quickly; later rounds refine.
-    The last ``Progress`` holds the full frame, ordered like ``run_trials``'s.
+    The first round gives trial 0 of every method quickly; later rounds refine. While a
+    round computes, the last ``Progress`` is yielded again every 0.25 s: a moment at which
+    the page can draw (and Streamlit can stop the script for a rerun). The last
+    ``Progress`` holds the full frame, ordered like ``run_trials``'s.
     """
     methods = validate_methods(request.methods)
     started = time.perf_counter()
     parts: dict[str, list[pd.DataFrame]] = {m: [] for m in methods}
     total = len(methods) * request.trials
-    done = 0
-    for first in range(0, request.trials, CHUNK):
-        count = min(CHUNK, request.trials - first)
-        for method in methods:
-            parts[method].append(chunk_rows(chosen, request, method, first, count))
-            done += count
+    progress = Progress(_frame([]), 0, total, 0.0)
+    for first, count in chunk_bounds(request.trials):
+        # One round in flight per session: the pool serves every visitor's rounds in turn.
+        chunks = [_chunk(chosen, request, method, first, count) for method in methods]
+        while wait(chunks, timeout=HEARTBEAT_SECONDS).not_done:
+            yield Progress(progress.frame, progress.done, total, time.perf_counter() - started)
+        for method, chunk in zip(methods, chunks, strict=True):
+            parts[method].append(_frame(chunk.result()))
         frame = pd.concat([part for m in methods for part in parts[m]], ignore_index=True)
-        yield Progress(frame, done, total, time.perf_counter() - started)
+        progress = Progress(frame, progress.done + count * len(methods), total, time.perf_counter() - started)
+        yield progress

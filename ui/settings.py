@@ -32,6 +32,8 @@ import streamlit as st
 from accfirst import CALIBRATIONS, SearchOptions
 from accfirst.interpret import format_delta
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
+from accfirst.validation import echo, shorten
+from ui.text import plain
 
 
 class InvalidValue(ValueError):
@@ -42,9 +44,9 @@ def _float(raw: str, what: str) -> float:
     try:
         value = float(raw)
     except ValueError:
-        raise InvalidValue(f"{what} must be a number; got {raw!r}") from None
+        raise InvalidValue(f"{what} must be a number; got {echo(raw)}") from None
     if not math.isfinite(value):
-        raise InvalidValue(f"{what} must be finite; got {raw!r}")
+        raise InvalidValue(f"{what} must be finite; got {echo(raw)}")
     return value
 
 
@@ -52,7 +54,7 @@ def _int(raw: str, what: str) -> int:
     try:
         return int(raw)
     except ValueError:
-        raise InvalidValue(f"{what} must be a whole number; got {raw!r}") from None
+        raise InvalidValue(f"{what} must be a whole number; got {echo(raw)}") from None
 
 
 def format_number(value: float) -> str:
@@ -154,7 +156,7 @@ class IntSetting(Setting):
     def parse(self, raw: list[str]) -> int:
         value = _int(raw[-1], self.key)
         if not self.low <= value <= self.high:
-            raise InvalidValue(f"{self.key} must be between {self.low} and {self.high}; got {value}")
+            raise InvalidValue(f"{self.key} must be between {self.low} and {self.high}; got {shorten(str(value))}")
         return value
 
     def to_url(self, value: int) -> str:
@@ -176,7 +178,7 @@ class Toggle(Setting):
             return True
         if text in ("0", "false", "off", "no"):
             return False
-        raise InvalidValue(f"{self.key} must be 1 or 0; got {raw[-1]!r}")
+        raise InvalidValue(f"{self.key} must be 1 or 0; got {echo(raw[-1])}")
 
     def to_url(self, value: bool) -> str:
         return "1" if value else "0"
@@ -239,7 +241,7 @@ class Choice(Setting):
                     continue
             elif str(option) == text:
                 return option
-        raise InvalidValue(f"{self.key} must be one of {', '.join(self.to_url(o) for o in self.options)}; got {text!r}")
+        raise InvalidValue(f"{self.key} must be one of {self.describe()}; got {echo(text)}")
 
     def to_url(self, value: Any) -> str:
         return format_number(value) if isinstance(value, float) else str(value)
@@ -269,7 +271,7 @@ class MultiChoice(Setting):
         items = [item for text in raw for item in text.split(",") if item]
         unknown = [item for item in items if item not in self.options]
         if unknown:
-            raise InvalidValue(f"{self.key} may contain {', '.join(self.options)}; got {', '.join(unknown)}")
+            raise InvalidValue(f"{self.key} may contain {', '.join(self.options)}; got {shorten(', '.join(unknown))}")
         return [o for o in self.options if o in items]
 
     def to_url(self, value: Sequence[str]) -> str:
@@ -290,8 +292,9 @@ def restore_from_url(settings: Sequence[Setting], *, show: bool = True) -> list[
     """Seed each setting's widget from the URL the first time it is seen in this session.
 
     Valid values become the starting value; invalid ones leave the default and are
-    reported (one ``st.warning`` each when ``show``). Settings already in session state
-    (the user has been here) are left alone. Returns the warnings.
+    reported (one ``st.warning`` each when ``show``, as plain text: the value came from
+    a link). Settings already in session state (the user has been here) are left alone.
+    Returns the warnings (unescaped; show them with ``ui.text.plain``).
     """
     warnings = []
     for setting in settings:
@@ -305,11 +308,11 @@ def restore_from_url(settings: Sequence[Setting], *, show: bool = True) -> list[
             except InvalidValue as exc:
                 default = setting.to_url(setting.default)
                 default_text = "automatic" if default is None else default
-                warnings.append(f"Ignored the link's setting {exc}; using the default ({default_text}).")
+                warnings.append(f"Ignored the link's setting: {exc}; using the default ({default_text}).")
         st.session_state[setting.state_key] = value
     if show:
         for message in warnings:
-            st.warning(message, icon="🔗")
+            st.warning(plain(message), icon="🔗")
     return warnings
 
 

@@ -643,6 +643,10 @@ class LogisticProblem(Problem):
         return max(quadratic * (1 - 1e-12) + first_order, 0.0)
 
 
+# The problem class of each task, as a prepared dataset names it (``PreparedData.task``).
+PROBLEMS: dict[str, type[Problem]] = {"ridge": RidgeProblem, "logistic": LogisticProblem}
+
+
 def _readonly(array: NDArray[np.float64]) -> NDArray[np.float64]:
     array.flags.writeable = False
     return array

@@ -29,7 +29,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.utils import PlotlyJSONEncoder
 
-from accfirst.docs import docs_link
+from accfirst.docs import docs_reference
 from accfirst.interpret import format_epsilon, format_exp_epsilon, quantile_with_inf
 from accfirst.mechanisms.calibration import calibration_constant
 from accfirst.plots import (
@@ -392,7 +392,7 @@ def calibration_caveat(df: pd.DataFrame) -> str:
     used = ", ".join(parts)
     return (
         f'<p class="note">Noise reduction used the calibration {used} of InteractiveAboveThreshold '
-        f'(see <a href="{docs_link("mathematics", "calibrations")}">calibrations</a>). The paper\'s plotted '
+        f'(see {html.escape(docs_reference("mathematics", "calibrations"))}). The paper\'s plotted '
         "numbers came from the authors' code (“paper-code”, T = 1000): use those settings to reproduce them.</p>"
     )
 
@@ -482,8 +482,8 @@ def html_report(df: pd.DataFrame, settings: Mapping[str, object], preparation: S
     intro = f"""<p>Ex-post privacy loss of noise reduction, doubling and the theory approach for each requested
 excess risk α (Ligett et al., NeurIPS 2017, Section 4 and Appendix B). Medians and quantiles
 count a fallback run's ε as ∞; the theory approach promises only expected excess risk.
-How to read each chart: <a href="{docs_link("charts", "the-alpha-sweep")}">reading the charts</a>;
-the methods: <a href="{docs_link("mathematics")}">the mathematics</a>.</p>
+How to read each chart: {html.escape(docs_reference("charts", "the-alpha-sweep"))};
+the methods: {html.escape(docs_reference("mathematics"))}.</p>
 {caveat}"""
     return html_page(
         "accfirst α sweep report", "Accuracy-first α sweep", intro, settings,
@@ -525,7 +525,7 @@ def html_page(
     steps = "".join(f"<li>{html.escape(step)}</li>" for step in preparation)
     preparation_html = (
         f'<h2>Data preparation</h2>\n<ol class="steps">{steps}</ol>\n'
-        f'<p>What each step does and which ones read the data: <a href="{docs_link("data")}">data preparation</a>.</p>'
+        f"<p>What each step does and which ones read the data: {html.escape(docs_reference('data'))}.</p>"
         if steps
         else ""
     )

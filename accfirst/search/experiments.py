@@ -245,6 +245,20 @@ def validate_batch(
     return chosen, alpha_values, gamma, trials, seed
 
 
+def trial_result(
+    problem: Problem,
+    method: str,
+    alpha: float,
+    trial: int,
+    gamma: float,
+    seed: int,
+    options: SearchOptions,
+    exact: bool = False,
+) -> RunResult:
+    """The run of one (method, α, trial) cell with its own seed; ``exact`` solves every tested level (same run)."""
+    return search(problem, method, alpha, gamma, trial_rng(seed, method, alpha, trial), options, exact)
+
+
 def trial_row(
     problem: Problem,
     method: str,
@@ -255,8 +269,7 @@ def trial_row(
     options: SearchOptions,
 ) -> dict[str, object]:
     """The results-frame row of one (method, α, trial) cell."""
-    result = search(problem, method, alpha, gamma, trial_rng(seed, method, alpha, trial), options)
-    return {**result.to_dict(), "trial": trial}
+    return {**trial_result(problem, method, alpha, trial, gamma, seed, options).to_dict(), "trial": trial}
 
 
 def run_trials(

@@ -10,35 +10,32 @@ the theory approach for the row's generator (SPEC §4). It is deterministic, so 
 paper's Fig. 1 "theory curve" can be drawn from any sweep, whether or not the
 ``theory`` method was run (when it was, its ``eps_total`` equals ``eps_theory``).
 
-Parallelism: the cells are cut into chunks that worker processes run; each worker
-receives the pickled problem once, through the pool's initializer. Workers are
-started with "spawn" (forking a multi-threaded host such as a Streamlit server can
-deadlock; spawning costs about half a second per worker), without re-running the
-parent's main script (``_WorkerProcess``), and with one BLAS thread each.
+Parallelism: the cells are cut into chunks that worker processes run
+(``accfirst.search.pool``): a pool started for this sweep, whose workers receive the
+pickled problem once, or a long-lived pool shared with other callers (an app's
+visitors), whose workers build the problem from its source. A sweep keeps only twice
+as many chunks in flight as there are workers, at background priority, so that on a
+shared pool the tasks someone is waiting for go first and several sweeps take turns.
 """
 
 from __future__ import annotations
 
 import math
-import multiprocessing.context
-import pickle
-import signal
-import sys
-import types
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass, replace
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from dataclasses import replace
+from itertools import islice
 from typing import Any
 
 import pandas as pd
-from threadpoolctl import threadpool_limits
 
-from accfirst.errors import AccFirstError
-from accfirst.search.experiments import COLUMNS, SearchOptions, trial_row, validate_batch
 from accfirst.erm.generators import make_generator
 from accfirst.erm.problems import Problem
 from accfirst.erm.theory import theory_epsilon
-from accfirst.validation import validate_alpha, validate_count
+from accfirst.errors import AccFirstError
+from accfirst.search.experiments import COLUMNS, SearchOptions, trial_row, validate_batch
+from accfirst.search.pool import BACKGROUND, Cancelled, PickledProblem, ProblemSource, WorkerPool, still_wanted
+from accfirst.validation import echo, shorten, validate_alpha, validate_count
 
 SWEEP_COLUMNS = (*COLUMNS, "eps_theory")
 PAPER_ALPHAS_TEXT = "0.005:0.2:0.005"
@@ -63,15 +60,15 @@ def parse_alphas(text: str) -> list[float]:
     if ":" in text:
         parts = text.split(":")
         if len(parts) != 3:
-            raise AccFirstError(f"an alpha range needs three parts start:stop:step; got {text!r}")
+            raise AccFirstError(f"an alpha range needs three parts start:stop:step; got {echo(text)}")
         start, stop, step = (_number(part, text) for part in parts)
         if step <= 0:
-            raise AccFirstError(f"the alpha step must be > 0; got {step:g} in {text!r}")
+            raise AccFirstError(f"the alpha step must be > 0; got {step:g} in {echo(text)}")
         if stop < start:
-            raise AccFirstError(f"the alpha range must not end before it starts; got {text!r}")
+            raise AccFirstError(f"the alpha range must not end before it starts; got {echo(text)}")
         count = math.floor((stop - start) / step + 1e-9) + 1
         if count > MAX_ALPHAS:
-            raise AccFirstError(f"{text!r} gives {count} alpha values; use at most {MAX_ALPHAS}")
+            raise AccFirstError(f"{echo(text)} gives {count} alpha values; use at most {MAX_ALPHAS}")
         values = [round(start + i * step, ALPHA_DECIMALS) for i in range(count)]
     else:
         values = [_number(part, text) for part in text.split(",")]
@@ -79,7 +76,7 @@ def parse_alphas(text: str) -> list[float]:
         validate_alpha(value)
     repeated = sorted({v for v in values if values.count(v) > 1})
     if repeated:
-        raise AccFirstError(f"alpha values must not repeat; {repeated} appear more than once")
+        raise AccFirstError(f"alpha values must not repeat; {shorten(str(repeated))} appear more than once")
     return values
 
 
@@ -87,74 +84,27 @@ def _number(part: str, text: str) -> float:
     try:
         value = float(part)
     except ValueError:
-        raise AccFirstError(f"{part.strip()!r} in alphas {text!r} is not a number") from None
+        raise AccFirstError(f"{echo(part.strip())} in alphas {echo(text)} is not a number") from None
     if not math.isfinite(value):
-        raise AccFirstError(f"alphas must be finite numbers; got {part.strip()!r} in {text!r}")
+        raise AccFirstError(f"alphas must be finite numbers; got {echo(part.strip())} in {echo(text)}")
     return value
-
-
-@dataclass(frozen=True)
-class _Settings:
-    """Everything a cell needs besides (method, α, trial)."""
-
-    gamma: float
-    seed: int
-    options: SearchOptions
 
 
 Cell = tuple[str, float, int]
 
-# The problem and settings of a worker process, set once by ``_init_worker``.
-_worker_state: tuple[Problem, _Settings] | None = None
 
+def run_cells(problem: Problem, gamma: float, seed: int, options: SearchOptions, cells: Sequence[Cell]) -> list[dict]:
+    """The results rows of ``cells`` (method, α, trial), in order (SPEC §9).
 
-class _WorkerProcess(multiprocessing.context.SpawnProcess):
-    """A spawned worker that does not run the parent's ``__main__`` script again.
-
-    spawn re-imports the parent's main module in each child, so that functions defined
-    there can be unpickled. The workers need only this module, and under ``streamlit
-    run`` the main module is the app script: every worker would run the app once more
-    (loading data, computing its default view). While the process starts, ``__main__``
-    is an empty module, which the child skips. The same keeps a script that calls
-    ``sweep`` without an ``if __name__ == "__main__"`` guard from starting itself over.
+    In a worker of a ``WorkerPool`` it raises ``Cancelled`` between two runs once its
+    job is cancelled, so a stopped sweep does not keep a core busy.
     """
-
-    def start(self) -> None:
-        main = sys.modules["__main__"]
-        sys.modules["__main__"] = types.ModuleType("__main__")
-        try:
-            super().start()
-        finally:
-            sys.modules["__main__"] = main
-
-
-class _WorkerContext(multiprocessing.context.SpawnContext):
-    """The "spawn" start method with ``_WorkerProcess``."""
-
-    Process = _WorkerProcess
-
-
-def _init_worker(problem_bytes: bytes, settings: _Settings) -> None:
-    global _worker_state
-    # Ctrl-C reaches the whole process group; only the parent decides what to do with it.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # One BLAS thread per worker: the workers already fill the cores, and nested
-    # BLAS threads oversubscribe them (measured: a 2-worker sweep slower than 1).
-    threadpool_limits(1)
-    _worker_state = (pickle.loads(problem_bytes), settings)
-
-
-def _run_cell(problem: Problem, settings: _Settings, cell: Cell) -> dict[str, object]:
-    method, alpha, trial = cell
-    return trial_row(problem, method, alpha, trial, settings.gamma, settings.seed, settings.options)
-
-
-def _run_chunk(cells: list[Cell]) -> list[dict[str, object]]:
-    """Run cells in a worker process (its problem was set by ``_init_worker``)."""
-    if _worker_state is None:
-        raise RuntimeError("_run_chunk runs only in a worker started with _init_worker")
-    problem, settings = _worker_state
-    return [_run_cell(problem, settings, cell) for cell in cells]
+    rows = []
+    for method, alpha, trial in cells:
+        if not still_wanted():
+            raise Cancelled
+        rows.append(trial_row(problem, method, alpha, trial, gamma, seed, options))
+    return rows
 
 
 def sweep(
@@ -168,6 +118,8 @@ def sweep(
     progress: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     chunk_size: int | None = None,
+    pool: WorkerPool | None = None,
+    source: ProblemSource | None = None,
     **options: Any,
 ) -> pd.DataFrame:
     """Run every (method, α, trial) on ``workers`` processes; one row each (SPEC §9).
@@ -177,16 +129,19 @@ def sweep(
     problem : the ERM problem (built on the training data).
     alphas, gamma, methods, trials, seed : as for ``run_trials``; the rows are the same
         for the same seed.
-    workers : processes to use; 1 runs everything in this process (no start-up cost).
+    workers : processes to start for this sweep; 1 runs everything in this process (no
+        start-up cost). Ignored with ``pool``.
     progress : called as ``progress(done, total)`` after each finished run (in this
         process) or chunk (in workers), and at least every 0.25 s while waiting for
         workers: a heartbeat at which a host can interrupt. An exception it raises
-        (e.g. Streamlit stopping the script) cancels the work not yet handed to a
-        worker, waits for the chunks in progress and propagates.
-    should_stop : polled as often; when it returns True the sweep does the same and
-        returns the rows finished so far.
+        (e.g. Streamlit stopping the script) cancels the sweep's work — the runs in
+        progress stop at their end — and propagates.
+    should_stop : polled as often; when it returns True the sweep hands out no more
+        work, lets the chunks already handed out finish and returns the rows so far.
     chunk_size : runs per task; by default about 32 tasks per worker, at most 8 runs
         (small chunks keep the progress fine-grained and stopping quick).
+    pool : run on this (long-lived, shared) pool of workers instead of starting some.
+    source : how ``pool``'s workers get ``problem`` (e.g. ``BuiltinProblem``); needed with ``pool``.
     options : the fields of ``SearchOptions`` (T, generator, calibration, eps_min, eps_max,
         spacing, delta), as for ``run_trials``.
 
@@ -205,19 +160,27 @@ def sweep(
     )
     if len(set(chosen)) < len(chosen) or len(set(alpha_values)) < len(alpha_values):
         raise AccFirstError("methods and alphas must not repeat: a repeated cell would repeat the same run")
-    workers = validate_count("workers", workers, 1)
-    settings = _Settings(gamma=gamma, seed=seed, options=search_options)
+    workers = pool.workers if pool is not None else validate_count("workers", workers, 1)
+    if pool is not None and source is None:
+        raise AccFirstError("a sweep on a shared pool needs the problem's source (how its workers build it)")
+    arguments = (gamma, seed, search_options)
     cells = [(method, alpha, trial) for alpha in alpha_values for method in chosen for trial in range(trials)]
     if chunk_size is None:
         size = min(MAX_CHUNK, max(1, math.ceil(len(cells) / (workers * CHUNKS_PER_WORKER))))
     else:
         size = validate_count("chunk_size", chunk_size, 1)
     chunks = [cells[i : i + size] for i in range(0, len(cells), size)]
-    workers = min(workers, len(chunks))
-    if workers == 1:
-        rows = _run_here(problem, settings, cells, progress, should_stop)
+    if pool is not None:
+        rows = _run_pool(pool, source, arguments, chunks, len(cells), progress, should_stop)
+    elif min(workers, len(chunks)) == 1:
+        rows = _run_here(problem, arguments, cells, progress, should_stop)
     else:
-        rows = _run_pool(problem, settings, chunks, workers, len(cells), progress, should_stop)
+        own = PickledProblem.of(problem, key="sweep")
+        own_pool = WorkerPool(min(workers, len(chunks)), prepare=(own,))
+        try:
+            rows = _run_pool(own_pool, own, arguments, chunks, len(cells), progress, should_stop)
+        finally:
+            own_pool.close()
     theory = {alpha: theory_epsilon(problem, alpha, search_options.generator) for alpha in alpha_values}
     order = {cell: i for i, cell in enumerate((m, a, t) for m in chosen for a in alpha_values for t in range(trials))}
     rows.sort(key=lambda row: order[(row["method"], row["alpha"], row["trial"])])
@@ -228,52 +191,50 @@ def sweep(
 
 def _run_here(
     problem: Problem,
-    settings: _Settings,
+    arguments: tuple[float, int, SearchOptions],
     cells: list[Cell],
     progress: Callable[[int, int], None] | None,
     should_stop: Callable[[], bool] | None,
 ) -> list[dict[str, object]]:
-    rows = []
+    rows: list[dict[str, object]] = []
     for cell in cells:
         if should_stop is not None and should_stop():
             break
-        rows.append(_run_cell(problem, settings, cell))
+        rows.extend(run_cells(problem, *arguments, [cell]))
         if progress is not None:
             progress(len(rows), len(cells))
     return rows
 
 
 def _run_pool(
-    problem: Problem,
-    settings: _Settings,
+    pool: WorkerPool,
+    source: ProblemSource,
+    arguments: tuple[float, int, SearchOptions],
     chunks: list[list[Cell]],
-    workers: int,
     total: int,
     progress: Callable[[int, int], None] | None,
     should_stop: Callable[[], bool] | None,
 ) -> list[dict[str, object]]:
+    """Hand the chunks out in order, at most two per worker in flight; leaving early cancels the rest."""
     rows: list[dict[str, object]] = []
-    executor = ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=_WorkerContext(),
-        initializer=_init_worker,
-        initargs=(pickle.dumps(problem, protocol=pickle.HIGHEST_PROTOCOL), settings),
-    )
+    todo = iter(chunks)
     pending: set[Future] = set()
-    try:
-        pending = {executor.submit(_run_chunk, chunk) for chunk in chunks}
-        while pending:
-            if should_stop is not None and should_stop():
+    handing_out = True
+    with pool.job() as job:
+        while True:
+            if handing_out:
+                for chunk in islice(todo, 2 * pool.workers - len(pending)):
+                    pending.add(job.submit(source, run_cells, *arguments, chunk, priority=BACKGROUND))
+            if not pending:
                 break
             finished, pending = wait(pending, timeout=HEARTBEAT_SECONDS, return_when=FIRST_COMPLETED)
             for future in finished:
-                rows.extend(future.result())
+                if not future.cancelled():
+                    rows.extend(future.result())
             if progress is not None:
                 progress(len(rows), total)
-    finally:
-        # Cancel what has not started; wait for the chunks that are running.
-        executor.shutdown(wait=True, cancel_futures=True)
-    for future in pending:
-        if future.done() and not future.cancelled() and future.exception() is None:
-            rows.extend(future.result())
+            if handing_out and should_stop is not None and should_stop():
+                # Handed-out work finishes (the rows stay a prefix of the schedule); the rest is dropped.
+                handing_out = False
+                pending = {future for future in pending if not future.cancel()}
     return rows

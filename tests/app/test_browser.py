@@ -1,8 +1,9 @@
-"""The explorer in a real browser: headless Chromium against ``streamlit run app.py``.
+"""The app in a real browser: headless Chromium against ``streamlit run app.py``.
 
-What only a browser shows: the page loads and draws its plotly charts, moving the α
-slider reaches the URL, an upload through the file input works, the layout holds at
-phone width, a shared link to the sweep page works as a fresh server's first request
+What only a browser shows: the menu reaches every page by clicking (desktop, and behind
+the sidebar toggle at phone width), the page loads and draws its plotly charts, moving
+the α slider reaches the URL, an upload through the file input works, the layout holds
+at phone width, a shared link to the sweep page works as a fresh server's first request
 and runs a sweep, and no exception box ever appears. Skipped only when Chromium is missing
 outside CI; in CI (``CI=true``) a missing browser is a failure.
 """
@@ -16,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,6 +26,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+
+from tests.data import parquet_bomb
+from ui.navigation import SECTIONS
 
 pytestmark = pytest.mark.browser
 
@@ -37,6 +42,9 @@ METRIC = '[data-testid="stMetricValue"]'
 EXCEPTION = '[data-testid="stException"]'
 ALPHA_SLIDER = 'input[type="range"][aria-label^="Accuracy you need"]'
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+NAV_LINK = '[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]'
+EXPAND_SIDEBAR = '[data-testid="stExpandSidebarButton"]'
+COLLAPSE_SIDEBAR = '[data-testid="stSidebarCollapseButton"] button'
 TIMEOUT_MS = 60_000
 
 
@@ -53,8 +61,8 @@ def _free_port() -> int:
 
 
 @contextmanager
-def streamlit_server() -> Iterator[str]:
-    """``streamlit run app.py`` on a free localhost port; yields its URL."""
+def streamlit_server() -> Iterator[tuple[str, int]]:
+    """``streamlit run app.py`` on a free localhost port; yields its URL and process id."""
     port = _free_port()
     command = [
         sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
@@ -74,7 +82,7 @@ def streamlit_server() -> Iterator[str]:
                     output = process.stdout.read().decode(errors="replace") if process.stdout else ""
                     pytest.fail(f"streamlit did not start:\n{output[-3000:]}")
                 time.sleep(0.2)
-        yield url
+        yield url, process.pid
     finally:
         process.terminate()
         try:
@@ -84,9 +92,14 @@ def streamlit_server() -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    with streamlit_server() as url:
-        yield url
+def served() -> Iterator[tuple[str, int]]:
+    with streamlit_server() as url_and_pid:
+        yield url_and_pid
+
+
+@pytest.fixture(scope="module")
+def server(served) -> str:
+    return served[0]
 
 
 @pytest.fixture(scope="module")
@@ -125,6 +138,59 @@ def headline(page) -> list[str]:
 def assert_no_exception(page) -> None:
     assert page.locator(EXCEPTION).count() == 0
     assert "Traceback" not in page.locator("body").inner_text()
+
+
+def wait_script_done(page) -> None:
+    page.wait_for_timeout(100)  # let a rerun that was just triggered register first
+    page.wait_for_selector(IDLE, timeout=TIMEOUT_MS)
+
+
+def on_screen(locator) -> bool:
+    """Visible inside the viewport (a collapsed sidebar is drawn off screen, to the left)."""
+    box = locator.bounding_box()
+    return box is not None and box["x"] >= 0 and box["width"] > 0
+
+
+def click_menu(page, title: str) -> None:
+    """Open the page ``title`` from the menu, as a visitor would (the sidebar toggle first on a phone)."""
+    link = page.locator(NAV_LINK).filter(has_text=title)
+    behind_toggle = not on_screen(link)
+    if behind_toggle:
+        page.locator(EXPAND_SIDEBAR).click()
+        page.wait_for_function(
+            "link => link.getBoundingClientRect().x >= 0", arg=link.element_handle(), timeout=TIMEOUT_MS
+        )
+    target = link.get_attribute("href").split("?")[0].rstrip("/")
+    link.click()
+    # Under load the click's rerun can start after a short wait: wait for the page's address first.
+    page.wait_for_url(lambda url: url.split("?")[0].rstrip("/") == target, timeout=TIMEOUT_MS)
+    wait_script_done(page)
+    if behind_toggle and on_screen(link):  # close the menu again to see the page
+        page.locator(COLLAPSE_SIDEBAR).click()
+        page.wait_for_function(
+            "link => link.getBoundingClientRect().x < 0", arg=link.element_handle(), timeout=TIMEOUT_MS
+        )
+
+
+@pytest.mark.parametrize(("width", "height"), [(1400, 1000), (390, 844)], ids=["desktop", "phone"])
+def test_the_menu_reaches_every_page(server, browser, width, height, tmp_path):
+    """Every page of ``ui.navigation.SECTIONS`` in menu order, reached only by clicking the menu."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(f"{server}/?ds=diabetes&trials=2&T=100")
+    wait_script_done(page)
+    if width < 500:
+        assert not on_screen(page.locator(NAV_LINK).first), "on a phone the menu sits behind the sidebar toggle"
+    entries = [entry for entries in SECTIONS.values() for entry in entries]
+    for entry in [*entries[1:], entries[0]]:  # the default page last: it is where the visit started
+        click_menu(page, entry.title)
+        assert page.url.split("?")[0].rstrip("/") == f"{server}/{entry.url_path}".rstrip("/"), entry
+        assert page.locator('[data-testid="stMain"] h1').first.inner_text().strip(), f"{entry.title} drew no title"
+        assert page.title().startswith("accfirst") or entry.title in page.title()
+        assert_no_exception(page)
+        page.screenshot(path=str(tmp_path / f"{entry.url_path or 'home'}_{width}.png"))
+    menu = page.locator('[data-testid="stSidebarNav"]').inner_text()
+    assert all(section in menu for section in SECTIONS if section), menu
+    page.close()
 
 
 def test_the_default_view_loads_and_draws_its_charts(server, browser):
@@ -201,9 +267,83 @@ def test_phone_width_has_no_overflow_or_overlapping_controls(server, browser, tm
     page.close()
 
 
+CRAFTED = "[Session expired - sign in](https://evil.example) ![t](http://host/t.png) www.evil.example"
+OUTSIDE = """() => Array.from(document.querySelectorAll('a[href], img[src], image[href]'))
+    .map(e => e.href?.baseVal ?? e.href ?? e.src).filter(u => u && new URL(u, location.href).host !== location.host)"""
+
+
+def assert_nothing_outside(page) -> None:
+    """No link and no image on the page points to another host (Markdown from a visitor stays text)."""
+    assert page.evaluate(OUTSIDE) == []
+
+
+def test_a_crafted_link_shows_its_values_as_text(server, browser):
+    query = urllib.parse.urlencode({"alpha": CRAFTED, "ds": CRAFTED, "methods": CRAFTED, "trials": "2", "T": "100"})
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{server}/?{query}")
+    wait_script_done(page)
+    text = page.locator('[data-testid="stMain"]').inner_text().replace("\u2060", "")
+    assert "Ignored the link's setting: alpha must be a number; got '[Session expired - sign in](https://evil" in text
+    assert "Ignored the link's setting: ds must be one of" in text
+    assert_nothing_outside(page)
+    page.goto(f"{server}/sweep?{urllib.parse.urlencode({'alphas': CRAFTED * 20, 'ds': 'diabetes'})}")
+    wait_script_done(page)
+    warning = page.locator('[data-testid="stAlert"]').filter(has_text="alphas").inner_text()
+    assert "Session expired" in warning and len(warning) < 300, warning  # a 1.6 kB value is echoed cut short
+    assert_nothing_outside(page)
+    assert_no_exception(page)
+    page.close()
+
+
+def test_hostile_column_names_stay_text_in_the_data_report(server, browser):
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame(rng.normal(size=(60, 2)), columns=["`a` <img src=http://host/t.png>", "[b](https://evil.example)"])
+    frame["**note** ![t](http://host/t.png)"] = "text"  # not numeric: dropped, with its name in the report
+    frame["![y](http://host/y.png)"] = frame.iloc[:, 0] + rng.normal(scale=0.1, size=60)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{server}/?ds=upload&trials=2&T=100")
+    file_input = page.locator('[data-testid="stSidebar"] input[type="file"]')
+    file_input.wait_for(state="attached", timeout=TIMEOUT_MS)
+    csv = frame.to_csv(index=False).encode()
+    file_input.set_input_files({"name": "[x](https://evil.example).csv", "mimeType": "text/csv", "buffer": csv})
+    page.wait_for_selector(METRIC, timeout=TIMEOUT_MS)
+    wait_script_done(page)
+    report = page.locator('[data-testid="stMain"] [data-testid="stExpander"]').first.inner_text().replace("\u2060", "")
+    assert "target: ![y](http://host/y.png)" in report, report
+    assert "[x](https://evil.example).csv" in report
+    assert_nothing_outside(page)
+    assert_no_exception(page)
+    page.close()
+
+
+def test_an_upload_over_the_memory_limit_is_refused_with_its_reason(server, browser, tmp_path):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{server}/?ds=upload")
+    file_input = page.locator('[data-testid="stSidebar"] input[type="file"]')
+    file_input.wait_for(state="attached", timeout=TIMEOUT_MS)
+    # 100,000 × 300 zeros: a 0.2 MB file, 229 MB as numbers (the app's limit is 150 MB).
+    bomb = parquet_bomb(rows=100_000)
+    file_input.set_input_files({"name": "bomb.parquet", "mimeType": "application/octet-stream", "buffer": bomb})
+    message = "'bomb.parquet' would take 229 MB in memory (100,000 rows × 300 columns × 8 bytes); the limit is 150 MB"
+    page.locator('[data-testid="stMain"] [data-testid="stAlert"]').filter(has_text=message).wait_for(timeout=TIMEOUT_MS)
+    assert message in page.locator('[data-testid="stSidebar"]').inner_text()
+    # A file over the upload size never reaches the server; Streamlit's reason is shown, not only on hover.
+    big = tmp_path / "big.csv"
+    big.write_bytes(b"a,b\n" + b"1,2\n" * 14_000_000)  # 56 MB
+    file_input.set_input_files(str(big))
+    reason = page.locator('[data-testid="stFileChip"] [role="alert"]')
+    reason.wait_for(timeout=TIMEOUT_MS)
+    assert "must be 50.0MB or smaller" in reason.inner_text()
+    box = reason.bounding_box()
+    assert box is not None and box["height"] >= 10 and box["width"] >= 100, box
+    page.screenshot(path=str(tmp_path / "upload_refused.png"))
+    assert_no_exception(page)
+    page.close()
+
+
 def test_a_link_to_the_sweep_page_works_as_a_fresh_servers_first_request(browser):
     """Streamlit routes that request around app.py (legacy pages/ mode); the page draws the frame."""
-    with streamlit_server() as url:
+    with streamlit_server() as (url, _):
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(f"{url}/sweep?ds=diabetes&alphas=0.05,0.1&methods=nr,doubling&trials=2&T=100")
         page.get_by_role("button", name="Run sweep").click(timeout=TIMEOUT_MS)
@@ -214,7 +354,44 @@ def test_a_link_to_the_sweep_page_works_as_a_fresh_servers_first_request(browser
         )
         sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
         assert "Dataset" in sidebar and "diabetes" in sidebar.lower()
+        menu = page.locator(NAV_LINK).all_inner_texts()  # the app's menu, not the files of pages/
+        assert [text.split("\n")[-1] for text in menu] == [e.title for es in SECTIONS.values() for e in es]
         assert page.locator("h1").first.inner_text().startswith("α sweep")
         assert "Done: 8 runs" in page.locator("body").inner_text()
         assert_no_exception(page)
         page.close()
+
+
+def cpu_seconds_of_children(pid: int) -> float:
+    """CPU time (user + system) used so far by the direct children of ``pid``: the server's worker processes."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    children = " ".join(Path(task, "children").read_text() for task in Path(f"/proc/{pid}/task").iterdir()).split()
+    total = 0.0
+    for child in children:
+        try:
+            fields = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()
+        except FileNotFoundError:  # exited meanwhile
+            continue
+        total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
+
+
+def test_stop_ends_a_sweep_and_its_workers(served, browser):
+    """A 400-run sweep (~2 min on 2 cores) is confirmed, started, then stopped: the workers go idle."""
+    url, pid = served
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{url}/sweep?ds=diabetes&methods=nr&trials=10&T=10000")
+    page.get_by_role("button", name="Run sweep").click(timeout=TIMEOUT_MS)
+    page.get_by_role("button", name="Run it").click(timeout=TIMEOUT_MS)  # the estimate is over 20 s
+    page.wait_for_function(
+        "() => /Sweep: [1-9][0-9]* of 400 runs/.test(document.body.innerText)", timeout=TIMEOUT_MS
+    )
+    page.locator('[data-testid="stMain"]').get_by_role("button", name="Stop", exact=True).click()
+    page.get_by_text("The sweep was stopped after").wait_for(timeout=TIMEOUT_MS)
+    page.wait_for_timeout(1000)  # a run in progress ends (each takes about 0.5 s)
+    before = cpu_seconds_of_children(pid)
+    page.wait_for_timeout(2000)
+    busy = cpu_seconds_of_children(pid) - before
+    assert busy < 0.5, f"the workers used {busy:.1f} CPU seconds in the 2 s after Stop"
+    assert_no_exception(page)
+    page.close()

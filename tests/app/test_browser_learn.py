@@ -1,7 +1,6 @@
-"""The Learn pages in a real browser: each reached through the app's navigation (by its URL
-path, as a shared link or the menu does), drawn without an exception, and the live poll working
-across two browsers with the teacher's view refreshing by itself. Needs the pages in
-``app.py``'s navigation (skipped, saying so, until they are).
+"""The Learn pages in a real browser: each reached by clicking the app's menu, drawn without an
+exception, and the live poll working across two browsers (the student opens the teacher's link,
+as a student would) with the teacher's view refreshing by itself.
 """
 
 from __future__ import annotations
@@ -13,12 +12,15 @@ import pytest
 from tests.app.test_browser import (  # noqa: F401 -- fixtures
     EXCEPTION,
     IDLE,
-    ROOT,
     TIMEOUT_MS,
     assert_no_exception,
     browser,
+    click_menu,
+    served,
     server,
+    wait_script_done,
 )
+from ui.navigation import SECTIONS
 
 pytestmark = pytest.mark.browser
 TITLES = {
@@ -27,8 +29,7 @@ TITLES = {
     "learn_composition": "How privacy adds up",
     "learn_gibbs": "The Gibbs posterior",
 }
-if "learn_" not in (ROOT / "app.py").read_text(encoding="utf-8"):
-    pytest.skip("the Learn pages are not in app.py's navigation yet", allow_module_level=True)
+MENU_TITLES = {entry.url_path: entry.title for entry in SECTIONS["Learn"]}
 
 
 def wait_drawn(page, charts: int) -> None:
@@ -40,12 +41,11 @@ def wait_drawn(page, charts: int) -> None:
 
 
 def open_learn_page(browser, server: str, path: str, **viewport: int):  # noqa: F811 -- not the fixtures
-    """A page of the navigation by its URL path, once the app has answered one request (so
-    st.navigation, not the legacy pages/ routing, serves it)."""
+    """A Learn page reached as a visitor does: the app's home page, then its menu entry."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000, **viewport})
-    page.goto(server)
-    page.wait_for_selector('[data-testid="stSidebar"]', timeout=TIMEOUT_MS)
-    page.goto(f"{server}/{path}?ds=diabetes")
+    page.goto(f"{server}/?ds=diabetes&trials=2&T=100")
+    wait_script_done(page)
+    click_menu(page, MENU_TITLES[path])
     page.wait_for_function(
         f"() => (document.querySelector('h1') || {{innerText: ''}}).innerText.startsWith({TITLES[path]!r})",
         timeout=TIMEOUT_MS,

@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 from accfirst import RidgeProblem, run_trials
 from accfirst.datasets import from_frame, load_builtin, read_upload
 from accfirst.interpret import format_epsilon, median_with_inf
+from tests.app.page_text import shown
 from ui.errors import GENERIC_MESSAGE
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -106,7 +107,7 @@ def test_url_parameters_restore_the_settings():
 def test_bad_url_values_warn_and_fall_back_to_defaults():
     at = open_app(ds="diabetes", trials="3", alpha="9", methods="nr,magic", T="x")
     assert not at.exception
-    warnings = " ".join(w.value for w in at.warning)
+    warnings = " ".join(shown(w.value) for w in at.warning)
     assert "alpha must be between 0.001 and 0.5; got 9" in warnings
     assert "magic" in warnings and "T must be a whole number" in warnings
     assert at.slider(key="explorer.alpha").value == 0.05
@@ -132,8 +133,8 @@ def test_invalid_combinations_are_explained_and_nothing_runs(query, message):
 
 
 def test_a_package_error_shows_its_message_not_a_traceback():
-    # 100,000 levels between 1 and 1 + 1e-12 cannot be told apart: epsilon_grid refuses.
-    at = open_app(**{**SMALL, "eps_min": "1", "eps_max": "1.000000000001", "T": "100000"})
+    # 10,000 levels between 1 and 1 + 1e-12 cannot be told apart: epsilon_grid refuses.
+    at = open_app(**{**SMALL, "eps_min": "1", "eps_max": "1.000000000001", "T": "10000"})
     assert not at.exception
     assert any("too close to tell apart" in e.value for e in at.error), [e.value for e in at.error]
     assert not at.metric
@@ -170,7 +171,7 @@ def test_an_uploaded_csv_runs_end_to_end():
     assert headline(at) == expected_medians(data, alphas=[0.1], gamma=0.1, methods=["nr", "doubling", "theory"],
                                             trials=3, seed=0, T=200)  # fmt: skip
     assert len(at.get("plotly_chart")) == 6
-    assert any("spending.csv" in e.label for e in at.expander)
+    assert any("spending.csv" in shown(e.label) for e in at.expander)
     # Upload-derived work lives in this session only, not in a cache shared with others.
     assert "ui.session_memo" in at.session_state
     memo = at.session_state["ui.session_memo"]
@@ -184,7 +185,7 @@ def test_a_malformed_upload_shows_the_data_error_message():
     at = open_app(ds="upload", trials="3")
     at.file_uploader(key="app.upload_file").set_value(("broken.csv", bad, "text/csv")).run()
     assert not at.exception
-    errors = [e.value for e in at.error]
+    errors = [shown(e.value) for e in at.error]
     assert str(expected.value) in errors  # next to the upload, in the sidebar
     assert f"The data cannot be used yet: {expected.value}" in errors  # and in the main area (phones hide the sidebar)
     assert not at.metric
@@ -208,3 +209,26 @@ def test_downloads_are_offered():
     at = open_app(**SMALL)
     labels = [b.label for b in at.get("download_button")]
     assert labels == ["Results (CSV)", "Settings (JSON)", "Python snippet"]
+
+
+def test_a_link_beyond_the_level_cap_is_refused_like_a_bad_value():
+    at = open_app(**{**SMALL, "T": "100000"})
+    assert any("T must be between 2 and 10000; got 100000" in shown(w.value) for w in at.warning)
+    assert at.number_input(key="explorer.T").value == 1000
+    assert list(headline(at)) == ["Noise reduction", "Doubling", "Theory"]
+
+
+def test_a_long_run_waits_for_a_go_ahead_after_the_first_trial(monkeypatch):
+    monkeypatch.setattr("ui.work.CONFIRM_SECONDS", 0.0)  # every remainder counts as long
+    at = open_app(**SMALL)
+    assert not at.exception
+    assert any("First results: 1 trial per method" in c.value for c in at.caption)
+    assert any("The other trials would take" in w.value for w in at.warning)
+    # The numbers shown are trial 0's, exactly.
+    assert headline(at) == expected_medians(load_builtin("diabetes"), alphas=[0.05], gamma=0.1,
+                                            methods=["nr", "doubling", "theory"], trials=1, seed=0, T=200)  # fmt: skip
+    at.button(key="explorer.continue").click().run()
+    assert_clean(at)
+    assert not any("The other trials" in w.value for w in at.warning)
+    assert headline(at) == expected_medians(load_builtin("diabetes"), alphas=[0.05], gamma=0.1,
+                                            methods=["nr", "doubling", "theory"], trials=4, seed=0, T=200)  # fmt: skip

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.app.page_text import shown
+
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 FIGURE_TITLES = ("Fig. 1", "Fig. 2", "Fig. 3", "Fig. 4")
 
@@ -91,7 +93,7 @@ def test_a_bad_grid_is_explained_and_nothing_runs():
 
 def test_a_bad_grid_in_the_link_falls_back_to_the_papers():
     at = open_page(alphas="0.2:oops")
-    assert any("Ignored the link's setting alphas" in warning.value for warning in at.warning)
+    assert any("Ignored the link's setting: alphas" in shown(warning.value) for warning in at.warning)
     assert at.text_input(key="sweep.alphas").value == "0.005:0.2:0.005"
 
 
@@ -101,3 +103,36 @@ def test_a_sweep_stopped_before_any_finished():
     at.run()
     assert any("stopped after 3 of 12 runs; no sweep has finished yet" in w.value for w in at.warning)
     assert not at.get("plotly_chart")
+
+
+def test_more_runs_than_one_click_may_start_are_refused():
+    at = open_page(trials="4")
+    at.text_input(key="sweep.alphas").set_value("0.0001:0.5:0.0001").run()  # 5,000 α × 3 methods × 4 trials
+    assert any("60,000 runs is more than one click may start" in e.value for e in at.error)
+    assert at.button(key="sweep.run").disabled
+
+
+def test_a_link_beyond_the_run_cap_falls_back_to_the_defaults():
+    at = open_page(alphas="0.0001:0.5:0.0001", trials="200")  # 3,000,000 runs
+    warning = " ".join(shown(w.value) for w in at.warning)
+    assert "Ignored the link's α grid, methods and trials: 3,000,000 runs is more than one click may start" in warning
+    assert at.text_input(key="sweep.alphas").value == "0.005:0.2:0.005"
+    assert at.number_input(key="sweep.trials").value == 10
+
+
+def test_a_long_sweep_asks_first_and_shows_the_estimate(monkeypatch):
+    monkeypatch.setattr("ui.work.CONFIRM_SECONDS", 0.0)
+    at = open_page()
+    assert "runs on" in at.markdown[0].value  # "… about N s for 12 runs on K cores"
+    at.button(key="sweep.run").click().run()
+    assert any("This sweep would take" in w.value for w in at.warning)
+    assert not at.get("plotly_chart")  # nothing ran yet
+    at.button(key="sweep.confirm").click().run()
+    assert not at.exception and len(figures(at)) == 4
+
+
+def test_a_sweep_longer_than_the_cap_is_refused(monkeypatch):
+    monkeypatch.setattr("ui.work.MAX_SECONDS", 0.0)
+    at = open_page()
+    assert any("one click may start at most" in e.value for e in at.error)
+    assert at.button(key="sweep.run").disabled

@@ -3,36 +3,50 @@ settings parse and print their URL values, the session memo forgets old entries.
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from accfirst import run_trials
-from accfirst.search.experiments import SearchOptions
-from ui.runs import CHUNK, RunRequest, _traced, trial_rows
+from accfirst.search.experiments import COLUMNS, SearchOptions, trial_result
+from accfirst.search.sweep import run_cells
+from tests.app.page_text import shown
+from ui.runs import CHUNK, chunk_bounds
 from ui.settings import Choice, FloatSlider, IntSetting, InvalidValue, MultiChoice, OptionalFloat, Toggle
+from ui.text import plain, short
+
+
+@pytest.mark.parametrize("trials", [1, 3, 2 * CHUNK + 2])
+def test_chunks_cover_the_trials_once_trial_zero_alone(trials):
+    bounds = chunk_bounds(trials)
+    assert bounds[0] == (0, 1)
+    assert [t for first, count in bounds for t in range(first, first + count)] == list(range(trials))
+    assert all(first % CHUNK == 0 for first, _ in bounds[2:])  # the same chunks for any larger number of trials
 
 
 @pytest.mark.parametrize("method", ["nr", "doubling", "theory"])
 def test_chunks_are_exactly_the_rows_of_run_trials(ridge_problem, method):
-    request = RunRequest(alpha=0.1, gamma=0.1, methods=(method,), trials=2 * CHUNK + 2, seed=5, options=SearchOptions(T=100))
-    chunks = [
-        trial_rows(ridge_problem, request, method, first, min(CHUNK, request.trials - first))
-        for first in range(0, request.trials, CHUNK)
+    trials, options = 2 * CHUNK + 2, SearchOptions(T=100)
+    rows = [
+        row
+        for first, count in chunk_bounds(trials)
+        for row in run_cells(ridge_problem, 0.1, 5, options, [(method, 0.1, t) for t in range(first, first + count)])
     ]
-    ours = pd.concat(chunks, ignore_index=True)
-    theirs = run_trials(ridge_problem, [0.1], 0.1, [method], request.trials, 5, T=100)
+    ours = pd.DataFrame(rows, columns=list(COLUMNS))
+    theirs = run_trials(ridge_problem, [0.1], 0.1, [method], trials, 5, T=100)
     pd.testing.assert_frame_equal(ours.drop(columns="seconds"), theirs.drop(columns="seconds"))
 
 
 @pytest.mark.parametrize("exact", [False, True])
 def test_a_replayed_trial_is_its_row(ridge_problem, exact):
-    request = RunRequest(alpha=0.1, gamma=0.1, methods=("nr",), trials=4, seed=2, options=SearchOptions(T=100))
-    rows = trial_rows(ridge_problem, request, "nr", 0, 4)
-    replay = _traced(ridge_problem, request, "nr", 3, exact)
+    options = SearchOptions(T=100)
+    rows = run_trials(ridge_problem, [0.1], 0.1, ["nr"], 4, 2, T=100)
+    replay = trial_result(ridge_problem, "nr", 0.1, 3, 0.1, 2, options, exact)
     assert replay.eps_total == rows["eps_total"].iloc[3]
     assert replay.excess_risk == pytest.approx(rows["excess_risk"].iloc[3])
-    assert replay.trace is not None and len(replay.trace.level) == (replay.stop_index or request.options.T)
+    assert replay.trace is not None and len(replay.trace.level) == (replay.stop_index or options.T)
     assert exact == bool(pd.notna(replay.trace.excess_risk).all())
 
 
@@ -81,8 +95,8 @@ def test_restore_warns_once_and_write_keeps_the_url_in_step():
     at = AppTest.from_function(page)
     at.query_params.update({"alpha": "7", "eps_min": "0.001"})
     at.run()
-    assert [w.value for w in at.warning] == [
-        "Ignored the link's setting alpha must be between 0.001 and 0.5; got 7; using the default (0.05)."
+    assert [shown(w.value) for w in at.warning] == [
+        "Ignored the link's setting: alpha must be between 0.001 and 0.5; got 7; using the default (0.05)."
     ]
     assert at.query_params == {"alpha": "0.05", "eps_min": "0.001"}
     at.number_input[0].set_value(0.002).run()
@@ -103,3 +117,19 @@ def test_session_memo_keeps_the_most_recent_entries():
     at = AppTest.from_function(page).run()
     assert at.session_state["calls"] == ["a", "b", "c", "a"]  # "a" was evicted by "c", so computed again
     assert list(at.session_state["ui.session_memo"]["space"]) == ["c", "a"]
+
+
+def test_plain_text_keeps_every_character_and_no_markdown():
+    hostile = "[sign in](https://evil.example) ![t](http://host/t.png) <b>x</b> `c` *e* $m$ :red[r] a@b.co www.x.org\n# h"
+    escaped = plain(hostile)
+    assert shown(escaped) == hostile.replace("\n", " ")
+    assert not re.search(r"(?<!\\)[\[\]()!<>`*$:#]", escaped)  # every Markdown-active character is escaped
+    assert not re.search(r"(?i)https?\\?:|www\\?\.|@\w", escaped)  # no autolink prefix is left intact
+
+
+def test_a_long_value_is_cut_to_about_80_characters():
+    value = "x" * 100_000
+    assert len(shown(short(value))) == 80 and shown(short(value)).endswith("…")
+    with pytest.raises(InvalidValue) as error:
+        FloatSlider("t", "alpha", "α", 0.05).parse([value])
+    assert len(str(error.value)) < 140

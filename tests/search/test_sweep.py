@@ -105,10 +105,11 @@ def test_an_exception_in_progress_cancels_the_pool(ridge_problem):
     def progress(done: int, total: int) -> None:
         raise KeyboardInterrupt  # what Streamlit's stop or Ctrl-C looks like to the sweep
 
+    others = set(multiprocessing.active_children())  # e.g. a shared pool another test started
     with pytest.raises(KeyboardInterrupt):
         sweep(ridge_problem, [0.01 * k for k in range(1, 21)], 0.1, ["nr"], 20, seed=0, T=1000, workers=2,
               chunk_size=1, progress=progress)  # fmt: skip
-    assert multiprocessing.active_children() == []  # the workers were shut down, not left running
+    assert set(multiprocessing.active_children()) <= others  # the sweep's workers were shut down, not left running
 
 
 @pytest.mark.parametrize(
