@@ -27,7 +27,7 @@ def binding_problems() -> list[RidgeProblem | LogisticProblem]:
 def gradient(problem, theta: np.ndarray) -> np.ndarray:
     if isinstance(problem, RidgeProblem):
         return problem.hessian @ theta - problem.b / problem.n
-    return problem._gradient_hessian(theta)[0]
+    return problem.loss_and_gradient(theta[None, :])[1][0]
 
 
 def generic_constrained_minimiser(problem) -> np.ndarray:
