@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from accfirst import METHODS, default_eps_range
+from accfirst.guidance import advise
 from accfirst.search.experiments import METHOD_LABELS, PAPER_METHODS, SearchOptions
 from accfirst.interpret import (
     format_delta,
@@ -34,9 +35,10 @@ from accfirst.plots.explorer import (
     figure_test_quality,
 )
 from accfirst.snippet import reproduction_snippet, settings_json
-from ui.dataset import require_selection, show_data_report
+from ui.dataset import LAMBDA_OPTIONS, require_selection, show_data_report
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
+from ui.guidance import SHARED_FIXABLE, show_guidance
 from ui.runs import RunRequest, iter_trials, traced_run, workers
 from ui.settings import (
     Choice,
@@ -247,6 +249,10 @@ if paused is not None:
         )  # fmt: skip
 st.session_state[LAST_HEADLINE] = (summary, progress.done, progress.total)
 results = progress.frame
+if progress.finished:  # guidance (issue 10): why ε is weak and what would lower it, from the numbers
+    advice = advise(problem, alpha, gamma, request.options, summary, lam_choices=LAMBDA_OPTIONS,
+                    largest_alpha=ALPHA.high)  # fmt: skip
+    show_guidance(st, advice, {ALPHA.key: ALPHA, **SHARED_FIXABLE})
 
 # ---------------------------------------------------------------- 2–3. ε across trials, breakdown
 st.subheader("Ex-post ε across trials")
