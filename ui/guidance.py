@@ -15,6 +15,7 @@ from accfirst.guidance import Advice, Fix
 from accfirst.interpret import format_epsilon, format_exp_epsilon
 from accfirst.search.experiments import METHOD_LABELS
 from ui.dataset import LAMBDA
+from ui.docs import docs_link
 from ui.settings import Setting
 from ui.text import plain
 
@@ -51,6 +52,7 @@ def show_guidance(where: Any, advice: Advice | None, settings: Mapping[str, Sett
                 action.button("Apply", key=f"guidance.fix.{index}", on_click=_apply, args=(fix, settings),
                               help=plain(f"Sets {', '.join(fix.changes)} and reruns."))  # fmt: skip
         st.caption(
-            "Predictions scale the measured testing and generation parts by their formulas (docs: mathematics); "
-            "they read only public constants and the released ε."
+            "Predictions scale the measured testing and generation parts by their formulas; they read only "
+            "public constants and the released ε."
         )
+        docs_link(st, "mathematics", "the-guidances-predictions", label="How the predictions are made")
