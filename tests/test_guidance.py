@@ -116,3 +116,18 @@ def test_more_rows_prediction_matches_four_times_the_rows():
     options = SearchOptions()
     predicted = predict_epsilon(small, runs(small, 0.05, options).iloc[0], GAMMA, options, rows_factor=4)
     assert predicted == pytest.approx(runs(large, 0.05, options).iloc[0]["median_eps"], rel=0.2)
+
+
+def test_a_flipped_ranking_is_explained_with_both_methods_numbers(diabetes):
+    _, problem = diabetes
+    summary = summary_frame(nr=12.0, doubling=9.0)
+    advice = advise(problem, 0.05, GAMMA, SearchOptions(), summary)
+    assert advice is not None and advice.method == "doubling"
+    assert advice.why.startswith("Noise reduction paid more than doubling here (median ε 12.0 against 9.00)")
+    assert "ε_A = 6.00" in advice.why and "the 4.50 that doubling's few tests cost" in advice.why
+    # Doubling's measured parts are scaled: 4α quarters the testing part; covariance perturbation below its
+    # cliff (4.5 < 2ε_c) keeps the generation part.
+    row = summary.iloc[1]
+    assert predict_epsilon(problem, row, GAMMA, SearchOptions(), alpha=0.2) == pytest.approx(
+        4.5 / 4 + 4.5, rel=1e-12
+    )
