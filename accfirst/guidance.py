@@ -92,7 +92,7 @@ class Constants:
 
 
 def feasible_radius(problem: Problem, lam: float, radius: float | None) -> float:
-    """R of the feasible set at λ: the public radius if given (at most M(λ)), else M(λ) (M ∝ 1/√λ; SPEC §2, §13)."""
+    """R of the feasible set at λ: the public radius (at most M(λ)) if given, else M(λ) ∝ 1/√λ (SPEC §13)."""
     bound = problem.max_norm * math.sqrt(problem.lam / lam)
     return bound if radius is None else min(radius, bound)
 
@@ -130,6 +130,15 @@ def generation_factor(
     )
     curvature = math.sqrt((kappa + p * after.lam) / (kappa + p * before.lam))
     return sensitivity * curvature * math.sqrt(before.alpha / after.alpha)
+
+
+def testing_part(problem: Problem, summary_row: pd.Series | dict, gamma: float, options: SearchOptions) -> float:
+    """The testing part of a method's ε: noise reduction's ε_A = c·Δ_R/α (SPEC §12.3), else its measured one."""
+    row = dict(summary_row)
+    if row["method"] == "nr":
+        c = calibration_constant(options.T, gamma, options.calibration)
+        return c * problem.query_sensitivity / float(row["alpha"])
+    return float(row["median_eps_test"])
 
 
 def predict_epsilon(
@@ -170,12 +179,7 @@ def predict_epsilon(
         * before.alpha
         / after.alpha
     )
-    if row["method"] == "nr":
-        testing = calibration_constant(options.T, gamma, options.calibration) * query_sensitivity(
-            problem.name, before.radius, before.n
-        ) / before.alpha
-    else:
-        testing = float(row["median_eps_test"])
+    testing = testing_part(problem, row, gamma, options)
     generation = float(row["median_eps_hypothesis"])
     generator = options.generator or default_generator_name(problem)
     return testing * testing_scale + generation * generation_factor(problem, generator, generation, before, after)
@@ -221,12 +225,13 @@ def explain(problem: Problem, summary: pd.DataFrame, method: str, gamma: float, 
     bound = "R" if problem.radius is not None else "M"
     formula = f"({bound}+1)²/n" if problem.name == "ridge" else f"2{bound}/n"
     delta_r = problem.query_sensitivity
+    testing = testing_part(problem, {**row, "method": method}, gamma, options)
     if method == "nr":
         c = calibration_constant(options.T, gamma, options.calibration)
-        testing = c * delta_r / alpha
-        test_text = f"the test alone costs ε_A = c·Δ_R/α = {c:.3g} × {delta_r:.3g} / {alpha:g} = {format_epsilon(testing)}"
+        test_text = (
+            f"the test alone costs ε_A = c·Δ_R/α = {c:.3g} × {delta_r:.3g} / {alpha:g} = {format_epsilon(testing)}"
+        )
     else:
-        testing = float(row["median_eps_test"])
         test_text = f"its tests alone cost ε = {format_epsilon(testing)}"
     generation = float(row["median_eps_hypothesis"])
     label = METHOD_LABELS[method]
