@@ -61,7 +61,8 @@ _CURVATURE = {"ridge": 1.0, "logistic": 0.25}
 class Fix:
     """One suggested change with the median ε it is predicted to give.
 
-    ``changes`` maps the app's URL keys ("alpha", "lam", "radius") to new values; empty
+    ``changes`` maps the app's URL keys ("alpha", "lam", "radius") to new values (``None``:
+    no radius); empty
     for advice the app cannot apply (more rows). ``at_most`` marks a prediction that is an
     upper estimate (a public radius with covariance perturbation: it may remove the cliff).
     """
@@ -69,7 +70,7 @@ class Fix:
     title: str
     predicted_eps: float
     sentence: str
-    changes: dict[str, float] = field(default_factory=dict)
+    changes: dict[str, float | None] = field(default_factory=dict)
     at_most: bool = False
 
 
@@ -311,11 +312,15 @@ def advise(
     lam = _next_choice(problem.lam, lam_choices, 4)
     predicted = predict(lam=lam)
     radius_after = feasible_radius(problem, lam, problem.radius)
+    changes: dict[str, float | None] = {"lam": lam}
+    if problem.radius is not None and radius_after < problem.radius:
+        changes["radius"] = None  # the stated radius would exceed the new M, which then bounds ‖θ‖ alone
     fixes.append(Fix(
         f"Regularise more: λ = {lam:g}", predicted,
-        f"M shrinks from {problem.max_norm:.3g} to {radius_after:.3g}, so Δ_R and the noise shrink; the model is "
-        f"more biased (α is measured against the more regularised optimum); predicted median {_eps_text(predicted)}.",
-        {"lam": lam},
+        f"The feasible radius shrinks from {problem.norm_bound:.3g} to {radius_after:.3g}, so Δ_R and the noise "
+        "shrink; the model is more biased (α is measured against the more regularised optimum); predicted median "
+        f"{_eps_text(predicted)}.",
+        changes,
     ))  # fmt: skip
     if problem.radius is None:
         radius = _round_up(problem.max_norm * RADIUS_SHARE)

@@ -131,3 +131,14 @@ def test_a_flipped_ranking_is_explained_with_both_methods_numbers(diabetes):
     assert predict_epsilon(problem, row, GAMMA, SearchOptions(), alpha=0.2) == pytest.approx(
         4.5 / 4 + 4.5, rel=1e-12
     )
+
+
+def test_the_lambda_fix_drops_a_stated_radius_that_the_new_bound_undercuts(diabetes):
+    data, _ = diabetes
+    # M(0.005) ≈ 14.1; R = 10 is below it, but above M(0.02) ≈ 7.07.
+    problem = PROBLEMS[data.task](data.X_train, data.y_train, 0.005, radius=10.0)
+    advice = advise(problem, 0.05, GAMMA, SearchOptions(), runs(problem, 0.05, SearchOptions(), trials=5),
+                    lam_choices=LAMBDAS)  # fmt: skip
+    fix = next(f for f in advice.fixes if "lam" in f.changes)
+    assert fix.changes == {"lam": 0.02, "radius": None}
+    assert not any("radius" in f.changes and f.changes["radius"] for f in advice.fixes)  # no second radius offered

@@ -14,13 +14,13 @@ import streamlit as st
 from accfirst.guidance import Advice, Fix
 from accfirst.interpret import format_epsilon, format_exp_epsilon
 from accfirst.search.experiments import METHOD_LABELS
-from ui.dataset import LAMBDA
+from ui.dataset import LAMBDA, RADIUS
 from ui.docs import docs_link
 from ui.settings import Setting
 from ui.text import plain
 
 # The shared sidebar's settings a fix may change, by URL key; a page adds its own (e.g. α).
-SHARED_FIXABLE: dict[str, Setting] = {LAMBDA.key: LAMBDA}
+SHARED_FIXABLE: dict[str, Setting] = {LAMBDA.key: LAMBDA, RADIUS.key: RADIUS}
 
 
 def _apply(fix: Fix, settings: Mapping[str, Setting]) -> None:
