@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from accfirst import METHODS, default_eps_range
+from accfirst.guidance import advise
 from accfirst.search.experiments import METHOD_LABELS, PAPER_METHODS, SearchOptions
 from accfirst.interpret import (
     alpha_meaning,
@@ -40,10 +41,13 @@ from accfirst.plots.explorer import (
 )
 from accfirst.snippet import reproduction_snippet, settings_json
 from ui.cache import session_memo
-from ui.dataset import DATASET, LAMBDA, RADIUS, UPLOAD, require_selection, show_data_report, show_radius_notice
+from ui.dataset import (
+    DATASET, LAMBDA, LAMBDA_OPTIONS, RADIUS, UPLOAD, require_selection, show_data_report, show_radius_notice,
+)  # fmt: skip
 from ui.docs import docs_link
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
+from ui.guidance import SHARED_FIXABLE, show_guidance
 from ui.runs import RunRequest, iter_trials, traced_run, workers
 from ui.settings import (
     Choice,
@@ -327,6 +331,10 @@ if paused is not None:
         )  # fmt: skip
 st.session_state[LAST_HEADLINE] = (summary, progress.done, progress.total)
 results = progress.frame
+if progress.finished:  # guidance (issue 10): why ε is weak and what would lower it, from the numbers
+    advice = advise(problem, alpha, gamma, request.options, summary, lam_choices=LAMBDA_OPTIONS,
+                    largest_alpha=ALPHA.high)  # fmt: skip
+    show_guidance(st, advice, {ALPHA.key: ALPHA, **SHARED_FIXABLE})
 
 # ---------------------------------------------------------------- 2–3. ε across trials, breakdown
 st.subheader("Ex-post ε across trials")

@@ -1,0 +1,144 @@
+"""Guidance: when it appears, the numbers in its sentence, and its predictions against reruns."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pandas as pd
+import pytest
+
+from accfirst import SearchOptions, run_trials
+from accfirst.datasets import load_builtin
+from accfirst.erm.problems import PROBLEMS
+from accfirst.guidance import advise, feasible_radius, needs_guidance, predict_epsilon, query_sensitivity
+from accfirst.interpret import summarise_runs
+from accfirst.mechanisms.calibration import calibration_constant
+
+GAMMA = 0.1
+LAMBDAS = (1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 0.1)
+TRIALS = 30
+
+
+def summary_frame(**medians: float) -> pd.DataFrame:
+    """A ``summarise_runs``-like frame with the given median ε per method (pure ε, no fallback)."""
+    return pd.DataFrame(
+        [
+            {"method": m, "median_eps": eps, "median_eps_test": eps / 2, "median_eps_hypothesis": eps / 2,
+             "delta": 0.0, "alpha": 0.05}
+            for m, eps in medians.items()
+        ]
+    )  # fmt: skip
+
+
+def test_guidance_appears_when_epsilon_is_weak_or_the_ranking_flips():
+    assert needs_guidance(summary_frame(nr=9.0, doubling=30.0)) == "nr"
+    assert needs_guidance(summary_frame(nr=3.0, doubling=8.0)) is None
+    # e^4.7 ≈ 110 > 100 although ε < 5.
+    assert needs_guidance(summary_frame(nr=4.7, doubling=9.0)) == "nr"
+    assert needs_guidance(summary_frame(nr=2.0, doubling=1.5)) == "doubling"  # noise reduction lost
+    assert needs_guidance(summary_frame(theory=50.0)) is None  # nothing searched
+    gaussian = summary_frame(nr=9.0).assign(delta=1e-6)
+    assert needs_guidance(gaussian) is None
+
+
+def runs(problem, alpha: float, options: SearchOptions, trials: int = TRIALS, seed: int = 0) -> pd.DataFrame:
+    return summarise_runs(run_trials(problem, [alpha], GAMMA, ["nr"], trials, seed, **options.to_dict()))
+
+
+@pytest.fixture(scope="module")
+def diabetes():
+    data = load_builtin("diabetes")
+    return data, PROBLEMS[data.task](data.X_train, data.y_train, 0.005)
+
+
+def test_sentence_states_the_sensitivity_and_the_test_cost(diabetes):
+    _, problem = diabetes
+    options = SearchOptions()
+    summary = runs(problem, 0.05, options, trials=5)
+    advice = advise(problem, 0.05, GAMMA, options, summary, lam_choices=LAMBDAS)
+    assert advice is not None and advice.method == "nr"
+    delta_r = (1 / math.sqrt(0.005) + 1) ** 2 / problem.n
+    c = calibration_constant(options.T, GAMMA, options.calibration)
+    assert f"n = {problem.n:,} rows" in advice.why
+    assert f"= {delta_r:.3g}" in advice.why
+    assert f"ε_A = c·Δ_R/α = {c:.3g} × {delta_r:.3g} / 0.05 = {c * delta_r / 0.05:.3g}" in advice.why
+    # The measured testing part is that ε_A: the sentence's number is the runs' own.
+    assert summary["median_eps_test"].iloc[0] == pytest.approx(c * delta_r / 0.05)
+    titles = [fix.title for fix in advice.fixes]
+    assert titles[0].startswith("Accept excess risk α = ") and titles[1] == "Regularise more: λ = 0.02"
+    assert advice.fixes[1].changes == {"lam": 0.02} and advice.fixes[-1].changes == {}
+    assert re.search(r"‖θ‖ ≤ 5$", titles[2]) and advice.fixes[2].changes == {"radius": 5}
+
+
+def test_public_constants_match_the_problems():
+    for name in ("diabetes", "breast-cancer"):
+        data = load_builtin(name)
+        problem = PROBLEMS[data.task](data.X_train, data.y_train, 0.005)
+        other = PROBLEMS[data.task](data.X_train, data.y_train, 0.05, radius=2.0)
+        radius = feasible_radius(problem, 0.05, None)
+        assert radius == pytest.approx(PROBLEMS[data.task](data.X_train, data.y_train, 0.05).max_norm)
+        assert query_sensitivity(problem.name, 2.0, problem.n) == pytest.approx(other.query_sensitivity)
+
+
+CASES = [
+    # (dataset, α, the fixes checked: keyword arguments of predict_epsilon and of the rerun)
+    ("diabetes", 0.05, [{"alpha": 0.2}, {"lam": 0.02}, {"radius": 5.0}]),
+    ("breast-cancer", 0.05, [{"alpha": 0.2}, {"alpha": 0.1}, {"lam": 0.02}, {"radius": 6.0}]),
+]
+
+
+@pytest.mark.parametrize(("name", "alpha", "fixes"), CASES)
+def test_predictions_match_reruns_within_20_percent(name, alpha, fixes):
+    """Each fix's predicted median ε against a rerun with the fix (30 trials, seed 0; about 6 s).
+
+    Fixed seeds make the test deterministic. Its false-failure rate, estimated by rerunning
+    every comparison of this file (these fixes and the rows test) with seeds 0–19: the largest
+    error over all 180 comparisons was 8.8%, so 0 of 20 seeds would fail at 20%. A law that
+    ignored the generation part, or α's effect on it, misses by 25% or more on breast cancer.
+    """
+    data = load_builtin(name)
+    problem = PROBLEMS[data.task](data.X_train, data.y_train, 0.005)
+    options = SearchOptions()
+    row = runs(problem, alpha, options).iloc[0]
+    for fix in fixes:
+        predicted = predict_epsilon(problem, row, GAMMA, options, **fix)
+        changed = PROBLEMS[data.task](data.X_train, data.y_train, fix.get("lam", 0.005), radius=fix.get("radius"))
+        rerun = runs(changed, fix.get("alpha", alpha), options).iloc[0]["median_eps"]
+        assert predicted == pytest.approx(rerun, rel=0.2), fix
+
+
+def test_more_rows_prediction_matches_four_times_the_rows():
+    """n → 4n rows of the same population (synthetic-intrusion): every part scales by 1/4 (about 4 s)."""
+    data = load_builtin("synthetic-intrusion")
+    small = PROBLEMS["logistic"](data.X_train[:500], data.y_train[:500], 0.005)
+    large = PROBLEMS["logistic"](data.X_train[:2000], data.y_train[:2000], 0.005)
+    options = SearchOptions()
+    predicted = predict_epsilon(small, runs(small, 0.05, options).iloc[0], GAMMA, options, rows_factor=4)
+    assert predicted == pytest.approx(runs(large, 0.05, options).iloc[0]["median_eps"], rel=0.2)
+
+
+def test_a_flipped_ranking_is_explained_with_both_methods_numbers(diabetes):
+    _, problem = diabetes
+    summary = summary_frame(nr=12.0, doubling=9.0)
+    advice = advise(problem, 0.05, GAMMA, SearchOptions(), summary)
+    assert advice is not None and advice.method == "doubling"
+    assert advice.why.startswith("Noise reduction paid more than doubling here (median ε 12.0 against 9.00)")
+    assert "ε_A = 6.00" in advice.why and "the 4.50 that doubling's few tests cost" in advice.why
+    # Doubling's measured parts are scaled: 4α quarters the testing part; covariance perturbation below its
+    # cliff (4.5 < 2ε_c) keeps the generation part.
+    row = summary.iloc[1]
+    assert predict_epsilon(problem, row, GAMMA, SearchOptions(), alpha=0.2) == pytest.approx(
+        4.5 / 4 + 4.5, rel=1e-12
+    )
+
+
+def test_the_lambda_fix_drops_a_stated_radius_that_the_new_bound_undercuts(diabetes):
+    data, _ = diabetes
+    # M(0.005) ≈ 14.1; R = 10 is below it, but above M(0.02) ≈ 7.07.
+    problem = PROBLEMS[data.task](data.X_train, data.y_train, 0.005, radius=10.0)
+    advice = advise(problem, 0.05, GAMMA, SearchOptions(), runs(problem, 0.05, SearchOptions(), trials=5),
+                    lam_choices=LAMBDAS)  # fmt: skip
+    fix = next(f for f in advice.fixes if "lam" in f.changes)
+    assert fix.changes == {"lam": 0.02, "radius": None}
+    assert not any("radius" in f.changes and f.changes["radius"] for f in advice.fixes)  # no second radius offered
