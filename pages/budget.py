@@ -60,7 +60,7 @@ class QueueSetting(Setting):
 
 
 EPSILON = Choice(
-    SCOPE, "eps", "Budget ε", 8.0, options=(0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 1000.0),
+    SCOPE, "eps", "Budget ε", 8.0, options=(0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0),
     widget_type="select_slider", help="Everything the queue releases is, together, (ε, δ)-differentially private.",
 )  # fmt: skip
 DELTA = Choice(
@@ -131,7 +131,8 @@ def ledger_table(ledger: pd.DataFrame) -> pd.DataFrame:
 
 def draw_ledger(where: Any, ledger: pd.DataFrame, total: int) -> None:
     with where.container():
-        st.markdown(f"**{fitted(ledger)} of {total} analyses fit** ({len(ledger)} run so far)")
+        running = f" ({len(ledger)} of {total} run so far)" if len(ledger) < total else ""
+        st.markdown(f"**{fitted(ledger)} of {total} analyses fit**{running}")
         st.dataframe(ledger_table(ledger), hide_index=True, width="stretch")
         refused = ledger[ledger["status"] == "refused"]
         for _, row in refused.iterrows():
