@@ -110,33 +110,42 @@ def set_queue(queue: tuple[str, ...]) -> None:
     st.session_state[QUEUE.state_key] = queue
 
 
-def ledger_table(ledger: pd.DataFrame) -> pd.DataFrame:
+def short_label(analysis: Analysis) -> str:
+    """E.g. "NR regression, α = 0.1", "doubling counts, ±5%", "… (Gaussian)": narrow enough for a phone."""
+    method = "NR" if analysis.method == "nr" else "doubling"
+    if analysis.kind == "counts":
+        return f"{method} counts, ±{analysis.target:.0%}"
+    noise = " (Gaussian)" if analysis.noise == "gaussian" else ""
+    return f"{method} regression, α = {analysis.target:g}{noise}"
+
+
+def ledger_table(ledger: pd.DataFrame, analyses: list[Analysis]) -> pd.DataFrame:
     """The ledger as a visitor reads it: amounts with their unit, δ beside each declared bound."""
 
-    def amount(value: float, unit: str) -> str:
-        return f"{value:.3g} {unit}"
+    def amounts(column: str) -> list[str]:
+        return [f"{value:.3g} {unit}" for value, unit in zip(ledger[column], ledger["unit"])]
 
     return pd.DataFrame({
         "#": ledger["analysis"],
-        "analysis": ledger["label"],
+        "analysis": [short_label(analyses[i - 1].under(m)) for i, m in zip(ledger["analysis"], ledger["method"])],
         "outcome": ledger["status"],
-        "declared": [amount(v, u) for v, u in zip(ledger["declared"], ledger["unit"])],
+        "declared": amounts("declared"),
         "δ": [format_delta(d) for d in ledger["delta"]],
-        "charged": [amount(v, u) for v, u in zip(ledger["realised"], ledger["unit"])],
-        "refund": [amount(v, u) for v, u in zip(ledger["refund"], ledger["unit"])],
-        "remaining": [amount(v, u) for v, u in zip(ledger["remaining"], ledger["unit"])],
-        "note": ledger["note"],
+        "charged": amounts("realised"),
+        "refund": amounts("refund"),
+        "remaining": amounts("remaining"),
     })  # fmt: skip
 
 
-def draw_ledger(where: Any, ledger: pd.DataFrame, total: int) -> None:
+def draw_ledger(where: Any, ledger: pd.DataFrame, analyses: list[Analysis]) -> None:
     with where.container():
-        running = f" ({len(ledger)} of {total} run so far)" if len(ledger) < total else ""
-        st.markdown(f"**{fitted(ledger)} of {total} analyses fit**{running}")
-        st.dataframe(ledger_table(ledger), hide_index=True, width="stretch")
+        running = f" ({len(ledger)} of {len(analyses)} run so far)" if len(ledger) < len(analyses) else ""
+        st.markdown(f"**{fitted(ledger)} of {len(analyses)} analyses fit**{running}")
+        st.dataframe(ledger_table(ledger, analyses), hide_index=True, width="stretch")
         refused = ledger[ledger["status"] == "refused"]
-        for _, row in refused.iterrows():
-            st.error(f"Analysis {row['analysis']} ({row['label']}): {row['note']}", icon="✋")
+        if len(refused):
+            lines = [f"Analysis {row['analysis']} ({row['label']}): {row['note']}" for _, row in refused.iterrows()]
+            st.error("  \n".join(lines), icon="✋")
 
 
 def run_queues(queue: tuple[str, ...], counts: tuple[float, ...], params: tuple, slots: dict[str, Any]) -> dict:
@@ -155,7 +164,7 @@ def _run_live(queue: tuple[str, ...], counts: tuple[float, ...], params: tuple, 
         steps[method] = []
         for step in run_session(problem, arm, list(counts), epsilon, delta, share, gamma, options, cap=cap, seed=seed):
             steps[method].append(step)
-            draw_ledger(slot, step.ledger, len(arm))
+            draw_ledger(slot, step.ledger, analyses)
     return steps
 
 
@@ -164,8 +173,7 @@ ensure_frame()
 st.title("Many analyses, one privacy budget")
 st.caption(
     "Ask many questions of the same data under one (ε, δ) budget: privacy filters admit each analysis only if its "
-    "worst case still fits, charge what it actually cost and give the rest back (privacy filters after Rogers et al. "
-    f"2023; {DERIVED})."
+    f"worst case still fits, charge what it actually cost and give the rest back ({DERIVED})."
 )
 chosen = require_selection()
 settings = (EPSILON, DELTA, SHARE, EPS_MAX, GAMMA, CAP, SEED, QUEUE, *SOURCE.settings(chosen.data))
@@ -206,10 +214,11 @@ with st.container(border=True):
         format_func={"regression": "a regression", "counts": "a batch of counts"}.get,
     )  # fmt: skip
     method_box.radio(
-        "Method", ["nr", "doubling"], key=ADD_METHOD, format_func={"nr": "noise reduction", "doubling": "doubling"}.get
-    )
+        "Method", ["nr", "doubling"], key=ADD_METHOD, format_func={"nr": "noise reduction", "doubling": "doubling"}.get,
+        horizontal=True,
+    )  # fmt: skip
     noise_box.radio("Noise", ["laplace", "gaussian"], key=ADD_NOISE, disabled=kind != "regression",
-                    format_func=str.capitalize)  # fmt: skip
+                    format_func=str.capitalize, horizontal=True)  # fmt: skip
     target_box.select_slider(
         "Excess risk α" if kind == "regression" else "Relative error", ALPHAS, value=0.1, key=ADD_TARGET
     )
@@ -254,21 +263,27 @@ if regressions:
 
 # ---------------------------------------------------------------- the ledger, live
 st.subheader("The ledger")
-left, right = st.columns(2)
-left.markdown("##### Your queue")
-right.markdown("##### The same queue under doubling")
-slots = {"nr": left.empty(), "doubling": right.empty()}
+fit_counts = st.empty()
+st.markdown("##### Your queue")
+mine = st.empty()
+st.markdown("##### The same queue under doubling")
+slots = {"nr": mine, "doubling": st.empty()}
 params = (float(epsilon), float(delta), float(share), float(gamma), float(eps_max), float(cap), int(seed))
 with package_errors():
     steps = run_queues(queue, tuple(float(c) for c in counts), params, slots)
 for method, slot in slots.items():
-    draw_ledger(slot, steps[method][-1].ledger, len(analyses))
+    draw_ledger(slot, steps[method][-1].ledger, analyses)
 ledgers = {method: steps[method][-1].ledger for method in ("nr", "doubling")}
 fits = {method: fitted(ledger) for method, ledger in ledgers.items()}
-st.info(
-    f"In the same budget, {fits['nr']} of {len(analyses)} analyses fit as queued and {fits['doubling']} under "
-    "doubling. Doubling's searches declare far more (each of its levels is paid in full), so the filter admits fewer."
-)
+with fit_counts.container():
+    first, second = st.columns(2)
+    first.metric("Analyses that fit: your queue", f"{fits['nr']} of {len(analyses)}")
+    second.metric("The same queue under doubling", f"{fits['doubling']} of {len(analyses)}")
+    st.info(
+        f"In the same budget, {fits['nr']} of {len(analyses)} analyses fit as queued and {fits['doubling']} under "
+        "doubling. Doubling's searches declare far more (each of its levels is paid in full), so the filter admits "
+        "fewer."
+    )
 st.plotly_chart(figure_ledger(ledgers), config=PLOTLY_CONFIG, key="ledger")
 st.caption(
     "Declared: the most the analysis could cost, fixed before it ran — the filter admits it only if that fits in "
@@ -282,4 +297,4 @@ with st.expander("Every round of the filters (a batch of counts is one round per
         st.markdown(f"**{title}**")
         rounds = steps[method][-1].rounds
         st.dataframe(rounds.drop(columns=["filter"]), hide_index=True, width="stretch")
-docs_link(st, "mathematics", "many-analyses-one-budget")
+docs_link(st, "mathematics", "many-analyses-one-budget", "Many analyses, one budget — The mathematics")

@@ -145,7 +145,7 @@ st.markdown(
     "can take most of the budget: with κ = 1 both methods stop at the first count too small to certify, and noise "
     "reduction can lose its advantage."
 )
-docs_link(st, "mathematics", "counts-to-a-relative-error")
+docs_link(st, "mathematics", "counts-to-a-relative-error", "Counts to a relative error — The mathematics")
 st.download_button(
     "Counts released (CSV)", frame.to_csv(index=False), file_name="accfirst_counts.csv", mime="text/csv",
     on_click="ignore",

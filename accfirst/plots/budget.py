@@ -42,7 +42,8 @@ def figure_ledger(ledgers: Mapping[str, pd.DataFrame]) -> go.Figure:
         fig.add_trace(
             go.Scatter(
                 x=x, y=declared.where(~refused), mode="markers", name=f"{name}: declared bound",
-                marker={"symbol": "line-ew-open", "size": 22, "line": {"width": 3, "color": method_color(method)}},
+                marker={"symbol": "line-ew", "size": 22, "color": method_color(method),
+                        "line": {"width": 3, "color": method_color(method)}},
                 offsetgroup=method, hovertemplate="declared %{y:.1f}% of its part<extra></extra>",
             )
         )  # fmt: skip

@@ -41,7 +41,8 @@ def budget() -> AppTest:
 
 def test_the_ledger_shows_declared_charged_refund_and_remaining(budget):
     mine, twin = budget.dataframe[0].value, budget.dataframe[1].value
-    assert list(mine.columns) == ["#", "analysis", "outcome", "declared", "δ", "charged", "refund", "remaining", "note"]
+    assert list(mine.columns) == ["#", "analysis", "outcome", "declared", "δ", "charged", "refund", "remaining"]
+    assert mine["analysis"].tolist() == ["NR regression, α = 0.5"] * 4
     assert mine["outcome"].tolist() == ["released"] * 3 + ["refused"]
     assert all(value.endswith(" ε") for value in mine["charged"])
     assert mine["δ"].eq("0").all()  # Laplace searches are pure: δ shown as 0
@@ -52,11 +53,12 @@ def test_the_ledger_shows_declared_charged_refund_and_remaining(budget):
 
 def test_the_refusal_appears_when_the_budget_is_exhausted(budget):
     errors = texts(budget.error)
-    assert any(text.startswith("Analysis 4 (Regression, noise reduction (Laplace), α = 0.5): refused: declares")
+    assert any("Analysis 4 (Regression, noise reduction (Laplace), α = 0.5): refused: declares" in text
                for text in errors)  # fmt: skip
 
 
 def test_doubling_fits_fewer_in_the_same_budget(budget):
+    assert [metric.value for metric in budget.metric] == ["3 of 4", "0 of 4"]
     assert "**3 of 4 analyses fit**" in texts(budget.markdown)
     assert "**0 of 4 analyses fit**" in texts(budget.markdown)
     (info,) = [text for text in texts(budget.info) if text.startswith("In the same budget")]
