@@ -17,14 +17,22 @@ import pandas as pd
 import streamlit as st
 
 from accfirst import default_eps_range
-from accfirst.accounting.session import Analysis, describe_budget, fitted, run_session, session_budget
+from accfirst.accounting.session import (
+    Analysis,
+    SessionStep,
+    describe_budget,
+    fitted,
+    run_session,
+    session_budget,
+)
+from accfirst.erm.problems import Problem
 from accfirst.errors import AccFirstError
 from accfirst.interpret import format_delta
 from accfirst.plots.budget import figure_ledger
 from accfirst.search.experiments import SearchOptions
 from ui.cache import session_memo
 from ui.counts import CountSource
-from ui.dataset import require_selection
+from ui.dataset import Selection, require_selection
 from ui.docs import docs_link
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
@@ -88,7 +96,7 @@ CAP = Choice(
     SCOPE, "cap", "Cap κ per count", 0.05, options=(0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0), widget_type="select_slider",
     help="The share of the counts' budget one count may use (see the Counts page).",
 )  # fmt: skip
-SEED = IntSetting(SCOPE, "seed", "Seed", 0, low=0, high=2**32 - 1, box=True)
+SEED = IntSetting(SCOPE, "seed", "Seed of the queue's noise", 0, low=0, high=2**32 - 1, box=True)
 QUEUE = QueueSetting(SCOPE, "queue", "Queue", EXAMPLE_QUEUE)
 SOURCE = CountSource(SCOPE, with_synthetic=False, default_source="data", default_mode="bins-data")
 ADD_KIND, ADD_METHOD, ADD_NOISE, ADD_TARGET = (f"{SCOPE}.add_{name}" for name in ("kind", "method", "noise", "target"))
@@ -114,7 +122,7 @@ def short_label(analysis: Analysis) -> str:
     """E.g. "NR regression, α = 0.1", "doubling counts, ±5%", "… (Gaussian)": narrow enough for a phone."""
     method = "NR" if analysis.method == "nr" else "doubling"
     if analysis.kind == "counts":
-        return f"{method} counts, ±{analysis.target:.0%}"
+        return f"{method} counts, ±{analysis.target * 100:g}%"
     noise = " (Gaussian)" if analysis.noise == "gaussian" else ""
     return f"{method} regression, α = {analysis.target:g}{noise}"
 
@@ -148,17 +156,22 @@ def draw_ledger(where: Any, ledger: pd.DataFrame, analyses: list[Analysis]) -> N
             st.error("  \n".join(lines), icon="✋")
 
 
-def run_queues(queue: tuple[str, ...], counts: tuple[float, ...], params: tuple, slots: dict[str, Any]) -> dict:
+def run_queues(
+    chosen: Selection, problem: Problem, queue: tuple[str, ...], counts: tuple[float, ...], params: tuple,
+    slots: dict[str, Any],
+) -> dict[str, list[SessionStep]]:  # fmt: skip
     """The queue and its doubling twin, each drawn live in its slot as it runs; kept per session (uploads)."""
     key = (chosen.key, chosen.lam, queue, counts, params)
-    return session_memo("budget", key, lambda: _run_live(queue, counts, params, slots), max_entries=4)
+    return session_memo("budget", key, lambda: _run_live(problem, queue, counts, params, slots), max_entries=4)
 
 
-def _run_live(queue: tuple[str, ...], counts: tuple[float, ...], params: tuple, slots: dict[str, Any]) -> dict:
+def _run_live(
+    problem: Problem, queue: tuple[str, ...], counts: tuple[float, ...], params: tuple, slots: dict[str, Any]
+) -> dict[str, list[SessionStep]]:
     epsilon, delta, share, gamma, eps_max, cap, seed = params
     options = SearchOptions(eps_max=eps_max)
     analyses = [Analysis.from_text(item) for item in queue]
-    steps: dict[str, list] = {}
+    steps: dict[str, list[SessionStep]] = {}
     for method, slot in slots.items():
         arm = [a.under(method) if method == "doubling" else a for a in analyses]
         steps[method] = []
@@ -270,7 +283,7 @@ st.markdown("##### The same queue under doubling")
 slots = {"nr": mine, "doubling": st.empty()}
 params = (float(epsilon), float(delta), float(share), float(gamma), float(eps_max), float(cap), int(seed))
 with package_errors():
-    steps = run_queues(queue, tuple(float(c) for c in counts), params, slots)
+    steps = run_queues(chosen, problem, queue, tuple(float(c) for c in counts), params, slots)
 for method, slot in slots.items():
     draw_ledger(slot, steps[method][-1].ledger, analyses)
 ledgers = {method: steps[method][-1].ledger for method in ("nr", "doubling")}

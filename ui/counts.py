@@ -50,8 +50,8 @@ class CountSource:
     @property
     def source(self) -> Choice:
         return Choice(
-            self.scope, "src", "Counts", self.default_source, options=("data", "synthetic"), widget_type="segmented_control",
-            labels={"data": "from the data", "synthetic": "synthetic, log-uniform"},
+            self.scope, "src", "Counts", self.default_source, options=("data", "synthetic"),
+            widget_type="segmented_control", labels={"data": "from the data", "synthetic": "synthetic, log-uniform"},
         )  # fmt: skip
 
     @property

@@ -23,8 +23,8 @@ from numpy.typing import ArrayLike
 
 from accfirst.accounting.counts import COUNT_METHODS, filtered_counts
 from accfirst.accounting.filters import ExPostFilter, PrivacyFilter, SplitBudget, ZCDPFilter, filtered_search
-from accfirst.erm.problems import Problem
 from accfirst.erm.generators import NOISES
+from accfirst.erm.problems import Problem
 from accfirst.errors import AccFirstError
 from accfirst.interpret import format_delta
 from accfirst.search.experiments import METHOD_LABELS, SearchOptions
@@ -32,8 +32,8 @@ from accfirst.validation import validate_alpha, validate_count, validate_positiv
 
 KINDS = ("regression", "counts")
 LEDGER_COLUMNS = (
-    "analysis", "label", "kind", "method", "filter", "unit", "budget", "declared", "delta", "realised", "refund", "remaining",
-    "status", "fits", "note",
+    "analysis", "label", "kind", "method", "filter", "unit", "budget", "declared", "delta", "realised", "refund",
+    "remaining", "status", "fits", "note",
 )  # fmt: skip
 # Statuses of an analysis; the first three mean it ran to its end inside the budget.
 FITTED = ("released", "fallback", "done")
@@ -192,9 +192,9 @@ def _regression(
         note = "no level passed the test: nothing released, charged the declared bound"
     else:
         note = f"model released at ex-post ε = {run.charged:.3g}"
-    return {"filter": budget.name, "unit": budget.unit, "budget": budget.budget, "declared": run.declared, "delta": run.delta,
-            "realised": run.charged, "refund": run.refund, "remaining": budget.remaining, "status": run.status,
-            "note": note}  # fmt: skip
+    return {"filter": budget.name, "unit": budget.unit, "budget": budget.budget, "declared": run.declared,
+            "delta": run.delta, "realised": run.charged, "refund": run.refund, "remaining": budget.remaining,
+            "status": run.status, "note": note}  # fmt: skip
 
 
 def _counts(

@@ -51,8 +51,7 @@ def figure_ledger(ledgers: Mapping[str, pd.DataFrame]) -> go.Figure:
             fig.add_trace(
                 go.Scatter(
                     x=[label for label, r in zip(x, refused) if r], y=[REFUSED_Y] * int(refused.sum()),
-                    mode="markers+text", text=["refused"] * int(refused.sum()), textposition="top center",
-                    marker={"symbol": "x", "size": 12, "color": method_color(method)}, offsetgroup=method,
+                    mode="markers", marker={"symbol": "x", "size": 12, "color": method_color(method)}, offsetgroup=method,
                     name=f"{name}: refused", hovertemplate="refused: did not fit in what was left<extra></extra>",
                 )
             )  # fmt: skip

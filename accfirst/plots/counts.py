@@ -93,7 +93,8 @@ def figure_counts_privacy(frame: pd.DataFrame) -> go.Figure:
             )
     tried = frame[frame["status"] != "refused"]
     return _layout(fig, "Privacy charged per count", "Large counts are cheap; crosses were never certified.",
-                   "true count (log scale)", "ρ charged (log scale)", log_x=tried["count"], log_y=tried["rho"])  # fmt: skip
+                   "true count (log scale)", "ρ charged (log scale)", log_x=tried["count"],
+                   log_y=tried["rho"])  # fmt: skip
 
 
 def count_figures(frame: pd.DataFrame, rel_error: float) -> list[go.Figure]:
