@@ -31,7 +31,7 @@ from accfirst.interpret import format_delta
 from accfirst.plots.budget import figure_ledger
 from accfirst.search.experiments import SearchOptions
 from ui.cache import session_memo
-from ui.counts import CountSource
+from ui.counts import CountSource, budget_delta_setting
 from ui.dataset import Selection, require_selection
 from ui.docs import docs_link
 from ui.errors import call, package_errors
@@ -71,12 +71,11 @@ EPSILON = Choice(
     SCOPE, "eps", "Budget ε", 8.0, options=(0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0),
     widget_type="select_slider", help="Everything the queue releases is, together, (ε, δ)-differentially private.",
 )  # fmt: skip
-DELTA = Choice(
-    SCOPE, "delta", "Budget δ", 1e-6, options=(1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4),
-    labels={d: format_delta(d) for d in (1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)}, widget_type="select_slider",
-    help="The guarantee may fail with probability δ. Counts and Gaussian regressions need δ > 0; Laplace regressions "
+DELTA = budget_delta_setting(
+    SCOPE,
+    "The guarantee may fail with probability δ. Counts and Gaussian regressions need δ > 0; Laplace regressions "
     "alone are pure ε.",
-)  # fmt: skip
+)
 SHARE = FloatSlider(
     SCOPE, "share", "Share of ε for regressions", 0.5, low=0.05, high=0.95, step=0.05, format="%.2f",
     help="Regressions are charged in an ex-post filter, counts in a zCDP filter; a queue with both splits the budget "

@@ -18,7 +18,7 @@ from accfirst.interpret import format_delta
 from accfirst.plots.counts import figure_counts_certified, figure_counts_errors, figure_counts_privacy
 from accfirst.search.experiments import METHOD_LABELS
 from ui.cache import session_memo
-from ui.counts import CountSource
+from ui.counts import CountSource, budget_delta_setting
 from ui.dataset import require_selection
 from ui.docs import docs_link
 from ui.errors import call, package_errors
@@ -33,11 +33,10 @@ EPSILON = Choice(
     SCOPE, "eps", "Budget ε", 1.0, options=(0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0), widget_type="select_slider",
     help="The whole release is (ε, δ)-differentially private, however many counts it reaches.",
 )  # fmt: skip
-DELTA = Choice(
-    SCOPE, "delta", "Budget δ", 1e-6, options=(1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4),
-    labels={d: format_delta(d) for d in (1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)}, widget_type="select_slider",
-    help="The (ε, δ) guarantee may fail with probability δ; choose it well below 1/(number of people).",
-)  # fmt: skip
+DELTA = budget_delta_setting(
+    SCOPE,
+    "The (ε, δ) guarantee may fail with probability δ; choose it well below 1/(number of people).",
+)
 REL_ERROR = Choice(
     SCOPE, "alpha", "Relative error α", 0.1, options=(0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5),
     widget_type="select_slider", help="A released count ŷ is certified when |ŷ − q| ≤ α·q with probability ≥ 1 − β.",
@@ -99,7 +98,8 @@ counts, described = source
 
 rho_budget = zcdp_budget(epsilon, delta)
 st.markdown(
-    f"**{described}**: {len(counts):,} counts, the smallest {counts.min():,.0f}, the largest {counts.max():,.0f}. "
+    f"**{described}**: {len(counts):,} counts, the smallest {counts.min():,.0f}, the largest {counts.max():,.0f} "
+    "(true counts, shown for evaluation: not private). "
     f"Budget (ε, δ) = ({epsilon:g}, {format_delta(delta)}), that is ρ = {rho_budget:.3g} in zCDP; one count may use "
     f"at most κ·ρ = {cap * rho_budget:.3g} ({DERIVED})."
 )

@@ -18,6 +18,8 @@ import streamlit as st
 
 from accfirst.accounting.counts import category_counts, histogram_counts, log_uniform_counts
 from accfirst.datasets import PreparedData
+from accfirst.interpret import format_delta
+from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from ui.settings import Choice, IntSetting, Setting
 from ui.text import plain, short
 
@@ -33,6 +35,15 @@ MODE_LABELS = {
     "categories": "one count per distinct value (the list reads the data: not private)",
 }
 SYNTHETIC_RANGE = (1e2, 1e5)
+BUDGET_DELTAS = (1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)
+
+
+def budget_delta_setting(scope: str, help: str) -> Choice:
+    """δ of a page's whole (ε, δ) budget (SPEC §15), 10⁻⁶ by default, as the privacy-budget pages offer it."""
+    return Choice(
+        scope, "delta", "Budget δ", DEFAULT_DELTA, options=BUDGET_DELTAS, widget_type="select_slider", help=help,
+        labels={d: format_delta(d) for d in BUDGET_DELTAS},
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
