@@ -362,3 +362,79 @@ def describe_alpha(meaning: AlphaMeaning) -> str:
         f"rows grow from {meaning.baseline:.3f} for the exact model to at most {meaning.worst:.3f} nats per row "
         f"(predicting 50/50 everywhere scores {math.log(2):.3f})."
     )
+
+
+# How a method is named inside a sentence (the labels start with a capital).
+_IN_SENTENCE = {"nr": "noise reduction", "doubling": "doubling", "theory": "the theory approach"}
+
+
+def _sentence_name(row: pd.Series) -> str:
+    return _IN_SENTENCE.get(str(row["method"]), str(row["label"]))
+
+
+def _capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def ranking_sentence(summary: pd.DataFrame) -> str:
+    """The methods ranked by the privacy they paid, and the saving in words a stakeholder can repeat.
+
+    SPEC §9, §17. The methods are ranked by median ε (fallbacks count as ∞, so a method
+    that fell back in half its runs ranks last); the
+    first is compared with the second ("Noise reduction paid 76% less privacy than
+    doubling for the same accuracy target"). Medians equal to 3 significant digits are a
+    tie. An (ε, δ) figure among the ranked methods (Gaussian noise) names its δ. A Gibbs
+    posterior with δ > 0 is named with its δ but not ranked: an (ε, δ) guarantee fixed in
+    advance is a different promise (with δ = 0 it is a pure ε and ranked). Empty when there
+    is nothing to compare.
+
+    Parameters
+    ----------
+    summary : the frame of ``summarise_runs`` (one α).
+    """
+    if summary.empty:
+        return ""
+    order = summary["median_eps"].astype(float).rank(method="first")
+    apart = (summary["method"] == "gibbs") & (summary["delta"].astype(float) > 0)
+    ranked = summary.loc[~apart].assign(order=order).sort_values("order")
+    parts = []
+    if len(ranked) >= 2:
+        parts.append(
+            "Least privacy first: "
+            + ", ".join(f"{row['label']} (ε = {format_epsilon(row['median_eps'])})" for _, row in ranked.iterrows())
+            + "."
+        )
+        best, second = ranked.iloc[0], ranked.iloc[1]
+        low, high = float(best["median_eps"]), float(second["median_eps"])
+        first_name, second_name = _capitalised(_sentence_name(best)), _sentence_name(second)
+        if math.isinf(low):
+            parts.append(
+                "Every method fell back to the exact, non-private model in at least half of its runs (median ε = ∞): "
+                "none protected privacy here."
+            )
+        elif math.isinf(high):
+            parts.append(
+                f"{first_name} paid a finite privacy loss (median ε = {format_epsilon(low)}) where {second_name} "
+                "fell back to the exact, non-private model in at least half of its runs (median ε = ∞)."
+            )
+        elif format_epsilon(low) == format_epsilon(high):
+            parts.append(
+                f"{first_name} and {second_name} paid the same privacy (median ε = {format_epsilon(low)}) for the "
+                "same accuracy target."
+            )
+        else:
+            saving = 100 * (1 - low / high)
+            amount = "less than 1%" if saving < 0.5 else f"{saving:.0f}%"
+            parts.append(
+                f"{first_name} paid {amount} less privacy than {second_name} for the same accuracy target "
+                f"(median ε = {format_epsilon(low)} vs {format_epsilon(high)})."
+            )
+        delta = float(ranked["delta"].max())
+        if delta > 0:
+            parts.append(f"These are ex-post (ε, δ) guarantees with δ = {format_delta(delta)}.")
+    for _, row in summary.loc[apart].iterrows():
+        parts.append(
+            f"The {row['label']} (ε = {format_epsilon(row['median_eps'])}, δ = {format_delta(row['delta'])}) is not "
+            "ranked: its (ε, δ) guarantee is a different promise from a pure ε."
+        )
+    return " ".join(parts)

@@ -11,6 +11,7 @@ in the URL.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import pandas as pd
 import streamlit as st
@@ -18,11 +19,14 @@ import streamlit as st
 from accfirst import METHODS, default_eps_range
 from accfirst.search.experiments import METHOD_LABELS, PAPER_METHODS, SearchOptions
 from accfirst.interpret import (
+    alpha_meaning,
+    describe_alpha,
     format_delta,
     format_epsilon,
     format_exp_epsilon,
     format_posterior,
     plain_sentence,
+    ranking_sentence,
     summarise_runs,
 )
 from accfirst.plots import TESTING_METHODS
@@ -30,11 +34,14 @@ from accfirst.plots.explorer import (
     figure_breakdown,
     figure_epsilon_distribution,
     figure_excess_risk,
+    figure_noise_comparison,
     figure_search,
     figure_test_quality,
 )
 from accfirst.snippet import reproduction_snippet, settings_json
-from ui.dataset import require_selection, show_data_report
+from ui.cache import session_memo
+from ui.dataset import DATASET, LAMBDA, RADIUS, UPLOAD, require_selection, show_data_report, show_radius_notice
+from ui.docs import docs_link
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
 from ui.runs import RunRequest, iter_trials, traced_run, workers
@@ -45,10 +52,12 @@ from ui.settings import (
     MultiChoice,
     OptionalFloat,
     Toggle,
+    calibration_labels,
     calibration_setting,
     delta_problem,
     delta_setting,
     generator_setting,
+    noise_setting,
     restore_from_url,
     write_to_url,
 )
@@ -64,7 +73,7 @@ ALPHA = FloatSlider(
 METHODS_SETTING = MultiChoice(
     SCOPE, "methods", "Methods", list(PAPER_METHODS), options=METHODS, labels=METHOD_LABELS,
     help="Noise reduction (the paper's method), the doubling baseline, the theory approach (one ε fixed up front), "
-    "and the Gibbs posterior (an (ε, δ) competitor that needs no test; SPEC §17).",
+    "and the Gibbs posterior (an (ε, δ) competitor that needs no test).",
 )  # fmt: skip
 GAMMA = Choice(
     SCOPE, "gamma", "Failure probability γ", 0.1, options=(0.001, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5),
@@ -72,6 +81,7 @@ GAMMA = Choice(
 )  # fmt: skip
 GENERATOR = generator_setting(SCOPE)
 CALIBRATION = calibration_setting(SCOPE)
+NOISE = noise_setting(SCOPE)
 DELTA = delta_setting(SCOPE)
 EPS_MIN = OptionalFloat(SCOPE, "eps_min", "ε_min (blank = paper default)", None)
 EPS_MAX = OptionalFloat(SCOPE, "eps_max", "ε_max (blank = paper default)", None)
@@ -89,9 +99,44 @@ EXACT = Toggle(
     "level, which takes seconds on the 100,000-row datasets.",
 )  # fmt: skip
 SETTINGS = (
-    ALPHA, METHODS_SETTING, GAMMA, GENERATOR, CALIBRATION, DELTA, EPS_MIN, EPS_MAX, LEVELS, SPACING, TRIALS, SEED, SHOW,
-    EXACT,
+    ALPHA, METHODS_SETTING, GAMMA, GENERATOR, CALIBRATION, NOISE, DELTA, EPS_MIN, EPS_MAX, LEVELS, SPACING, TRIALS, SEED,
+    SHOW, EXACT,
 )  # fmt: skip
+PAPER = SearchOptions.paper()
+# The authors' configuration (SearchOptions.paper(), λ and γ of their experiments), for the "Paper settings" button.
+PAPER_SETTINGS = (
+    (LAMBDA, 0.005), (GAMMA, 0.1), (CALIBRATION, PAPER.calibration), (LEVELS, PAPER.T), (GENERATOR, "paper"),
+    (NOISE, PAPER.noise), (SPACING, PAPER.spacing), (EPS_MIN, PAPER.eps_min), (EPS_MAX, PAPER.eps_max), (RADIUS, None),
+)  # fmt: skip
+# A preset sets every one of these: the values it names, the defaults for the rest.
+PRESET_SETTINGS = (DATASET, LAMBDA, RADIUS, *SETTINGS)
+PRESETS = {
+    # Measured (20 trials, seed 0, 2 cores busy): noise reduction ε = 1.08 (e^ε ≈ 2.9), doubling 4.45, theory 11.1,
+    # no fallbacks, 3.8 s for the 60 runs on one core: a large saving and a meaningful privacy, live.
+    "Classroom demo": ((DATASET, "synthetic-buzz"), (ALPHA, 0.1)),
+    "Paper's Figure 1 settings": ((DATASET, "synthetic-buzz"), (ALPHA, 0.05), *PAPER_SETTINGS),
+    "Your data": ((DATASET, UPLOAD),),
+}
+
+
+def apply_settings(values: tuple[tuple[object, object], ...], every: tuple = ()) -> None:
+    """Set the widgets named in ``values`` (an ``on_click`` callback: before the widgets are drawn).
+
+    Settings in ``every`` that ``values`` does not name go back to their defaults.
+    """
+    chosen = {setting.state_key: value for setting, value in values}
+    for setting in every:
+        st.session_state[setting.state_key] = setting.default
+    st.session_state.update(chosen)
+
+
+def alpha_text(chosen, problem, alpha: float) -> str:
+    """What α means on this data in plain words (evaluation only: it reads θ*), once per problem and α."""
+    return session_memo(
+        "alpha_meaning", (*chosen.problem_key, alpha),
+        lambda: describe_alpha(alpha_meaning(problem, alpha, chosen.data.report, chosen.data.target_name)),
+        max_entries=64,
+    )  # fmt: skip
 LAST_HEADLINE = f"{SCOPE}.last_headline"
 CONFIRMED = f"{SCOPE}.confirmed"
 
@@ -105,6 +150,8 @@ def draw_headline(summary: pd.DataFrame, done: int, total: int, then: str = "ref
         st.caption(f"First results: {trials_text} per method so far ({done} of {total} runs); {then}")
     else:
         st.caption(f"Medians over {runs_per_method} trials per method.")
+    if ranking := ranking_sentence(summary):
+        st.markdown(f"**{ranking}**")
     cards = st.columns(len(summary))
     for card, (_, row) in zip(cards, summary.iterrows(), strict=True):
         with card.container(border=True):
@@ -122,7 +169,7 @@ def draw_headline(summary: pd.DataFrame, done: int, total: int, then: str = "ref
             st.metric("Risk factor e^ε", format_exp_epsilon(row["median_eps"]))
             low, even = (format_posterior(row["median_eps"], q).replace("> ", "over ") for q in (0.01, 0.5))
             st.markdown(
-                f"Posterior bound (SPEC §10): prior 1% → **{low}**, prior 50% → **{even}**  \n"
+                f"Posterior bound: prior 1% → **{low}**, prior 50% → **{even}**  \n"
                 f"Met α: **{row['successes']}/{row['trials']}** ({row['success_rate']:.0%}) · "
                 f"fallback: **{row['fallbacks']}/{row['trials']}** ({row['fallback_share']:.0%})"
             )
@@ -140,14 +187,24 @@ st.caption(
     "Accuracy-first differential privacy (Ligett et al., NeurIPS 2017): choose the excess risk α your model "
     "may have; each method finds a private model that meets it and reports the privacy loss ε it paid."
 )
+restore_from_url(SETTINGS)
+with st.container(horizontal=True, vertical_alignment="center"):
+    st.markdown("**Start from:**")
+    for name, values in PRESETS.items():
+        st.button(
+            name, key=f"{SCOPE}.preset.{name}", on_click=apply_settings, args=(values, PRESET_SETTINGS),
+            help="Sets the dataset, λ, α and every search setting at once.",
+        )  # fmt: skip
 chosen = require_selection()
 show_data_report(chosen)
-restore_from_url(SETTINGS)
 with st.spinner("Building the problem (θ*, sensitivities)…"):
     problem = call(chosen.problem)
+show_radius_notice(problem)
 
 top_left, top_right = st.columns([3, 2])
 alpha = ALPHA.widget(top_left)
+with package_errors(top_left, stop=False):
+    top_left.caption(alpha_text(chosen, problem, float(alpha)) + " Evaluation only: this reads the data.")
 methods = METHODS_SETTING.widget(top_right)
 problems: list[str] = []
 if not methods:
@@ -164,9 +221,24 @@ if chosen.task == "logistic":
 if generator == "covariance" and chosen.task != "ridge":
     sidebar.error("Covariance perturbation needs ridge regression; this dataset is logistic. Pick output perturbation.")
     problems.append("generator")
-calibration = CALIBRATION.widget(sidebar)
+noise = NOISE.widget(sidebar)
+if noise == "gaussian" and "theory" in methods:
+    sidebar.error("The theory approach has no Gaussian version: deselect it, or choose Laplace noise.")
+    problems.append("noise")
+with st.spinner("Calibrating the tests…"):
+    labels = calibration_labels(int(LEVELS.value), float(gamma), problem.query_sensitivity, float(alpha))
+calibration = replace(CALIBRATION, labels=labels).widget(sidebar)
+sidebar.caption(
+    "ε_A: the private test's privacy loss here. Doubling follows the choice: it uses its exact test when an exact "
+    "calibration is chosen, the paper's otherwise, so the two are compared on equal terms."
+)
+docs_link(sidebar, "mathematics", "calibrations")
+sidebar.button(
+    "Paper settings", key=f"{SCOPE}.paper", on_click=apply_settings, args=(PAPER_SETTINGS,),
+    help=f"The authors' configuration: their code's calibration, T = {PAPER.T}, λ = 0.005, γ = 0.1, Laplace noise.",
+)  # fmt: skip
 delta = DELTA.widget(sidebar)
-if message := delta_problem(delta, methods, chosen.task):
+if message := delta_problem(delta, methods, chosen.task, noise):
     sidebar.error(message)
     problems.append("delta")
 
@@ -175,7 +247,7 @@ if "generator" not in problems:
     with package_errors(sidebar, stop=False):
         default_min, default_max = default_eps_range(problem, alpha, generator)
         sidebar.caption(
-            f"Paper default (SPEC §8): ε_min = 1/n = **{default_min:.3g}**, ε_max = 4E = **{default_max:.3g}** "
+            f"Paper default: ε_min = 1/n = **{default_min:.3g}**, ε_max = 4E = **{default_max:.3g}** "
             f"(E: the theory approach's ε at α = {alpha:g})."
         )
 eps_min = EPS_MIN.widget(sidebar, placeholder="paper default")
@@ -203,7 +275,7 @@ request = RunRequest(
     alpha=float(alpha), gamma=float(gamma), methods=tuple(methods), trials=int(trials), seed=int(seed),
     options=SearchOptions(
         T=int(levels), generator=generator, calibration=calibration, eps_min=eps_min, eps_max=eps_max, spacing=spacing,
-        delta=float(delta),
+        noise=noise, delta=float(delta),
     ),
 )
 
@@ -260,6 +332,20 @@ with right:
         "step for doubling). Generating: the ε of the released hypothesis. The theory approach and the Gibbs "
         "posterior do not test."
     )
+compared = [m for m in methods if m in ("nr", "doubling")]
+if noise == "gaussian" and compared and paused is None:
+    st.subheader("Laplace vs Gaussian noise")
+    laplace_request = replace(request, methods=tuple(compared), options=replace(request.options, noise="laplace"))
+    with st.spinner("Running the same trials with Laplace noise…"), package_errors(stop=False):
+        for laplace in iter_trials(chosen, laplace_request):
+            pass
+        show_chart(
+            figure_noise_comparison(laplace.frame, results[results["method"].isin(compared)]), "noise_comparison"
+        )
+        st.caption(
+            f"Generation part of ε only (the test is the same Laplace test either way). Gaussian noise reduction "
+            f"pays an ex-post (ε, δ) with δ = {format_delta(delta)}; Laplace pays a pure ε."
+        )
 
 # ---------------------------------------------------------------- 4. the search, step by step
 st.subheader("The search, step by step")

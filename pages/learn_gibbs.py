@@ -138,7 +138,7 @@ with st.spinner("Sampling the posterior…"):
         scaled_beta = beta * share
         result = session_memo(
             "gibbs_draws",
-            (chosen.key, chosen.lam, scaled_beta, seed),
+            (*chosen.problem_key, scaled_beta, seed),
             lambda scaled_beta=scaled_beta: call(draws, problem, scaled_beta, seed),
             max_entries=24,
         )

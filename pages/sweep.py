@@ -39,7 +39,6 @@ from accfirst.plots.paper import (
     paper_table,
 )
 from accfirst.snippet import RunSettings, reproduction_snippet, settings_json
-from accfirst.search.pool import BuiltinProblem
 from accfirst.search.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
 from ui.dataset import require_selection, show_data_report
 from ui.errors import call, package_errors
@@ -93,7 +92,7 @@ ALPHAS = AlphaGrid(
 METHODS_SETTING = MultiChoice(
     SCOPE, "methods", "Methods", list(PAPER_METHODS), options=METHODS, labels=METHOD_LABELS,
     help="Noise reduction (the paper's method), the doubling baseline, the theory approach (one ε fixed up front), "
-    "and the Gibbs posterior (an (ε, δ) competitor that needs no test; SPEC §17).",
+    "and the Gibbs posterior (an (ε, δ) competitor that needs no test).",
 )  # fmt: skip
 TRIALS = IntSetting(SCOPE, "trials", "Trials per method and α", 10, low=1, high=200, box=True)
 GAMMA = Choice(
@@ -133,6 +132,7 @@ def report_settings(request: RunSettings, title: str, alphas_text: str) -> dict[
         "data": title,
         "task": request.task,
         "λ": request.lam,
+        "public bound on ‖θ‖": "none" if request.radius is None else request.radius,
         "γ": request.gamma,
         "T": request.options.T,
         "generator": request.options.generator or "the paper's",
@@ -200,7 +200,7 @@ request, cost = None, None
 if not problems:
     request = RunSettings(
         dataset=chosen.spec, task=chosen.task, lam=chosen.lam, alphas=tuple(alphas), gamma=float(gamma),
-        methods=tuple(methods), trials=int(trials), seed=int(seed),
+        methods=tuple(methods), trials=int(trials), seed=int(seed), radius=chosen.radius,
         options=SearchOptions(T=int(levels), generator=generator, calibration=calibration, delta=float(delta)),
     )  # fmt: skip
     total = len(alphas) * len(methods) * int(trials)
@@ -248,7 +248,7 @@ if run and request is not None:
         bar.progress(done / total, text=f"Sweep: {done:,} of {total:,} runs")
 
     st.session_state[RUNNING_KEY] = (0, total)
-    shared = {"pool": worker_pool(), "source": BuiltinProblem(chosen.spec.builtin, chosen.lam)} if chosen.shared else {}
+    shared = {"pool": worker_pool(), "source": chosen.source} if chosen.shared else {}
     with package_errors():
         frame = sweep(
             problem, request.alphas, request.gamma, request.methods, request.trials, request.seed, workers=1,
@@ -257,7 +257,9 @@ if run and request is not None:
     st.session_state.pop(RUNNING_KEY, None)
     stop_slot.empty()
     bar.progress(1.0, text=f"Done: {total:,} runs in {time.perf_counter() - started:.0f} s")
-    st.session_state[RESULT_KEY] = (request, frame, report_settings(request, chosen.title, alphas_text), alphas_text)
+    st.session_state[RESULT_KEY] = (
+        request, frame, report_settings(request, chosen.title, alphas_text), alphas_text, chosen.data.report.steps
+    )
 
 # ---------------------------------------------------------------- results
 result = st.session_state.get(RESULT_KEY)
@@ -268,7 +270,7 @@ if result is None:
     )
     show_data_report(chosen)
     st.stop()
-done_request, results, done_settings, done_alphas_text = result
+done_request, results, done_settings, done_alphas_text, done_steps = result
 if done_request != request:
     st.info("The figures show the last sweep you ran; the settings have changed since. Press **Run sweep** to update.")
 
@@ -307,7 +309,7 @@ first.download_button(
     "Results (CSV)", results.to_csv(index=False), file_name="accfirst_sweep.csv", mime="text/csv", on_click="ignore"
 )
 second.download_button(
-    "Report (HTML, works offline)", partial(html_report, results, done_settings), file_name="accfirst_sweep_report.html",
+    "Report (HTML, works offline)", partial(html_report, results, done_settings, done_steps), file_name="accfirst_sweep_report.html",
     mime="text/html", on_click="ignore",
 )  # fmt: skip
 third.download_button(

@@ -93,8 +93,37 @@ def test_the_app_pages_link_to_each_other_at_existing_sections(key):
 def test_a_docs_page_opens_at_the_linked_section():
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(ROOT / "pages" / "docs_mathematics.py"))
+    at = AppTest.from_file(str(ROOT / "app.py"))
     at.query_params["section"] = "exact-calibrations"
-    at.run(timeout=60)
+    at.switch_page("pages/docs_mathematics.py").run(timeout=60)
     assert not at.exception
     assert at.markdown[0].value.startswith("## Calibrations")
+
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_readme_links_and_images_stay_in_the_repository():
+    """Every relative link and image of the README names a file here (and a heading that exists)."""
+    links = re.findall(r"\]\(([^)\s]+)\)", README)
+    assert len(links) >= 10
+    own = github_anchors(README)
+    for link in links:
+        assert not link.startswith(("/", "..", "file:")), link
+        if link.startswith(("https://", "http://")):
+            continue
+        target, _, anchor = link.partition("#")
+        if not target:
+            assert anchor in own, link
+            continue
+        assert (ROOT / target).is_file(), link
+        assert not anchor or anchor in github_anchors((ROOT / target).read_text(encoding="utf-8")), link
+    assert "SPEC" not in README and "shared/" not in README and "/work/" not in README
+
+
+def test_readme_setup_holds_exactly_two_commands_and_ci_runs_the_test_one():
+    setup = README.split("## Set-up", 1)[1].split("\n## ", 1)[0]
+    commands = re.findall(r"```bash\n(.+?)\n```", setup, flags=re.S)
+    assert len(commands) == 2 and all("\n" not in command for command in commands), commands
+    assert "streamlit run app.py" in commands[0] and "pytest" in commands[1]
+    assert (ROOT / ".ci" / "run").read_text(encoding="utf-8").rstrip().endswith(commands[1])

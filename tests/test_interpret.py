@@ -22,6 +22,7 @@ from accfirst.interpret import (
     median_with_inf,
     plain_sentence,
     posterior_bound,
+    ranking_sentence,
     summarise_runs,
 )
 
@@ -233,3 +234,49 @@ def test_alpha_meaning_for_logistic_bounds_the_log_loss_increase():
         assert log_loss(thetas[allowed]).max(initial=0) <= meaning.worst
     assert meaning.baseline == pytest.approx(log_loss(problem.theta_star[None, :])[0])
     assert "nats per row" in describe_alpha(meaning)
+
+
+def summary_of(**medians: float) -> pd.DataFrame:
+    """A ``summarise_runs``-like frame with the given median ε per method (δ > 0 for the Gibbs posterior)."""
+    labels = {"nr": "Noise reduction", "doubling": "Doubling", "theory": "Theory", "gibbs": "Gibbs posterior"}
+    return pd.DataFrame(
+        [{"method": m, "label": labels[m], "median_eps": e, "delta": 1e-6 if m == "gibbs" else 0.0}
+         for m, e in medians.items()]
+    )  # fmt: skip
+
+
+def test_ranking_sentence_ranks_and_states_the_saving():
+    sentence = ranking_sentence(summary_of(nr=2.0, doubling=3.4, theory=11.0))
+    assert sentence.startswith("Least privacy first: Noise reduction (ε = 2.00), Doubling (ε = 3.40), Theory")
+    # 1 − 2/3.4 = 41.2%: the saving of the first over the second, in words.
+    assert "Noise reduction paid 41% less privacy than doubling for the same accuracy target" in sentence
+
+
+def test_ranking_sentence_orders_by_epsilon_not_by_input():
+    sentence = ranking_sentence(summary_of(nr=5.0, doubling=1.0, theory=2.0))
+    assert "first: Doubling (ε = 1.00), Theory (ε = 2.00), Noise reduction" in sentence
+    assert "Doubling paid 50% less privacy than the theory approach" in sentence
+
+
+def test_ranking_sentence_fallbacks_and_ties():
+    assert "fell back to the exact, non-private model" in ranking_sentence(summary_of(nr=1.5, doubling=math.inf))
+    assert "Noise reduction paid a finite privacy loss" in ranking_sentence(summary_of(nr=1.5, doubling=math.inf))
+    both = ranking_sentence(summary_of(nr=math.inf, doubling=math.inf))
+    assert "Every method fell back" in both and "less privacy" not in both
+    tie = ranking_sentence(summary_of(nr=2.0001, doubling=2.0002))
+    assert "paid the same privacy (median ε = 2.00)" in tie
+    assert "less than 1% less privacy" in ranking_sentence(summary_of(nr=2.0, doubling=2.008))
+
+
+def test_ranking_sentence_keeps_the_gibbs_posterior_apart_with_its_delta():
+    sentence = ranking_sentence(summary_of(nr=2.0, doubling=3.0, gibbs=0.5))
+    assert "Gibbs posterior (ε = 0.500, δ = 10⁻⁶) is not ranked" in sentence
+    assert "first: Noise reduction" in sentence  # the smaller Gibbs ε does not take first place
+    assert ranking_sentence(summary_of(gibbs=0.5)).startswith("The Gibbs posterior")
+    assert ranking_sentence(summary_of(nr=2.0)) == ""
+
+
+def test_ranking_sentence_names_delta_of_gaussian_runs(ridge_problem):
+    runs = run_trials(ridge_problem, [0.1], 0.1, ["nr", "doubling"], 3, 0, T=50, noise="gaussian", delta=1e-6)
+    sentence = ranking_sentence(summarise_runs(runs))
+    assert "ex-post (ε, δ) guarantees with δ = 10⁻⁶" in sentence

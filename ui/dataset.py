@@ -23,12 +23,14 @@ import streamlit as st
 from accfirst import Problem
 from accfirst.datasets import BUILTIN_DATASETS, PreparedData, UploadLimits, from_frame, load_builtin, read_upload
 from accfirst.erm.problems import PROBLEMS
+from accfirst.search.pool import BuiltinProblem
 from accfirst.snippet import DatasetSpec
 from accfirst.validation import shorten
 from ui import memory
 from ui.cache import session_memo
 from ui.errors import package_errors
-from ui.settings import Choice, restore_from_url, write_to_url
+from ui.docs import docs_link
+from ui.settings import Choice, OptionalFloat, restore_from_url, write_to_url
 from ui.text import plain, short
 
 UPLOAD = "upload"
@@ -85,12 +87,22 @@ LAMBDA = Choice(
     help="λ in L(θ) = loss + (λ/2)‖θ‖². Larger λ: smaller norm bound M = 1/√λ, so less noise is needed, "
     "but a more biased model. The paper uses λ = 0.005.",
 )
-SHARED_SETTINGS = (DATASET, LAMBDA)
+RADIUS = OptionalFloat(
+    scope="app",
+    key="radius",
+    label="Public bound on ‖θ‖ (optional)",
+    default=None,
+    placeholder="none",
+    help="A radius R with ‖θ‖ ≤ R known before seeing the data. A smaller R than the bound M that λ implies "
+    "means smaller sensitivities, so less noise and a smaller ε. It must come from domain knowledge, never "
+    "from this data.",
+)
+SHARED_SETTINGS = (DATASET, LAMBDA, RADIUS)
 
 
 @dataclass(frozen=True, eq=False)
 class Selection:
-    """What a page runs on: prepared data and λ.
+    """What a page runs on: prepared data, λ and the public radius.
 
     Parameters
     ----------
@@ -101,6 +113,7 @@ class Selection:
     spec : how to get the same data again, for the snippet and the settings JSON.
     lam : λ.
     shared : ``True`` for built-ins (public: cross-session caches allowed).
+    radius : a public bound R on ‖θ‖ (SPEC §13), or ``None``; part of the problem like λ.
     """
 
     key: tuple[Hashable, ...]
@@ -109,17 +122,29 @@ class Selection:
     spec: DatasetSpec
     lam: float
     shared: bool
+    radius: float | None = None
 
     @property
     def task(self) -> str:
         return self.data.task
 
+    @property
+    def problem_key(self) -> tuple[Hashable, ...]:
+        """What the problem depends on: the prepared data, λ and the radius (a key for anything derived from it)."""
+        return (*self.key, self.lam, self.radius)
+
+    @property
+    def source(self) -> BuiltinProblem:
+        """How the worker pool rebuilds this built-in problem (public data only)."""
+        return BuiltinProblem(self.spec.builtin, self.lam, self.radius)
+
     def problem(self) -> Problem:
-        """The ERM problem on the training part at λ (cached; raises the package's errors)."""
+        """The ERM problem on the training part at λ and R (cached; raises the package's errors)."""
         if self.shared:
-            return builtin_problem(self.spec.builtin, self.lam)
+            return builtin_problem(self.spec.builtin, self.lam, self.radius)
         return session_memo(
-            "problems", (self.key, self.lam), lambda: PROBLEMS[self.task](self.data.X_train, self.data.y_train, self.lam),
+            "problems", self.problem_key,
+            lambda: PROBLEMS[self.task](self.data.X_train, self.data.y_train, self.lam, radius=self.radius),
             max_entries=1,
         )  # fmt: skip
 
@@ -131,10 +156,10 @@ def builtin_data(name: str) -> PreparedData:
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def builtin_problem(name: str, lam: float) -> Problem:
-    """The problem of a built-in dataset at λ, built once per server."""
+def builtin_problem(name: str, lam: float, radius: float | None = None) -> Problem:
+    """The problem of a built-in dataset at λ (and public radius R), built once per server."""
     data = builtin_data(name)
-    return PROBLEMS[data.task](data.X_train, data.y_train, lam)
+    return PROBLEMS[data.task](data.X_train, data.y_train, lam, radius=radius)
 
 
 def selection() -> Selection | None:
@@ -166,10 +191,18 @@ def dataset_sidebar() -> Selection | None:
     sidebar.header("Data")
     name = DATASET.widget(sidebar)
     lam = float(LAMBDA.widget(sidebar))
+    radius = RADIUS.widget(sidebar)
     write_to_url(SHARED_SETTINGS)
     chosen: Selection | None = None
+    if radius is not None:
+        sidebar.warning(
+            "The bound must come from domain knowledge, never from this data: a bound read off the data is "
+            "not private.",
+            icon="⚠️",
+        )
+        docs_link(sidebar, "mathematics", "a-public-norm-bound", label="What a public norm bound does")
     if name == UPLOAD:
-        chosen = _upload_flow(sidebar, lam)
+        chosen = _upload_flow(sidebar, lam, radius)
     else:
         with package_errors(sidebar, stop=False, remember=PROBLEM_KEY):
             info = BUILTIN_DATASETS[name]
@@ -180,17 +213,38 @@ def dataset_sidebar() -> Selection | None:
                 spec=DatasetSpec.from_builtin(name),
                 lam=lam,
                 shared=True,
+                radius=radius,
             )
             sidebar.caption(info.title)
+    if chosen is not None and (message := radius_problem(radius, chosen.task, lam)):
+        sidebar.error(message)
+        st.session_state[PROBLEM_KEY] = message
+        chosen = None
     st.session_state[STATE_KEY] = chosen
     return chosen
+
+
+def radius_problem(radius: float | None, task: str, lam: float) -> str | None:
+    """Why a public radius cannot be used with this task and λ, or ``None`` (SPEC §13: 0 < R ≤ M)."""
+    if radius is None:
+        return None
+    bound = PROBLEMS[task].implied_norm_bound(lam)
+    formula = "1/√λ" if task == "ridge" else "√(2 ln 2/λ)"
+    if radius <= 0:
+        return f"The public bound on ‖θ‖ must be > 0; got {radius:g}. Leave it blank for none."
+    if radius > bound:
+        return (
+            f"The public bound on ‖θ‖ ({radius:g}) is above M = {formula} = {bound:.4g}, the bound λ = {lam:g} "
+            "already implies: it would loosen nothing. Give a bound ≤ M, or leave it blank."
+        )
+    return None
 
 
 def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _upload_flow(sidebar: Any, lam: float) -> Selection | None:
+def _upload_flow(sidebar: Any, lam: float, radius: float | None) -> Selection | None:
     """File → table → preparation choices → ``PreparedData``; errors shown next to the controls."""
     st.html(REFUSED_FILE_CSS)
     uploaded = sidebar.file_uploader(
@@ -229,6 +283,7 @@ def _upload_flow(sidebar: Any, lam: float) -> Selection | None:
         spec=DatasetSpec.from_upload(uploaded.name, **options),
         lam=float(lam),
         shared=False,
+        radius=radius,
     )
 
 
@@ -296,7 +351,7 @@ def _preparation_controls(sidebar: Any, frame: pd.DataFrame, digest: str) -> dic
             help="So that a column in large units does not crowd out the others. Reads the data (not private).",
         )  # fmt: skip
         scaling = st.radio(
-            "Scaling (SPEC §11)",
+            "Scaling",
             ["paper", "clip"],
             key=f"{prefix}.scaling",
             format_func={
@@ -341,6 +396,19 @@ def show_data_report(chosen: Selection, *, expanded: bool | None = None) -> None
         if not report.private_scaling:
             st.warning(
                 "The preprocessing read the data (scaling constants or means), as in the paper; that step is "
-                "not private (SPEC §11). The ε figures cover the algorithms, not the preprocessing.",
+                "not private. The ε figures cover the algorithms, not the preprocessing.",
                 icon="ℹ️",
             )
+            docs_link(st, "data", "which-steps-read-the-data")
+
+
+def show_radius_notice(problem: Problem) -> None:
+    """Say when a public radius cuts off the data's unconstrained optimum (SPEC §13; evaluation only)."""
+    if problem.radius is None or not problem.radius_binds:
+        return
+    st.info(
+        f"Evaluation only (reads the data): the unconstrained optimum has ‖θ‖ = {problem.unconstrained_norm:.4g}, "
+        f"outside the public bound R = {problem.radius:g}. θ* and every private model are the best inside that ball, "
+        "and the excess risk is measured against that θ*; a bound this tight costs accuracy on this data.",
+        icon="🔎",
+    )

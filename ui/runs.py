@@ -42,7 +42,7 @@ HEARTBEAT_SECONDS = 0.25
 
 @dataclass(frozen=True)
 class RunRequest:
-    """The explorer's run parameters (one α), hashable; the dataset and λ come from a ``Selection``."""
+    """The explorer's run parameters (one α), hashable; the dataset, λ and the radius come from a ``Selection``."""
 
     alpha: float
     gamma: float
@@ -60,7 +60,8 @@ class RunRequest:
         """The ``RunSettings`` record (JSON, snippet) of this request on ``chosen``."""
         return RunSettings(
             dataset=chosen.spec, task=chosen.task, lam=chosen.lam, alphas=(self.alpha,), gamma=self.gamma,
-            methods=self.methods, trials=self.trials, seed=self.seed, options=self.options, extra=extra,
+            methods=self.methods, trials=self.trials, seed=self.seed, options=self.options, radius=chosen.radius,
+            extra=extra,
         )  # fmt: skip
 
 
@@ -128,14 +129,14 @@ def _chunk(chosen: Selection, request: RunRequest, method: str, first: int, coun
     arguments = (request.gamma, request.seed, request.options, cells)
     key = (request.rows_key, method, first, count)
     if chosen.shared:
-        source = BuiltinProblem(chosen.spec.builtin, chosen.lam)
+        source = chosen.source
         priority = 0 if first == 0 else 1 + first // CHUNK
         return _shared_rows().get(
             (source.key, *key), lambda: worker_pool().submit(source, run_cells, *arguments, priority=priority)
         )
     done: Future = Future()
     done.set_result(
-        session_memo("trial_rows", (chosen.key, chosen.lam, *key), lambda: run_cells(chosen.problem(), *arguments),
+        session_memo("trial_rows", (*chosen.problem_key, *key), lambda: run_cells(chosen.problem(), *arguments),
                      max_entries=2000)  # fmt: skip
     )
     return done
@@ -157,12 +158,12 @@ def traced_run(chosen: Selection, request: RunRequest, method: str, trial: int, 
     """
     arguments = (method, request.alpha, trial, request.gamma, request.seed, request.options, exact)
     if chosen.shared:
-        source = BuiltinProblem(chosen.spec.builtin, chosen.lam)
+        source = chosen.source
         return _shared_replays().get(
             (source.key, arguments), lambda: worker_pool().submit(source, trial_result, *arguments, priority=1)
         ).result()
     return session_memo(
-        "traced", (chosen.key, chosen.lam, arguments), lambda: trial_result(chosen.problem(), *arguments),
+        "traced", (*chosen.problem_key, arguments), lambda: trial_result(chosen.problem(), *arguments),
         max_entries=16,
     )  # fmt: skip
 

@@ -30,8 +30,10 @@ from typing import Any
 import streamlit as st
 
 from accfirst import CALIBRATIONS, SearchOptions
-from accfirst.interpret import format_delta
+from accfirst.erm.generators import NOISES
+from accfirst.interpret import format_delta, format_epsilon
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
+from accfirst.mechanisms.calibration import calibration_constant
 from accfirst.validation import echo, shorten
 from ui.text import plain
 
@@ -283,6 +285,7 @@ class MultiChoice(Setting):
             options=list(self.options),
             selection_mode="multi",
             format_func=lambda o: self.labels.get(o, o),
+            wrap=True,  # in a column the pills would otherwise scroll sideways, hiding the last method
             **kwargs,
         )
         return [o for o in self.options if o in (chosen or [])]
@@ -363,8 +366,34 @@ def calibration_setting(scope: str) -> Choice:
     return Choice(
         scope, "cal", "Above-threshold calibration", SearchOptions.calibration, options=tuple(CALIBRATIONS),
         labels=CALIBRATION_LABELS,
-        help="How the private test is calibrated (SPEC §12). Every choice guarantees excess risk ≤ α with "
-        "probability ≥ 1 − γ; the exact ones pay the least privacy for it. The paper's plots used its code's.",
+        help="How the private test is calibrated. Every choice guarantees excess risk ≤ α with probability "
+        "≥ 1 − γ; the exact ones pay the least privacy for it. The paper's plots used its code's.",
+    )  # fmt: skip
+
+
+def calibration_labels(T: int, gamma: float, sensitivity: float, alpha: float) -> dict[str, str]:
+    """Each calibration's one-line meaning and the test's ε_A = c(T, γ)·Δ_R/α it pays here (SPEC §12.3).
+
+    Parameters
+    ----------
+    T, gamma : the number of levels and the failure probability (``calibration_constant`` is cached per pair).
+    sensitivity : Δ_R of the problem.
+    alpha : the target excess risk.
+    """
+    return {
+        name: f"{meaning} · ε_A = {format_epsilon(calibration_constant(T, gamma, name) * sensitivity / alpha)}"
+        for name, meaning in CALIBRATION_LABELS.items()
+    }
+
+
+def noise_setting(scope: str) -> Choice:
+    """The noise of the private hypotheses (SPEC §3, §14), as every page offers it."""
+    return Choice(
+        scope, "noise", "Noise of the private models", "laplace", options=tuple(NOISES),
+        labels={"laplace": "Laplace (pure ε)", "gaussian": "Gaussian ((ε, δ))"}, widget_type="segmented_control",
+        help="Laplace noise (the paper's) gives a pure ε. Gaussian noise reduction (Brownian motion) gives an "
+        "ex-post (ε, δ) guarantee with the δ below, and often a smaller generation ε when there are many features. "
+        "The theory approach has no Gaussian version.",
     )  # fmt: skip
 
 
@@ -372,17 +401,20 @@ DELTA_OPTIONS = (0.0, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)
 
 
 def delta_setting(scope: str) -> Choice:
-    """δ of the methods with an (ε, δ) guarantee (the Gibbs posterior, SPEC §17), as every page offers it."""
+    """δ of the (ε, δ) guarantees (Gaussian noise, SPEC §14; the Gibbs posterior, §17), as every page offers it."""
     return Choice(
-        scope, "delta", "δ for (ε, δ) methods (Gibbs posterior)", DEFAULT_DELTA, options=DELTA_OPTIONS,
-        labels={d: format_delta(d) for d in DELTA_OPTIONS}, widget_type="select_slider",
-        help="The Gibbs posterior is (ε, δ)-DP: its ε holds except with probability δ. δ = 0 asks for pure ε "
-        "(ridge only: the exponential mechanism). Noise reduction, doubling and the theory approach are pure ε.",
+        scope, "delta", "δ of the (ε, δ) guarantees (Gaussian noise, Gibbs posterior)", DEFAULT_DELTA,
+        options=DELTA_OPTIONS, labels={d: format_delta(d) for d in DELTA_OPTIONS}, widget_type="select_slider",
+        help="One δ for every (ε, δ) figure on the page: the ε holds except with probability δ. It applies to "
+        "Gaussian noise and to the Gibbs posterior; with Laplace noise, noise reduction, doubling and the theory "
+        "approach are pure ε (δ = 0). δ = 0 asks the Gibbs posterior for pure ε (ridge only).",
     )  # fmt: skip
 
 
-def delta_problem(delta: float, methods: Sequence[str], task: str) -> str | None:
-    """Why ``delta`` cannot run with these methods on this task, or ``None``."""
+def delta_problem(delta: float, methods: Sequence[str], task: str, noise: str = "laplace") -> str | None:
+    """Why ``delta`` cannot run with these methods, this noise and this task, or ``None``."""
+    if delta == 0 and noise == "gaussian":
+        return "Gaussian noise gives an (ε, δ) guarantee: choose δ > 0, or Laplace noise for a pure ε."
     if delta == 0 and "gibbs" in methods and task != "ridge":
         return "The logistic Gibbs posterior has no pure-ε guarantee: choose δ > 0."
     return None

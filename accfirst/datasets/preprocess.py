@@ -37,6 +37,7 @@ from accfirst.datasets.encode import Categorical, categorical, encode, is_text, 
 from accfirst.datasets.prepared import TASKS, DatasetInfo, PreparedData, PrepReport
 from accfirst.datasets.upload import READ_NOTES_ATTR, UploadLimits, check_shape, check_unique
 from accfirst.errors import DataError
+from accfirst.validation import ECHO_CHARS, echo, shorten
 
 MIN_ROWS = 20
 MAX_MISSING_SHARE = 0.5
@@ -150,7 +151,7 @@ def from_frame(
     columns = {name: df.iloc[:, i] for i, name in enumerate(names)}
     target = str(target).strip()
     if target not in columns:
-        raise DataError(f"target column '{target}' is not in the data; the columns are: {_listing(names)}")
+        raise DataError(f"target column {_quoted(target)} is not in the data; the columns are: {_listing(names)}")
 
     steps = list(df.attrs.get(READ_NOTES_ATTR, ()))
     if feature_bound is not None and scaling != "clip":
@@ -177,12 +178,12 @@ def from_frame(
     kept = [name for name in kept if name not in dropped_names]
     if not kept:
         raise DataError(_no_features_message(dropped, target))
-    steps.extend(f"dropped column '{name}': {reason}" for name, reason in dropped)
+    steps.extend(f"dropped column {_quoted(name)}: {reason}" for name, reason in dropped)
     steps.extend([missing_note] if missing_note else [])
 
     log1p_used = tuple(name for name in kept if name in log1p_set)
     for name in sorted(log1p_set - set(kept)):
-        steps.append(f"log(1 + x) not applied to '{name}': the column was dropped")
+        steps.append(f"log(1 + x) not applied to {_quoted(name)}: the column was dropped")
     _check_log1p_domain(kept, values, log1p_used, y_values if log1p_target else None, target, ok)
 
     train_rows, test_rows = _split(np.flatnonzero(ok), y_values, task, test_size, seed)
@@ -201,7 +202,7 @@ def from_frame(
     if log1p_target:
         np.log1p(y_train, out=y_train)
         np.log1p(y_test, out=y_test)
-        steps.append(f"applied log(1 + y) to the target '{target}'")
+        steps.append(f"applied log(1 + y) to the target {_quoted(target)}")
     target_mean = None
     if center:
         target_mean, note = _center(X_train, X_test, y_train, y_test, task)
@@ -265,10 +266,10 @@ def _target(series: pd.Series, target: str, task: str, positive_class: object) -
     converted = _numeric(series)
     if converted.values is None:
         raise DataError(
-            f"target column '{target}' is not numeric (it has values such as {converted.example!r}); "
+            f"target column {_quoted(target)} is not numeric (it has values such as {echo(converted.example)}); "
             "pick a numeric column for ridge regression, or choose logistic regression for a class target"
         )
-    return converted.values, None, [f"target '{target}' (ridge regression)", *_marker_note(target, converted)]
+    return converted.values, None, [f"target {_quoted(target)} (ridge regression)", *_marker_note(target, converted)]
 
 
 def _feature_columns(
@@ -313,7 +314,7 @@ def _usable_rows(
             if missing == "impute"
             else " or in a feature; fill the gaps (missing='impute') or drop the columns with many gaps and try again"
         )
-        raise DataError(f"every row has a missing or infinite value in the target '{target}'{detail}")
+        raise DataError(f"every row has a missing or infinite value in the target {_quoted(target)}{detail}")
     if n_ok < MIN_ROWS:
         detail = f" after dropping {dropped:,} with missing values" if dropped else ""
         raise DataError(
@@ -323,9 +324,9 @@ def _usable_rows(
     if not dropped:
         return ok, ""
     if missing == "impute":
-        return ok, f"dropped {dropped:,} of {len(y):,} rows whose target '{target}' is missing or infinite"
+        return ok, f"dropped {dropped:,} of {len(y):,} rows whose target {_quoted(target)} is missing or infinite"
     worst = sorted((c for c in gaps if c[1]), key=lambda c: -c[1])[:5]
-    listed = ", ".join(f"'{name}' {count:,}" for name, count in worst)
+    listed = ", ".join(f"{_quoted(name)} {count:,}" for name, count in worst)
     note = (
         f"dropped {dropped:,} of {len(y):,} rows with a missing or infinite value "
         f"(gaps per column, largest first: {listed})"
@@ -338,7 +339,7 @@ def _constant_value(column: np.ndarray | Categorical, ok: np.ndarray) -> str | N
     mask = ok & present(column)
     if isinstance(column, Categorical):
         codes = np.unique(column.codes[mask])
-        return f"'{column.levels[codes[0]]}'" if codes.size == 1 else None
+        return _quoted(column.levels[codes[0]]) if codes.size == 1 else None
     return _fmt(column[np.argmax(mask)]) if _is_constant(column, mask) else None
 
 
@@ -355,19 +356,19 @@ def _check_log1p_domain(
         if name not in log1p_columns:
             continue
         if isinstance(column, Categorical):
-            raise DataError(f"column '{name}' holds text; log(1 + x) applies to numeric columns only")
+            raise DataError(f"column {_quoted(name)} holds text; log(1 + x) applies to numeric columns only")
         low = float(np.min(column, where=ok & np.isfinite(column), initial=np.inf))
         if low < 0:
             raise DataError(
-                f"column '{name}' has negative values (smallest {_fmt(low)}); log(1 + x) is meant for counts and "
-                "other values ≥ 0, so remove it from the log(1 + x) columns"
+                f"column {_quoted(name)} has negative values (smallest {_fmt(low)}); log(1 + x) is meant for counts "
+                "and other values ≥ 0, so remove it from the log(1 + x) columns"
             )
     if y is not None:
         low = float(np.min(y, where=ok, initial=np.inf))
         if low < 0:
             raise DataError(
-                f"target column '{target}' has negative values (smallest {_fmt(low)}); log(1 + y) needs values ≥ 0, "
-                "so switch off the log(1 + y) target"
+                f"target column {_quoted(target)} has negative values (smallest {_fmt(low)}); log(1 + y) needs "
+                "values ≥ 0, so switch off the log(1 + y) target"
             )
 
 
@@ -399,7 +400,7 @@ def _standardize(X_train: np.ndarray, X_test: np.ndarray, columns: Sequence[int]
     sds[sds == 0] = 1.0
     X_train[:, columns] /= sds
     X_test[:, columns] /= sds
-    shown = ", ".join(f"'{names[j]}' {sd:.4g}" for j, sd in zip(columns[:6], sds[:6]))
+    shown = ", ".join(f"{_quoted(names[j])} {sd:.4g}" for j, sd in zip(columns[:6], sds[:6]))
     more = f", and {len(columns) - 6} more" if len(columns) > 6 else ""
     return (
         f"divided each of the {len(columns)} numeric feature(s) by its training standard deviation ({shown}{more}), "
@@ -434,7 +435,7 @@ def _numeric(series: pd.Series) -> _Converted:
     unknown = words[~words.str.lower().isin(MISSING_MARKERS)]
     if len(unknown):
         return _Converted(None, unknown.iloc[0])
-    marker = f"'{words.iloc[0]}'" if len(words) else ""
+    marker = _quoted(words.iloc[0]) if len(words) else ""
     return _Converted(numbers.to_numpy(dtype=np.float64, na_value=np.nan), None, len(failed), marker)
 
 
@@ -463,7 +464,8 @@ def _unusable_text(column: Categorical, explicit: bool, max_levels: int) -> str:
         return reason
     distinct = np.unique(column.codes[known]).size
     if distinct == 1:
-        return f"constant (every value is '{column.levels[column.codes[np.argmax(known)]]}'); it carries no information"
+        only = column.levels[column.codes[np.argmax(known)]]
+        return f"constant (every value is {_quoted(only)}); it carries no information"
     if not explicit and distinct > max_levels and distinct > MAX_DISTINCT_SHARE * known.sum():
         return (
             f"text with {distinct:,} distinct values in {int(known.sum()):,} rows: it looks like an identifier or "
@@ -496,7 +498,8 @@ def _is_constant(column: np.ndarray, mask: np.ndarray) -> bool:
 def _marker_note(name: str, converted: _Converted | Categorical) -> list[str]:
     if not converted.markers:
         return []
-    return [f"column '{name}': {converted.markers:,} value(s) such as {converted.marker_example} read as missing"]
+    example = converted.marker_example  # already quoted; one of the known missing markers
+    return [f"column {_quoted(name)}: {converted.markers:,} value(s) such as {example} read as missing"]
 
 
 def _labels(series: pd.Series, target: str, positive_class: object) -> tuple[np.ndarray, object, str]:
@@ -511,23 +514,23 @@ def _labels(series: pd.Series, target: str, positive_class: object) -> tuple[np.
             codes, uniques = pd.factorize(series)
         except TypeError as exc:
             raise DataError(
-                f"target column '{target}' holds values that are neither numbers nor text; pick another column"
+                f"target column {_quoted(target)} holds values that are neither numbers nor text; pick another column"
             ) from exc
         stripped = np.array([str(value).strip() for value in uniques] + [""], dtype=object)
         keys = stripped[codes]
         present = keys != ""
         classes = sorted(set(stripped[:-1]) - {""})
     if not classes:
-        raise DataError(f"target column '{target}' has no values; pick a column that holds the classes")
+        raise DataError(f"target column {_quoted(target)} has no values; pick a column that holds the classes")
     if len(classes) == 1:
         raise DataError(
-            f"target column '{target}' has only one class ({_fmt(classes[0])}); "
+            f"target column {_quoted(target)} has only one class ({_fmt(classes[0])}); "
             "logistic regression needs rows of two classes"
         )
     if positive_class is None:
         if len(classes) > 2:
             raise DataError(
-                f"target column '{target}' has {len(classes):,} classes ({_listing(classes)}); "
+                f"target column {_quoted(target)} has {len(classes):,} classes ({_listing(classes)}); "
                 "choose the positive class, and the others become −1"
             )
         positive = _default_positive(classes)
@@ -535,7 +538,7 @@ def _labels(series: pd.Series, target: str, positive_class: object) -> tuple[np.
         matches = [c for c in classes if c == positive_class or _fmt(c) == str(positive_class).strip()]
         if not matches:
             raise DataError(
-                f"positive class '{positive_class}' is not a value of target column '{target}'; "
+                f"positive class {_quoted(positive_class)} is not a value of target column {_quoted(target)}; "
                 f"its values are: {_listing(classes)}"
             )
         positive = matches[0]
@@ -543,10 +546,10 @@ def _labels(series: pd.Series, target: str, positive_class: object) -> tuple[np.
     labels[~present] = np.nan
     others = [c for c in classes if c != positive]
     note = (
-        f"target '{target}' (logistic regression): {_fmt(positive)!r} → +1, "
+        f"target {_quoted(target)} (logistic regression): {echo(_fmt(positive))} → +1, "
         f"{_fmt(others[0])!r} → −1"
         if len(others) == 1
-        else f"target '{target}' (logistic regression): {_fmt(positive)!r} → +1, "
+        else f"target {_quoted(target)} (logistic regression): {echo(_fmt(positive))} → +1, "
         f"the other {len(others):,} classes ({_listing(others)}) → −1"
     )
     return labels, positive, note
@@ -563,7 +566,7 @@ def _check_target_spread(task: str, target: str, y: np.ndarray, ok: np.ndarray, 
     if task == "ridge":
         if _is_constant(y, ok):
             raise DataError(
-                f"target column '{target}' has only one value ({_fmt(y[np.argmax(ok)])}) in the usable rows; "
+                f"target column {_quoted(target)} has only one value ({_fmt(y[np.argmax(ok)])}) in the usable rows; "
                 "pick a column with at least two distinct values"
             )
         return
@@ -571,8 +574,8 @@ def _check_target_spread(task: str, target: str, y: np.ndarray, ok: np.ndarray, 
     if n_positive in (0, int(ok.sum())):
         which = "positive" if n_positive == 0 else "negative"
         raise DataError(
-            f"after dropping rows with missing values, target column '{target}' has no rows of the {which} class "
-            f"(positive class {_fmt(positive)!r}); logistic regression needs rows of both classes"
+            f"after dropping rows with missing values, target column {_quoted(target)} has no rows of the {which} "
+            f"class (positive class {echo(_fmt(positive))}); logistic regression needs rows of both classes"
         )
 
 
@@ -580,7 +583,7 @@ def _candidate_features(names: list[str], target: str, features: Sequence[str] |
     if features is None:
         candidates = [name for name in names if name != target]
         if not candidates:
-            raise DataError(f"the table has no columns besides the target '{target}'; add feature columns")
+            raise DataError(f"the table has no columns besides the target {_quoted(target)}; add feature columns")
         return candidates
     if isinstance(features, str):
         raise TypeError("features must be a list of column names, not a single string")
@@ -593,7 +596,7 @@ def _candidate_features(names: list[str], target: str, features: Sequence[str] |
             f"feature column(s) {_listing(unknown)} are not in the data; the columns are: {_listing(names)}"
         )
     if target in chosen:
-        raise DataError(f"'{target}' is the target; remove it from the feature columns")
+        raise DataError(f"{_quoted(target)} is the target; remove it from the feature columns")
     repeated = sorted({name for name in chosen if chosen.count(name) > 1})
     if repeated:
         raise DataError(f"feature column(s) {_listing(repeated)} are chosen more than once; choose each once")
@@ -614,10 +617,10 @@ def _check_log1p(log1p_columns: Sequence[str], candidates: list[str]) -> set[str
 
 
 def _no_features_message(dropped: list[tuple[str, str]], target: str) -> str:
-    reasons = "; ".join(f"'{name}': {reason}" for name, reason in dropped[:5])
+    reasons = "; ".join(f"{_quoted(name)}: {reason}" for name, reason in dropped[:5])
     more = f" (and {len(dropped) - 5} more)" if len(dropped) > 5 else ""
     return (
-        f"no numeric feature columns to use besides the target '{target}' ({reasons}{more}); "
+        f"no numeric feature columns to use besides the target {_quoted(target)} ({reasons}{more}); "
         "the data need at least one numeric, non-constant feature column"
     )
 
@@ -761,6 +764,11 @@ def _fmt(value: object) -> str:
     return str(value)
 
 
+def _quoted(value: object) -> str:
+    """A name or value from the user's table, quoted for a message and cut to a readable length."""
+    return f"'{shorten(_fmt(value), ECHO_CHARS)}'"
+
+
 def _listing(values: Sequence[object], limit: int = 10) -> str:
-    shown = ", ".join(f"'{_fmt(v)}'" for v in list(values)[:limit])
+    shown = ", ".join(_quoted(v) for v in list(values)[:limit])
     return shown + (f" (and {len(values) - limit:,} more)" if len(values) > limit else "")

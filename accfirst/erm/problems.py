@@ -101,10 +101,15 @@ class Problem(ABC):
         self.lam = lam
         self.radius = validate_radius(radius, self.max_norm)
 
-    @property
+    @staticmethod
     @abstractmethod
+    def implied_norm_bound(lam: float) -> float:
+        """M at λ, before any data: the largest public radius this problem accepts (Lemma A.4, Claim A.11)."""
+
+    @property
     def max_norm(self) -> float:
         """M, the bound on ‖θ*‖ that λ implies (Lemma A.4, Claim A.11)."""
+        return self.implied_norm_bound(self.lam)
 
     @property
     def norm_bound(self) -> float:
@@ -213,10 +218,10 @@ class RidgeProblem(Problem):
             # On the sphere ∇L(θ*) = −μθ*, μ > 0: R keeps its first-order term.
             self._gradient_star = self.hessian @ self._theta_star - self.b / self.n
 
-    @property
-    def max_norm(self) -> float:
+    @staticmethod
+    def implied_norm_bound(lam: float) -> float:
         """M = 1/√λ (Lemma A.4)."""
-        return 1.0 / math.sqrt(self.lam)
+        return 1.0 / math.sqrt(lam)
 
     @property
     def query_sensitivity(self) -> float:
@@ -322,10 +327,10 @@ class LogisticProblem(Problem):
         # Largest margin |x_iᵀθ*| bounds the curvature along any segment from θ*.
         self.max_margin_star = float(np.max(np.abs(self._yX @ self._theta_star)))
 
-    @property
-    def max_norm(self) -> float:
+    @staticmethod
+    def implied_norm_bound(lam: float) -> float:
         """M = √(2 log 2 / λ) (Claim A.11)."""
-        return math.sqrt(2 * math.log(2) / self.lam)
+        return math.sqrt(2 * math.log(2) / lam)
 
     @property
     def query_sensitivity(self) -> float:

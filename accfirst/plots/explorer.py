@@ -16,7 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from accfirst.interpret import format_epsilon, format_exp_epsilon, median_with_inf
+from accfirst.interpret import format_delta, format_epsilon, format_exp_epsilon, median_with_inf
 from accfirst.plots import NONPRIVATE_COLOR, REFERENCE_COLOR, layout, log_ticks, method_color, method_label, methods_in
 
 THRESHOLD_COLOR = "#D55E00"
@@ -334,3 +334,50 @@ def figure_test_quality(quality: pd.DataFrame) -> go.Figure:
         )
         fig.update_yaxes(autorange="reversed", showticklabels=col == 1, row=1, col=col)
     return layout(fig, title="Quality on the held-out test set", height=40 + 45 * quality["model"].nunique())
+
+
+def figure_noise_comparison(laplace: pd.DataFrame, gaussian: pd.DataFrame) -> go.Figure:
+    """The generation part of ε with Laplace vs Gaussian noise on the same trials (SPEC §14.5, §14.7).
+
+    One row per method and noise, every trial that halted drawn as a point (a fallback has
+    no generation part and is counted in the row's label); the subtitle gives each method's
+    ratio of medians, Gaussian / Laplace. The Gaussian rows name their δ.
+
+    Parameters
+    ----------
+    laplace, gaussian : ``run_trials`` frames of the same methods, α, trials and seed, one per noise.
+    """
+    for frame, what in ((laplace, "laplace"), (gaussian, "gaussian")):
+        _require(frame, ("method", "trial", "eps_hypothesis", "fallback", "delta"), f"figure_noise_comparison ({what})")
+    fig = go.Figure()
+    notes = []
+    for method in methods_in(gaussian):
+        medians = []
+        for noise, frame in (("Laplace", laplace), ("Gaussian", gaussian)):
+            runs = frame[frame["method"] == method]
+            halted = runs[~runs["fallback"].astype(bool)]
+            fallbacks = len(runs) - len(halted)
+            row_label = f"{method_label(method)}, {noise}" + (
+                f" (δ = {format_delta(float(runs['delta'].max()))})" if len(runs) and runs["delta"].max() > 0 else ""
+            )
+            if fallbacks:
+                row_label += f"<br>({fallbacks} × fallback)"
+            medians.append(float(halted["eps_hypothesis"].median()) if len(halted) else math.nan)
+            fig.add_trace(
+                _trial_strip(
+                    halted["eps_hypothesis"], row_label, method, customdata=halted["trial"],
+                    hovertemplate=f"trial %{{customdata}}: generation ε = %{{x:.4g}}<extra>{noise}</extra>",
+                )
+            )  # fmt: skip
+        if all(np.isfinite(medians)) and medians[0] > 0:
+            notes.append(f"{method_label(method)}: Gaussian / Laplace median = {medians[1] / medians[0]:.2f}")
+    fig.update_xaxes(
+        type="log", title_text="generation part of ε (log scale)",
+        **log_ticks(pd.concat([laplace["eps_hypothesis"], gaussian["eps_hypothesis"]])),
+    )  # fmt: skip
+    fig.update_yaxes(autorange="reversed", title_text=None)
+    trials = int(gaussian["trial"].nunique()) if len(gaussian) else 0
+    return layout(
+        fig, title=f"Generation ε, Laplace vs Gaussian, on the same {trials} trials", subtitle="<br>".join(notes),
+        height=60 + 60 * max(len(fig.data), 1),
+    )  # fmt: skip

@@ -78,18 +78,20 @@ class BuiltinProblem:
     ----------
     name : a key of ``BUILTIN_DATASETS``.
     lam : λ.
+    radius : a public bound R on ‖θ‖ (SPEC §13), or ``None``.
     """
 
     name: str
     lam: float
+    radius: float | None = None
 
     @property
     def key(self) -> Hashable:
-        return ("builtin", self.name, self.lam)
+        return ("builtin", self.name, self.lam, self.radius)
 
     def build(self) -> Problem:
         data = load_builtin(self.name)  # not kept: the problem holds what it needs (ridge: p × p statistics)
-        return PROBLEMS[data.task](data.X_train, data.y_train, self.lam)
+        return PROBLEMS[data.task](data.X_train, data.y_train, self.lam, radius=self.radius)
 
 
 @dataclass(frozen=True)

@@ -256,13 +256,43 @@ def test_phone_width_has_no_overflow_or_overlapping_controls(server, browser, tm
     assert width <= 390, f"the main area scrolls sideways at 390 px: {width}px"
     boxes = [
         page.locator('[data-testid="stSlider"]').filter(has=page.locator(ALPHA_SLIDER)).bounding_box(),
-        page.locator('[data-testid="stButtonGroup"]').first.bounding_box(),
+        page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]').first.bounding_box(),
         page.locator('[data-testid="stMetric"]').first.bounding_box(),
     ]
     for upper, lower in itertools.pairwise(boxes):
         assert upper["y"] + upper["height"] <= lower["y"] + 1, f"controls overlap at phone width: {upper} / {lower}"
         assert upper["x"] >= 0 and upper["x"] + upper["width"] <= 390 + 1
     page.screenshot(path=str(tmp_path / "explorer_390.png"))
+    assert_no_exception(page)
+    page.close()
+
+
+SCREENSHOTS = Path("/tmp/accfirst_screenshots")
+
+
+@pytest.mark.parametrize(("width", "height"), [(1400, 1000), (390, 844)], ids=["desktop", "phone"])
+def test_a_preset_sets_the_view_and_states_the_saving(server, browser, width, height):
+    """The Classroom demo preset, clicked as a teacher would: the settings, the ranking sentence, no overflow."""
+    page = open_page(browser, f"{server}/?ds=diabetes&trials=2&T=100", width=width, height=height)
+    wait_idle(page)
+    main = page.locator('[data-testid="stMain"]')
+    main.get_by_role("button", name="Classroom demo", exact=True).click()
+    page.wait_for_url("**alpha=0.1**", timeout=TIMEOUT_MS)
+    assert all(f"{part}&" in page.url for part in ("ds=synthetic-buzz", "trials=20", "T=100"))  # defaults again
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=\"stMain\"]').innerText.includes('Noise reduction paid')",
+        timeout=TIMEOUT_MS,
+    )
+    wait_idle(page)
+    text = main.inner_text()
+    assert "Least privacy first: Noise reduction" in text and "less privacy than doubling" in text
+    assert "excess risk ≤ 0.1" in text and "On this data, an excess risk of α = 0.1" in text
+    assert page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollWidth") <= width
+    for name in ("Classroom demo", "Paper's Figure 1 settings", "Your data"):
+        assert on_screen(main.get_by_role("button", name=name, exact=True)), name
+    SCREENSHOTS.mkdir(exist_ok=True)
+    page.mouse.move(0, height - 1)  # no tooltip over the page
+    page.screenshot(path=str(SCREENSHOTS / f"classroom_demo_{width}.png"), full_page=False)
     assert_no_exception(page)
     page.close()
 

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from accfirst import RidgeProblem, run_trials
+from accfirst import RidgeProblem, SearchOptions, run_trials
 from accfirst.datasets import from_frame, load_builtin, read_upload
 from accfirst.interpret import format_epsilon, median_with_inf
 from tests.app.page_text import shown
@@ -214,7 +214,7 @@ def test_downloads_are_offered():
 def test_a_link_beyond_the_level_cap_is_refused_like_a_bad_value():
     at = open_app(**{**SMALL, "T": "100000"})
     assert any("T must be between 2 and 10000; got 100000" in shown(w.value) for w in at.warning)
-    assert at.number_input(key="explorer.T").value == 1000
+    assert at.number_input(key="explorer.T").value == SearchOptions.T
     assert list(headline(at)) == ["Noise reduction", "Doubling", "Theory"]
 
 

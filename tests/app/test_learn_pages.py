@@ -31,9 +31,10 @@ HOSTILE_ROOMS = ["[click](https://example.org)", "<script>alert(1)</script>", "A
 
 
 def open_page(name: str, **query: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=120)
+    """The page as a visitor's link opens it: inside ``app.py``'s frame (menu and dataset sidebar)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.query_params.update(query)
-    return at.run()
+    return at.switch_page(f"pages/{name}.py").run()
 
 
 def assert_clean(at: AppTest) -> None:

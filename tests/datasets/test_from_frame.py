@@ -271,3 +271,15 @@ def test_uploads_are_never_written_to_disk(monkeypatch: pytest.MonkeyPatch) -> N
     FRAME.to_parquet(buffer)
     for payload, name in [(data, "frame.csv"), (buffer.getvalue(), "frame.parquet")]:
         assert_spec(from_frame(read_upload(payload, name), target="label", task="logistic"))
+
+
+def test_long_column_names_are_cut_short_in_messages_and_steps() -> None:
+    """A pasted 5,000-character header is recognisable in a message without filling the screen."""
+    long_name = "h" * 5_000
+    frame = FRAME.assign(**{long_name: "constant"})
+    with pytest.raises(DataError) as error:
+        from_frame(frame, target=long_name, task="ridge")
+    assert len(str(error.value)) < 400 and "…" in str(error.value)
+    prepared = from_frame(frame, target="y", task="ridge")
+    dropped = [step for step in prepared.report.steps if step.startswith("dropped column")]
+    assert dropped and all(len(step) < 300 and "…" in step for step in dropped), dropped

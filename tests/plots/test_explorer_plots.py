@@ -15,6 +15,7 @@ from accfirst.plots.explorer import (
     figure_breakdown,
     figure_epsilon_distribution,
     figure_excess_risk,
+    figure_noise_comparison,
     figure_search,
     figure_test_quality,
 )
@@ -140,3 +141,20 @@ def test_test_quality_one_panel_per_metric():
 def test_missing_columns_are_reported():
     with pytest.raises(ValueError, match="needs columns"):
         figure_epsilon_distribution(pd.DataFrame({"method": ["nr"]}))
+
+
+def test_noise_comparison_pairs_the_same_trials_and_names_delta(ridge_problem, results):
+    laplace = results[results["method"].isin(["nr", "doubling"])]
+    gaussian = run_trials(ridge_problem, [ALPHA], 0.1, ["nr", "doubling"], 5, 0, T=100, noise="gaussian", delta=1e-6)
+    fig = figure_noise_comparison(laplace, with_fallbacks(gaussian, "doubling", 1))
+    names = [t.y[0] for t in fig.data]
+    assert names[0] == "Noise reduction, Laplace" and names[1] == "Noise reduction, Gaussian (δ = 10⁻⁶)"
+    assert "1 × fallback" in names[3]
+    for trace, frame in zip(fig.data[:2], (laplace, gaussian), strict=True):
+        expected = frame.loc[frame["method"] == "nr", "eps_hypothesis"].to_numpy()
+        np.testing.assert_allclose(np.asarray(trace.x, dtype=float), expected)
+    ratio = gaussian.loc[gaussian["method"] == "nr", "eps_hypothesis"].median() / laplace.loc[
+        laplace["method"] == "nr", "eps_hypothesis"
+    ].median()
+    assert f"Noise reduction: Gaussian / Laplace median = {ratio:.2f}" in fig.layout.title.subtitle.text
+    assert fig.layout.xaxis.type == "log"
