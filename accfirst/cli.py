@@ -7,6 +7,10 @@ with the same seed it is trial 0 (or ``--trial``) of the sweep's row for that α
 ``counts`` releases counts to a relative error under one (ε, δ) budget, noise reduction
 against doubling (SPEC §16), and writes ``results.csv`` and ``report.html``.
 
+``sweep`` and ``run`` read a built-in dataset (``--dataset``), a table that fits in memory
+(``--csv``), or Parquet files larger than memory (``--parquet``, read block by block with
+Dask by ``accfirst.scale``, imported only then).
+
 User errors (bad options, unusable data, out-of-range parameters) print one line
 ``accfirst: error: …`` on stderr and exit with status 2, never a traceback.
 """
@@ -37,7 +41,7 @@ from accfirst.accounting.counts import (
 )
 from accfirst.mechanisms.calibration import CALIBRATIONS
 from accfirst.datasets import BUILTIN_DATASETS, PreparedData, from_frame, load_builtin, read_upload
-from accfirst.datasets.preprocess import DEFAULT_MAX_LEVELS, MISSING_CHOICES
+from accfirst.datasets.preprocess import DEFAULT_MAX_LEVELS, MISSING_CHOICES, OUT_OF_CORE_SCALING
 from accfirst.interpret import format_exp_epsilon
 from accfirst.errors import AccFirstError
 from accfirst.erm.gibbs import APPROXIMATE_ACCURACY
@@ -53,6 +57,8 @@ from accfirst.search.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
 from accfirst.validation import validate_count, validate_gamma
 
 PROG = "accfirst"
+DEFAULT_TEST_SIZE = 0.2
+DEFAULT_SPLIT_SEED = 0
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
@@ -78,35 +84,47 @@ def _columns(text: str) -> list[str]:
 
 
 def _add_data_options(parser: argparse.ArgumentParser) -> None:
-    data = parser.add_argument_group("data (one of --dataset or --csv)")
+    data = parser.add_argument_group("data (one of --dataset, --csv or --parquet)")
     source = data.add_mutually_exclusive_group(required=True)
     source.add_argument(
         "--dataset", choices=sorted(BUILTIN_DATASETS), metavar="NAME",
         help=f"a built-in dataset: {', '.join(sorted(BUILTIN_DATASETS))}",
     )  # fmt: skip
     source.add_argument("--csv", type=Path, metavar="PATH", help="your own table (CSV or Parquet)")
-    data.add_argument("--target", metavar="COL", help="with --csv: the column to predict (required)")
+    source.add_argument(
+        "--parquet", metavar="PATH|GLOB",
+        help="Parquet files larger than memory, read block by block with Dask: a file, a folder or a glob such "
+        "as 'data/*.parquet' (quote it). Needs --target and --feature-bound (and --target-bound for ridge): "
+        "every row is divided by the public bounds and clipped (the paper's data-dependent scaling is not available "
+        "out of core). Every row trains the model",
+    )  # fmt: skip
+    data.add_argument("--target", metavar="COL", help="with --csv or --parquet: the column to predict (required)")
     data.add_argument(
         "--task", choices=("ridge", "logistic"),
-        help="with --csv: ridge (numeric target) or logistic (two classes); "
-        "default: logistic if the target has exactly two distinct values, else ridge",
+        help="with --csv or --parquet: ridge (numeric target) or logistic (two classes); default with --csv: "
+        "logistic if the target has exactly two distinct values, else ridge; with --parquet: ridge",
     )  # fmt: skip
     data.add_argument(
         "--features", type=_columns, metavar="COL,COL,...",
-        help="with --csv: feature columns (default: every usable column except the target)",
+        help="with --csv or --parquet: feature columns (default: every usable column except the target)",
     )  # fmt: skip
-    data.add_argument("--positive-class", metavar="VALUE", help="with --csv, logistic: the target value mapped to +1")
+    data.add_argument(
+        "--positive-class", metavar="VALUE",
+        help="with --csv or --parquet, logistic: the target value mapped to +1 (with --parquet the default maps "
+        "1/True to +1 and −1/0/False to −1)",
+    )  # fmt: skip
     data.add_argument(
         "--log1p", type=_columns, default=[], metavar="COL,COL,...",
-        help="with --csv: heavy-tailed feature columns to transform by log(1 + x) (SPEC §11)",
+        help="with --csv: heavy-tailed feature columns to transform by log(1 + x) (docs/data-preparation.md)",
     )  # fmt: skip
     data.add_argument(
         "--log1p-target", action="store_true", help="with --csv, ridge: transform the target by log(1 + y)"
     )
     data.add_argument(
-        "--scaling", choices=("paper", "clip"), default="paper",
+        "--scaling", choices=("paper", "clip"),
         help="with --csv: 'paper' divides by the data's largest row norm (reads the data; not private), "
-        "'clip' divides by --feature-bound/--target-bound and clips (private) (default: paper)",
+        "'clip' divides by --feature-bound/--target-bound and clips (private) (default: paper; --parquet always "
+        "clips)",
     )  # fmt: skip
     data.add_argument(
         "--missing", choices=MISSING_CHOICES,
@@ -126,26 +144,35 @@ def _add_data_options(parser: argparse.ArgumentParser) -> None:
         "--standardize", action=argparse.BooleanOptionalAction,
         help="with --csv: divide each numeric column by its training standard deviation (default: --standardize)",
     )  # fmt: skip
-    data.add_argument("--feature-bound", type=float, metavar="B", help="with --scaling clip: public bound on ‖x‖₁")
-    data.add_argument("--target-bound", type=float, metavar="B", help="with --scaling clip, ridge: public bound on |y|")
     data.add_argument(
-        "--test-size", type=float, default=0.2, metavar="SHARE",
-        help="share of rows held out of the private algorithms (default: 0.2)",
+        "--feature-bound", type=float, metavar="B", help="with --scaling clip or --parquet: public bound on ‖x‖₁"
+    )
+    data.add_argument(
+        "--target-bound", type=float, metavar="B", help="with --scaling clip or --parquet, ridge: public bound on |y|"
+    )
+    data.add_argument(
+        "--scheduler", metavar="ADDRESS",
+        help="with --parquet: a running dask.distributed scheduler, tcp://host:port (needs the distributed "
+        "package) (default: Dask's local threads)",
     )  # fmt: skip
     data.add_argument(
-        "--split-seed", type=int, default=0, metavar="N", help="seed of the train/test split (default: 0)"
+        "--test-size", type=float, metavar="SHARE",
+        help=f"share of rows held out of the private algorithms (default: {DEFAULT_TEST_SIZE})",
+    )  # fmt: skip
+    data.add_argument(
+        "--split-seed", type=int, metavar="N", help=f"seed of the train/test split (default: {DEFAULT_SPLIT_SEED})"
     )
 
 
 def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
     algo = parser.add_argument_group(
-        "algorithm (SPEC §2–§8, §12–§13; defaults: the paper's settings with the calibration that paid least)"
+        "algorithm (docs/mathematics.md; defaults: the paper's settings with the calibration that paid least)"
     )
     algo.add_argument("--lam", type=float, default=0.005, metavar="λ", help="regularisation λ > 0 (default: 0.005)")
     algo.add_argument(
         "--radius", type=float, metavar="R",
         help="a public bound R ≤ M on ‖θ‖, from domain knowledge, never from this data; the feasible set, "
-        "the sensitivities and θ* then use R (SPEC §13) (default: none, R = M)",
+        "the sensitivities and θ* then use R (default: none, R = M)",
     )  # fmt: skip
     algo.add_argument(
         "--gamma", type=float, default=0.1, metavar="γ", help="failure probability γ in (0, 1) (default: 0.1)"
@@ -167,7 +194,7 @@ def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     algo.add_argument(
         "--calibration", choices=sorted(CALIBRATIONS), default=SearchOptions.calibration,
-        help="InteractiveAboveThreshold calibration (SPEC §6, §12.3): 'theorem' (Thm 3.2/3.4), 'paper-code' "
+        help="InteractiveAboveThreshold calibration: 'theorem' (Thm 3.2/3.4), 'paper-code' "
         "(the authors' code, behind the paper's plotted numbers) or an exact one that spends exactly γ: "
         "'exact', 'exact-opt', 'exact-paper', 'exact-paper-opt' (default: %(default)s, the cheapest measured)",
     )  # fmt: skip
@@ -175,11 +202,11 @@ def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
         "--noise", choices=sorted(NOISES), default="laplace",
         help="noise of the hypotheses: 'laplace' (the paper's, pure ex-post privacy) or 'gaussian' "
         "(Brownian noise reduction, (ε, δ)-ex-post privacy; derived, consistent with Rogers et al. 2023; "
-        "SPEC §14; nr and doubling only) (default: laplace)",
+        "nr and doubling only) (default: laplace)",
     )  # fmt: skip
     algo.add_argument(
         "--delta", type=float, default=DEFAULT_DELTA, metavar="δ",
-        help="δ of the (ε, δ) guarantees: of --noise gaussian (in (0, 1)) and of the Gibbs posterior (SPEC §17; "
+        help="δ of the (ε, δ) guarantees: of --noise gaussian (in (0, 1)) and of the Gibbs posterior (derived; "
         f"0 asks it for pure ε on ridge) (default: {DEFAULT_DELTA:g})",
     )  # fmt: skip
     algo.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the runs (default: 0)")
@@ -250,7 +277,7 @@ def _add_counts_parser(commands: argparse._SubParsersAction) -> None:
         "counts",
         help="release counts to a relative error under one (ε, δ) budget; write results.csv and report.html",
         description="Release as many counts as the budget allows, each within relative error α w.p. ≥ 1 − β, "
-        "by Brownian noise reduction and by doubling (SPEC §16; derived, consistent with Rogers et al. 2023).",
+        "by Brownian noise reduction and by doubling (derived, consistent with Rogers et al. 2023).",
     )
     data = parser.add_argument_group("counts (one of --synthetic or --csv)")
     source = data.add_mutually_exclusive_group(required=True)
@@ -269,7 +296,7 @@ def _add_counts_parser(commands: argparse._SubParsersAction) -> None:
         "--range", type=_range, metavar="LOW:HIGH",
         help="with --bins: public bounds of the bins (default: the column's min and max, which is not private)",
     )  # fmt: skip
-    release = parser.add_argument_group("release (SPEC §15–§16)")
+    release = parser.add_argument_group("release (derived, consistent with Rogers et al. 2023)")
     release.add_argument("--rel-error", type=float, required=True, metavar="α", help="target relative error α > 0")
     release.add_argument("--epsilon", type=float, default=1.0, metavar="ε", help="the budget's ε (default: 1)")
     release.add_argument(
@@ -331,14 +358,26 @@ def command_line(settings: RunSettings, alphas_text: str | None = None) -> str:
     return shlex.join(words)
 
 
+def _problem(args: argparse.Namespace) -> tuple[Problem, str, list[str]]:
+    """The ERM problem of ``--dataset``, ``--csv`` or ``--parquet``, its task and preparation steps (SPEC §1–§2, §11)."""
+    if args.parquet is not None:
+        return _parquet_problem(args)
+    if args.scheduler is not None:
+        _fail("--scheduler only applies with --parquet")
+    data = _load_data(args)
+    return build_problem(data, args.lam, args.radius), data.task, data.report.steps
+
+
 def _load_data(args: argparse.Namespace) -> PreparedData:
     """The prepared dataset of ``--dataset`` or ``--csv`` (SPEC §1, §11)."""
+    test_size = DEFAULT_TEST_SIZE if args.test_size is None else args.test_size
+    seed = DEFAULT_SPLIT_SEED if args.split_seed is None else args.split_seed
     if args.dataset is not None:
         csv_only = [flag for flag, value in _csv_options(args).items() if value]
         if csv_only:
             verb = "applies" if len(csv_only) == 1 else "apply"
             _fail(f"{', '.join(csv_only)} only {verb} with --csv; built-in datasets come prepared")
-        return load_builtin(args.dataset, test_size=args.test_size, seed=args.split_seed)
+        return load_builtin(args.dataset, test_size=test_size, seed=seed)
     if args.target is None:
         _fail("--csv needs --target COL, the column to predict")
     table = _read_table(args.csv, args.target, "--target")
@@ -352,13 +391,54 @@ def _load_data(args: argparse.Namespace) -> PreparedData:
         positive_class=args.positive_class,
         log1p_columns=args.log1p,
         log1p_target=args.log1p_target,
-        scaling=args.scaling,
+        scaling=args.scaling or "paper",
         feature_bound=args.feature_bound,
         target_bound=args.target_bound,
-        test_size=args.test_size,
-        seed=args.split_seed,
+        test_size=test_size,
+        seed=seed,
         **preparation,
     )
+
+
+def _parquet_problem(args: argparse.Namespace) -> tuple[Problem, str, list[str]]:
+    """The problem of ``--parquet`` files, built block by block with Dask (``accfirst.scale``)."""
+    if args.scaling == "paper":
+        _fail(f"--scaling paper does not apply with --parquet: {OUT_OF_CORE_SCALING}")
+    preparation = {
+        "--log1p": args.log1p,
+        "--log1p-target": args.log1p_target,
+        "--missing": args.missing is not None,
+        "--max-levels": args.max_levels is not None,
+        "--center/--no-center": args.center is not None,
+        "--standardize/--no-standardize": args.standardize is not None,
+        "--test-size": args.test_size is not None,
+        "--split-seed": args.split_seed is not None,
+    }
+    refused = [flag for flag, value in preparation.items() if value]
+    if refused:
+        _fail(
+            f"{', '.join(refused)} {'does' if len(refused) == 1 else 'do'} not apply with --parquet: out of core "
+            "nothing reads the data to prepare it (write the files prepared), and every row trains the model"
+        )
+    if args.target is None:
+        _fail("--parquet needs --target COL, the column to predict")
+    from accfirst.scale import problem_from_parquet  # Dask, only for the command that needs it
+
+    task = args.task or "ridge"
+    problem = problem_from_parquet(
+        args.parquet, args.target, args.features, task=task, lam=args.lam, feature_bound=args.feature_bound,
+        target_bound=args.target_bound, radius=args.radius, scheduler=args.scheduler,
+        positive_class=args.positive_class,
+    )  # fmt: skip
+    target = f" and the target by the stated bound {args.target_bound:g}" if task == "ridge" else ""
+    steps = [
+        f"read {problem.n:,} rows of {problem.p} features from the Parquet files {args.parquet} block by block "
+        f"(Dask, {args.scheduler or 'local threads'}); every row trains the model (no held-out rows)",
+        f"divided every feature by the stated bound {args.feature_bound:g}{target}, then clipped rows to ‖x‖₁ ≤ 1"
+        + (" (and y to [−1, 1])" if task == "ridge" else "")
+        + f" (public bounds: this step reads nothing from the data); {OUT_OF_CORE_SCALING}",
+    ]
+    return problem, task, steps
 
 
 def _read_table(path: Path, column: str, flag: str) -> pd.DataFrame:
@@ -449,9 +529,8 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     for name in ("trials", "workers", "seed"):
         validate_count(f"--{name}", getattr(args, name), 0 if name == "seed" else 1)
     _make_out_folder(args.out)
-    data = _load_data(args)
-    problem = build_problem(data, args.lam, args.radius)
-    print(f"{PROG}: {data.task} problem, n = {problem.n}, p = {problem.p}", file=sys.stderr)
+    problem, task, steps = _problem(args)
+    print(f"{PROG}: {task} problem, n = {problem.n}, p = {problem.p}", file=sys.stderr)
     started = time.perf_counter()
     stopped, restore = _interrupt_flag()
     try:
@@ -473,8 +552,8 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     total = len(alphas) * len(args.methods) * args.trials
     settings = {
         "command": " ".join([PROG, *argv]),
-        "data": args.dataset or str(args.csv),
-        "task": data.task,
+        "data": args.dataset or str(args.csv or args.parquet),
+        "task": task,
         "n (training rows)": problem.n,
         "p (features)": problem.p,
         "λ": args.lam,
@@ -495,7 +574,7 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     }
     frame.to_csv(args.out / "results.csv", index=False)
     if len(frame):
-        (args.out / "report.html").write_text(html_report(frame, settings, data.report.steps), encoding="utf-8")
+        (args.out / "report.html").write_text(html_report(frame, settings, steps), encoding="utf-8")
     print(f"wrote {args.out / 'results.csv'} ({len(frame)} runs) and {args.out / 'report.html'} in {seconds:.1f} s")
     if len(frame) < total:
         print(f"{PROG}: interrupted after {len(frame)} of {total} runs", file=sys.stderr)
@@ -544,7 +623,7 @@ def _counts_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     }
     intro = (
         "<p>Counts released in order, each within relative error α with probability ≥ 1 − β, until the "
-        "privacy filter refuses (SPEC §16; derived, consistent with Rogers et al. 2023). The whole release is "
+        "privacy filter refuses (derived, consistent with Rogers et al. 2023). The whole release is "
         f"(ε, δ)-DP with δ = {args.delta:g}. True counts and realised errors are evaluation only, not private.</p>"
     )
     frame.to_csv(args.out / "results.csv", index=False)
@@ -559,8 +638,7 @@ def _counts_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
 def _run_command(args: argparse.Namespace) -> int:
     validate_count("--trial", args.trial, 0)
     validate_count("--seed", args.seed, 0)
-    data = _load_data(args)
-    problem = build_problem(data, args.lam, args.radius)
+    problem, _, _ = _problem(args)
     rng = trial_rng(args.seed, args.method, args.alpha, args.trial)
     result = search(problem, args.method, args.alpha, args.gamma, rng, _search_options(args))
     print(result)

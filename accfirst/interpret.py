@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike
 from scipy.special import expit
 
 from accfirst.datasets import PrepReport
-from accfirst.erm.gibbs import APPROXIMATE_ACCURACY
+from accfirst.erm.gibbs import APPROXIMATE_ACCURACY, DATA_DEPENDENT_ACCURACY
 from accfirst.erm.problems import Problem, RidgeProblem
 from accfirst.erm.trust_region import solve_trust_region
 from accfirst.errors import AccFirstError
@@ -175,7 +175,7 @@ def median_with_inf(values: ArrayLike) -> float:
 SUMMARY_COLUMNS = (
     "method", "label", "trials", "median_eps", "median_exp_eps", "posterior_1pct", "posterior_50pct",
     "success_rate", "successes", "fallback_share", "fallbacks", "median_eps_test", "median_eps_hypothesis",
-    "median_excess_risk", "alpha", "gamma", "delta", "approximate",
+    "median_excess_risk", "alpha", "gamma", "delta", "approximate", "data_dependent_accuracy",
 )  # fmt: skip
 # Methods whose ε is set before the run rather than paid after it.
 FIXED_EPSILON_METHODS = ("theory", "gibbs")
@@ -190,7 +190,8 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
     Returns a frame with ``SUMMARY_COLUMNS``; posterior columns are the SPEC §10 bound
     for a 1% and a 50% prior at the median ε; ``delta`` is the largest δ of the method's
     runs (0 for pure ε); ``approximate`` is true when the accuracy guarantee is approximate
-    (the logistic Gibbs posterior's Laplace approximation).
+    (the logistic Gibbs posterior's Laplace approximation); ``data_dependent_accuracy`` when
+    a public radius left the Gibbs posterior only the bound γ/P(C), which reads the data.
     """
     if results.empty:
         return pd.DataFrame(columns=list(SUMMARY_COLUMNS))
@@ -221,6 +222,8 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
                 "delta": float(runs["delta"].max()) if "delta" in runs.columns else 0.0,
                 "approximate": "calibration" in runs.columns
                 and bool((runs["calibration"] == APPROXIMATE_ACCURACY).any()),
+                "data_dependent_accuracy": "calibration" in runs.columns
+                and bool((runs["calibration"] == DATA_DEPENDENT_ACCURACY).any()),
             }
         )
     return pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
@@ -270,7 +273,12 @@ def plain_sentence(summary: pd.Series | dict) -> str:
             f" This is an (ε, δ) guarantee with δ = {format_delta(delta)}: the bound may fail with probability "
             "up to δ, a weaker promise than a pure ε, so compare it with the other methods with care."
         )
-    if row["method"] == "gibbs":
+    if row["method"] == "gibbs" and row.get("data_dependent_accuracy"):
+        sentence += (
+            " The stated bound on ‖θ‖ cuts deep into the Gibbs posterior: its accuracy is then bounded only by "
+            "γ/P(C), with P(C) read from the data (evaluation only), not guaranteed in advance."
+        )
+    elif row["method"] == "gibbs":
         sentence += " The Gibbs posterior needs no private test: its accuracy follows from the posterior's " + (
             "spread, here only approximately (Laplace approximation)." if row.get("approximate") else "known spread."
         )
@@ -429,8 +437,12 @@ def ranking_sentence(summary: pd.DataFrame) -> str:
                 f"{first_name} paid {amount} less privacy than {second_name} for the same accuracy target "
                 f"(median ε = {format_epsilon(low)} vs {format_epsilon(high)})."
             )
+        if "theory" in (best["method"], second["method"]):
+            parts.append("The theory approach promises the target only on average, the others with probability 1 − γ.")
         delta = float(ranked["delta"].max())
-        if delta > 0:
+        if delta > 0 and (ranked["delta"].astype(float) == 0).any():
+            parts.append(f"Figures with δ = {format_delta(delta)} are (ε, δ) guarantees; the others are pure ε.")
+        elif delta > 0:
             parts.append(f"These are ex-post (ε, δ) guarantees with δ = {format_delta(delta)}.")
     for _, row in summary.loc[apart].iterrows():
         parts.append(

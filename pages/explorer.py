@@ -61,6 +61,7 @@ from ui.settings import (
     restore_from_url,
     write_to_url,
 )
+from ui.text import plain
 from ui.work import MAX_LEVELS, estimate, measured_costs
 
 PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
@@ -164,12 +165,18 @@ def draw_headline(summary: pd.DataFrame, done: int, total: int, then: str = "ref
                 meaning = "The privacy loss actually paid (known after the run), median over trials; ∞ = fallback."
             if row["delta"] > 0:
                 label += f", δ = {format_delta(row['delta'])}"
-                meaning += " An (ε, δ) guarantee: not the same promise as a pure ε."
+                meaning += " An (ε, δ) guarantee: not the same promise as a pure ε. " + (
+                    "Derived in this project from the Gibbs posterior's strong log-concavity."
+                    if row["method"] == "gibbs"
+                    else "(ε, δ)-ex-post privacy of Brownian noise reduction: derived; consistent with Rogers et al. "
+                    "2023."
+                )
             st.metric(label, format_epsilon(row["median_eps"]), help=meaning)
             st.metric("Risk factor e^ε", format_exp_epsilon(row["median_eps"]))
             low, even = (format_posterior(row["median_eps"], q).replace("> ", "over ") for q in (0.01, 0.5))
             st.markdown(
-                f"Posterior bound: prior 1% → **{low}**, prior 50% → **{even}**  \n"
+                f"Posterior bound{' (except with probability δ)' if row['delta'] > 0 else ''}: "
+                f"prior 1% → **{low}**, prior 50% → **{even}**  \n"
                 f"Met α: **{row['successes']}/{row['trials']}** ({row['success_rate']:.0%}) · "
                 f"fallback: **{row['fallbacks']}/{row['trials']}** ({row['fallback_share']:.0%})"
             )
@@ -204,7 +211,8 @@ show_radius_notice(problem)
 top_left, top_right = st.columns([3, 2])
 alpha = ALPHA.widget(top_left)
 with package_errors(top_left, stop=False):
-    top_left.caption(alpha_text(chosen, problem, float(alpha)) + " Evaluation only: this reads the data.")
+    # The sentence names the target column, which an upload controls: plain text, never Markdown.
+    top_left.caption(plain(alpha_text(chosen, problem, float(alpha)) + " Evaluation only: this reads the data."))
 methods = METHODS_SETTING.widget(top_right)
 problems: list[str] = []
 if not methods:
@@ -344,7 +352,8 @@ if noise == "gaussian" and compared and paused is None:
         )
         st.caption(
             f"Generation part of ε only (the test is the same Laplace test either way). Gaussian noise reduction "
-            f"pays an ex-post (ε, δ) with δ = {format_delta(delta)}; Laplace pays a pure ε."
+            f"pays an (ε, δ)-ex-post loss with δ = {format_delta(delta)} (derived; consistent with Rogers et al. "
+            "2023); Laplace pays a pure ε."
         )
 
 # ---------------------------------------------------------------- 4. the search, step by step

@@ -86,7 +86,8 @@ with right:
 st.caption(
     "Advanced composition, √(2k ln(1/δ′))·ε + kε(e^ε − 1), grows like √k but pays a small δ′; it wins over kε "
     "only after enough rounds. zCDP (each ε-round is ε²/2-zCDP, the ρ's add, and ρ-zCDP is "
-    "(ρ + 2√(ρ ln(1/δ)), δ)-DP) is tighter still. Adaptive choices of the next question are allowed in all three."
+    "(ρ + 2√(ρ ln(1/δ)), δ)-DP) is tighter still once there are many rounds; for a few, plain kε can win. "
+    "Adaptive choices of the next question are allowed in all three."
 )
 
 # ---------------------------------------------------------------- groups

@@ -117,7 +117,7 @@ with right:
 st.caption(
     f"Each row's loss is L-Lipschitz with L = {lipschitz:.3g} "
     + ("(r + 1 on the ball C = {‖θ‖ ≤ r}) " if ridge else "(the logistic loss) ")
-    + "and the posterior is βnλ-strongly log-concave. Derived form [SPEC §17.2, derived]: ρ = 2βL²/(nλ), "
+    + "and the posterior is βnλ-strongly log-concave. Derived form (derived in this project, see the mathematics docs): ρ = 2βL²/(nλ), "
     "ε = ρ + 2√(ρ ln(1/δ)), valid for every ε. The slides' theorem gives 2L√(β(1 + 2 ln(1/δ))/(nλ)): about the "
     "same below ε ≈ 1; beyond, only the derived form is proved here, so the product uses it."
     + (

@@ -112,5 +112,5 @@ st.caption(
     f"the true count reaches 2e^ε = e^{truncated:.3g}. For a statistic that is not a whole number (a sum of "
     "scaled features, as in noise reduction), integer noise puts the outputs of neighbours on different "
     "lattices: one release tells them apart for sure (ε = ∞). The noise-reduction authors' published code cast "
-    "its noise to integers; this project keeps float noise and tests for it (SPEC §5)."
+    "its noise to integers; this project keeps float noise and tests for it."
 )

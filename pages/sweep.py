@@ -298,7 +298,10 @@ with tabs[2]:
     )
 with tabs[3]:
     show_chart(fig4_theta_norm(results), "fig4")
-    st.caption("The tests' sensitivity assumes ‖θ‖ ≤ M; much smaller norms show how pessimistic that bound is.")
+    st.caption(
+        "The tests' sensitivity assumes ‖θ‖ ≤ M (or the public bound R when one is stated); much smaller norms "
+        "show how pessimistic that bound is."
+    )
 with tabs[4]:
     st.dataframe(paper_table(results), hide_index=True, width="stretch")
     st.caption("Median over trials (∞ if at least half fell back) and the share of runs that fell back to θ*.")

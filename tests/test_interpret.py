@@ -25,6 +25,7 @@ from accfirst.interpret import (
     ranking_sentence,
     summarise_runs,
 )
+from tests.data import make_ridge_data
 
 
 @pytest.mark.parametrize("eps", [0.0, 0.01, 0.5, 1.0, 2.3, 7.41, 20.0, 300.0])
@@ -256,6 +257,15 @@ def test_ranking_sentence_orders_by_epsilon_not_by_input():
     sentence = ranking_sentence(summary_of(nr=5.0, doubling=1.0, theory=2.0))
     assert "first: Doubling (ε = 1.00), Theory (ε = 2.00), Noise reduction" in sentence
     assert "Doubling paid 50% less privacy than the theory approach" in sentence
+    assert "The theory approach promises the target only on average" in sentence
+    assert "only on average" not in ranking_sentence(summary_of(nr=1.0, doubling=2.0, theory=5.0))
+
+
+def test_ranking_sentence_separates_pure_and_approximate_figures():
+    mixed = summary_of(nr=2.0, doubling=3.0).assign(delta=[1e-6, 0.0])
+    sentence = ranking_sentence(mixed)
+    assert "Figures with δ = 10⁻⁶ are (ε, δ) guarantees; the others are pure ε." in sentence
+    assert "These are" not in sentence
 
 
 def test_ranking_sentence_fallbacks_and_ties():
@@ -280,3 +290,13 @@ def test_ranking_sentence_names_delta_of_gaussian_runs(ridge_problem):
     runs = run_trials(ridge_problem, [0.1], 0.1, ["nr", "doubling"], 3, 0, T=50, noise="gaussian", delta=1e-6)
     sentence = ranking_sentence(summarise_runs(runs))
     assert "ex-post (ε, δ) guarantees with δ = 10⁻⁶" in sentence
+
+
+def test_a_gibbs_run_whose_accuracy_reads_the_data_says_so():
+    """A radius below 1/√(2λ) leaves the Gibbs posterior only γ/P(C): the sentence must not promise accuracy."""
+    X, y = make_ridge_data(3, 400, 4)
+    problem = RidgeProblem(X, y, 0.01, radius=0.5 * RidgeProblem(X, y, 0.01).unconstrained_norm)
+    runs = run_trials(problem, [0.05], 0.1, ["gibbs"], 2, 0)
+    assert set(runs["calibration"]) == {"chi-square/P(C)"}
+    sentence = plain_sentence(summarise_runs(runs).iloc[0])
+    assert "γ/P(C)" in sentence and "known spread" not in sentence

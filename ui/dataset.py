@@ -22,7 +22,8 @@ import streamlit as st
 
 from accfirst import Problem
 from accfirst.datasets import BUILTIN_DATASETS, PreparedData, UploadLimits, from_frame, load_builtin, read_upload
-from accfirst.erm.problems import PROBLEMS
+from accfirst.erm.problems import PROBLEMS, validate_radius
+from accfirst.errors import AccFirstError
 from accfirst.search.pool import BuiltinProblem
 from accfirst.snippet import DatasetSpec
 from accfirst.validation import shorten
@@ -237,6 +238,10 @@ def radius_problem(radius: float | None, task: str, lam: float) -> str | None:
             f"The public bound on ‖θ‖ ({radius:g}) is above M = {formula} = {bound:.4g}, the bound λ = {lam:g} "
             "already implies: it would loosen nothing. Give a bound ≤ M, or leave it blank."
         )
+    try:
+        validate_radius(radius, bound)
+    except AccFirstError as error:
+        return f"The public bound on ‖θ‖ cannot be used: {error}."
     return None
 
 

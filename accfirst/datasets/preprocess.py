@@ -49,6 +49,10 @@ SCALINGS = ("paper", "clip")
 MISSING_MARKERS = frozenset({"", "?", "-", "na", "n/a", "nan", "null", "none"})
 _POSITIVE_WORDS = ("yes", "y", "true", "t", "1", "positive", "pos")
 _ROW_CHUNK = 1 << 16
+OUT_OF_CORE_SCALING = (
+    "out of core the rows are divided by public bounds and clipped (docs/data-preparation.md); the paper's scaling by the "
+    "data's largest row norm is not available: it reads the data (not private) and would need a pass of its own"
+)
 _TOO_LARGE = (
     "some values are too large to add up in floating point (near 1e308); "
     "rescale those columns (e.g. divide by a million) or apply log(1 + x) to them"
@@ -657,7 +661,7 @@ def _clip_bounds(
             "scaling 'clip' needs feature_bound: a public upper bound on the ℓ1 norm of a row (after log(1 + x)), "
             "stated without looking at the data"
         )
-    feature = _positive_bound("feature_bound", feature_bound)
+    feature = positive_bound("feature_bound", feature_bound)
     if task != "ridge":
         return feature, None
     if target_bound is None:
@@ -665,10 +669,11 @@ def _clip_bounds(
             "scaling 'clip' with ridge regression needs target_bound: a public upper bound on |y| "
             "(after log(1 + y)), stated without looking at the data"
         )
-    return feature, _positive_bound("target_bound", target_bound)
+    return feature, positive_bound("target_bound", target_bound)
 
 
-def _positive_bound(name: str, value: object) -> float:
+def positive_bound(name: str, value: object) -> float:
+    """A public bound: a finite number > 0, else ``DataError`` naming it."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value <= 0:
         raise DataError(f"{name} must be a finite number > 0; got {value!r}")
     return float(value)
@@ -697,8 +702,8 @@ def _scale(
         feature_scale, target_scale = bounds
     X_train /= feature_scale
     X_test /= feature_scale
-    clipped_train = _clip_rows(X_train)
-    clipped_test = _clip_rows(X_test)
+    clipped_train = clip_rows(X_train)
+    clipped_test = clip_rows(X_test)
     if ridge:
         y_train /= target_scale
         y_test /= target_scale
@@ -741,7 +746,7 @@ def _row_l1(X: np.ndarray) -> np.ndarray:
     return norms
 
 
-def _clip_rows(X: np.ndarray) -> np.ndarray:
+def clip_rows(X: np.ndarray) -> np.ndarray:
     """Scale rows with ``‖x‖₁ > 1`` back into the ℓ1 ball in place; returns which rows were clipped.
 
     A float64 sum of p rounded terms can be off by a few ulps either way, so a row whose
@@ -754,6 +759,24 @@ def _clip_rows(X: np.ndarray) -> np.ndarray:
     if near.any():
         X[near] *= (shrink / norms[near])[:, None]
     return norms > 1.0
+
+
+def scale_rows(X: np.ndarray, feature_bound: float) -> np.ndarray:
+    """Divide X by a public bound on ‖x‖₁ and clip its rows into ‖x‖₁ ≤ 1, in place; returns X.
+
+    SPEC §11's privacy-safe scaling (the ``"clip"`` scaling of ``from_frame``), for the
+    estimators and for data read in blocks (``accfirst.scale``).
+    """
+    X /= positive_bound("feature_bound (a public bound on ‖x‖₁)", feature_bound)
+    clip_rows(X)
+    return X
+
+
+def scale_target(y: np.ndarray, target_bound: float) -> np.ndarray:
+    """Divide y by a public bound on |y| and clip it to [−1, 1], in place; returns y (SPEC §11)."""
+    y /= positive_bound("target_bound (a public bound on |y|)", target_bound)
+    np.clip(y, -1.0, 1.0, out=y)
+    return y
 
 
 def _fmt(value: object) -> str:

@@ -8,13 +8,20 @@ hypothesis cost O(p²) (ridge) or one pass over the data (logistic, exact risk o
 The feasible set is C = {‖θ‖₂ ≤ R}: R = M, the bound that λ implies, unless the user
 states a public radius R ≤ M (SPEC §13). Then θ* is the minimiser over C, and the
 sensitivities, projections and trust-region radius all use R.
+
+Data larger than memory (``accfirst.scale``) reaches the same classes: a ridge problem
+from its sufficient statistics (``RidgeProblem.from_statistics``), a logistic problem
+from ``RowBlocks``, rows visited block by block, every pass a sum over blocks. In memory
+the rows are one block (``InMemoryRows``) and the arithmetic is that of a single array.
 """
 
 from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from functools import cached_property
+from collections.abc import Callable, Sequence
+from functools import cached_property, partial
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -22,11 +29,14 @@ from scipy.special import expit
 
 from accfirst.erm.trust_region import solve_trust_region
 from accfirst.errors import AccFirstError, DataError
-from accfirst.validation import validate_positive
+from accfirst.validation import validate_count, validate_positive
 
 ROW_NORM_TOLERANCE = 1e-9
 LOGISTIC_GRADIENT_TOLERANCE = 1e-10
 NEWTON_ITERATIONS = 100
+# A Newton step whose predicted decrease is below this share of the loss is taken whole:
+# there the loss's own rounding decides a line search, and Newton converges quadratically.
+NEWTON_ROUNDING = 1e-12
 
 
 def validate_regularisation(lam: float) -> float:
@@ -39,15 +49,24 @@ def validate_regularisation(lam: float) -> float:
     return lam
 
 
+# A radius far below M makes every model ~0 and the solvers' arithmetic underflow; refuse it.
+MIN_RADIUS_SHARE = 1e-6
+
+
 def validate_radius(radius: float | None, max_norm: float) -> float | None:
     """A public radius R in (0, M], or ``None`` (SPEC §13); else ``AccFirstError`` naming both."""
     if radius is None:
         return None
     radius = validate_positive("radius (a public bound on ‖θ‖)", radius)
+    if radius < MIN_RADIUS_SHARE * max_norm:
+        raise AccFirstError(
+            f"radius R = {radius:.6g} is below {MIN_RADIUS_SHARE:g}·M = {MIN_RADIUS_SHARE * max_norm:.3g}: a model "
+            "that small predicts nothing; give a radius from domain knowledge, or none"
+        )
     if radius > max_norm:
         raise AccFirstError(
             f"radius R = {radius:.6g} exceeds M = {max_norm:.6g}, the bound on ‖θ*‖ that λ already implies "
-            "(SPEC §13); give a radius ≤ M, or none"
+            "(docs/mathematics.md, “A public norm bound”); give a radius ≤ M, or none"
         )
     return radius
 
@@ -67,10 +86,41 @@ def _validate_features(X: ArrayLike) -> NDArray[np.float64]:
     worst = int(np.argmax(row_norms))
     if row_norms[worst] > 1 + ROW_NORM_TOLERANCE:
         raise DataError(
-            f"every row of X must have ℓ1 norm ≤ 1 (SPEC §1); row {worst} has "
-            f"{row_norms[worst]:.6g}. Scale the features (SPEC §11) before building the problem"
+            f"every row of X must have ℓ1 norm ≤ 1; row {worst} has "
+            f"{row_norms[worst]:.6g}. Scale the features (docs/data-preparation.md) before building the problem"
         )
     return X
+
+
+def _validate_statistics(
+    A: ArrayLike, b: ArrayLike, c: float, n: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
+    """Ridge statistics (XᵀX, Xᵀy, yᵀy) that rows with ‖x_i‖₁ ≤ 1 and |y_i| ≤ 1 can have (SPEC §1).
+
+    Such rows have ‖x_i‖₂² ≤ 1, so trace A ≤ n, c ≤ n, and |(Xᵀy)_j| ≤ Σ_i |x_ij| gives ‖b‖₁ ≤ n.
+    """
+    try:
+        A = np.array(A, dtype=np.float64)
+        b = np.array(b, dtype=np.float64)
+        c = float(c)
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"the ridge statistics must be numeric; {exc}") from None
+    if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] == 0:
+        raise DataError(f"A = XᵀX must be a non-empty square matrix; got shape {A.shape}")
+    if b.shape != (A.shape[0],):
+        raise DataError(f"b = Xᵀy must have one entry per row of A ({A.shape[0]}); got shape {b.shape}")
+    if not (np.all(np.isfinite(A)) and np.all(np.isfinite(b)) and math.isfinite(c)):
+        raise DataError("the ridge statistics have NaN or infinite entries; drop or impute those rows first")
+    limit = n * (1 + ROW_NORM_TOLERANCE)
+    for name, value in (("trace(XᵀX)", float(np.trace(A))), ("yᵀy", c), ("‖Xᵀy‖₁", float(np.abs(b).sum()))):
+        if value > limit:
+            raise DataError(
+                f"{name} = {value:.6g} exceeds n = {n}: these statistics cannot come from rows with ‖x‖₁ ≤ 1 and "
+                "|y| ≤ 1; divide the rows by public bounds and clip them before summing"
+            )
+    if np.any(np.diag(A) < 0) or c < 0:
+        raise DataError("XᵀX has a negative diagonal entry or yᵀy < 0: these are not sums of squares")
+    return A, b, c
 
 
 def _validate_target(y: ArrayLike, n: int) -> NDArray[np.float64]:
@@ -198,14 +248,44 @@ class RidgeProblem(Problem):
         worst = int(np.argmax(np.abs(y)))
         if abs(y[worst]) > 1 + ROW_NORM_TOLERANCE:
             raise DataError(
-                f"ridge targets must satisfy |y| ≤ 1 (SPEC §1); y[{worst}] = {y[worst]:.6g}. "
-                "Scale the target (SPEC §11) first"
+                f"ridge targets must satisfy |y| ≤ 1; y[{worst}] = {y[worst]:.6g}. "
+                "Scale the target (docs/data-preparation.md) first"
             )
-        super().__init__(X.shape[0], X.shape[1], lam, radius)
-        A = X.T @ X
+        self._solve(X.T @ X, X.T @ y, float(y @ y), X.shape[0], lam, radius)
+
+    @classmethod
+    def from_statistics(
+        cls, A: ArrayLike, b: ArrayLike, c: float, n: int, lam: float, radius: float | None = None
+    ) -> RidgeProblem:
+        """The ridge problem of rows known only through A = XᵀX, b = Xᵀy, c = yᵀy and n (SPEC §2).
+
+        For data summed elsewhere (``accfirst.scale`` sums them over Parquet files block by
+        block); the same problem as ``RidgeProblem(X, y, lam, radius)`` on those rows. The rows
+        must satisfy SPEC §1; statistics that no such rows can have (trace A > n, c > n,
+        ‖b‖₁ > n, a negative diagonal) are refused with a ``DataError``.
+
+        Parameters
+        ----------
+        A : (p, p) XᵀX (symmetrised: only its symmetric part enters the loss).
+        b : (p,) Xᵀy.
+        c : yᵀy.
+        n : the number of rows, ≥ 1.
+        lam, radius : as for the constructor.
+        """
+        lam = validate_regularisation(lam)
+        n = validate_count("n (rows)", n, 1)
+        A, b, c = _validate_statistics(A, b, c, n)
+        problem = cls.__new__(cls)
+        problem._solve(A, b, c, n, lam, radius)
+        return problem
+
+    def _solve(self, A: NDArray[np.float64], b: NDArray[np.float64], c: float, n: int, lam: float,
+               radius: float | None) -> None:  # fmt: skip
+        """Keep the statistics and solve θ*: the constructors' shared path."""
+        super().__init__(n, A.shape[0], lam, radius)
         self.A = _readonly((A + A.T) / 2)
-        self.b = _readonly(X.T @ y)
-        self.c = float(y @ y)
+        self.b = _readonly(np.asarray(b, dtype=np.float64))
+        self.c = float(c)
         # Q = A/n + λI is the Hessian of L: R(θ) = ½δᵀQδ + ∇L(θ*)ᵀδ exactly, δ = θ − θ*.
         self.hessian = _readonly(self.A / self.n + lam * np.eye(self.p))
         unconstrained = np.linalg.solve(self.hessian, self.b / self.n)
@@ -284,6 +364,96 @@ class RidgeProblem(Problem):
         return self._sphere_risk * (1 - 1e-9)
 
 
+class RowBlocks(ABC):
+    """The rows y_i·x_i of a logistic problem, visited in blocks (SPEC §1–§2).
+
+    Every use of the data by ``LogisticProblem`` is one pass: a ``statistic`` maps a
+    block of rows (an array, rows × p) to a tuple of arrays, and ``reduce`` combines the
+    blocks' tuples entry by entry (``combine``: one binary ufunc per entry, ``np.add``
+    for all when ``None``). The rows must satisfy ‖x_i‖₁ ≤ 1 and y_i ∈ {−1, +1}.
+    """
+
+    n: int
+    p: int
+
+    @abstractmethod
+    def reduce(
+        self, statistic: Callable[[NDArray[np.float64]], tuple], combine: Sequence[np.ufunc] | None = None
+    ) -> tuple:
+        """The statistic of all rows: one pass over the data."""
+
+
+def combine_statistics(first: tuple, second: tuple, combine: Sequence[np.ufunc] | None = None) -> tuple:
+    """Two blocks' statistics combined entry by entry, as ``RowBlocks.reduce`` does."""
+    ufuncs = (np.add,) * len(first) if combine is None else combine
+    return tuple(ufunc(a, b) for ufunc, a, b in zip(ufuncs, first, second, strict=True))
+
+
+class InMemoryRows(RowBlocks):
+    """Rows held in memory: one block, so a pass is the statistic of one array."""
+
+    def __init__(self, yX: NDArray[np.float64]) -> None:
+        self.yX = _readonly(yX)
+        self.n, self.p = yX.shape
+
+    def reduce(
+        self, statistic: Callable[[NDArray[np.float64]], tuple], combine: Sequence[np.ufunc] | None = None
+    ) -> tuple:
+        return statistic(self.yX)
+
+
+def _margins(yX: NDArray[np.float64], thetas: NDArray[np.float64]) -> NDArray[np.float64]:
+    """m_i = y_i x_iᵀθ for each θ of a (k, p) batch: (rows, k)."""
+    return yX @ thetas.T
+
+
+def _log_loss_sum(margins: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Σ_i log(1 + e^{−m_i}) per column; logaddexp(0, −m) is stable for both signs of m."""
+    return np.logaddexp(0.0, -margins).sum(axis=0)
+
+
+def loss_sums(yX: NDArray[np.float64], thetas: NDArray[np.float64]) -> tuple[NDArray[np.float64]]:
+    """Over a block: Σ log(1 + e^{−m_i}) for each θ of a (k, p) batch."""
+    return (_log_loss_sum(_margins(yX, thetas)),)
+
+
+def loss_gradient_sums(
+    yX: NDArray[np.float64], thetas: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Over a block: Σ log(1 + e^{−m_i}) (k,) and Σ σ(−m_i)·y_i x_i (k, p) for a (k, p) batch."""
+    margins = _margins(yX, thetas)
+    # One exponential serves both: log(1 + e^{−m}) = max(−m, 0) + log1p(e^{−|m|}) and
+    # σ(−m) = e^{−|m|}/(1 + e^{−|m|}) for m ≥ 0, 1/(1 + e^{−|m|}) otherwise (stable for both signs).
+    small = np.exp(-np.abs(margins))
+    losses = (np.maximum(-margins, 0.0) + np.log1p(small)).sum(axis=0)
+    weights = np.where(margins >= 0, small, 1.0) / (1.0 + small)
+    return losses, weights.T @ yX
+
+
+def newton_sums(yX: NDArray[np.float64], theta: NDArray[np.float64]) -> tuple:
+    """Over a block, at one θ: Σ log(1 + e^{−m_i}), Σ σ(−m_i)·y_i x_i, Σ σ'(m_i) x_i x_iᵀ and max |m_i|.
+
+    Combined with ``NEWTON_COMBINE``; everything a Newton step needs, in one pass.
+    """
+    margins = _margins(yX, theta[None, :])
+    weights = expit(-margins[:, 0])
+    curvature = weights * (1 - weights)
+    return _log_loss_sum(margins), yX.T @ weights, (yX.T * curvature) @ yX, np.max(np.abs(margins), initial=0.0)
+
+
+NEWTON_COMBINE = (np.add, np.add, np.add, np.maximum)
+
+
+class _NewtonTerms(NamedTuple):
+    """L(θ), ∇L(θ), the data part of ∇²L(θ) (without λI), ∇²L(θ), and max_i |x_iᵀθ|."""
+
+    loss: float
+    gradient: NDArray[np.float64]
+    curvature: NDArray[np.float64]
+    hessian: NDArray[np.float64]
+    max_margin: float
+
+
 class LogisticProblem(Problem):
     """Regularised logistic regression without intercept (SPEC §2, §13).
 
@@ -291,7 +461,9 @@ class LogisticProblem(Problem):
     Newton's method to a gradient norm ≤ 1e−10; when a radius R is given and the
     unconstrained optimum lies outside C, by Newton steps onto the ball (each an exact
     trust-region solve of the quadratic model over C) to a KKT residual
-    ‖∇L(θ*) + μθ*‖ ≤ 1e−10 with μ ≥ 0 and ‖θ*‖ = R.
+    ‖∇L(θ*) + μθ*‖ ≤ 1e−10 with μ ≥ 0 and ‖θ*‖ = R. Each Newton iteration is one pass
+    over the data (loss, gradient and Hessian together); so is each exact loss of a
+    batch of hypotheses.
 
     Parameters
     ----------
@@ -310,22 +482,45 @@ class LogisticProblem(Problem):
         y = _validate_target(y, X.shape[0])
         if not np.all((y == 1.0) | (y == -1.0)):
             found = np.unique(y[(y != 1.0) & (y != -1.0)])[:5]
-            raise DataError(f"logistic labels must be −1 or +1 (SPEC §1); found {found.tolist()}")
-        super().__init__(X.shape[0], X.shape[1], lam, radius)
-        self._yX = _readonly(X * y[:, None])
-        self.gram = _readonly(X.T @ X / self.n)
-        unconstrained = self._solve_unconstrained()
+            raise DataError(f"logistic labels must be −1 or +1; found {found.tolist()}")
+        self._solve(InMemoryRows(X * y[:, None]), lam, radius)
+
+    @classmethod
+    def from_rows(cls, rows: RowBlocks, lam: float, radius: float | None = None) -> LogisticProblem:
+        """The logistic problem of rows read in blocks (SPEC §2): the data may be larger than memory.
+
+        ``accfirst.scale`` builds ``rows`` from Parquet files; the rows must satisfy SPEC §1
+        (they are not checked here: that would be a pass of its own). ``lam`` and ``radius``
+        as for the constructor.
+        """
+        if not isinstance(rows, RowBlocks):
+            raise AccFirstError(f"rows must be a RowBlocks; got {type(rows).__name__}")
+        lam = validate_regularisation(lam)
+        validate_count("n (rows)", rows.n, 1)
+        validate_count("p (features)", rows.p, 1)
+        problem = cls.__new__(cls)
+        problem._solve(rows, lam, radius)
+        return problem
+
+    def _solve(self, rows: RowBlocks, lam: float, radius: float | None) -> None:
+        """Solve θ* and keep what the lower bound needs: the constructors' shared path."""
+        super().__init__(rows.n, rows.p, lam, radius)
+        self._rows = rows
+        start = self._newton_terms(np.zeros(self.p))
+        # σ'(0) = ¼ and y_i² = 1, so the first Newton pass (at θ = 0) also gives G = XᵀX/n.
+        self.gram = _readonly(4 * start.curvature)
+        unconstrained, terms = self._solve_unconstrained(start)
         self._unconstrained_norm = float(np.linalg.norm(unconstrained))
         # ∇L(θ*) = −μθ* + r: the multiplier μ ≥ 0 of the ball and the solver's residual r.
         self._multiplier = 0.0
         if self._unconstrained_norm <= self.norm_bound:
             theta = unconstrained
         else:
-            theta = self._solve_on_ball(unconstrained * (self.norm_bound / self._unconstrained_norm))
+            theta, terms = self._solve_on_ball(unconstrained * (self.norm_bound / self._unconstrained_norm))
         self._theta_star = _readonly(theta)
-        self._loss_star = float(self.loss(self._theta_star))
+        self._loss_star = terms.loss
         # Largest margin |x_iᵀθ*| bounds the curvature along any segment from θ*.
-        self.max_margin_star = float(np.max(np.abs(self._yX @ self._theta_star)))
+        self.max_margin_star = terms.max_margin
 
     @staticmethod
     def implied_norm_bound(lam: float) -> float:
@@ -350,81 +545,91 @@ class LogisticProblem(Problem):
     def unconstrained_norm(self) -> float:
         return self._unconstrained_norm
 
-    def _gradient_hessian(self, theta: NDArray[np.float64]) -> tuple[NDArray, NDArray]:
-        margins = self._yX @ theta
-        weights = expit(-margins)
-        gradient = -(self._yX.T @ weights) / self.n + self.lam * theta
-        curvature = weights * (1 - weights)
-        hessian = (self._yX.T * curvature) @ self._yX / self.n + self.lam * np.eye(self.p)
-        return gradient, hessian
+    def _regularised(self, sums: NDArray[np.float64], thetas: NDArray[np.float64]) -> NDArray[np.float64]:
+        """L(θ) of a (k, p) batch from its summed log-losses."""
+        return sums / self.n + self.lam / 2 * np.einsum("ki,ki->k", thetas, thetas)
 
-    def _armijo_step(self, theta: NDArray[np.float64], step: NDArray[np.float64], slope: float) -> NDArray[np.float64]:
-        """θ + t·step with Armijo backtracking (slope = ∇Lᵀstep < 0).
+    def _newton_terms(self, theta: NDArray[np.float64]) -> _NewtonTerms:
+        """L, ∇L and ∇²L at θ, and max_i |x_iᵀθ|: one pass over the data."""
+        loss, weighted, curvature, max_margin = self._rows.reduce(partial(newton_sums, theta=theta), NEWTON_COMBINE)
+        curvature = curvature / self.n
+        return _NewtonTerms(
+            loss=float(self._regularised(loss, theta[None, :])[0]),
+            gradient=-weighted / self.n + self.lam * theta,
+            curvature=curvature,
+            hessian=curvature + self.lam * np.eye(self.p),
+            max_margin=float(max_margin),
+        )
 
-        Keeps Newton globally convergent on this convex loss; near the optimum loss
-        differences drown in rounding, and the full step (quadratically convergent
-        there) is taken.
+    def _armijo_step(
+        self, theta: NDArray[np.float64], terms: _NewtonTerms, step: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], _NewtonTerms]:
+        """θ + t·step with Armijo backtracking, and the Newton terms there (∇L(θ)ᵀstep < 0).
+
+        Keeps Newton globally convergent on this convex loss. The terms of each trial point
+        come from one pass, so an accepted step costs no further pass. Near the optimum loss
+        differences drown in rounding, and the full step (quadratically convergent there)
+        is taken.
         """
-        current = self.loss(theta)
-        scale = 1.0
-        while self.loss(theta + scale * step) > current + 1e-4 * scale * slope and scale > 1e-6:
+        slope = float(terms.gradient @ step)
+        full = self._newton_terms(theta + step)
+        if -slope <= NEWTON_ROUNDING * terms.loss:
+            return theta + step, full
+        scale, trial = 1.0, full
+        while trial.loss > terms.loss + 1e-4 * scale * slope:
             scale /= 2
-        return theta + (scale if scale > 1e-6 else 1.0) * step
+            if scale <= 1e-6:
+                return theta + step, full
+            trial = self._newton_terms(theta + scale * step)
+        return theta + scale * step, trial
 
-    def _solve_unconstrained(self) -> NDArray[np.float64]:
+    def _solve_unconstrained(self, terms: _NewtonTerms) -> tuple[NDArray[np.float64], _NewtonTerms]:
+        """argmin L over all θ by Newton from θ = 0, whose ``terms`` are given."""
         theta = np.zeros(self.p)
         for _ in range(NEWTON_ITERATIONS):
-            gradient, hessian = self._gradient_hessian(theta)
-            self._residual_norm = float(np.linalg.norm(gradient))
+            self._residual_norm = float(np.linalg.norm(terms.gradient))
             if self._residual_norm <= LOGISTIC_GRADIENT_TOLERANCE:
-                return theta
-            step = -np.linalg.solve(hessian, gradient)
-            theta = self._armijo_step(theta, step, float(gradient @ step))
+                return theta, terms
+            theta, terms = self._armijo_step(theta, terms, -np.linalg.solve(terms.hessian, terms.gradient))
         raise AccFirstError("Newton's method did not reach gradient norm 1e-10 for the logistic θ*")
 
-    def _solve_on_ball(self, theta: NDArray[np.float64]) -> NDArray[np.float64]:
+    def _solve_on_ball(self, theta: NDArray[np.float64]) -> tuple[NDArray[np.float64], _NewtonTerms]:
         """argmin_C L when the unconstrained optimum lies outside C, from a feasible start.
 
         Each step moves towards the exact minimiser over C of the quadratic model at θ
         (``solve_trust_region``); the segment stays in C because C is convex.
         """
         radius = self.norm_bound
+        terms = self._newton_terms(theta)
         for _ in range(NEWTON_ITERATIONS):
-            gradient, hessian = self._gradient_hessian(theta)
+            gradient, hessian = terms.gradient, terms.hessian
             self._multiplier = max(-float(gradient @ theta) / radius**2, 0.0)
             self._residual_norm = float(np.linalg.norm(gradient + self._multiplier * theta))
             on_sphere = abs(float(np.linalg.norm(theta)) - radius) <= 1e-12 * radius
             if on_sphere and self._residual_norm <= LOGISTIC_GRADIENT_TOLERANCE:
-                return theta
+                return theta, terms
             target = solve_trust_region(hessian, hessian @ theta - gradient, radius)
-            step = target - theta
-            theta = self._armijo_step(theta, step, float(gradient @ step))
+            theta, terms = self._armijo_step(theta, terms, target - theta)
         raise AccFirstError(
             "Newton's method did not reach a KKT residual of 1e-10 for the logistic θ* on the ball of radius "
             f"{radius:g}"
         )
 
     def loss(self, theta: ArrayLike) -> float | NDArray[np.float64]:
+        """L(θ); a (k, p) batch gives k losses in one pass over the data."""
         thetas, single = self._as_thetas(theta)
-        margins = self._yX @ thetas.T
-        # log(1 + e^{−m}) = logaddexp(0, −m), stable for both signs of m.
-        values = np.logaddexp(0.0, -margins).mean(axis=0) + self.lam / 2 * np.einsum("ki,ki->k", thetas, thetas)
+        (sums,) = self._rows.reduce(partial(loss_sums, thetas=thetas))
+        values = self._regularised(sums, thetas)
         return float(values[0]) if single else values
 
     def loss_and_gradient(self, thetas: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """L(θ) and ∇L(θ) for a (k, p) batch, in one pass over the data for all k (Langevin samplers)."""
-        margins = self._yX @ thetas.T
-        # One exponential serves both: log(1 + e^{−m}) = max(−m, 0) + log1p(e^{−|m|}) and
-        # σ(−m) = e^{−|m|}/(1 + e^{−|m|}) for m ≥ 0, 1/(1 + e^{−|m|}) otherwise (stable for both signs).
-        small = np.exp(-np.abs(margins))
-        losses = (np.maximum(-margins, 0.0) + np.log1p(small)).mean(axis=0)
-        weights = np.where(margins >= 0, small, 1.0) / (1.0 + small)
-        gradients = -(weights.T @ self._yX) / self.n + self.lam * thetas
-        return losses + self.lam / 2 * np.einsum("ki,ki->k", thetas, thetas), gradients
+        sums, weighted = self._rows.reduce(partial(loss_gradient_sums, thetas=thetas))
+        return self._regularised(sums, thetas), -weighted / self.n + self.lam * thetas
 
     def hessian_at(self, theta: NDArray[np.float64]) -> NDArray[np.float64]:
         """∇²L(θ) = (1/n) Σ σ(m_i)(1 − σ(m_i)) x_i x_iᵀ + λI, m_i = y_i θᵀx_i."""
-        return self._gradient_hessian(theta)[1]
+        return self._newton_terms(np.asarray(theta, dtype=np.float64)).hessian
 
     def excess_risk(self, theta: ArrayLike) -> float | NDArray[np.float64]:
         values = np.maximum(np.asarray(self.loss(theta)) - self._loss_star, 0.0)

@@ -310,9 +310,9 @@ def fig3_breakdown(df: pd.DataFrame) -> go.Figure:
 
 
 def fig4_theta_norm(df: pd.DataFrame) -> go.Figure:
-    """Fig. 4: final ‖θ‖ vs α, median and interquartile band per method, against M (SPEC §2).
+    """Fig. 4: final ‖θ‖ vs α, median and interquartile band per method, against M or R (SPEC §2, §13).
 
-    The tests' sensitivity uses M; norms far below it show how loose that is (Appendix B.2).
+    The tests' sensitivity uses that bound; norms far below it show how loose it is (Appendix B.2).
     """
     fig = go.Figure()
     for method in methods_in(df):
@@ -329,12 +329,12 @@ def fig4_theta_norm(df: pd.DataFrame) -> go.Figure:
                 x=alphas,
                 y=np.full(alphas.size, bound),
                 mode="lines",
-                name=f"theoretical bound M = {bound:.4g}",
+                name=f"bound on ‖θ‖ = {bound:.4g}",
                 line={"color": REFERENCE_COLOR, "dash": "dash"},
-                hovertemplate=f"M = {bound:.4g}<extra></extra>",
+                hovertemplate=f"bound on ‖θ‖ = {bound:.4g}<extra></extra>",
             )
         )
-    subtitle = "‖θ‖ vs the theoretical bound M"
+    subtitle = "‖θ‖ vs the bound the sensitivities use (M = 1/√λ, or a public R)"
     return _layout(fig, "Fig. 4 — size of the released model", subtitle, "‖θ‖₂ (log scale)", log_y=True)
 
 

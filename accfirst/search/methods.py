@@ -308,7 +308,7 @@ def doubling_bound(
 
 
 THEORY_NEEDS_LAPLACE = (
-    "the theory approach inverts a Laplace utility theorem (SPEC §4) and has no Gaussian version; "
+    "the theory approach inverts a Laplace utility theorem and has no Gaussian version; "
     "with noise='gaussian' use noise reduction ('nr') or doubling"
 )
 

@@ -129,7 +129,7 @@ def test_run_prints_a_huge_risk_factor_as_a_power_of_ten(tmp_path):
 
 BAD_OPTIONS = [
     ([], "required"),
-    (["sweep"], "one of the arguments --dataset --csv is required"),
+    (["sweep"], "one of the arguments --dataset --csv --parquet is required"),
     (["sweep", "--dataset", "nope"], "invalid choice"),
     (["sweep", "--dataset", "diabetes", "--csv", "x.csv"], "not allowed with"),
     (["sweep", "--dataset", "diabetes", "--trials", "many"], "invalid int value"),

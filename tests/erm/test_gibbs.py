@@ -130,6 +130,15 @@ def test_a_small_public_radius_falls_back_to_the_chi_square_beta(small_ridge: Ri
     assert run.sampler.failure_bound == pytest.approx(min(0.1 / run.sampler.acceptance_rate, 1.0))
 
 
+def test_a_ball_that_misses_the_posterior_is_refused_quickly() -> None:
+    """A radius half the optimum's norm and β = 10⁴: the posterior (spread ≤ 10⁻³) lies outside C."""
+    X, y = make_ridge_data(4, 20_000, 5)
+    unconstrained = RidgeProblem(X, y, 0.005).unconstrained_norm
+    problem = RidgeProblem(X, y, 0.005, radius=0.5 * unconstrained)
+    with pytest.raises(AccFirstError, match=r"0 of 100,[0-9]{3} draws fell inside"):
+        sample_ridge_gibbs(problem, 1e4, 1, np.random.default_rng(0))
+
+
 @pytest.mark.parametrize(("alpha", "pure_wins"), [(0.01, False), (0.05, True)])
 def test_ridge_run(small_ridge: RidgeProblem, alpha: float, pure_wins: bool) -> None:
     """A ridge run reports whichever of (derived ε, δ) and (pure ε, 0) has the smaller ε."""

@@ -27,7 +27,7 @@ def binding_problems() -> list[RidgeProblem | LogisticProblem]:
 def gradient(problem, theta: np.ndarray) -> np.ndarray:
     if isinstance(problem, RidgeProblem):
         return problem.hessian @ theta - problem.b / problem.n
-    return problem._gradient_hessian(theta)[0]
+    return problem.loss_and_gradient(theta[None, :])[1][0]
 
 
 def generic_constrained_minimiser(problem) -> np.ndarray:
@@ -116,7 +116,8 @@ def test_constants_use_the_radius() -> None:
 @pytest.mark.parametrize(
     ("radius", "message"),
     [(20.0, r"radius R = 20 exceeds M = 14\.14"), (0.0, "must be > 0"), (-1.0, "must be > 0"),
-     (math.nan, "finite"), ("5", "must be a number"), (True, "must be a number")],
+     (math.nan, "finite"), ("5", "must be a number"), (True, "must be a number"),
+     (1e-200, r"below 1e-06·M"), (1e-8, r"below 1e-06·M")],
 )  # fmt: skip
 def test_bad_radius_is_refused(radius, message) -> None:
     X, y = make_ridge_data(1, 50, 3)

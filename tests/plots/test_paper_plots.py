@@ -163,7 +163,7 @@ def test_fig4_draws_norms_against_the_bound(results):
     results = results.assign(theta_norm=np.arange(1, len(results) + 1, dtype=float))
     fig = fig4_theta_norm(results)
     named = traces(fig)
-    bound = named[f"theoretical bound M = {M:.4g}"]
+    bound = named[f"bound on ‖θ‖ = {M:.4g}"]
     assert list(bound.y) == [M, M]
     assert list(named["Noise reduction: median"].y) == pytest.approx([2.5, 6.5])
     assert fig.layout.yaxis.type == "log" and "θ" in fig.layout.yaxis.title.text

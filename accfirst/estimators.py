@@ -1,0 +1,309 @@
+"""scikit-learn estimators: accuracy-first ridge and logistic regression, and a public-bound scaler.
+
+SPEC §1–§3 (the problems), §5–§9 (the search and what a run reports), §11 (scaling), §13
+(public radius), §14 (Gaussian noise), §17 (Gibbs posterior). ``fit`` builds the ERM problem
+of the training rows and runs one accuracy-first search (``search`` with ``SearchOptions``):
+the released coefficients meet the excess risk α with probability ≥ 1 − γ, and the
+estimator reports the ex-post ε it paid (``epsilon_``, split into ``epsilon_test_`` and
+``epsilon_hypothesis_``, with the ``delta_`` of an (ε, δ) guarantee) and keeps the whole
+``RunResult`` (``run_``). With ``random_state=s`` a fit is the run that
+``python -m accfirst run --seed s`` makes on the same (scaled) rows.
+
+The models have no intercept (the paper's). The problems need rows with ‖x‖₁ ≤ 1 and ridge
+targets with |y| ≤ 1 (SPEC §1). Without stated bounds ``fit`` refuses other rows rather than
+clip them silently. With public bounds — stated without looking at the data — rows are
+divided by them and clipped into the unit ball (SPEC §11's privacy-safe scaling), in one of
+two places: ``PublicBoundScaler(feature_bound)`` before the estimator in a ``Pipeline``, or
+the estimator's own ``feature_bound``; a ridge target by the estimator's ``target_bound``
+(predictions come back in y's units; a ``Pipeline`` step cannot transform y). The excess
+risk α is that of the scaled problem. Only data-independent steps may precede the
+estimator in a pipeline: a ``StandardScaler`` reads the data and is not private.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, TransformerMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from accfirst.datasets.preprocess import scale_rows, scale_target
+from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
+from accfirst.errors import AccFirstError, DataError
+from accfirst.mechanisms.brownian import DEFAULT_DELTA
+from accfirst.mechanisms.calibration import DEFAULT_CALIBRATION
+from accfirst.search.experiments import SearchOptions, search, trial_rng
+from accfirst.validation import validate_count, validate_positive, validate_probability
+
+# The theory approach is left out: it promises only an expected excess risk (SPEC §4), not
+# R ≤ α with probability 1 − γ, which is what these estimators' parameters state.
+ESTIMATOR_METHODS = ("nr", "doubling", "gibbs")
+SCALING_ADVICE = (
+    "state public bounds, found without looking at the data: the estimator's feature_bound (on ‖x‖₁) and "
+    "target_bound (on |y|), or PublicBoundScaler(feature_bound) before the estimator in a Pipeline"
+)
+
+
+class NoPrivacyWarning(UserWarning):
+    """A fit whose coefficients carry no privacy guarantee: a fallback (ε = ∞) or a failed sampler check (δ = 1)."""
+
+
+class PublicBoundScaler(TransformerMixin, BaseEstimator):
+    """Divide rows by a public bound on their ℓ1 norm, then clip them into ‖x‖₁ ≤ 1 (SPEC §11, privacy-safe).
+
+    The bound is stated without looking at the data (domain knowledge, the units' ranges),
+    so this step reads nothing private; a row beyond it is scaled back onto the unit ℓ1
+    sphere. The step for a ``Pipeline`` before ``AccuracyFirstRidge`` or
+    ``AccuracyFirstLogistic`` (which can also do it themselves: their ``feature_bound``).
+
+    Parameters
+    ----------
+    feature_bound : a public upper bound B > 0 on a row's ‖x‖₁.
+    """
+
+    def __init__(self, feature_bound: float = 1.0) -> None:
+        self.feature_bound = feature_bound
+
+    def fit(self, X: ArrayLike, y: object = None) -> PublicBoundScaler:
+        """Check the bound and record the number of columns; reads no values."""
+        validate_positive("feature_bound (a public bound on ‖x‖₁)", self.feature_bound)
+        validate_data(self, X, dtype=np.float64)
+        return self
+
+    def transform(self, X: ArrayLike) -> NDArray[np.float64]:
+        """X / B with every row clipped to ‖x‖₁ ≤ 1."""
+        check_is_fitted(self)
+        return scale_rows(validate_data(self, X, dtype=np.float64, reset=False, copy=True), self.feature_bound)
+
+    def inverse_transform(self, X: ArrayLike) -> NDArray[np.float64]:
+        """X · B (clipped rows stay clipped)."""
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=np.float64, reset=False) * float(self.feature_bound)
+
+
+class _AccuracyFirst(BaseEstimator):
+    """What both estimators share: the parameters, one search, and the attributes it sets.
+
+    Parameters
+    ----------
+    excess_risk : α > 0, the excess risk L(θ) − L(θ*) the released model may have on the
+        scaled rows (SPEC §2). Named so because scikit-learn's ``alpha`` is a regularisation strength.
+    failure_prob : γ in (0, 1), the probability that the released model misses α.
+    lam : λ > 0, the ridge penalty of the ERM problem.
+    method : "nr" (noise reduction, the paper's), "doubling" or "gibbs" (the Gibbs
+        posterior; (ε, δ) fixed in advance, approximate accuracy for logistic).
+    generator : "covariance", "output", or ``None`` for the paper's pairing.
+    calibration : the test's calibration (SPEC §6, §12.3), default the cheapest measured.
+    noise : "laplace" (pure ex-post ε) or "gaussian" ((ε, δ)-ex-post; SPEC §14, derived).
+    delta : δ of Gaussian noise and of the Gibbs posterior (SPEC §14, §17).
+    radius : a public bound R ≤ M on ‖θ‖, from domain knowledge, never from the data (SPEC §13).
+    T : privacy levels on the noise-reduction grid, ≥ 2.
+    feature_bound : a public bound on ‖x‖₁: rows are divided by it and clipped (SPEC §11),
+        in ``fit`` and ``predict``; ``None`` (default): rows must already have ‖x‖₁ ≤ 1.
+    random_state : ``None`` (fresh entropy), a seed (the run of ``accfirst run --seed``) or a
+        ``numpy.random.Generator``.
+    """
+
+    _problem_class: type[Problem]
+
+    def __init__(
+        self,
+        excess_risk: float = 0.05,
+        failure_prob: float = 0.1,
+        lam: float = 0.005,
+        method: str = "nr",
+        generator: str | None = None,
+        calibration: str = DEFAULT_CALIBRATION,
+        noise: str = "laplace",
+        delta: float = DEFAULT_DELTA,
+        radius: float | None = None,
+        T: int = SearchOptions.T,
+        feature_bound: float | None = None,
+        random_state: int | np.random.Generator | None = None,
+    ) -> None:
+        self.excess_risk = excess_risk
+        self.failure_prob = failure_prob
+        self.lam = lam
+        self.method = method
+        self.generator = generator
+        self.calibration = calibration
+        self.noise = noise
+        self.delta = delta
+        self.radius = radius
+        self.T = T
+        self.feature_bound = feature_bound
+        self.random_state = random_state
+
+    def _features(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The rows the model sees: X, or X scaled by ``feature_bound`` and clipped."""
+        return X if self.feature_bound is None else scale_rows(X.copy(), self.feature_bound)
+
+    def _run_search(self, X: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Build the problem, run the search, set the fitted attributes; returns the released θ."""
+        alpha = validate_positive("excess_risk (the target α)", self.excess_risk)
+        gamma = validate_probability("failure_prob (γ)", self.failure_prob)
+        if self.method not in ESTIMATOR_METHODS:
+            raise AccFirstError(
+                f"method must be one of {ESTIMATOR_METHODS}; got {self.method!r} (the theory approach promises only "
+                "an expected excess risk: use accfirst.theory_run for it)"
+            )
+        options = SearchOptions(
+            T=self.T, generator=self.generator, calibration=self.calibration, noise=self.noise, delta=self.delta
+        )
+        try:
+            problem = self._problem_class(self._features(X), y, self.lam, self.radius)
+        except DataError as exc:
+            raise DataError(f"{exc}; or {SCALING_ADVICE}") from None
+        run = search(problem, self.method, alpha, gamma, self._rng(alpha), options)
+        self.run_ = run
+        self.epsilon_ = run.eps_total
+        self.epsilon_test_ = run.eps_test
+        self.epsilon_hypothesis_ = run.eps_hypothesis
+        self.delta_ = run.delta
+        if run.fallback:
+            warnings.warn(
+                f"no hypothesis passed the accuracy test at excess_risk = {alpha:g}: the non-private minimiser θ* "
+                "was released and the privacy loss is infinite (epsilon_ = inf); raise excess_risk or fit on more rows",
+                NoPrivacyWarning,
+                stacklevel=3,
+            )
+        elif run.delta >= 1:
+            warnings.warn(
+                "the Gibbs sampler failed its convergence check: the coefficients carry no privacy guarantee "
+                "(delta_ = 1)",
+                NoPrivacyWarning,
+                stacklevel=3,
+            )
+        return run.theta
+
+    def _rng(self, alpha: float) -> np.random.Generator:
+        if isinstance(self.random_state, np.random.Generator):
+            return self.random_state
+        if self.random_state is None:
+            return np.random.default_rng()
+        seed = validate_count("random_state (a seed, a numpy Generator or None)", self.random_state, 0)
+        return trial_rng(seed, self.method, alpha, 0)
+
+
+class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
+    """Ridge regression that meets an excess-risk target at the least ex-post privacy loss.
+
+    L(θ) = (1/2n)‖y − Xθ‖² + (λ/2)‖θ‖², no intercept (SPEC §2), on rows with ‖x‖₁ ≤ 1 and
+    |y| ≤ 1 (SPEC §1). Parameters as for the shared base (``excess_risk``, ``failure_prob``,
+    ``lam``, ``method``, ``generator``, ``calibration``, ``noise``, ``delta``, ``radius``,
+    ``T``, ``feature_bound``, ``random_state``), and
+
+    target_bound : a public bound on |y|: the target is divided by it and clipped to
+        [−1, 1] in ``fit``, and predictions are multiplied by it; ``None`` (default): |y| ≤ 1 already.
+
+    Attributes
+    ----------
+    coef_ : (p,) the released θ, on the scaled rows: ``predict(X)`` is
+        ``target_bound · scaled(X) @ coef_`` (X @ coef_ without bounds).
+    epsilon_, epsilon_test_, epsilon_hypothesis_ : the ex-post ε and its two parts (∞ on fallback).
+    delta_ : δ of the guarantee (0 for pure ex-post ε).
+    run_ : the ``RunResult`` (its ``excess_risk`` reads the data: evaluation only).
+    n_features_in_, feature_names_in_ : as in scikit-learn.
+    """
+
+    _problem_class = RidgeProblem
+
+    def __init__(
+        self,
+        excess_risk: float = 0.05,
+        failure_prob: float = 0.1,
+        lam: float = 0.005,
+        method: str = "nr",
+        generator: str | None = None,
+        calibration: str = DEFAULT_CALIBRATION,
+        noise: str = "laplace",
+        delta: float = DEFAULT_DELTA,
+        radius: float | None = None,
+        T: int = SearchOptions.T,
+        feature_bound: float | None = None,
+        target_bound: float | None = None,
+        random_state: int | np.random.Generator | None = None,
+    ) -> None:
+        super().__init__(
+            excess_risk=excess_risk, failure_prob=failure_prob, lam=lam, method=method, generator=generator,
+            calibration=calibration, noise=noise, delta=delta, radius=radius, T=T, feature_bound=feature_bound,
+            random_state=random_state,
+        )  # fmt: skip
+        self.target_bound = target_bound
+
+    def fit(self, X: ArrayLike, y: ArrayLike) -> AccuracyFirstRidge:
+        """Run the accuracy-first search on (X, y); without bounds, refuses rows outside ‖x‖₁ ≤ 1, |y| ≤ 1."""
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        if self.target_bound is not None:
+            y = scale_target(np.array(y, dtype=np.float64), self.target_bound)
+        self.coef_ = self._run_search(X, y)
+        return self
+
+    def predict(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Predictions in y's units (post-processing of the released θ: any rows)."""
+        check_is_fitted(self)
+        scores = self._features(validate_data(self, X, dtype=np.float64, reset=False)) @ self.coef_
+        return scores if self.target_bound is None else scores * float(self.target_bound)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # A private model trades accuracy for privacy by design.
+        tags.regressor_tags.poor_score = True
+        return tags
+
+
+class AccuracyFirstLogistic(ClassifierMixin, _AccuracyFirst):
+    """Logistic regression (two classes) that meets an excess-risk target at the least ex-post privacy loss.
+
+    L(θ) = (1/n) Σ log(1 + exp(−y_i θᵀx_i)) + (λ/2)‖θ‖², no intercept (SPEC §2), on rows with
+    ‖x‖₁ ≤ 1. Any two labels: ``classes_[1]`` is the +1 class. Parameters as for the shared
+    base (``excess_risk``, ``failure_prob``, ``lam``, ``method``, ``generator``,
+    ``calibration``, ``noise``, ``delta``, ``radius``, ``T``, ``feature_bound``, ``random_state``).
+
+    Attributes
+    ----------
+    coef_ : (1, p) the released θ (scikit-learn's binary layout), on the scaled rows.
+    classes_ : the two labels, sorted.
+    epsilon_, epsilon_test_, epsilon_hypothesis_, delta_, run_, n_features_in_,
+    feature_names_in_ : as for ``AccuracyFirstRidge``.
+    """
+
+    _problem_class = LogisticProblem
+
+    def fit(self, X: ArrayLike, y: ArrayLike) -> AccuracyFirstLogistic:
+        """Run the accuracy-first search on (X, y); refuses other than two classes, and (without a bound) ‖x‖₁ > 1."""
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, index = np.unique(y, return_inverse=True)
+        if len(self.classes_) != 2:
+            raise DataError(
+                "Only binary classification is supported: AccuracyFirstLogistic needs exactly two classes; y has "
+                f"{len(self.classes_)} class{'' if len(self.classes_) == 1 else 'es'}: {self.classes_[:5].tolist()}"
+            )
+        self.coef_ = self._run_search(X, np.where(index == 1, 1.0, -1.0))[None, :]
+        return self
+
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
+        """θᵀx on the scaled rows: positive for ``classes_[1]``."""
+        check_is_fitted(self)
+        return self._features(validate_data(self, X, dtype=np.float64, reset=False)) @ self.coef_[0]
+
+    def predict(self, X: ArrayLike) -> NDArray:
+        """The label of the sign of θᵀx (``classes_[1]`` when positive)."""
+        positive = self.decision_function(X) > 0
+        return self.classes_[positive.astype(int)]
+
+    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
+        """(P(classes_[0]), P(classes_[1])) = (σ(−θᵀx), σ(θᵀx)) under the logistic model."""
+        scores = self.decision_function(X)
+        return np.column_stack([expit(-scores), expit(scores)])
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.poor_score = True
+        tags.classifier_tags.multi_class = False
+        return tags

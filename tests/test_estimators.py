@@ -1,0 +1,154 @@
+"""scikit-learn estimators (accfirst.estimators): conventions, reproducibility, pipelines, refusals."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer
+from sklearn.utils.estimator_checks import check_estimator, parametrize_with_checks
+
+from accfirst import LogisticProblem, RidgeProblem, SearchOptions, trial_rng
+from accfirst.estimators import (
+    AccuracyFirstLogistic,
+    AccuracyFirstRidge,
+    NoPrivacyWarning,
+    PublicBoundScaler,
+)
+from accfirst.datasets.preprocess import scale_rows, scale_target
+from accfirst.search.experiments import search
+
+
+def raw_regression(seed: int, n: int = 20_000, p: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """Features in natural units (‖x‖₁ up to ~15) and a target up to ~4: public bounds 10 and 3 clip a few."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(scale=2.0, size=(n, p))
+    y = X @ rng.normal(scale=0.2, size=p) + rng.normal(scale=0.3, size=n)
+    return X, y
+
+
+def raw_classes(seed: int, n: int = 20_000, p: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(scale=2.0, size=(n, p))
+    labels = np.where(rng.random(n) < 1 / (1 + np.exp(-X @ rng.normal(size=p))), "spam", "ham")
+    return X, labels
+
+
+# Every check applies once the public bounds are stated as parameters: the checks' data
+# (‖x‖₁ and |y| up to ~200) are then scaled and clipped as a user's would be, and with the
+# random_state the checks set, a fit is deterministic. So no check is expected to fail.
+# Without bounds the estimators refuse the checks' unbounded rows by design (see
+# test_without_bounds_every_failing_check_is_the_refusal_of_unbounded_rows). About 3 s.
+@parametrize_with_checks(
+    [
+        PublicBoundScaler(feature_bound=10.0),
+        AccuracyFirstRidge(feature_bound=10.0, target_bound=10.0),
+        AccuracyFirstLogistic(feature_bound=10.0),
+        AccuracyFirstRidge(feature_bound=10.0, target_bound=10.0, method="doubling", noise="gaussian"),
+        AccuracyFirstRidge(feature_bound=10.0, target_bound=10.0, method="gibbs"),
+    ]
+)
+def test_scikit_learn_conventions(estimator, check) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NoPrivacyWarning)  # the checks' tiny datasets fall back
+        check(estimator)
+
+
+@pytest.mark.parametrize("estimator", [AccuracyFirstRidge(random_state=0), AccuracyFirstLogistic(random_state=0)])
+def test_without_bounds_every_failing_check_is_the_refusal_of_unbounded_rows(estimator) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = check_estimator(estimator, on_fail=None)
+    failed = [r for r in results if r["status"] == "failed"]
+    assert len(failed) > 10  # the checks' data do break the bounds
+    for result in failed:
+        messages, error = [], result["exception"]
+        while error is not None:  # some checks re-raise the estimator's error inside their own
+            messages.append(str(error))
+            error = error.__cause__ or error.__context__
+        assert any("ℓ1 norm ≤ 1" in m or "|y| ≤ 1" in m for m in messages), (result["check_name"], messages)
+
+
+def test_ridge_fit_is_the_search_run_of_its_seed() -> None:
+    """fit with random_state=s is the run of ``search`` with trial_rng(s, method, α, 0) on the scaled rows."""
+    X, y = raw_regression(0)
+    model = AccuracyFirstRidge(excess_risk=0.02, feature_bound=10.0, target_bound=3.0, random_state=7).fit(X, y)
+    problem = RidgeProblem(scale_rows(X.copy(), 10.0), scale_target(y.copy(), 3.0), 0.005)
+    run = search(problem, "nr", 0.02, 0.1, trial_rng(7, "nr", 0.02, 0), SearchOptions())
+    assert not run.fallback and math.isfinite(run.eps_total)
+    np.testing.assert_array_equal(model.coef_, run.theta)
+    assert model.epsilon_ == run.eps_total == model.run_.eps_total
+    assert model.epsilon_ == model.epsilon_test_ + model.epsilon_hypothesis_
+    assert model.delta_ == 0.0
+    again = clone(model).fit(X, y)
+    np.testing.assert_array_equal(again.coef_, model.coef_)
+    other = clone(model).set_params(random_state=8).fit(X, y)
+    assert not np.array_equal(other.coef_, model.coef_)
+
+
+def test_a_pipeline_with_the_scaler_is_the_estimator_with_the_bound() -> None:
+    X, y = raw_regression(1)
+    pipeline = make_pipeline(
+        FunctionTransformer(np.tanh),  # data-independent, so still private
+        PublicBoundScaler(feature_bound=4.0),
+        AccuracyFirstRidge(excess_risk=0.02, target_bound=3.0, random_state=3),
+    ).fit(X, y)
+    direct = AccuracyFirstRidge(excess_risk=0.02, feature_bound=4.0, target_bound=3.0, random_state=3)
+    direct.fit(np.tanh(X), y)
+    np.testing.assert_array_equal(pipeline[-1].coef_, direct.coef_)
+    np.testing.assert_allclose(pipeline.predict(X[:50]), direct.predict(np.tanh(X[:50])))
+    assert pipeline.score(X, y) > 0.5
+    assert clone(pipeline).get_params()["accuracyfirstridge__target_bound"] == 3.0
+
+
+def test_logistic_takes_any_two_labels_and_returns_them() -> None:
+    X, labels = raw_classes(2)
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
+    model = AccuracyFirstLogistic(excess_risk=0.02, feature_bound=10.0, random_state=0).fit(frame, labels)
+    assert model.classes_.tolist() == ["ham", "spam"]
+    assert model.feature_names_in_.tolist() == list(frame.columns)
+    assert model.coef_.shape == (1, 5) and np.isfinite(model.epsilon_)
+    problem = LogisticProblem(scale_rows(X.copy(), 10.0), np.where(labels == "spam", 1.0, -1.0), 0.005)
+    run = search(problem, "nr", 0.02, 0.1, trial_rng(0, "nr", 0.02, 0), SearchOptions())
+    # The frame reaches the problem column-major: the same run up to BLAS rounding.
+    assert model.run_.stop_index == run.stop_index
+    np.testing.assert_allclose(model.coef_[0], run.theta, rtol=1e-12)
+    predicted = model.predict(frame)
+    assert set(predicted) <= {"ham", "spam"}
+    np.testing.assert_array_equal(predicted == "spam", model.decision_function(frame) > 0)
+    probabilities = model.predict_proba(frame)
+    np.testing.assert_allclose(probabilities.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(probabilities[:, 1] > 0.5, predicted == "spam")
+    assert model.score(frame, labels) > 0.7
+
+
+@pytest.mark.parametrize(
+    ("model", "X", "y", "message"),
+    [
+        (AccuracyFirstRidge(), [[0.9, 0.3], [0.1, 0.1]], [0.5, 0.2], r"row 0 has 1\.2.*feature_bound"),
+        (AccuracyFirstRidge(), [[0.5, 0.3], [0.1, 0.1]], [2.0, 0.2], r"\|y\| ≤ 1.* y\[0\] = 2.*target_bound"),
+        (AccuracyFirstLogistic(), [[0.1], [0.2], [0.3]], ["a", "b", "c"], "exactly two classes; y has 3 classes"),
+        (AccuracyFirstRidge(method="theory"), [[0.1], [0.2]], [0.1, 0.2], "expected excess risk"),
+        (AccuracyFirstRidge(excess_risk=-1), [[0.1], [0.2]], [0.1, 0.2], r"excess_risk \(the target α\) must be > 0"),
+        (AccuracyFirstRidge(feature_bound=0), [[0.1], [0.2]], [0.1, 0.2], r"feature_bound .* must be a finite number > 0"),
+    ],
+)
+def test_fit_refuses_with_a_message_to_act_on(model, X, y, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        model.fit(np.array(X), np.array(y))
+
+
+def test_a_fallback_is_never_silent() -> None:
+    """A run whose noisy threshold fell below zero (seed 14 at γ = 0.5): θ* is released, with a warning and ε = ∞."""
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-0.2, 0.2, size=(60, 3))
+    y = np.clip(X.sum(axis=1) + rng.normal(scale=0.1, size=60), -1, 1)
+    with pytest.warns(NoPrivacyWarning, match="epsilon_ = inf"):
+        model = AccuracyFirstRidge(excess_risk=0.01, failure_prob=0.5, random_state=14).fit(X, y)
+    assert model.run_.fallback and model.epsilon_ == math.inf
+    np.testing.assert_allclose(model.coef_, RidgeProblem(X, y, 0.005).theta_star)
