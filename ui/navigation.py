@@ -42,6 +42,10 @@ SECTIONS: dict[str, tuple[PageEntry, ...]] = {
         PageEntry("pages/explorer.py", "Explorer", ":material/tune:", default=True),
         PageEntry("pages/sweep.py", "α sweep", ":material/show_chart:"),
     ),
+    "Privacy budget": (
+        PageEntry("pages/budget.py", "Budget", ":material/account_balance_wallet:"),
+        PageEntry("pages/counts.py", "Counts", ":material/tag:"),
+    ),
     "Learn": (
         PageEntry("pages/learn_randomized_response.py", "Randomized response", ":material/casino:"),
         PageEntry("pages/learn_laplace.py", "Laplace mechanism", ":material/area_chart:"),

@@ -10,22 +10,22 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from numpy.typing import ArrayLike
 
-from accfirst.plots import method_color, method_label, methods_in
+from accfirst.plots import REFERENCE_COLOR, layout, log_ticks, method_color, method_label, methods_in, wrap
 
 EVALUATION_ONLY = "evaluation only, not private"
 
 
-def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, log_x: bool = False, log_y: bool = False):
-    fig.update_layout(
-        title={"text": title},
-        xaxis={"title": {"text": x_title}, "type": "log" if log_x else "linear"},
-        yaxis={"title": {"text": y_title}, "type": "log" if log_y else "linear"},
-        hovermode="closest",
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0},
-        margin={"t": 110},
-    )
-    return fig
+def _layout(fig: go.Figure, title: str, subtitle: str, x_title: str, y_title: str, *,
+            log_x: ArrayLike | None = None, log_y: ArrayLike | None = None) -> go.Figure:  # fmt: skip
+    """The shared look (``accfirst.plots.layout``); ``log_x``/``log_y``: the values a log axis must span."""
+    for axis, text, values in ((fig.update_xaxes, x_title, log_x), (fig.update_yaxes, y_title, log_y)):
+        axis(title={"text": text})
+        if values is not None:
+            axis(type="log", **log_ticks(values))
+    fig.update_layout(hovermode="closest")
+    return layout(fig, title=title, height=300, subtitle=wrap(subtitle))
 
 
 def figure_counts_certified(frame: pd.DataFrame) -> go.Figure:
@@ -43,8 +43,9 @@ def figure_counts_certified(frame: pd.DataFrame) -> go.Figure:
                 hovertemplate="ρ spent %{x:.3g}<br>%{y} counts certified<extra></extra>",
             )
         )
-    return _layout(fig, "Counts certified within the relative error before the budget runs out",
-                   "ρ spent so far (zCDP)", "counts certified")  # fmt: skip
+    return _layout(fig, "Counts certified before the budget runs out",
+                   "Each certified within the relative error α, against the ρ spent so far.", "ρ spent so far (zCDP)",
+                   "counts certified")  # fmt: skip
 
 
 def figure_counts_errors(frame: pd.DataFrame, rel_error: float) -> go.Figure:
@@ -62,11 +63,13 @@ def figure_counts_errors(frame: pd.DataFrame, rel_error: float) -> go.Figure:
                 hovertemplate="true count %{x:.4g}<br>relative error %{y:.3g}<extra>" + EVALUATION_ONLY + "</extra>",
             )
         )
-    fig.add_hline(y=rel_error, line={"color": "black", "dash": "dash", "width": 1})
+    fig.add_hline(y=rel_error, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1})
     fig.add_annotation(x=1, xref="paper", y=rel_error, text=f"target α = {rel_error:g}", showarrow=False,
                        xanchor="right", yanchor="bottom")  # fmt: skip
-    return _layout(fig, f"Relative error of each certified count ({EVALUATION_ONLY})",
-                   "true count (log scale)", "relative error |ŷ − q| / q", log_x=True)  # fmt: skip
+    certified = frame[frame["certified"]]
+    return _layout(fig, "Relative error of each certified count",
+                   f"{EVALUATION_ONLY.capitalize()}: it reads the true counts.", "true count (log scale)",
+                   "relative error |ŷ − q| / q", log_x=certified["count"])  # fmt: skip
 
 
 def figure_counts_privacy(frame: pd.DataFrame) -> go.Figure:
@@ -88,8 +91,10 @@ def figure_counts_privacy(frame: pd.DataFrame) -> go.Figure:
                     hovertemplate="true count %{x:.4g}<br>ρ charged %{y:.3g}<extra>" + EVALUATION_ONLY + "</extra>",
                 )
             )
-    return _layout(fig, "Privacy charged per count (large counts are cheap)", "true count (log scale)",
-                   "ρ charged (log scale)", log_x=True, log_y=True)  # fmt: skip
+    tried = frame[frame["status"] != "refused"]
+    return _layout(fig, "Privacy charged per count", "Large counts are cheap; crosses were never certified.",
+                   "true count (log scale)", "ρ charged (log scale)", log_x=tried["count"],
+                   log_y=tried["rho"])  # fmt: skip
 
 
 def count_figures(frame: pd.DataFrame, rel_error: float) -> list[go.Figure]:

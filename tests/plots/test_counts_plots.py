@@ -24,7 +24,7 @@ def test_errors_show_only_certified_counts_and_the_target(frame):
     fig = figure_counts_errors(frame, 0.1)
     assert sum(len(t.x) for t in fig.data) == int(frame["certified"].sum())
     assert any(a.text == "target α = 0.1" for a in fig.layout.annotations)
-    assert "evaluation only" in fig.layout.title.text
+    assert "evaluation only" in fig.layout.title.subtitle.text.lower()
 
 
 def test_privacy_marks_counts_that_were_never_certified(frame):

@@ -10,7 +10,10 @@ import pandas as pd
 import pytest
 
 from accfirst import run_one, run_trials, trial_rng
+from accfirst.accounting.counts import compare_counts, log_uniform_counts
 from accfirst.plots import log_ticks, wrap
+from accfirst.plots.budget import figure_ledger
+from accfirst.plots.counts import count_figures
 from accfirst.plots.explorer import (
     figure_breakdown,
     figure_epsilon_distribution,
@@ -26,7 +29,7 @@ SI_PREFIXES = set("yzafpnµumkMGTPEZY")
 
 @pytest.fixture(scope="module")
 def figures(ridge_problem):
-    """Every figure of both modules, on runs whose ε and risks span many decades (tiny risks included)."""
+    """Every figure of the modules, on runs whose ε and risks span many decades (tiny risks included)."""
     results = run_trials(ridge_problem, [0.01, 0.1], 0.1, ["nr", "doubling", "theory"], 3, 0, T=100)
     results["excess_risk"] = np.geomspace(1e-9, 1e-3, len(results))
     one = results[results["alpha"] == 0.1]
@@ -42,6 +45,12 @@ def figures(ridge_problem):
         figure_excess_risk(one, 0.1),
         figure_search(run.trace.to_frame(), method="nr", alpha=0.1, stop_index=run.stop_index),
         figure_test_quality(quality),
+        *count_figures(compare_counts(log_uniform_counts(100, rng=0), 0.1, 1.0, 1e-6), 0.1),
+        figure_ledger({"nr": pd.DataFrame({
+            "analysis": [1, 2], "label": ["a", "b"], "kind": ["regression", "counts"], "unit": ["ε", "ρ"],
+            "budget": [2.0, 0.1], "declared": [1.0, 0.05], "realised": [0.5, 0.0], "status": ["released", "refused"],
+            "note": ["", ""],
+        })}),  # fmt: skip
     ]
 
 

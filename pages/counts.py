@@ -1,0 +1,152 @@
+"""Counts: release as many counts as one (ε, δ) budget allows, each within a relative error.
+
+The screen, top to bottom: where the counts come from (a column of the session's data or
+a synthetic log-uniform set); the budget, the relative error and the cap κ; per method
+(noise reduction, doubling) how many counts were certified before the budget ran out;
+the charts (counts certified against ρ spent, realised relative errors, ρ per count);
+what κ trades; a download. [derived; consistent with Rogers et al. 2023] Every setting
+lives in the URL.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from accfirst.accounting.counts import compare_counts, summarise_counts
+from accfirst.accounting.filters import zcdp_budget
+from accfirst.interpret import format_delta
+from accfirst.plots.counts import figure_counts_certified, figure_counts_errors, figure_counts_privacy
+from accfirst.search.experiments import METHOD_LABELS
+from ui.cache import session_memo
+from ui.counts import CountSource, budget_delta_setting
+from ui.dataset import require_selection
+from ui.docs import docs_link
+from ui.errors import call, package_errors
+from ui.frame import ensure_frame
+from ui.settings import Choice, IntSetting, restore_from_url, write_to_url
+
+PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
+SCOPE = "counts"
+DERIVED = "derived; consistent with Rogers et al. 2023"
+
+EPSILON = Choice(
+    SCOPE, "eps", "Budget ε", 1.0, options=(0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0), widget_type="select_slider",
+    help="The whole release is (ε, δ)-differentially private, however many counts it reaches.",
+)  # fmt: skip
+DELTA = budget_delta_setting(
+    SCOPE,
+    "The (ε, δ) guarantee may fail with probability δ; choose it well below 1/(number of people).",
+)
+REL_ERROR = Choice(
+    SCOPE, "alpha", "Relative error α", 0.1, options=(0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5),
+    widget_type="select_slider", help="A released count ŷ is certified when |ŷ − q| ≤ α·q with probability ≥ 1 − β.",
+)  # fmt: skip
+BETA = Choice(
+    SCOPE, "beta", "Failure probability β (per count)", 0.05, options=(0.01, 0.05, 0.1, 0.2),
+    widget_type="select_slider",
+)  # fmt: skip
+CAP = Choice(
+    SCOPE, "cap", "Cap κ: the share of the budget one count may use", 0.05,
+    options=(0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0), widget_type="select_slider",
+)  # fmt: skip
+SEED = IntSetting(SCOPE, "seed", "Seed", 0, low=0, high=2**32 - 1, box=True)
+SOURCE = CountSource(SCOPE)
+
+
+def show_chart(figure, key: str) -> None:
+    st.plotly_chart(figure, config=PLOTLY_CONFIG, key=key)
+
+
+def released(counts: tuple[float, ...], alpha: float, epsilon: float, delta: float, beta: float, cap: float,
+             seed: int):  # fmt: skip
+    """Both arms on the same counts (kept per session: the counts may come from an upload)."""
+    key = (counts, alpha, epsilon, delta, beta, cap, seed)
+    return session_memo(
+        "counts", key, lambda: compare_counts(list(counts), alpha, epsilon, delta, beta=beta, cap=cap, seed=seed),
+        max_entries=4,
+    )  # fmt: skip
+
+
+ensure_frame()
+st.title("Counts to a relative error, under one budget")
+st.caption(
+    "Release as many counts as the budget allows, each within a relative error you choose, in any order and with "
+    f"no number fixed in advance; noise reduction against doubling ({DERIVED})."
+)
+chosen = require_selection()
+settings = (EPSILON, DELTA, REL_ERROR, BETA, CAP, SEED, *SOURCE.settings(chosen.data))
+restore_from_url(settings)
+
+left, right = st.columns(2)
+with left.container(border=True):
+    st.markdown("**The counts**")
+    seed = int(SEED.value)
+    with package_errors(stop=False):
+        source = SOURCE.draw(st, chosen.data, seed)
+with right.container(border=True):
+    st.markdown("**The budget and the accuracy**")
+    epsilon = EPSILON.widget()
+    delta = DELTA.widget()
+    alpha = REL_ERROR.widget()
+    beta = BETA.widget()
+    cap = CAP.widget()
+    SEED.widget()
+write_to_url(settings)
+if source is None:
+    st.stop()
+counts, described = source
+
+rho_budget = zcdp_budget(epsilon, delta)
+st.markdown(
+    f"**{described}**: {len(counts):,} counts, the smallest {counts.min():,.0f}, the largest {counts.max():,.0f} "
+    "(true counts, shown for evaluation: not private). "
+    f"Budget (ε, δ) = ({epsilon:g}, {format_delta(delta)}), that is ρ = {rho_budget:.3g} in zCDP; one count may use "
+    f"at most κ·ρ = {cap * rho_budget:.3g} ({DERIVED})."
+)
+frame = call(released, tuple(float(c) for c in counts), alpha, epsilon, delta, beta, cap, seed)
+summary = summarise_counts(frame).set_index("method")
+
+st.subheader(f"Counts certified within {alpha:g} relative error before the budget runs out")
+cards = st.columns(len(summary))
+for card, (method, row) in zip(cards, summary.iterrows(), strict=True):
+    with card.container(border=True):
+        st.markdown(f"#### {METHOD_LABELS[method]}")
+        st.metric(f"Counts certified (ε = {epsilon:g}, δ = {format_delta(delta)})", f"{row['certified']:,}")
+        ended = "the budget ran out" if row["refused"] else "every count was tried"
+        share = "—" if row["certified"] == 0 else f"{row['share_within']:.0%}"
+        st.markdown(
+            f"{row['attempted']:,} of {len(counts):,} counts tried before {ended}; "
+            f"{row['not_certified']:,} tried but not certified (charged their cap). "
+            f"Certified counts truly within α: **{share}** (promised ≥ {1 - beta:.0%}; evaluation only)."
+        )
+nr, doubling = (int(summary.loc[m, "certified"]) for m in ("nr", "doubling"))
+if doubling:
+    st.info(f"Noise reduction certified {nr / doubling:.2g}× as many counts as doubling with the same budget.")
+
+show_chart(figure_counts_certified(frame), "certified")
+left, right = st.columns(2)
+with left:
+    show_chart(figure_counts_errors(frame, alpha), "errors")
+with right:
+    show_chart(figure_counts_privacy(frame), "privacy")
+st.caption(
+    "Each count gets noisier-to-sharper releases until one is certified: a noisy value large enough, next to its "
+    "noise, that it must be within α of the truth (except with probability β). Noise reduction refines one noisy "
+    "value and pays only for the sharpest it used; doubling draws fresh values and pays for every one. True counts "
+    "and realised errors read the data: evaluation only, not private."
+)
+
+st.subheader("The cap κ: what it trades")
+st.markdown(
+    f"κ = {cap:g} lets one count use at most {cap:.0%} of the budget. Small counts are the expensive ones: a count "
+    "is certified only once its noise is small next to it, so a small count needs little noise, which costs much "
+    "privacy. **A small κ** gives such a count up early (not certified, charged its cap) and the budget goes on to "
+    "the next counts, so more counts are released in all. **A large κ** certifies smaller counts, but one of them "
+    "can take most of the budget: with κ = 1 both methods stop at the first count too small to certify, and noise "
+    "reduction can lose its advantage."
+)
+docs_link(st, "mathematics", "counts-to-a-relative-error", "Counts to a relative error — The mathematics")
+st.download_button(
+    "Counts released (CSV)", frame.to_csv(index=False), file_name="accfirst_counts.csv", mime="text/csv",
+    on_click="ignore",
+)  # fmt: skip

@@ -1,0 +1,112 @@
+"""The privacy-budget pages through AppTest: the ledger, the refusal, doubling beside it, counts NR vs doubling.
+
+Small data (diabetes, 353 training rows) so that each page run takes a few seconds. On
+diabetes a noise-reduction regression at α = 0.5 with ε_max = 100 declares about 139 and
+is charged about 50; doubling declares about 560: a budget of 256 admits three of the
+first and none of the second.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.app.page_text import shown
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+FOUR_REGRESSIONS = ",".join(["nr-laplace-0.5"] * 4)
+
+
+def open_page(page: str, **query: str) -> AppTest:
+    """The app on ``page`` with diabetes and a cheap explorer (the default page runs first)."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update({"ds": "diabetes", "trials": "1", "methods": "nr", **query})
+    at.run()
+    at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def texts(elements) -> list[str]:
+    return [shown(element.value) for element in elements]
+
+
+@pytest.fixture(scope="module")
+def budget() -> AppTest:
+    return open_page("pages/budget.py", eps="256", eps_max="100", queue=FOUR_REGRESSIONS)
+
+
+def test_the_ledger_shows_declared_charged_refund_and_remaining(budget):
+    mine, twin = budget.dataframe[0].value, budget.dataframe[1].value
+    assert list(mine.columns) == ["#", "analysis", "outcome", "declared", "δ", "charged", "refund", "remaining"]
+    assert mine["analysis"].tolist() == ["NR regression, α = 0.5"] * 4
+    assert mine["outcome"].tolist() == ["released"] * 3 + ["refused"]
+    assert all(value.endswith(" ε") for value in mine["charged"])
+    assert mine["δ"].eq("0").all()  # Laplace searches are pure: δ shown as 0
+    assert any("derived; consistent with Rogers et al. 2023" in text for text in texts(budget.markdown))
+    assert any("Budget (ε, δ) = (256, 10⁻⁶)" in text for text in texts(budget.markdown))
+    assert twin["outcome"].eq("refused").all()
+
+
+def test_the_refusal_appears_when_the_budget_is_exhausted(budget):
+    errors = texts(budget.error)
+    assert any("Analysis 4 (Regression, noise reduction (Laplace), α = 0.5): refused: declares" in text
+               for text in errors)  # fmt: skip
+
+
+def test_doubling_fits_fewer_in_the_same_budget(budget):
+    assert [metric.value for metric in budget.metric] == ["3 of 4", "0 of 4"]
+    assert "**3 of 4 analyses fit**" in texts(budget.markdown)
+    assert "**0 of 4 analyses fit**" in texts(budget.markdown)
+    (info,) = [text for text in texts(budget.info) if text.startswith("In the same budget")]
+    assert "3 of 4 analyses fit as queued and 0 under doubling" in info
+    spec = json.loads(budget.get("plotly_chart")[0].proto.spec)
+    assert spec["layout"]["title"]["text"] == "Privacy charged per analysis"
+
+
+def test_adding_and_removing_analyses_changes_the_queue_and_the_url():
+    at = open_page("pages/budget.py", eps="256", eps_max="100", share="0.9", queue="nr-laplace-0.5")
+    at.button_group(key="budget.add_kind").set_value("counts")
+    at.button(key="budget.add").click().run()
+    assert not at.exception
+    assert at.query_params["queue"] == "nr-laplace-0.5,counts-nr-0.1"
+    mine = at.dataframe[0].value
+    assert mine["outcome"].tolist() == ["released", "done"] and mine["charged"].iloc[1].endswith(" ρ")
+    assert any(text.startswith("Each batch of counts: training rows of the prepared column progression")
+               for text in texts(at.caption))  # fmt: skip
+    at.button(key="budget.remove.0").click().run()
+    assert at.query_params["queue"] == "counts-nr-0.1" and len(at.dataframe[0].value) == 1
+
+
+def test_bad_parameters_give_a_message_not_a_traceback():
+    at = open_page("pages/budget.py", queue="nr-laplace-0.5,median-x-1", share="7")
+    warnings = texts(at.warning)
+    assert any("cannot read the analysis 'median-x-1'" in text for text in warnings)
+    assert any("share must be between 0.05 and 0.95; got 7" in text for text in warnings)
+    assert len(at.dataframe[0].value) == 5  # the example queue
+    at = open_page("pages/budget.py", queue="counts-nr-0.1", mode="categories")
+    assert any("distinct values" in text for text in texts(at.error)) and not at.dataframe
+
+
+def test_counts_page_certifies_more_with_noise_reduction_on_log_uniform_counts():
+    at = open_page("pages/counts.py")
+    nr, doubling = (int(metric.value.replace(",", "")) for metric in at.metric)
+    assert nr > doubling > 0
+    assert all("δ = 10⁻⁶" in metric.label for metric in at.metric)
+    assert any("derived; consistent with Rogers et al. 2023" in text for text in texts(at.markdown))
+    titles = [json.loads(chart.proto.spec)["layout"]["title"]["text"] for chart in at.get("plotly_chart")]
+    assert len(titles) == 3 and titles[0].startswith("Counts certified")
+    assert any(text.startswith("Noise reduction certified") for text in texts(at.info))
+
+
+def test_counts_page_counts_a_column_of_the_data_and_explains_bad_choices():
+    at = open_page("pages/counts.py", src="data", mode="bins-data", bins="8", cap="7")
+    assert any("cap must be one of" in text for text in texts(at.warning))
+    assert any(text.startswith("**training rows of the prepared column progression in 8 bins over its own range**")
+               for text in texts(at.markdown))  # fmt: skip
+    assert len(at.metric) == 2
+    at = open_page("pages/counts.py", src="data", mode="categories")
+    assert any("distinct values" in text for text in texts(at.error)) and not at.metric
