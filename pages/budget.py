@@ -221,8 +221,9 @@ with st.container(border=True):
         text.markdown(f"{position + 1}. {analysis.label}")
         button.button("Remove", key=f"{SCOPE}.remove.{position}", on_click=remove_from_queue, args=(position,))
     kind_box, method_box, noise_box, target_box = st.columns(4)
-    kind = kind_box.segmented_control(
-        "Add", ["regression", "counts"], key=ADD_KIND, default="regression", required=True,
+    # Radios like their neighbours: a segmented control cut "a batch of counts" off in a quarter column.
+    kind = kind_box.radio(
+        "Add", ["regression", "counts"], key=ADD_KIND,
         format_func={"regression": "a regression", "counts": "a batch of counts"}.get,
     )  # fmt: skip
     method_box.radio(

@@ -69,7 +69,7 @@ def test_doubling_fits_fewer_in_the_same_budget(budget):
 
 def test_adding_and_removing_analyses_changes_the_queue_and_the_url():
     at = open_page("pages/budget.py", eps="256", eps_max="100", share="0.9", queue="nr-laplace-0.5")
-    at.button_group(key="budget.add_kind").set_value("counts")
+    at.radio(key="budget.add_kind").set_value("counts")
     at.button(key="budget.add").click().run()
     assert not at.exception
     assert at.query_params["queue"] == "nr-laplace-0.5,counts-nr-0.1"
