@@ -140,10 +140,13 @@ class Problem(ABC):
 
     Subclasses set ``name``, the norm bound M that λ implies, the excess-risk
     sensitivity Δ_R and the ℓ1-sensitivity Δ_θ of θ*, all over the feasible set
-    C = {‖θ‖₂ ≤ R} (R = ``norm_bound``: the public ``radius`` if given, else M).
+    C = {‖θ‖₂ ≤ R} (R = ``norm_bound``: the public ``radius`` if given, else M);
+    their constructors solve for θ* and the unconstrained optimum's norm.
     """
 
     name: str
+    _theta_star: NDArray[np.float64]
+    _unconstrained_norm: float
 
     def __init__(self, n: int, p: int, lam: float, radius: float | None) -> None:
         self.n = n
@@ -167,9 +170,9 @@ class Problem(ABC):
         return self.max_norm if self.radius is None else self.radius
 
     @property
-    @abstractmethod
     def unconstrained_norm(self) -> float:
         """‖argmin L‖ over all θ: evaluation only (it reads the data), for saying that a radius was too small."""
+        return self._unconstrained_norm
 
     @property
     def radius_binds(self) -> bool:
@@ -187,9 +190,9 @@ class Problem(ABC):
         """Δ_θ, the ℓ1-sensitivity of θ* used by output perturbation (SPEC §3)."""
 
     @property
-    @abstractmethod
     def theta_star(self) -> NDArray[np.float64]:
         """θ* = argmin_C L (read-only)."""
+        return self._theta_star
 
     @abstractmethod
     def loss(self, theta: ArrayLike) -> float | NDArray[np.float64]:
@@ -312,14 +315,6 @@ class RidgeProblem(Problem):
     def theta_sensitivity(self) -> float:
         """Δ_θ = 2(R + 1)√p/(nλ): the squared loss is (R+1)-Lipschitz on C (SPEC §3, §13)."""
         return 2.0 * (self.norm_bound + 1.0) * math.sqrt(self.p) / (self.n * self.lam)
-
-    @property
-    def theta_star(self) -> NDArray[np.float64]:
-        return self._theta_star
-
-    @property
-    def unconstrained_norm(self) -> float:
-        return self._unconstrained_norm
 
     def loss(self, theta: ArrayLike) -> float | NDArray[np.float64]:
         thetas, single = self._as_thetas(theta)
@@ -536,14 +531,6 @@ class LogisticProblem(Problem):
     def theta_sensitivity(self) -> float:
         """Δ_θ = 2√p/(nλ) (Lemma A.10; the loss is 1-Lipschitz on any C)."""
         return 2 * math.sqrt(self.p) / (self.n * self.lam)
-
-    @property
-    def theta_star(self) -> NDArray[np.float64]:
-        return self._theta_star
-
-    @property
-    def unconstrained_norm(self) -> float:
-        return self._unconstrained_norm
 
     def _regularised(self, sums: NDArray[np.float64], thetas: NDArray[np.float64]) -> NDArray[np.float64]:
         """L(θ) of a (k, p) batch from its summed log-losses."""
