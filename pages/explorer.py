@@ -16,7 +16,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from accfirst import METHODS, default_eps_range
+from accfirst import METHODS, Problem, default_eps_range
 from accfirst.guidance import advise
 from accfirst.search.experiments import METHOD_LABELS, PAPER_METHODS, SearchOptions
 from accfirst.interpret import (
@@ -42,7 +42,8 @@ from accfirst.plots.explorer import (
 from accfirst.snippet import reproduction_snippet, settings_json
 from ui.cache import session_memo
 from ui.dataset import (
-    DATASET, LAMBDA, LAMBDA_OPTIONS, RADIUS, UPLOAD, require_selection, show_data_report, show_radius_notice,
+    DATASET, LAMBDA, LAMBDA_OPTIONS, RADIUS, UPLOAD, Selection, require_selection, show_data_report,
+    show_radius_notice,
 )  # fmt: skip
 from ui.docs import docs_link
 from ui.errors import call, package_errors
@@ -135,7 +136,7 @@ def apply_settings(values: tuple[tuple[object, object], ...], every: tuple = ())
     st.session_state.update(chosen)
 
 
-def alpha_text(chosen, problem, alpha: float) -> str:
+def alpha_text(chosen: Selection, problem: Problem, alpha: float) -> str:
     """What α means on this data in plain words (evaluation only: it reads θ*), once per problem and α."""
     return session_memo(
         "alpha_meaning", (*chosen.problem_key, alpha),
