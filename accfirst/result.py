@@ -8,11 +8,16 @@ not private) and, for teaching, the trace of every tested level.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from accfirst.erm.problems import Problem
 
 
 @dataclass(frozen=True)
@@ -106,6 +111,29 @@ class RunResult:
     noise: str = "laplace"
     delta: float = 0.0
     sampler: SamplerReport | None = field(default=None, repr=False)
+
+    @classmethod
+    def released(
+        cls, problem: Problem, theta: NDArray[np.float64], *, alpha: float, started: float, **fields: Any
+    ) -> RunResult:
+        """The record of a run that released ``theta``: the fields that follow from the problem and θ
+        (λ, n, p, the norm bound, ‖θ‖, the excess risk and whether it met α: evaluation only) and the
+        seconds since ``started`` (a ``time.perf_counter()`` value), plus the method's own ``fields``.
+        """
+        risk = float(problem.excess_risk(theta))
+        return cls(
+            alpha=alpha,
+            lam=problem.lam,
+            n=problem.n,
+            p=problem.p,
+            excess_risk=risk,
+            success=risk <= alpha,
+            theta=theta,
+            theta_norm=float(np.linalg.norm(theta)),
+            norm_bound=problem.norm_bound,
+            seconds=time.perf_counter() - started,
+            **fields,
+        )
 
     @property
     def exp_eps_total(self) -> float:

@@ -448,28 +448,21 @@ def gibbs_run(
         generator, calibration = "gibbs-mala", APPROXIMATE_ACCURACY
     else:
         raise AccFirstError(f"the Gibbs posterior is implemented for ridge and logistic problems, not {problem!r}")
-    risk = float(problem.excess_risk(theta))
-    return RunResult(
+    return RunResult.released(
+        problem,
+        theta,
+        alpha=alpha,
+        started=started,
         method="gibbs",
         generator=generator,
         calibration=calibration,
-        alpha=alpha,
         gamma=gamma,
-        lam=problem.lam,
-        n=problem.n,
-        p=problem.p,
         T=1,
         stop_index=1,
         eps_test=0.0,
         eps_hypothesis=epsilon,
         eps_total=epsilon,
-        excess_risk=risk,
-        success=risk <= alpha,
         fallback=False,
-        theta=theta,
-        theta_norm=float(np.linalg.norm(theta)),
-        norm_bound=problem.norm_bound,
-        seconds=time.perf_counter() - started,
         noise="gibbs",
         delta=run_delta,
         sampler=sampler,
