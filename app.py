@@ -15,5 +15,5 @@ page = navigation()
 try:
     with shared_frame():
         page.run()
-except Exception:  # noqa: BLE001 -- st.stop and reruns are BaseExceptions and pass through
+except Exception:
     show_unexpected_error()

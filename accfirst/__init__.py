@@ -8,32 +8,64 @@ See SPEC.md for the contract every number follows.
 
 from accfirst.accounting.counts import release_counts
 from accfirst.accounting.filters import ExPostFilter, SplitBudget, ZCDPFilter, filtered_search
+from accfirst.erm.generators import CovariancePerturbation, OutputPerturbation, make_generator
+from accfirst.erm.gibbs import gibbs_run
+from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
+from accfirst.erm.theory import theory_epsilon
+from accfirst.erm.trust_region import solve_trust_region
+from accfirst.errors import AccFirstError, DataError
 from accfirst.mechanisms.above_threshold import interactive_above_threshold
+from accfirst.mechanisms.brownian import GAUSSIAN, brownian_expost_epsilon, brownian_noise_reduction
 from accfirst.mechanisms.calibration import (
     CALIBRATIONS,
     AboveThresholdCalibration,
     calibration_constant,
     failure_probability,
 )
-from accfirst.errors import AccFirstError, DataError
+from accfirst.mechanisms.noise_reduction import LAPLACE, laplace_noise_reduction
+from accfirst.result import RunResult, Trace
 from accfirst.search.experiments import METHODS, SearchOptions, run_one, run_trials, trial_rng
-from accfirst.erm.generators import CovariancePerturbation, OutputPerturbation, make_generator
-from accfirst.erm.gibbs import gibbs_run
 from accfirst.search.grid import default_eps_range, epsilon_grid
 from accfirst.search.methods import doubling, doubling_levels, noise_reduction, theory_run
-from accfirst.mechanisms.brownian import GAUSSIAN, brownian_expost_epsilon, brownian_noise_reduction
-from accfirst.mechanisms.noise_reduction import LAPLACE, laplace_noise_reduction
-from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
-from accfirst.result import RunResult, Trace
-from accfirst.erm.theory import theory_epsilon
-from accfirst.erm.trust_region import solve_trust_region
 
 __all__ = [
-    "CALIBRATIONS", "GAUSSIAN", "LAPLACE", "METHODS", "AboveThresholdCalibration", "AccFirstError",
-    "CovariancePerturbation", "DataError", "ExPostFilter", "LogisticProblem", "OutputPerturbation", "Problem",
-    "RidgeProblem", "RunResult", "SearchOptions", "SplitBudget", "Trace", "ZCDPFilter",
-    "brownian_expost_epsilon", "brownian_noise_reduction", "calibration_constant", "default_eps_range", "doubling",
-    "doubling_levels", "epsilon_grid", "failure_probability", "filtered_search", "gibbs_run",
-    "interactive_above_threshold", "laplace_noise_reduction", "make_generator", "noise_reduction", "release_counts",
-    "run_one", "run_trials", "solve_trust_region", "theory_epsilon", "theory_run", "trial_rng",
-]  # fmt: skip
+    "CALIBRATIONS",
+    "GAUSSIAN",
+    "LAPLACE",
+    "METHODS",
+    "AboveThresholdCalibration",
+    "AccFirstError",
+    "CovariancePerturbation",
+    "DataError",
+    "ExPostFilter",
+    "LogisticProblem",
+    "OutputPerturbation",
+    "Problem",
+    "RidgeProblem",
+    "RunResult",
+    "SearchOptions",
+    "SplitBudget",
+    "Trace",
+    "ZCDPFilter",
+    "brownian_expost_epsilon",
+    "brownian_noise_reduction",
+    "calibration_constant",
+    "default_eps_range",
+    "doubling",
+    "doubling_levels",
+    "epsilon_grid",
+    "failure_probability",
+    "filtered_search",
+    "gibbs_run",
+    "interactive_above_threshold",
+    "laplace_noise_reduction",
+    "make_generator",
+    "noise_reduction",
+    "release_counts",
+    "run_one",
+    "run_trials",
+    "solve_trust_region",
+    "theory_epsilon",
+    "theory_run",
+    "trial_rng",
+]

@@ -39,21 +39,21 @@ from accfirst.accounting.counts import (
     log_uniform_counts,
     summarise_counts,
 )
-from accfirst.mechanisms.calibration import CALIBRATIONS
 from accfirst.datasets import BUILTIN_DATASETS, PreparedData, from_frame, load_builtin, read_upload
 from accfirst.datasets.preprocess import DEFAULT_MAX_LEVELS, MISSING_CHOICES, OUT_OF_CORE_SCALING
-from accfirst.interpret import format_exp_epsilon
-from accfirst.errors import AccFirstError
-from accfirst.erm.gibbs import APPROXIMATE_ACCURACY
-from accfirst.search.experiments import METHODS, PAPER_METHODS, SearchOptions, search, trial_rng, validate_methods
 from accfirst.erm.generators import GENERATORS, NOISES
+from accfirst.erm.gibbs import APPROXIMATE_ACCURACY
+from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
+from accfirst.errors import AccFirstError
+from accfirst.interpret import format_exp_epsilon
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
-from accfirst.search.grid import SPACINGS
+from accfirst.mechanisms.calibration import CALIBRATIONS
 from accfirst.plots.counts import count_figures
 from accfirst.plots.paper import html_page, html_report
-from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
-from accfirst.snippet import PREPARATION_OPTIONS, RunSettings
+from accfirst.search.experiments import METHODS, PAPER_METHODS, SearchOptions, search, trial_rng, validate_methods
+from accfirst.search.grid import SPACINGS
 from accfirst.search.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
+from accfirst.snippet import PREPARATION_OPTIONS, RunSettings
 from accfirst.validation import validate_count, validate_gamma
 
 PROG = "accfirst"
@@ -87,63 +87,79 @@ def _add_data_options(parser: argparse.ArgumentParser) -> None:
     data = parser.add_argument_group("data (one of --dataset, --csv or --parquet)")
     source = data.add_mutually_exclusive_group(required=True)
     source.add_argument(
-        "--dataset", choices=sorted(BUILTIN_DATASETS), metavar="NAME",
+        "--dataset",
+        choices=sorted(BUILTIN_DATASETS),
+        metavar="NAME",
         help=f"a built-in dataset: {', '.join(sorted(BUILTIN_DATASETS))}",
-    )  # fmt: skip
+    )
     source.add_argument("--csv", type=Path, metavar="PATH", help="your own table (CSV or Parquet)")
     source.add_argument(
-        "--parquet", metavar="PATH|GLOB",
+        "--parquet",
+        metavar="PATH|GLOB",
         help="Parquet files larger than memory, read block by block with Dask: a file, a folder or a glob such "
         "as 'data/*.parquet' (quote it). Needs --target and --feature-bound (and --target-bound for ridge): "
         "every row is divided by the public bounds and clipped (the paper's data-dependent scaling is not available "
         "out of core). Every row trains the model",
-    )  # fmt: skip
+    )
     data.add_argument("--target", metavar="COL", help="with --csv or --parquet: the column to predict (required)")
     data.add_argument(
-        "--task", choices=("ridge", "logistic"),
+        "--task",
+        choices=("ridge", "logistic"),
         help="with --csv or --parquet: ridge (numeric target) or logistic (two classes); default with --csv: "
         "logistic if the target has exactly two distinct values, else ridge; with --parquet: ridge",
-    )  # fmt: skip
+    )
     data.add_argument(
-        "--features", type=_columns, metavar="COL,COL,...",
+        "--features",
+        type=_columns,
+        metavar="COL,COL,...",
         help="with --csv or --parquet: feature columns (default: every usable column except the target)",
-    )  # fmt: skip
+    )
     data.add_argument(
-        "--positive-class", metavar="VALUE",
+        "--positive-class",
+        metavar="VALUE",
         help="with --csv or --parquet, logistic: the target value mapped to +1 (with --parquet the default maps "
         "1/True to +1 and −1/0/False to −1)",
-    )  # fmt: skip
+    )
     data.add_argument(
-        "--log1p", type=_columns, default=[], metavar="COL,COL,...",
+        "--log1p",
+        type=_columns,
+        default=[],
+        metavar="COL,COL,...",
         help="with --csv: heavy-tailed feature columns to transform by log(1 + x) (docs/data-preparation.md)",
-    )  # fmt: skip
+    )
     data.add_argument(
         "--log1p-target", action="store_true", help="with --csv, ridge: transform the target by log(1 + y)"
     )
     data.add_argument(
-        "--scaling", choices=("paper", "clip"),
+        "--scaling",
+        choices=("paper", "clip"),
         help="with --csv: 'paper' divides by the data's largest row norm (reads the data; not private), "
         "'clip' divides by --feature-bound/--target-bound and clips (private) (default: paper; --parquet always "
         "clips)",
-    )  # fmt: skip
+    )
     data.add_argument(
-        "--missing", choices=MISSING_CHOICES,
+        "--missing",
+        choices=MISSING_CHOICES,
         help="with --csv: 'impute' fills a gap with the training median or most frequent level, "
         "'drop' drops the row (default: impute)",
-    )  # fmt: skip
+    )
     data.add_argument(
-        "--max-levels", type=int, metavar="N",
+        "--max-levels",
+        type=int,
+        metavar="N",
         help=f"with --csv: one-hot encode a text column into at most N columns of 0/1, the rarest levels "
         f"grouped; 0 leaves text columns out (default: {DEFAULT_MAX_LEVELS})",
-    )  # fmt: skip
+    )
     data.add_argument(
-        "--center", action=argparse.BooleanOptionalAction,
+        "--center",
+        action=argparse.BooleanOptionalAction,
         help="with --csv: subtract the training means (the models have no intercept) (default: --center)",
-    )  # fmt: skip
+    )
     data.add_argument(
-        "--standardize", action=argparse.BooleanOptionalAction,
+        "--standardize",
+        action=argparse.BooleanOptionalAction,
         help="with --csv: divide each numeric column by its training standard deviation (default: --standardize)",
-    )  # fmt: skip
+    )
     data.add_argument(
         "--feature-bound", type=float, metavar="B", help="with --scaling clip or --parquet: public bound on ‖x‖₁"
     )
@@ -151,14 +167,17 @@ def _add_data_options(parser: argparse.ArgumentParser) -> None:
         "--target-bound", type=float, metavar="B", help="with --scaling clip or --parquet, ridge: public bound on |y|"
     )
     data.add_argument(
-        "--scheduler", metavar="ADDRESS",
+        "--scheduler",
+        metavar="ADDRESS",
         help="with --parquet: a running dask.distributed scheduler, tcp://host:port (needs the distributed "
         "package) (default: Dask's local threads)",
-    )  # fmt: skip
+    )
     data.add_argument(
-        "--test-size", type=float, metavar="SHARE",
+        "--test-size",
+        type=float,
+        metavar="SHARE",
         help=f"share of rows held out of the private algorithms (default: {DEFAULT_TEST_SIZE})",
-    )  # fmt: skip
+    )
     data.add_argument(
         "--split-seed", type=int, metavar="N", help=f"seed of the train/test split (default: {DEFAULT_SPLIT_SEED})"
     )
@@ -170,15 +189,20 @@ def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
     )
     algo.add_argument("--lam", type=float, default=0.005, metavar="λ", help="regularisation λ > 0 (default: 0.005)")
     algo.add_argument(
-        "--radius", type=float, metavar="R",
+        "--radius",
+        type=float,
+        metavar="R",
         help="a public bound R ≤ M on ‖θ‖, from domain knowledge, never from this data; the feasible set, "
         "the sensitivities and θ* then use R (default: none, R = M)",
-    )  # fmt: skip
+    )
     algo.add_argument(
         "--gamma", type=float, default=0.1, metavar="γ", help="failure probability γ in (0, 1) (default: 0.1)"
     )
     algo.add_argument(
-        "--T", type=int, default=SearchOptions.T, metavar="N",
+        "--T",
+        type=int,
+        default=SearchOptions.T,
+        metavar="N",
         help="privacy levels on the ε grid, ≥ 2 (default: %(default)s)",
     )
     algo.add_argument("--eps-min", type=float, metavar="ε", help="smallest ε of the grid (default: 1/n)")
@@ -189,26 +213,34 @@ def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
         "--spacing", choices=SPACINGS, default="geometric", help="spacing of the ε grid (default: geometric)"
     )
     algo.add_argument(
-        "--generator", choices=sorted(GENERATORS),
+        "--generator",
+        choices=sorted(GENERATORS),
         help="hypothesis generator (default: covariance for ridge, output for logistic)",
-    )  # fmt: skip
+    )
     algo.add_argument(
-        "--calibration", choices=sorted(CALIBRATIONS), default=SearchOptions.calibration,
+        "--calibration",
+        choices=sorted(CALIBRATIONS),
+        default=SearchOptions.calibration,
         help="InteractiveAboveThreshold calibration: 'theorem' (Thm 3.2/3.4), 'paper-code' "
         "(the authors' code, behind the paper's plotted numbers) or an exact one that spends exactly γ: "
         "'exact', 'exact-opt', 'exact-paper', 'exact-paper-opt' (default: %(default)s, the cheapest measured)",
-    )  # fmt: skip
+    )
     algo.add_argument(
-        "--noise", choices=sorted(NOISES), default="laplace",
+        "--noise",
+        choices=sorted(NOISES),
+        default="laplace",
         help="noise of the hypotheses: 'laplace' (the paper's, pure ex-post privacy) or 'gaussian' "
         "(Brownian noise reduction, (ε, δ)-ex-post privacy; derived, consistent with Rogers et al. 2023; "
         "nr and doubling only) (default: laplace)",
-    )  # fmt: skip
+    )
     algo.add_argument(
-        "--delta", type=float, default=DEFAULT_DELTA, metavar="δ",
+        "--delta",
+        type=float,
+        default=DEFAULT_DELTA,
+        metavar="δ",
         help="δ of the (ε, δ) guarantees: of --noise gaussian (in (0, 1)) and of the Gibbs posterior (derived; "
         f"0 asks it for pure ε on ridge) (default: {DEFAULT_DELTA:g})",
-    )  # fmt: skip
+    )
     algo.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the runs (default: 0)")
 
 
@@ -229,22 +261,33 @@ def build_parser() -> argparse.ArgumentParser:
     _add_algorithm_options(sweep_parser)
     runs = sweep_parser.add_argument_group("sweep")
     runs.add_argument(
-        "--methods", type=_methods, default=list(PAPER_METHODS), metavar="M,M,...",
+        "--methods",
+        type=_methods,
+        default=list(PAPER_METHODS),
+        metavar="M,M,...",
         help=f"methods among {','.join(METHODS)} (default: the paper's {','.join(PAPER_METHODS)})",
-    )  # fmt: skip
+    )
     runs.add_argument(
-        "--alphas", default=PAPER_ALPHAS_TEXT, metavar="START:STOP:STEP|A,A,...",
+        "--alphas",
+        default=PAPER_ALPHAS_TEXT,
+        metavar="START:STOP:STEP|A,A,...",
         help=f"requested excess risks α: a range with STOP included, or a list (default: {PAPER_ALPHAS_TEXT})",
-    )  # fmt: skip
+    )
     runs.add_argument("--trials", type=int, default=20, metavar="N", help="runs per method and α (default: 20)")
     runs.add_argument(
-        "--workers", type=int, default=os.cpu_count() or 1, metavar="N",
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        metavar="N",
         help="processes to use; 1 runs in this process (default: the number of CPUs)",
-    )  # fmt: skip
+    )
     runs.add_argument(
-        "--out", type=Path, default=Path("out"), metavar="DIR",
+        "--out",
+        type=Path,
+        default=Path("out"),
+        metavar="DIR",
         help="folder for results.csv and report.html (created if missing; default: out)",
-    )  # fmt: skip
+    )
 
     run_parser = commands.add_parser(
         "run",
@@ -257,9 +300,12 @@ def build_parser() -> argparse.ArgumentParser:
     one.add_argument("--method", choices=METHODS, default="nr", help="the method (default: nr)")
     one.add_argument("--alpha", type=float, required=True, metavar="α", help="requested excess risk α > 0")
     one.add_argument(
-        "--trial", type=int, default=0, metavar="N",
+        "--trial",
+        type=int,
+        default=0,
+        metavar="N",
         help="trial index: the run equals row N of a sweep with the same seed (default: 0)",
-    )  # fmt: skip
+    )
     _add_counts_parser(commands)
     return parser
 
@@ -287,15 +333,19 @@ def _add_counts_parser(commands: argparse._SubParsersAction) -> None:
     data.add_argument("--high", type=float, default=1e5, help="with --synthetic: largest count (default: 100000)")
     data.add_argument("--column", metavar="COL", help="with --csv: the column whose rows are counted (required)")
     data.add_argument(
-        "--categories", type=_columns, metavar="A,B,...",
+        "--categories",
+        type=_columns,
+        metavar="A,B,...",
         help="with --csv: the categories to count, in this order (default: the column's distinct values, "
         "sorted; that list reads the data and is not private)",
-    )  # fmt: skip
+    )
     data.add_argument("--bins", type=int, metavar="N", help="with --csv: count a numeric column in N equal bins")
     data.add_argument(
-        "--range", type=_range, metavar="LOW:HIGH",
+        "--range",
+        type=_range,
+        metavar="LOW:HIGH",
         help="with --bins: public bounds of the bins (default: the column's min and max, which is not private)",
-    )  # fmt: skip
+    )
     release = parser.add_argument_group("release (derived, consistent with Rogers et al. 2023)")
     release.add_argument("--rel-error", type=float, required=True, metavar="α", help="target relative error α > 0")
     release.add_argument("--epsilon", type=float, default=1.0, metavar="ε", help="the budget's ε (default: 1)")
@@ -303,22 +353,31 @@ def _add_counts_parser(commands: argparse._SubParsersAction) -> None:
         "--delta", type=float, default=DEFAULT_DELTA, metavar="δ", help=f"the budget's δ (default: {DEFAULT_DELTA:g})"
     )
     release.add_argument(
-        "--methods", type=_methods, default=list(COUNT_METHODS), metavar="M,M",
+        "--methods",
+        type=_methods,
+        default=list(COUNT_METHODS),
+        metavar="M,M",
         help=f"methods among {','.join(COUNT_METHODS)} (default: both)",
-    )  # fmt: skip
+    )
     release.add_argument(
         "--beta", type=float, default=0.05, metavar="β", help="per-count failure probability β (default: 0.05)"
     )
     release.add_argument(
-        "--cap", type=float, default=0.05, metavar="κ",
+        "--cap",
+        type=float,
+        default=0.05,
+        metavar="κ",
         help="share κ of the budget one count may use, in (0, 1]: a small κ stops one small count from "
         "eating the budget, a large κ certifies smaller counts (default: 0.05)",
-    )  # fmt: skip
+    )
     release.add_argument("--seed", type=int, default=0, metavar="N", help="seed (default: 0)")
     release.add_argument(
-        "--out", type=Path, default=Path("out"), metavar="DIR",
+        "--out",
+        type=Path,
+        default=Path("out"),
+        metavar="DIR",
         help="folder for results.csv and report.html (created if missing; default: out)",
-    )  # fmt: skip
+    )
 
 
 def command_line(settings: RunSettings, alphas_text: str | None = None) -> str:
@@ -426,10 +485,17 @@ def _parquet_problem(args: argparse.Namespace) -> tuple[Problem, str, list[str]]
 
     task = args.task or "ridge"
     problem = problem_from_parquet(
-        args.parquet, args.target, args.features, task=task, lam=args.lam, feature_bound=args.feature_bound,
-        target_bound=args.target_bound, radius=args.radius, scheduler=args.scheduler,
+        args.parquet,
+        args.target,
+        args.features,
+        task=task,
+        lam=args.lam,
+        feature_bound=args.feature_bound,
+        target_bound=args.target_bound,
+        radius=args.radius,
+        scheduler=args.scheduler,
         positive_class=args.positive_class,
-    )  # fmt: skip
+    )
     target = f" and the target by the stated bound {args.target_bound:g}" if task == "ridge" else ""
     steps = [
         f"read {problem.n:,} rows of {problem.p} features from the Parquet files {args.parquet} block by block "
@@ -609,8 +675,9 @@ def _counts_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     validate_count("--seed", args.seed, 0)
     counts, source = _counts_to_release(args)
     _make_out_folder(args.out)
-    frame = compare_counts(counts, args.rel_error, args.epsilon, args.delta, args.methods, args.beta, args.cap,
-                           args.seed)  # fmt: skip
+    frame = compare_counts(
+        counts, args.rel_error, args.epsilon, args.delta, args.methods, args.beta, args.cap, args.seed
+    )
     summary = summarise_counts(frame)
     settings = {
         "command": " ".join([PROG, *argv]),
@@ -627,8 +694,15 @@ def _counts_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         f"(ε, δ)-DP with δ = {args.delta:g}. True counts and realised errors are evaluation only, not private.</p>"
     )
     frame.to_csv(args.out / "results.csv", index=False)
-    page = html_page("accfirst counts report", "Relative-error counts under one budget", intro, settings,
-                     "Counts certified per method", summary, count_figures(frame, args.rel_error))  # fmt: skip
+    page = html_page(
+        "accfirst counts report",
+        "Relative-error counts under one budget",
+        intro,
+        settings,
+        "Counts certified per method",
+        summary,
+        count_figures(frame, args.rel_error),
+    )
     (args.out / "report.html").write_text(page, encoding="utf-8")
     print(summary.to_string(index=False))
     print(f"wrote {args.out / 'results.csv'} ({len(frame)} rows) and {args.out / 'report.html'}")

@@ -229,10 +229,19 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
         random_state: int | np.random.Generator | None = None,
     ) -> None:
         super().__init__(
-            excess_risk=excess_risk, failure_prob=failure_prob, lam=lam, method=method, generator=generator,
-            calibration=calibration, noise=noise, delta=delta, radius=radius, T=T, feature_bound=feature_bound,
+            excess_risk=excess_risk,
+            failure_prob=failure_prob,
+            lam=lam,
+            method=method,
+            generator=generator,
+            calibration=calibration,
+            noise=noise,
+            delta=delta,
+            radius=radius,
+            T=T,
+            feature_bound=feature_bound,
             random_state=random_state,
-        )  # fmt: skip
+        )
         self.target_bound = target_bound
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> AccuracyFirstRidge:

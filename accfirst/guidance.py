@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from accfirst.erm.generators import CovariancePerturbation, default_generator_name
-from accfirst.erm.problems import Problem, RidgeProblem
+from accfirst.erm.problems import Problem
 from accfirst.interpret import format_epsilon, format_exp_epsilon
 from accfirst.mechanisms.calibration import calibration_constant
 from accfirst.search.experiments import METHOD_LABELS, SearchOptions
@@ -116,9 +116,7 @@ def cliff_epsilon(p: int, n: float, lam: float) -> float:
     return 8 * math.sqrt(p) / (n * lam)
 
 
-def generation_factor(
-    problem: Problem, generator: str, measured: float, before: Constants, after: Constants
-) -> float:
+def generation_factor(problem: Problem, generator: str, measured: float, before: Constants, after: Constants) -> float:
     """How the generation part ε_t scales from ``before`` to ``after`` (the module's laws)."""
     task, p = problem.name, problem.p
     rows = before.n / after.n
@@ -303,40 +301,53 @@ def advise(
                 low, high = (middle, high) if predict(alpha=middle) > TARGET_EPSILON else (low, middle)
             wider = math.ceil(high * 1000) / 1000
         predicted = predict(alpha=wider)
-        fixes.append(Fix(
-            f"Accept excess risk α = {wider:g}", predicted,
-            f"A looser target: the test's ε_A falls in proportion (×{alpha / wider:.2g}) and a noisier model "
-            f"passes; predicted median {_eps_text(predicted)}.",
-            {"alpha": wider},
-        ))  # fmt: skip
+        fixes.append(
+            Fix(
+                f"Accept excess risk α = {wider:g}",
+                predicted,
+                f"A looser target: the test's ε_A falls in proportion (×{alpha / wider:.2g}) and a noisier model "
+                f"passes; predicted median {_eps_text(predicted)}.",
+                {"alpha": wider},
+            )
+        )
     lam = _next_choice(problem.lam, lam_choices, 4)
     predicted = predict(lam=lam)
     radius_after = feasible_radius(problem, lam, problem.radius)
     changes: dict[str, float | None] = {"lam": lam}
     if problem.radius is not None and radius_after < problem.radius:
         changes["radius"] = None  # the stated radius would exceed the new M, which then bounds ‖θ‖ alone
-    fixes.append(Fix(
-        f"Regularise more: λ = {lam:g}", predicted,
-        f"The feasible radius shrinks from {problem.norm_bound:.3g} to {radius_after:.3g}, so Δ_R and the noise "
-        "shrink; the model is more biased (α is measured against the more regularised optimum); predicted median "
-        f"{_eps_text(predicted)}.",
-        changes,
-    ))  # fmt: skip
+    fixes.append(
+        Fix(
+            f"Regularise more: λ = {lam:g}",
+            predicted,
+            f"The feasible radius shrinks from {problem.norm_bound:.3g} to {radius_after:.3g}, so Δ_R and the noise "
+            "shrink; the model is more biased (α is measured against the more regularised optimum); predicted median "
+            f"{_eps_text(predicted)}.",
+            changes,
+        )
+    )
     if problem.radius is None:
         radius = _round_up(problem.max_norm * RADIUS_SHARE)
         predicted = predict(radius=radius)
         at_most = (options.generator or default_generator_name(problem)) == CovariancePerturbation.name
-        fixes.append(Fix(
-            f"State a public bound ‖θ‖ ≤ {radius:g}", predicted,
-            f"Only if domain knowledge, never this data, says the model's norm is at most {radius:g} (M = "
-            f"{problem.max_norm:.3g}): Δ_R = {query_sensitivity(problem.name, radius, problem.n):.3g} instead of "
-            f"{problem.query_sensitivity:.3g}; predicted median {'at most ' if at_most else ''}{_eps_text(predicted)}.",
-            {"radius": radius}, at_most,
-        ))  # fmt: skip
+        fixes.append(
+            Fix(
+                f"State a public bound ‖θ‖ ≤ {radius:g}",
+                predicted,
+                f"Only if domain knowledge, never this data, says the model's norm is at most {radius:g} (M = "
+                f"{problem.max_norm:.3g}): Δ_R = {query_sensitivity(problem.name, radius, problem.n):.3g} instead of "
+                f"{problem.query_sensitivity:.3g}; predicted median {'at most ' if at_most else ''}{_eps_text(predicted)}.",
+                {"radius": radius},
+                at_most,
+            )
+        )
     predicted = predict(rows_factor=ROWS_FACTOR)
-    fixes.append(Fix(
-        f"Collect {ROWS_FACTOR}× the rows", predicted,
-        f"With {ROWS_FACTOR * problem.n:,} rows from the same population every part of ε falls about "
-        f"{ROWS_FACTOR}×: predicted median {_eps_text(predicted)}.",
-    ))  # fmt: skip
+    fixes.append(
+        Fix(
+            f"Collect {ROWS_FACTOR}× the rows",
+            predicted,
+            f"With {ROWS_FACTOR * problem.n:,} rows from the same population every part of ε falls about "
+            f"{ROWS_FACTOR}×: predicted median {_eps_text(predicted)}.",
+        )
+    )
     return Advice(method, eps, explain(problem, summary, method, gamma, options), tuple(fixes))

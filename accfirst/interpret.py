@@ -173,10 +173,26 @@ def median_with_inf(values: ArrayLike) -> float:
 
 
 SUMMARY_COLUMNS = (
-    "method", "label", "trials", "median_eps", "median_exp_eps", "posterior_1pct", "posterior_50pct",
-    "success_rate", "successes", "fallback_share", "fallbacks", "median_eps_test", "median_eps_hypothesis",
-    "median_excess_risk", "alpha", "gamma", "delta", "approximate", "data_dependent_accuracy",
-)  # fmt: skip
+    "method",
+    "label",
+    "trials",
+    "median_eps",
+    "median_exp_eps",
+    "posterior_1pct",
+    "posterior_50pct",
+    "success_rate",
+    "successes",
+    "fallback_share",
+    "fallbacks",
+    "median_eps_test",
+    "median_eps_hypothesis",
+    "median_excess_risk",
+    "alpha",
+    "gamma",
+    "delta",
+    "approximate",
+    "data_dependent_accuracy",
+)
 # Methods whose ε is set before the run rather than paid after it.
 FIXED_EPSILON_METHODS = ("theory", "gibbs")
 

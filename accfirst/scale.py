@@ -214,9 +214,12 @@ class ParquetRows(RowBlocks):
         # The row count comes from the files' metadata, not from a pass.
         self.n, self.p = len(self.frame), len(features)
         self._prepare = partial(
-            logistic_rows, features=tuple(features), target=target, feature_bound=feature_bound,
+            logistic_rows,
+            features=tuple(features),
+            target=target,
+            feature_bound=feature_bound,
             positive_class=positive_class,
-        )  # fmt: skip
+        )
 
     def __getstate__(self) -> dict[str, object]:
         return {name: value for name, value in self.__dict__.items() if name != "frame"}
@@ -239,8 +242,9 @@ def _read(path_or_glob: str | Sequence[str], columns: Sequence[str] | None = Non
         raise DataError(f"cannot read Parquet files at {path_or_glob!r}: {exc}") from None
 
 
-def _open(path_or_glob: str | Sequence[str], target: str, features: Sequence[str] | None, task: str
-          ) -> tuple[dd.DataFrame, list[str]]:  # fmt: skip
+def _open(
+    path_or_glob: str | Sequence[str], target: str, features: Sequence[str] | None, task: str
+) -> tuple[dd.DataFrame, list[str]]:
     """The Dask frame of the feature and target columns, checked against the files' schema (no data read)."""
     frame = _read(path_or_glob)
     columns = [str(c) for c in frame.columns]

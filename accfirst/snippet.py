@@ -25,9 +25,22 @@ TASK_PROBLEMS = {"ridge": "RidgeProblem", "logistic": "LogisticProblem"}
 # Keyword arguments of accfirst.datasets.load_builtin / from_frame that a spec may carry.
 BUILTIN_OPTIONS = ("test_size", "seed")
 UPLOAD_OPTIONS = (
-    "target", "task", "features", "positive_class", "log1p_columns", "log1p_target", "scaling",
-    "feature_bound", "target_bound", "center", "standardize", "missing", "max_levels", "test_size", "seed",
-)  # fmt: skip
+    "target",
+    "task",
+    "features",
+    "positive_class",
+    "log1p_columns",
+    "log1p_target",
+    "scaling",
+    "feature_bound",
+    "target_bound",
+    "center",
+    "standardize",
+    "missing",
+    "max_levels",
+    "test_size",
+    "seed",
+)
 # Preparation choices whose defaults changed: every new upload spec states them, so that a
 # record means the same preparation whatever later defaults become. A record written before
 # they existed lacks them and meant the preparation of that time (LEGACY_PREPARATION).

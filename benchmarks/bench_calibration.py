@@ -71,8 +71,9 @@ def summary(frame: pd.DataFrame) -> dict[str, float]:
 
 
 def measure(problem: Problem, calibration: str, T: int, alphas, args: argparse.Namespace) -> pd.DataFrame:
-    return sweep(problem, list(alphas), GAMMA, ["nr"], args.trials, args.seed, workers=args.workers, T=T,
-                 calibration=calibration)  # fmt: skip
+    return sweep(
+        problem, list(alphas), GAMMA, ["nr"], args.trials, args.seed, workers=args.workers, T=T, calibration=calibration
+    )
 
 
 def cells(problems: dict[str, Problem], settings, args: argparse.Namespace, frames: list) -> pd.DataFrame:
@@ -105,8 +106,14 @@ def timing_table() -> pd.DataFrame:
         first = time.perf_counter() - started
         started = time.perf_counter()
         calibration_constant(T, GAMMA, preset)
-        rows.append({"preset": preset, "c": c, "first call (ms)": 1e3 * first,
-                     "cached (µs)": 1e6 * (time.perf_counter() - started)})  # fmt: skip
+        rows.append(
+            {
+                "preset": preset,
+                "c": c,
+                "first call (ms)": 1e3 * first,
+                "cached (µs)": 1e6 * (time.perf_counter() - started),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -117,8 +124,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, help="also write every run as DIR/<part>.csv")
     args = parser.parse_args()
-    print(f"λ = {LAM}, γ = {GAMMA}, T = {T}, {args.trials} trials per cell, {args.workers} worker(s); "
-          f"load average before: {os.getloadavg()[0]:.2f}")  # fmt: skip
+    print(
+        f"λ = {LAM}, γ = {GAMMA}, T = {T}, {args.trials} trials per cell, {args.workers} worker(s); "
+        f"load average before: {os.getloadavg()[0]:.2f}"
+    )
     print_table("calibration_constant timing (T = 1000, γ = 0.1; shared machine: rough)", timing_table())
 
     started = time.perf_counter()
@@ -127,9 +136,11 @@ def main() -> None:
     presets = cells(problems, [(preset, T) for preset in CALIBRATIONS], args, frames).drop(columns="T")
     print_table("Noise reduction per preset (median total ε; fallbacks count as ∞)", presets)
 
-    ranking = presets.groupby("preset", sort=False).agg(
-        geo_mean_eps=("median ε", lambda e: float(np.exp(np.log(e).mean()))), worst_fallback=("fallback", "max")
-    ).reset_index()
+    ranking = (
+        presets.groupby("preset", sort=False)
+        .agg(geo_mean_eps=("median ε", lambda e: float(np.exp(np.log(e).mean()))), worst_fallback=("fallback", "max"))
+        .reset_index()
+    )
     print_table("Ranking: geometric mean of the median total ε over the six cells", ranking)
     eligible = ranking[ranking["worst_fallback"] <= MAX_FALLBACK]
     default = str(eligible.sort_values("geo_mean_eps").iloc[0]["preset"])
@@ -138,18 +149,22 @@ def main() -> None:
     name, alpha = HEADLINE
     cell = presets[(presets["dataset"] == name) & (presets["α"] == alpha)].set_index("preset")["median ε"]
     ratio = cell[default] / cell["paper-code"]
-    print(f"{name}, α = {alpha}: median ε {default} {cell[default]:.4g} / paper-code {cell['paper-code']:.4g} "
-          f"= {ratio:.3f} (goal ≤ 0.80)")  # fmt: skip
+    print(
+        f"{name}, α = {alpha}: median ε {default} {cell[default]:.4g} / paper-code {cell['paper-code']:.4g} "
+        f"= {ratio:.3f} (goal ≤ 0.80)"
+    )
     free = problems[name]
     radius = RADIUS_FACTOR * free.unconstrained_norm
     bounded = build(name, dict(TASKS)[name], radius)
     with_radius = measure(bounded, default, T, [alpha], args)
     frames.append(with_radius.assign(dataset=f"{name} R={radius:.3g}"))
     eps_radius = summary(with_radius)
-    print(f"with a public radius R = {RADIUS_FACTOR}‖θ*‖ = {radius:.4g} (M = {free.max_norm:.4g}; an example of "
-          f"domain knowledge, taken from the data here only for illustration): median ε {eps_radius['median ε']:.4g}, "
-          f"fallback {eps_radius['fallback']:.0%}; / paper-code without radius = "
-          f"{eps_radius['median ε'] / cell['paper-code']:.3f} (goal ≤ 0.30)")  # fmt: skip
+    print(
+        f"with a public radius R = {RADIUS_FACTOR}‖θ*‖ = {radius:.4g} (M = {free.max_norm:.4g}; an example of "
+        f"domain knowledge, taken from the data here only for illustration): median ε {eps_radius['median ε']:.4g}, "
+        f"fallback {eps_radius['fallback']:.0%}; / paper-code without radius = "
+        f"{eps_radius['median ε'] / cell['paper-code']:.3f} (goal ≤ 0.30)"
+    )
 
     study = cells(problems, [(default, levels) for levels in T_STUDY], args, frames).drop(columns="preset")
     reference = study[study["T"] == T].set_index(["dataset", "α"])["median ε"]

@@ -58,10 +58,14 @@ def main() -> None:
 
     ridge, ridge_build = build("synthetic-buzz", RidgeProblem)
     logistic, logistic_build = build("synthetic-intrusion", LogisticProblem)
-    print(f"problem build (data read once): ridge {ridge_build:.3f} s (n={ridge.n}, p={ridge.p}), "
-          f"logistic {logistic_build:.3f} s (n={logistic.n}, p={logistic.p})")  # fmt: skip
-    print(f"grid: ridge ε ∈ [{epsilon_grid(ridge, ALPHA)[0]:.2e}, {epsilon_grid(ridge, ALPHA)[-1]:.3g}], "
-          f"logistic ε ∈ [{epsilon_grid(logistic, ALPHA)[0]:.2e}, {epsilon_grid(logistic, ALPHA)[-1]:.3g}], T={T}")  # fmt: skip
+    print(
+        f"problem build (data read once): ridge {ridge_build:.3f} s (n={ridge.n}, p={ridge.p}), "
+        f"logistic {logistic_build:.3f} s (n={logistic.n}, p={logistic.p})"
+    )
+    print(
+        f"grid: ridge ε ∈ [{epsilon_grid(ridge, ALPHA)[0]:.2e}, {epsilon_grid(ridge, ALPHA)[-1]:.3g}], "
+        f"logistic ε ∈ [{epsilon_grid(logistic, ALPHA)[0]:.2e}, {epsilon_grid(logistic, ALPHA)[-1]:.3g}], T={T}"
+    )
 
     print(f"\nseconds per trial over {args.trials} trials (α={ALPHA}, γ={GAMMA}, λ={LAM})")
     print(f"{'task':10} {'method':22} {'median':>9} {'p90':>9} {'peak MB':>9}")
@@ -75,8 +79,10 @@ def main() -> None:
     ]
     for task, problem, method, label in cases:
         seconds = trial_seconds(problem, method, args.trials)
-        print(f"{task:10} {label:22} {np.median(seconds):9.4f} {np.quantile(seconds, 0.9):9.4f} "
-              f"{peak_megabytes(problem, method):9.1f}")  # fmt: skip
+        print(
+            f"{task:10} {label:22} {np.median(seconds):9.4f} {np.quantile(seconds, 0.9):9.4f} "
+            f"{peak_megabytes(problem, method):9.1f}"
+        )
     for task, problem in (("ridge", ridge), ("logistic", logistic)):
         seconds = trial_seconds(problem, "nr", max(3, args.trials // 10), exact=True)
         print(f"{task:10} {'NR, every level solved':22} {np.median(seconds):9.4f}   (reference without the shortcut)")

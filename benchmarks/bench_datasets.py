@@ -53,8 +53,10 @@ def loss(task: str, X: np.ndarray, y: np.ndarray, theta: np.ndarray) -> float:
 
 
 def builtin_figures() -> None:
-    print(f"{'dataset':20} {'cold s':>7} {'n_train':>8} {'p':>4} {'L(0)':>7} {'L(0)-L(θ*)':>11} {'/α':>5} "
-          f"{'‖θ*‖':>6}  test quality of θ*")  # fmt: skip
+    print(
+        f"{'dataset':20} {'cold s':>7} {'n_train':>8} {'p':>4} {'L(0)':>7} {'L(0)-L(θ*)':>11} {'/α':>5} "
+        f"{'‖θ*‖':>6}  test quality of θ*"
+    )
     for name, info in BUILTIN_DATASETS.items():
         started = time.perf_counter()
         data = _load.__wrapped__(name, 0.2, 0)
@@ -63,8 +65,10 @@ def builtin_figures() -> None:
         at_zero = loss(info.task, data.X_train, data.y_train, np.zeros(data.p))
         gap = at_zero - loss(info.task, data.X_train, data.y_train, theta)
         quality = ", ".join(f"{metric} {value:.3f}" for metric, value in data.test_quality(theta).items())
-        print(f"{name:20} {seconds:7.3f} {data.n:8,} {data.p:4} {at_zero:7.4f} {gap:11.4f} {gap / ALPHA:5.1f} "
-              f"{np.linalg.norm(theta):6.2f}  {quality}")  # fmt: skip
+        print(
+            f"{name:20} {seconds:7.3f} {data.n:8,} {data.p:4} {at_zero:7.4f} {gap:11.4f} {gap / ALPHA:5.1f} "
+            f"{np.linalg.norm(theta):6.2f}  {quality}"
+        )
 
 
 def numeric_csv(rows: int, columns: int) -> bytes:
@@ -113,8 +117,10 @@ def child() -> None:
     prepared = from_frame(frame, target="y", task="ridge", limits=limits)
     total = time.perf_counter() - started
     peak = peak_megabytes()
-    print(f"read_upload {read:.2f} s, + from_frame {total - read:.2f} s = {total:.2f} s; "
-          f"X_train {prepared.X_train.shape}, X_test {prepared.X_test.shape}")  # fmt: skip
+    print(
+        f"read_upload {read:.2f} s, + from_frame {total - read:.2f} s = {total:.2f} s; "
+        f"X_train {prepared.X_train.shape}, X_test {prepared.X_test.shape}"
+    )
     since = "since the bytes arrived" if reset else "over the whole subprocess, including reading the pipe"
     print(f"peak RSS {peak:,.0f} MB {since} (at the start: {baseline:,.0f} MB = interpreter, imports, CSV bytes)")
 

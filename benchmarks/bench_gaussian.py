@@ -59,15 +59,17 @@ def compare(name: str, problem: LogisticProblem, trials: int, seed: int) -> dict
     stop = int(np.median([r.stop_index for r in runs["laplace"]])) - 1
     mixture = brownian_expost_epsilon(rhos[stop], DELTA, rho_ref=rhos[0]) / grid[stop]
     return {
-        "data": name, "p": problem.p,
-        "Laplace median ε_t": np.median(laplace), "Gaussian median ℰ_BM": np.median(gaussian),
+        "data": name,
+        "p": problem.p,
+        "Laplace median ε_t": np.median(laplace),
+        "Gaussian median ℰ_BM": np.median(gaussian),
         "ratio": np.median(gaussian) / np.median(laplace),
         "predicted √(ln(1/δ)/p)": math.sqrt(math.log(1 / DELTA) / problem.p),
         "predicted, mixture at Laplace stop": mixture,
         "median ε total L / G": f"{np.median([r.eps_total for r in runs['laplace']]):.3g} / "
         f"{np.median([r.eps_total for r in runs['gaussian']]):.3g}",
         "fallbacks L / G": f"{sum(r.fallback for r in runs['laplace'])} / {sum(r.fallback for r in runs['gaussian'])}",
-    }  # fmt: skip
+    }
 
 
 def main() -> None:
@@ -81,8 +83,10 @@ def main() -> None:
     intrusion = LogisticProblem(data.X_train, data.y_train, LAM)
     rows.append(compare("synthetic-intrusion", intrusion, args.trials, args.seed))
     with pd.option_context("display.width", 220, "display.float_format", "{:.3g}".format):
-        print(f"OutputNR generation ε, Gaussian (δ = {DELTA:g}, (ε, δ)-ex-post) vs Laplace; α = {ALPHA}, "
-              f"{args.trials} trials; derived, consistent with Rogers et al. 2023")  # fmt: skip
+        print(
+            f"OutputNR generation ε, Gaussian (δ = {DELTA:g}, (ε, δ)-ex-post) vs Laplace; α = {ALPHA}, "
+            f"{args.trials} trials; derived, consistent with Rogers et al. 2023"
+        )
         print(pd.DataFrame(rows).to_string(index=False))
     print(f"{time.perf_counter() - started:.0f} s (shared machine: timing is indicative only)")
 

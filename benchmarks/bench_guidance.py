@@ -72,8 +72,10 @@ def main() -> None:
             errors.append(abs(error))
             print(f"{'':34} {title:30} {predicted:10.3g} {rerun:10.3g} {error:+7.1%}")
     errors.sort()
-    print(f"\n{len(errors)} fixes: median |error| {errors[len(errors) // 2]:.1%}, largest {errors[-1]:.1%}, "
-          f"share within 20%: {sum(e <= 0.2 for e in errors) / len(errors):.0%}")  # fmt: skip
+    print(
+        f"\n{len(errors)} fixes: median |error| {errors[len(errors) // 2]:.1%}, largest {errors[-1]:.1%}, "
+        f"share within 20%: {sum(e <= 0.2 for e in errors) / len(errors):.0%}"
+    )
 
 
 if __name__ == "__main__":

@@ -89,19 +89,33 @@ def measure(kind: str, folder: Path, features: int) -> dict[str, object]:
         return {"seconds": time.perf_counter() - started, "peak_mb": peak_rss_mb()[0], "base_mb": base, "rows": rows}
     task = "ridge" if kind == "ridge" else "logistic"
     problem = problem_from_parquet(
-        folder, "y" if task == "ridge" else "label", names, task=task, lam=LAM, feature_bound=FEATURE_BOUND,
+        folder,
+        "y" if task == "ridge" else "label",
+        names,
+        task=task,
+        lam=LAM,
+        feature_bound=FEATURE_BOUND,
         target_bound=TARGET_BOUND,
-    )  # fmt: skip
-    figures = {"seconds": time.perf_counter() - started, "peak_mb": peak_rss_mb()[0], "base_mb": base,
-               "passes": passes["count"] if task == "logistic" else 1, "n": problem.n,
-               "theta_norm": float(np.linalg.norm(problem.theta_star))}  # fmt: skip
+    )
+    figures = {
+        "seconds": time.perf_counter() - started,
+        "peak_mb": peak_rss_mb()[0],
+        "base_mb": base,
+        "passes": passes["count"] if task == "logistic" else 1,
+        "n": problem.n,
+        "theta_norm": float(np.linalg.norm(problem.theta_star)),
+    }
     passes["count"] = 0
     started = time.perf_counter()
     run = search(problem, "nr", ALPHA, 0.1, trial_rng(0, "nr", ALPHA, 0), SearchOptions())
     figures["run"] = {
-        "seconds": time.perf_counter() - started, "passes": passes["count"], "stop_index": run.stop_index,
-        "eps_total": run.eps_total, "excess_risk": run.excess_risk, "peak_mb": peak_rss_mb()[0],
-    }  # fmt: skip
+        "seconds": time.perf_counter() - started,
+        "passes": passes["count"],
+        "stop_index": run.stop_index,
+        "eps_total": run.eps_total,
+        "excess_risk": run.excess_risk,
+        "peak_mb": peak_rss_mb()[0],
+    }
     return figures
 
 
@@ -127,14 +141,18 @@ def main() -> None:
     try:
         seconds = write(args.out, args.rows, args.features, args.parts)
         size = sum(path.stat().st_size for path in args.out.glob("*.parquet"))
-        print(f"wrote {args.rows:,} rows × {args.features} features in {args.parts} parts: {size / 1e9:.2f} GB on "
-              f"disk, {args.rows * args.features * 8 / 1e9:.2f} GB of float64 features, {seconds:.0f} s")  # fmt: skip
+        print(
+            f"wrote {args.rows:,} rows × {args.features} features in {args.parts} parts: {size / 1e9:.2f} GB on "
+            f"disk, {args.rows * args.features * 8 / 1e9:.2f} GB of float64 features, {seconds:.0f} s"
+        )
         # Alternated, so that load from other processes on a shared machine falls on both alike.
         for kind in [*("pyarrow", "ridge") * args.repeat, "logistic"]:
             done = subprocess.run(
                 [sys.executable, __file__, "--measure", kind, "--features", str(args.features), "--out", str(args.out)],
-                capture_output=True, text=True, check=True,
-            )  # fmt: skip
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             results[kind].append(json.loads(done.stdout.strip().splitlines()[-1]))
             print(kind, results[kind][-1], flush=True)
     finally:
@@ -143,17 +161,24 @@ def main() -> None:
     yardstick = min(row["seconds"] for row in results["pyarrow"])
     print(f"\n| step | passes | wall s (best of {args.repeat}; all) | × pyarrow pass | peak RSS MB (after imports) |")
     print("| --- | --- | --- | --- | --- |")
-    for kind, label in (("pyarrow", "one pyarrow pass (read_table per file)"), ("ridge", "ridge problem"),
-                        ("logistic", "logistic problem (Newton)")):  # fmt: skip
+    for kind, label in (
+        ("pyarrow", "one pyarrow pass (read_table per file)"),
+        ("ridge", "ridge problem"),
+        ("logistic", "logistic problem (Newton)"),
+    ):
         rows = results[kind]
         best = min(row["seconds"] for row in rows)
         every = ", ".join(f"{row['seconds']:.1f}" for row in rows)
-        print(f"| {label} | {rows[0].get('passes', 1)} | {best:.1f} ({every}) | {best / yardstick:.2f} | "
-              f"{max(row['peak_mb'] for row in rows):.0f} ({rows[0]['base_mb']:.0f}) |")  # fmt: skip
+        print(
+            f"| {label} | {rows[0].get('passes', 1)} | {best:.1f} ({every}) | {best / yardstick:.2f} | "
+            f"{max(row['peak_mb'] for row in rows):.0f} ({rows[0]['base_mb']:.0f}) |"
+        )
     for kind in ("ridge", "logistic"):
         run = results[kind][0]["run"]
-        print(f"| noise reduction on the {kind} problem, α = {ALPHA}: level {run['stop_index']}, ex-post ε = "
-              f"{run['eps_total']:.4g} | {run['passes']} | {run['seconds']:.1f} | — | {run['peak_mb']:.0f} |")
+        print(
+            f"| noise reduction on the {kind} problem, α = {ALPHA}: level {run['stop_index']}, ex-post ε = "
+            f"{run['eps_total']:.4g} | {run['passes']} | {run['seconds']:.1f} | — | {run['peak_mb']:.0f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -32,10 +32,11 @@ import time
 from dataclasses import dataclass
 
 import websockets
+from bench_app import CHROMIUM_ARGS, IDLE, METRIC, step_alpha
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-from bench_app import CHROMIUM_ARGS, IDLE, METRIC, step_alpha
 from streamlit_server import PeakMemory, free_port, start_server
+
 ALPHA_LABEL = "Accuracy you need"
 HEADLINE_CAPTIONS = ("First results:", "Medians over")
 TRIALS = 20
@@ -138,7 +139,9 @@ def main() -> None:
     args = parser.parse_args()
     counts = [int(n) for n in args.sessions.split(",")]
     print(f"{os.cpu_count()} CPU(s); load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    header = "   N | client    | first numbers med / p90 | complete numbers med / p90 | complete page med / p90 | peak RSS"
+    header = (
+        "   N | client    | first numbers med / p90 | complete numbers med / p90 | complete page med / p90 | peak RSS"
+    )
     rows = []
     for count in counts:
         port = free_port()

@@ -88,8 +88,17 @@ def main() -> None:
     for task, name, problem_class in TASKS:
         problem = build(name, problem_class)
         started = time.perf_counter()
-        frame = sweep(problem, alphas, GAMMA, ["nr", "doubling"], args.trials, args.seed, T=T,
-                      workers=args.workers, calibration=args.calibration)  # fmt: skip
+        frame = sweep(
+            problem,
+            alphas,
+            GAMMA,
+            ["nr", "doubling"],
+            args.trials,
+            args.seed,
+            T=T,
+            workers=args.workers,
+            calibration=args.calibration,
+        )
         wall = time.perf_counter() - started
         total_wall += wall
         cpu = frame.groupby("method")["seconds"].sum()

@@ -29,10 +29,10 @@ import pyarrow.parquet as pq
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench_app import CHROMIUM_ARGS, METRIC  # noqa: E402
-from streamlit_server import PeakMemory, free_port, start_server, tree_rss_mb  # noqa: E402
+from bench_app import CHROMIUM_ARGS, METRIC
+from streamlit_server import PeakMemory, free_port, start_server, tree_rss_mb
 
-from tests.data import parquet_bomb  # noqa: E402
+from tests.data import parquet_bomb
 
 SESSION_TTL = 5
 

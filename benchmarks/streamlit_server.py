@@ -23,10 +23,23 @@ def free_port() -> int:
 def start_server(port: int, *options: str) -> subprocess.Popen:
     """``streamlit run app.py`` on ``port`` with extra command-line ``options``, once it answers."""
     command = [
-        sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-        "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
         *options,
-    ]  # fmt: skip
+    ]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60

@@ -68,33 +68,58 @@ class QueueSetting(Setting):
 
 
 EPSILON = Choice(
-    SCOPE, "eps", "Budget ε", 8.0, options=(0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0),
-    widget_type="select_slider", help="Everything the queue releases is, together, (ε, δ)-differentially private.",
-)  # fmt: skip
+    SCOPE,
+    "eps",
+    "Budget ε",
+    8.0,
+    options=(0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0),
+    widget_type="select_slider",
+    help="Everything the queue releases is, together, (ε, δ)-differentially private.",
+)
 DELTA = budget_delta_setting(
     SCOPE,
     "The guarantee may fail with probability δ. Counts and Gaussian regressions need δ > 0; Laplace regressions "
     "alone are pure ε.",
 )
 SHARE = FloatSlider(
-    SCOPE, "share", "Share of ε for regressions", 0.5, low=0.05, high=0.95, step=0.05, format="%.2f",
+    SCOPE,
+    "share",
+    "Share of ε for regressions",
+    0.5,
+    low=0.05,
+    high=0.95,
+    step=0.05,
+    format="%.2f",
     help="Regressions are charged in an ex-post filter, counts in a zCDP filter; a queue with both splits the budget "
     "and the two parts add up. A queue of one kind gets the whole budget.",
-)  # fmt: skip
+)
 EPS_MAX = Choice(
-    SCOPE, "eps_max", "Top of each regression's ε grid, ε_max", 1.0,
-    options=(0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 500.0, 1000.0, 5000.0), widget_type="select_slider",
+    SCOPE,
+    "eps_max",
+    "Top of each regression's ε grid, ε_max",
+    1.0,
+    options=(0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 500.0, 1000.0, 5000.0),
+    widget_type="select_slider",
     help="Inside a budget a search declares the loss of its last level before it runs, so ε_max sets how much it "
     "must be admitted with. A search that would need more falls back: it releases nothing and is charged the bound.",
-)  # fmt: skip
+)
 GAMMA = Choice(
-    SCOPE, "gamma", "Failure probability γ (regressions)", 0.1, options=(0.01, 0.05, 0.1, 0.2),
+    SCOPE,
+    "gamma",
+    "Failure probability γ (regressions)",
+    0.1,
+    options=(0.01, 0.05, 0.1, 0.2),
     widget_type="select_slider",
-)  # fmt: skip
+)
 CAP = Choice(
-    SCOPE, "cap", "Cap κ per count", 0.05, options=(0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0), widget_type="select_slider",
+    SCOPE,
+    "cap",
+    "Cap κ per count",
+    0.05,
+    options=(0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0),
+    widget_type="select_slider",
     help="The share of the counts' budget one count may use (see the Counts page).",
-)  # fmt: skip
+)
 SEED = IntSetting(SCOPE, "seed", "Seed of the queue's noise", 0, low=0, high=2**32 - 1, box=True)
 QUEUE = QueueSetting(SCOPE, "queue", "Queue", EXAMPLE_QUEUE)
 SOURCE = CountSource(SCOPE, with_synthetic=False, default_source="data", default_mode="bins-data")
@@ -132,16 +157,18 @@ def ledger_table(ledger: pd.DataFrame, analyses: list[Analysis]) -> pd.DataFrame
     def amounts(column: str) -> list[str]:
         return [f"{value:.3g} {unit}" for value, unit in zip(ledger[column], ledger["unit"])]
 
-    return pd.DataFrame({
-        "#": ledger["analysis"],
-        "analysis": [short_label(analyses[i - 1].under(m)) for i, m in zip(ledger["analysis"], ledger["method"])],
-        "outcome": ledger["status"],
-        "declared": amounts("declared"),
-        "δ": [format_delta(d) for d in ledger["delta"]],
-        "charged": amounts("realised"),
-        "refund": amounts("refund"),
-        "remaining": amounts("remaining"),
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "#": ledger["analysis"],
+            "analysis": [short_label(analyses[i - 1].under(m)) for i, m in zip(ledger["analysis"], ledger["method"])],
+            "outcome": ledger["status"],
+            "declared": amounts("declared"),
+            "δ": [format_delta(d) for d in ledger["delta"]],
+            "charged": amounts("realised"),
+            "refund": amounts("refund"),
+            "remaining": amounts("remaining"),
+        }
+    )
 
 
 def draw_ledger(where: Any, ledger: pd.DataFrame, analyses: list[Analysis]) -> None:
@@ -156,9 +183,13 @@ def draw_ledger(where: Any, ledger: pd.DataFrame, analyses: list[Analysis]) -> N
 
 
 def run_queues(
-    chosen: Selection, problem: Problem, queue: tuple[str, ...], counts: tuple[float, ...], params: tuple,
+    chosen: Selection,
+    problem: Problem,
+    queue: tuple[str, ...],
+    counts: tuple[float, ...],
+    params: tuple,
     slots: dict[str, Any],
-) -> dict[str, list[SessionStep]]:  # fmt: skip
+) -> dict[str, list[SessionStep]]:
     """The queue and its doubling twin, each drawn live in its slot as it runs; kept per session (uploads)."""
     key = (chosen.key, chosen.lam, queue, counts, params)
     return session_memo("budget", key, lambda: _run_live(problem, queue, counts, params, slots), max_entries=4)
@@ -223,21 +254,38 @@ with st.container(border=True):
     kind_box, method_box, noise_box, target_box = st.columns(4)
     # Radios like their neighbours: a segmented control cut "a batch of counts" off in a quarter column.
     kind = kind_box.radio(
-        "Add", ["regression", "counts"], key=ADD_KIND,
+        "Add",
+        ["regression", "counts"],
+        key=ADD_KIND,
         format_func={"regression": "a regression", "counts": "a batch of counts"}.get,
-    )  # fmt: skip
+    )
     method_box.radio(
-        "Method", ["nr", "doubling"], key=ADD_METHOD, format_func={"nr": "noise reduction", "doubling": "doubling"}.get,
+        "Method",
+        ["nr", "doubling"],
+        key=ADD_METHOD,
+        format_func={"nr": "noise reduction", "doubling": "doubling"}.get,
         horizontal=True,
-    )  # fmt: skip
-    noise_box.radio("Noise", ["laplace", "gaussian"], key=ADD_NOISE, disabled=kind != "regression",
-                    format_func=str.capitalize, horizontal=True)  # fmt: skip
+    )
+    noise_box.radio(
+        "Noise",
+        ["laplace", "gaussian"],
+        key=ADD_NOISE,
+        disabled=kind != "regression",
+        format_func=str.capitalize,
+        horizontal=True,
+    )
     target_box.select_slider(
         "Excess risk α" if kind == "regression" else "Relative error", ALPHAS, value=0.1, key=ADD_TARGET
     )
     add, example, clear = st.columns(3)
-    add.button("Add to the queue", key=f"{SCOPE}.add", on_click=add_to_queue, type="primary",
-               disabled=len(queue) >= MAX_QUEUE, help=f"At most {MAX_QUEUE} analyses.")  # fmt: skip
+    add.button(
+        "Add to the queue",
+        key=f"{SCOPE}.add",
+        on_click=add_to_queue,
+        type="primary",
+        disabled=len(queue) >= MAX_QUEUE,
+        help=f"At most {MAX_QUEUE} analyses.",
+    )
     example.button("Example queue", key=f"{SCOPE}.example", on_click=set_queue, args=(EXAMPLE_QUEUE,))
     clear.button("Empty the queue", key=f"{SCOPE}.clear", on_click=set_queue, args=((),))
 write_to_url(settings)
@@ -258,9 +306,7 @@ if "regression" in kinds:
     parts.append(f"regressions (ex-post filter): {describe_budget(budget.expost)}")
 if "counts" in kinds:
     parts.append(f"counts (zCDP filter): {describe_budget(budget.zcdp)}")
-st.markdown(
-    f"**Budget (ε, δ) = ({epsilon:g}, {format_delta(delta)})** — " + "; ".join(parts) + f" ({DERIVED})."
-)
+st.markdown(f"**Budget (ε, δ) = ({epsilon:g}, {format_delta(delta)})** — " + "; ".join(parts) + f" ({DERIVED}).")
 if source is not None and "counts" in kinds:
     st.caption(f"Each batch of counts: {source[1]} ({len(counts)} counts).")
 regressions = [a for a in analyses if a.kind == "regression"]

@@ -30,25 +30,43 @@ SCOPE = "counts"
 DERIVED = "derived; consistent with Rogers et al. 2023"
 
 EPSILON = Choice(
-    SCOPE, "eps", "Budget ε", 1.0, options=(0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0), widget_type="select_slider",
+    SCOPE,
+    "eps",
+    "Budget ε",
+    1.0,
+    options=(0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0),
+    widget_type="select_slider",
     help="The whole release is (ε, δ)-differentially private, however many counts it reaches.",
-)  # fmt: skip
+)
 DELTA = budget_delta_setting(
     SCOPE,
     "The (ε, δ) guarantee may fail with probability δ; choose it well below 1/(number of people).",
 )
 REL_ERROR = Choice(
-    SCOPE, "alpha", "Relative error α", 0.1, options=(0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5),
-    widget_type="select_slider", help="A released count ŷ is certified when |ŷ − q| ≤ α·q with probability ≥ 1 − β.",
-)  # fmt: skip
-BETA = Choice(
-    SCOPE, "beta", "Failure probability β (per count)", 0.05, options=(0.01, 0.05, 0.1, 0.2),
+    SCOPE,
+    "alpha",
+    "Relative error α",
+    0.1,
+    options=(0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5),
     widget_type="select_slider",
-)  # fmt: skip
+    help="A released count ŷ is certified when |ŷ − q| ≤ α·q with probability ≥ 1 − β.",
+)
+BETA = Choice(
+    SCOPE,
+    "beta",
+    "Failure probability β (per count)",
+    0.05,
+    options=(0.01, 0.05, 0.1, 0.2),
+    widget_type="select_slider",
+)
 CAP = Choice(
-    SCOPE, "cap", "Cap κ: the share of the budget one count may use", 0.05,
-    options=(0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0), widget_type="select_slider",
-)  # fmt: skip
+    SCOPE,
+    "cap",
+    "Cap κ: the share of the budget one count may use",
+    0.05,
+    options=(0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0),
+    widget_type="select_slider",
+)
 SEED = IntSetting(SCOPE, "seed", "Seed", 0, low=0, high=2**32 - 1, box=True)
 SOURCE = CountSource(SCOPE)
 
@@ -57,14 +75,15 @@ def show_chart(figure, key: str) -> None:
     st.plotly_chart(figure, config=PLOTLY_CONFIG, key=key)
 
 
-def released(counts: tuple[float, ...], alpha: float, epsilon: float, delta: float, beta: float, cap: float,
-             seed: int):  # fmt: skip
+def released(counts: tuple[float, ...], alpha: float, epsilon: float, delta: float, beta: float, cap: float, seed: int):
     """Both arms on the same counts (kept per session: the counts may come from an upload)."""
     key = (counts, alpha, epsilon, delta, beta, cap, seed)
     return session_memo(
-        "counts", key, lambda: compare_counts(list(counts), alpha, epsilon, delta, beta=beta, cap=cap, seed=seed),
+        "counts",
+        key,
+        lambda: compare_counts(list(counts), alpha, epsilon, delta, beta=beta, cap=cap, seed=seed),
         max_entries=4,
-    )  # fmt: skip
+    )
 
 
 ensure_frame()
@@ -147,6 +166,9 @@ st.markdown(
 )
 docs_link(st, "mathematics", "counts-to-a-relative-error", "Counts to a relative error — The mathematics")
 st.download_button(
-    "Counts released (CSV)", frame.to_csv(index=False), file_name="accfirst_counts.csv", mime="text/csv",
+    "Counts released (CSV)",
+    frame.to_csv(index=False),
+    file_name="accfirst_counts.csv",
+    mime="text/csv",
     on_click="ignore",
-)  # fmt: skip
+)

@@ -18,7 +18,6 @@ import streamlit as st
 
 from accfirst import METHODS, Problem, default_eps_range
 from accfirst.guidance import advise
-from accfirst.search.experiments import METHOD_LABELS, PAPER_METHODS, SearchOptions
 from accfirst.interpret import (
     alpha_meaning,
     describe_alpha,
@@ -39,12 +38,20 @@ from accfirst.plots.explorer import (
     figure_search,
     figure_test_quality,
 )
+from accfirst.search.experiments import METHOD_LABELS, PAPER_METHODS, SearchOptions
 from accfirst.snippet import reproduction_snippet, settings_json
 from ui.cache import session_memo
 from ui.dataset import (
-    DATASET, LAMBDA, LAMBDA_OPTIONS, RADIUS, UPLOAD, Selection, require_selection, show_data_report,
+    DATASET,
+    LAMBDA,
+    LAMBDA_OPTIONS,
+    RADIUS,
+    UPLOAD,
+    Selection,
+    require_selection,
+    show_data_report,
     show_radius_notice,
-)  # fmt: skip
+)
 from ui.docs import docs_link
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
@@ -73,18 +80,34 @@ PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 SCOPE = "explorer"
 
 ALPHA = FloatSlider(
-    SCOPE, "alpha", "Accuracy you need: target excess risk α", 0.05, low=0.001, high=0.5, step=0.001,
+    SCOPE,
+    "alpha",
+    "Accuracy you need: target excess risk α",
+    0.05,
+    low=0.001,
+    high=0.5,
+    step=0.001,
     help="The largest excess risk R(θ) = L(θ) − L(θ*) you accept. Smaller α: more accurate model, more privacy spent.",
-)  # fmt: skip
+)
 METHODS_SETTING = MultiChoice(
-    SCOPE, "methods", "Methods", list(PAPER_METHODS), options=METHODS, labels=METHOD_LABELS,
+    SCOPE,
+    "methods",
+    "Methods",
+    list(PAPER_METHODS),
+    options=METHODS,
+    labels=METHOD_LABELS,
     help="Noise reduction (the paper's method), the doubling baseline, the theory approach (one ε fixed up front), "
     "and the Gibbs posterior (an (ε, δ) competitor that needs no test).",
-)  # fmt: skip
+)
 GAMMA = Choice(
-    SCOPE, "gamma", "Failure probability γ", 0.1, options=(0.001, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5),
-    widget_type="select_slider", help="Noise reduction and doubling meet α with probability at least 1 − γ.",
-)  # fmt: skip
+    SCOPE,
+    "gamma",
+    "Failure probability γ",
+    0.1,
+    options=(0.001, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5),
+    widget_type="select_slider",
+    help="Noise reduction and doubling meet α with probability at least 1 − γ.",
+)
 GENERATOR = generator_setting(SCOPE)
 CALIBRATION = calibration_setting(SCOPE)
 NOISE = noise_setting(SCOPE)
@@ -96,24 +119,54 @@ SPACING = Choice(SCOPE, "spacing", "Spacing of the levels", "geometric", options
 TRIALS = IntSetting(SCOPE, "trials", "Trials (independent runs)", 20, low=1, high=200)
 SEED = IntSetting(SCOPE, "seed", "Seed", 0, low=0, high=2**32 - 1, box=True)
 SHOW = IntSetting(
-    SCOPE, "show", "Trial to replay", 0, low=0, high=199, box=True,
+    SCOPE,
+    "show",
+    "Trial to replay",
+    0,
+    low=0,
+    high=199,
+    box=True,
     help="Which trial to replay step by step (same seed, same result).",
-)  # fmt: skip
+)
 EXACT = Toggle(
-    SCOPE, "exact", "Compute every true excess risk (slower)", False,
+    SCOPE,
+    "exact",
+    "Compute every true excess risk (slower)",
+    False,
     help="Off: levels the test rejected on a certified lower bound show that bound (▲). On: one exact solve per "
     "level, which takes seconds on the 100,000-row datasets.",
-)  # fmt: skip
+)
 SETTINGS = (
-    ALPHA, METHODS_SETTING, GAMMA, GENERATOR, CALIBRATION, NOISE, DELTA, EPS_MIN, EPS_MAX, LEVELS, SPACING, TRIALS, SEED,
-    SHOW, EXACT,
-)  # fmt: skip
+    ALPHA,
+    METHODS_SETTING,
+    GAMMA,
+    GENERATOR,
+    CALIBRATION,
+    NOISE,
+    DELTA,
+    EPS_MIN,
+    EPS_MAX,
+    LEVELS,
+    SPACING,
+    TRIALS,
+    SEED,
+    SHOW,
+    EXACT,
+)
 PAPER = SearchOptions.paper()
 # The authors' configuration (SearchOptions.paper(), λ and γ of their experiments), for the "Paper settings" button.
 PAPER_SETTINGS = (
-    (LAMBDA, 0.005), (GAMMA, 0.1), (CALIBRATION, PAPER.calibration), (LEVELS, PAPER.T), (GENERATOR, "paper"),
-    (NOISE, PAPER.noise), (SPACING, PAPER.spacing), (EPS_MIN, PAPER.eps_min), (EPS_MAX, PAPER.eps_max), (RADIUS, None),
-)  # fmt: skip
+    (LAMBDA, 0.005),
+    (GAMMA, 0.1),
+    (CALIBRATION, PAPER.calibration),
+    (LEVELS, PAPER.T),
+    (GENERATOR, "paper"),
+    (NOISE, PAPER.noise),
+    (SPACING, PAPER.spacing),
+    (EPS_MIN, PAPER.eps_min),
+    (EPS_MAX, PAPER.eps_max),
+    (RADIUS, None),
+)
 # A preset sets every one of these: the values it names, the defaults for the rest.
 PRESET_SETTINGS = (DATASET, LAMBDA, RADIUS, *SETTINGS)
 PRESETS = {
@@ -139,10 +192,13 @@ def apply_settings(values: tuple[tuple[object, object], ...], every: tuple = ())
 def alpha_text(chosen: Selection, problem: Problem, alpha: float) -> str:
     """What α means on this data in plain words (evaluation only: it reads θ*), once per problem and α."""
     return session_memo(
-        "alpha_meaning", (*chosen.problem_key, alpha),
+        "alpha_meaning",
+        (*chosen.problem_key, alpha),
         lambda: describe_alpha(alpha_meaning(problem, alpha, chosen.data.report, chosen.data.target_name)),
         max_entries=64,
-    )  # fmt: skip
+    )
+
+
 LAST_HEADLINE = f"{SCOPE}.last_headline"
 CONFIRMED = f"{SCOPE}.confirmed"
 
@@ -204,9 +260,12 @@ with st.container(horizontal=True, vertical_alignment="center"):
     st.markdown("**Start from:**")
     for name, values in PRESETS.items():
         st.button(
-            name, key=f"{SCOPE}.preset.{name}", on_click=apply_settings, args=(values, PRESET_SETTINGS),
+            name,
+            key=f"{SCOPE}.preset.{name}",
+            on_click=apply_settings,
+            args=(values, PRESET_SETTINGS),
             help="Sets the dataset, λ, α and every search setting at once.",
-        )  # fmt: skip
+        )
 chosen = require_selection()
 show_data_report(chosen)
 with st.spinner("Building the problem (θ*, sensitivities)…"):
@@ -247,9 +306,12 @@ sidebar.caption(
 )
 docs_link(sidebar, "mathematics", "calibrations")
 sidebar.button(
-    "Paper settings", key=f"{SCOPE}.paper", on_click=apply_settings, args=(PAPER_SETTINGS,),
+    "Paper settings",
+    key=f"{SCOPE}.paper",
+    on_click=apply_settings,
+    args=(PAPER_SETTINGS,),
     help=f"The authors' configuration: their code's calibration, T = {PAPER.T}, λ = 0.005, γ = 0.1, Laplace noise.",
-)  # fmt: skip
+)
 delta = DELTA.widget(sidebar)
 if message := delta_problem(delta, methods, chosen.task, noise):
     sidebar.error(message)
@@ -285,10 +347,20 @@ if problems:
     st.stop()
 
 request = RunRequest(
-    alpha=float(alpha), gamma=float(gamma), methods=tuple(methods), trials=int(trials), seed=int(seed),
+    alpha=float(alpha),
+    gamma=float(gamma),
+    methods=tuple(methods),
+    trials=int(trials),
+    seed=int(seed),
     options=SearchOptions(
-        T=int(levels), generator=generator, calibration=calibration, eps_min=eps_min, eps_max=eps_max, spacing=spacing,
-        noise=noise, delta=float(delta),
+        T=int(levels),
+        generator=generator,
+        calibration=calibration,
+        eps_min=eps_min,
+        eps_max=eps_max,
+        spacing=spacing,
+        noise=noise,
+        delta=float(delta),
     ),
 )
 
@@ -327,14 +399,18 @@ if paused is not None:
     with progress_slot.container():
         st.warning(f"The other trials would take {paused.describe()}.", icon="⏳")
         st.button(
-            f"Run the other trials ({paused.describe()})", key=f"{SCOPE}.continue", type="primary",
-            on_click=confirmed.add, args=(request,),
-        )  # fmt: skip
+            f"Run the other trials ({paused.describe()})",
+            key=f"{SCOPE}.continue",
+            type="primary",
+            on_click=confirmed.add,
+            args=(request,),
+        )
 st.session_state[LAST_HEADLINE] = (summary, progress.done, progress.total)
 results = progress.frame
 if progress.finished:  # guidance (issue 10): why ε is weak and what would lower it, from the numbers
-    advice = advise(problem, alpha, gamma, request.options, summary, lam_choices=LAMBDA_OPTIONS,
-                    largest_alpha=ALPHA.high)  # fmt: skip
+    advice = advise(
+        problem, alpha, gamma, request.options, summary, lam_choices=LAMBDA_OPTIONS, largest_alpha=ALPHA.high
+    )
     show_guidance(st, advice, {ALPHA.key: ALPHA, **SHARED_FIXABLE})
 
 # ---------------------------------------------------------------- 2–3. ε across trials, breakdown
@@ -354,8 +430,7 @@ if noise == "gaussian" and compared and paused is None:
     st.subheader("Laplace vs Gaussian noise")
     laplace_request = replace(request, methods=tuple(compared), options=replace(request.options, noise="laplace"))
     with st.spinner("Running the same trials with Laplace noise…"), package_errors(stop=False):
-        for laplace in iter_trials(chosen, laplace_request):
-            pass
+        *_, laplace = iter_trials(chosen, laplace_request)
         show_chart(
             figure_noise_comparison(laplace.frame, results[results["method"].isin(compared)]), "noise_comparison"
         )
@@ -385,10 +460,13 @@ if show < trials:
                 show_chart(
                     figure_search(
                         run.trace.to_frame(),
-                        method=method, alpha=alpha, stop_index=run.stop_index, trial=int(show),
+                        method=method,
+                        alpha=alpha,
+                        stop_index=run.stop_index,
+                        trial=int(show),
                     ),
                     f"search_{method}",
-                )  # fmt: skip
+                )
         st.caption(
             "Each point is one private hypothesis, noisiest (most private) first. The test sees only the noisy "
             "risk and the noisy threshold and stops at the first level where the noisy risk is at or below it. "
@@ -396,8 +474,10 @@ if show < trials:
             "▲ marks levels where a certified lower bound was enough to reject the hypothesis."
         )
     elif methods:
-        st.info("The theory approach and the Gibbs posterior do not search: each releases one hypothesis at an ε "
-                "fixed in advance.")
+        st.info(
+            "The theory approach and the Gibbs posterior do not search: each releases one hypothesis at an ε "
+            "fixed in advance."
+        )
 
 # ---------------------------------------------------------------- 5. accuracy reached
 st.subheader("Accuracy reached")
@@ -426,10 +506,17 @@ first.download_button(
     "Results (CSV)", results.to_csv(index=False), file_name="accfirst_results.csv", mime="text/csv", on_click="ignore"
 )
 second.download_button(
-    "Settings (JSON)", settings_json(settings), file_name="accfirst_settings.json", mime="application/json",
+    "Settings (JSON)",
+    settings_json(settings),
+    file_name="accfirst_settings.json",
+    mime="application/json",
     on_click="ignore",
-)  # fmt: skip
+)
 third.download_button(
-    "Python snippet", reproduction_snippet(settings), file_name="accfirst_reproduce.py", mime="text/x-python",
-    on_click="ignore", help="Reruns these trials with the accfirst package: same seed, same numbers.",
-)  # fmt: skip
+    "Python snippet",
+    reproduction_snippet(settings),
+    file_name="accfirst_reproduce.py",
+    mime="text/x-python",
+    on_click="ignore",
+    help="Reruns these trials with the accfirst package: same seed, same numbers.",
+)

@@ -29,7 +29,6 @@ import streamlit as st
 
 from accfirst import METHODS
 from accfirst.cli import command_line
-from accfirst.search.experiments import METHOD_LABELS, PAPER_METHODS, SearchOptions
 from accfirst.plots.paper import (
     fig1_epsilon,
     fig2_excess_risk,
@@ -38,8 +37,9 @@ from accfirst.plots.paper import (
     html_report,
     paper_table,
 )
-from accfirst.snippet import RunSettings, reproduction_snippet, settings_json
+from accfirst.search.experiments import METHOD_LABELS, PAPER_METHODS, SearchOptions
 from accfirst.search.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
+from accfirst.snippet import RunSettings, reproduction_snippet, settings_json
 from ui.dataset import require_selection, show_data_report
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
@@ -86,34 +86,59 @@ class AlphaGrid(Setting):
 
 
 ALPHAS = AlphaGrid(
-    SCOPE, "alphas", "α grid: start:stop:step (stop included) or a list a,b,c", PAPER_ALPHAS_TEXT,
+    SCOPE,
+    "alphas",
+    "α grid: start:stop:step (stop included) or a list a,b,c",
+    PAPER_ALPHAS_TEXT,
     help="The requested excess risks. The paper's grid is 0.005:0.2:0.005 (40 values).",
-)  # fmt: skip
+)
 METHODS_SETTING = MultiChoice(
-    SCOPE, "methods", "Methods", list(PAPER_METHODS), options=METHODS, labels=METHOD_LABELS,
+    SCOPE,
+    "methods",
+    "Methods",
+    list(PAPER_METHODS),
+    options=METHODS,
+    labels=METHOD_LABELS,
     help="Noise reduction (the paper's method), the doubling baseline, the theory approach (one ε fixed up front), "
     "and the Gibbs posterior (an (ε, δ) competitor that needs no test).",
-)  # fmt: skip
+)
 TRIALS = IntSetting(SCOPE, "trials", "Trials per method and α", 10, low=1, high=200, box=True)
 GAMMA = Choice(
-    SCOPE, "gamma", "Failure probability γ", 0.1, options=(0.001, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5),
-    widget_type="select_slider", help="Noise reduction and doubling meet α with probability at least 1 − γ.",
-)  # fmt: skip
+    SCOPE,
+    "gamma",
+    "Failure probability γ",
+    0.1,
+    options=(0.001, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5),
+    widget_type="select_slider",
+    help="Noise reduction and doubling meet α with probability at least 1 − γ.",
+)
 LEVELS = IntSetting(SCOPE, "T", "Number of levels T", SearchOptions.T, low=2, high=MAX_LEVELS, box=True, step=100)
 SEED = IntSetting(SCOPE, "seed", "Seed", 0, low=0, high=2**32 - 1, box=True)
 GENERATOR = generator_setting(SCOPE)
 CALIBRATION = calibration_setting(SCOPE)
 DELTA = delta_setting(SCOPE)
 VERSUS = Choice(
-    SCOPE, "fig1", "Compare noise reduction with", "theory", options=("theory", "doubling", "gibbs"),
-    labels={"theory": "the theory approach (Fig. 1a/b)", "doubling": "doubling (Fig. 1c/d)",
-            "gibbs": "the Gibbs posterior (ε, δ)"},
+    SCOPE,
+    "fig1",
+    "Compare noise reduction with",
+    "theory",
+    options=("theory", "doubling", "gibbs"),
+    labels={
+        "theory": "the theory approach (Fig. 1a/b)",
+        "doubling": "doubling (Fig. 1c/d)",
+        "gibbs": "the Gibbs posterior (ε, δ)",
+    },
     widget_type="segmented_control",
-)  # fmt: skip
+)
 RISK_FACTOR = Choice(
-    SCOPE, "axis", "Vertical axis", "eps", options=("eps", "exp"),
-    labels={"eps": "ex-post ε", "exp": "risk factor e^ε (log)"}, widget_type="segmented_control",
-)  # fmt: skip
+    SCOPE,
+    "axis",
+    "Vertical axis",
+    "eps",
+    options=("eps", "exp"),
+    labels={"eps": "ex-post ε", "exp": "risk factor e^ε (log)"},
+    widget_type="segmented_control",
+)
 SETTINGS = (ALPHAS, METHODS_SETTING, TRIALS, GAMMA, LEVELS, SEED, GENERATOR, CALIBRATION, DELTA, VERSUS, RISK_FACTOR)
 
 
@@ -199,10 +224,17 @@ if message := delta_problem(delta, methods, chosen.task):
 request, cost = None, None
 if not problems:
     request = RunSettings(
-        dataset=chosen.spec, task=chosen.task, lam=chosen.lam, alphas=tuple(alphas), gamma=float(gamma),
-        methods=tuple(methods), trials=int(trials), seed=int(seed), radius=chosen.radius,
+        dataset=chosen.spec,
+        task=chosen.task,
+        lam=chosen.lam,
+        alphas=tuple(alphas),
+        gamma=float(gamma),
+        methods=tuple(methods),
+        trials=int(trials),
+        seed=int(seed),
+        radius=chosen.radius,
         options=SearchOptions(T=int(levels), generator=generator, calibration=calibration, delta=float(delta)),
-    )  # fmt: skip
+    )
     total = len(alphas) * len(methods) * int(trials)
     refusal = runs_refusal(total)
     if refusal is None:
@@ -213,8 +245,7 @@ if not problems:
         refusal = cost.refusal()
     st.markdown(
         f"**{total:,} runs**: {len(methods)} method(s) × {len(alphas)} α × {trials} trials on "
-        f"{chosen.data.n:,} rows × {chosen.data.p} features"
-        + (f", {cost.describe()}." if cost is not None else ".")
+        f"{chosen.data.n:,} rows × {chosen.data.p} features" + (f", {cost.describe()}." if cost is not None else ".")
     )
     if refusal is not None:
         st.error(refusal, icon="✋")
@@ -251,14 +282,26 @@ if run and request is not None:
     shared = {"pool": worker_pool(), "source": chosen.source} if chosen.shared else {}
     with package_errors():
         frame = sweep(
-            problem, request.alphas, request.gamma, request.methods, request.trials, request.seed, workers=1,
-            progress=progress, **shared, **request.options.to_dict(),
-        )  # fmt: skip
+            problem,
+            request.alphas,
+            request.gamma,
+            request.methods,
+            request.trials,
+            request.seed,
+            workers=1,
+            progress=progress,
+            **shared,
+            **request.options.to_dict(),
+        )
     st.session_state.pop(RUNNING_KEY, None)
     stop_slot.empty()
     bar.progress(1.0, text=f"Done: {total:,} runs in {time.perf_counter() - started:.0f} s")
     st.session_state[RESULT_KEY] = (
-        request, frame, report_settings(request, chosen.title, alphas_text), alphas_text, chosen.data.report.steps
+        request,
+        frame,
+        report_settings(request, chosen.title, alphas_text),
+        alphas_text,
+        chosen.data.report.steps,
     )
 
 # ---------------------------------------------------------------- results
@@ -312,17 +355,27 @@ first.download_button(
     "Results (CSV)", results.to_csv(index=False), file_name="accfirst_sweep.csv", mime="text/csv", on_click="ignore"
 )
 second.download_button(
-    "Report (HTML, works offline)", partial(html_report, results, done_settings, done_steps), file_name="accfirst_sweep_report.html",
-    mime="text/html", on_click="ignore",
-)  # fmt: skip
+    "Report (HTML, works offline)",
+    partial(html_report, results, done_settings, done_steps),
+    file_name="accfirst_sweep_report.html",
+    mime="text/html",
+    on_click="ignore",
+)
 third.download_button(
-    "Settings (JSON)", settings_json(done_request), file_name="accfirst_sweep_settings.json",
-    mime="application/json", on_click="ignore",
-)  # fmt: skip
+    "Settings (JSON)",
+    settings_json(done_request),
+    file_name="accfirst_sweep_settings.json",
+    mime="application/json",
+    on_click="ignore",
+)
 fourth.download_button(
-    "Python snippet", reproduction_snippet(done_request), file_name="accfirst_sweep.py", mime="text/x-python",
-    on_click="ignore", help="Reruns this sweep with the accfirst package: same seed, same numbers.",
-)  # fmt: skip
+    "Python snippet",
+    reproduction_snippet(done_request),
+    file_name="accfirst_sweep.py",
+    mime="text/x-python",
+    on_click="ignore",
+    help="Reruns this sweep with the accfirst package: same seed, same numbers.",
+)
 if done_request.dataset.builtin is not None:
     st.markdown("The same sweep from the command line (writes `results.csv` and `report.html`):")
     st.code(command_line(done_request, done_alphas_text), language="bash")

@@ -72,7 +72,9 @@ def test_docs_stand_on_their_own(name):
 
 def test_docs_reference_names_the_file_and_the_section():
     assert docs_reference("data") == "docs/data-preparation.md (the app's Docs menu: Preparing data)"
-    assert docs_reference("mathematics", "a-public-norm-bound").startswith("“A public norm bound” in docs/mathematics.md")
+    assert docs_reference("mathematics", "a-public-norm-bound").startswith(
+        "“A public norm bound” in docs/mathematics.md"
+    )
     with pytest.raises(AccFirstError, match="unknown docs page 'spec'"):
         docs_reference("spec")
 

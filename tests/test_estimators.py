@@ -14,13 +14,13 @@ from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import check_estimator, parametrize_with_checks
 
 from accfirst import LogisticProblem, RidgeProblem, SearchOptions, trial_rng
+from accfirst.datasets.preprocess import scale_rows, scale_target
 from accfirst.estimators import (
     AccuracyFirstLogistic,
     AccuracyFirstRidge,
     NoPrivacyWarning,
     PublicBoundScaler,
 )
-from accfirst.datasets.preprocess import scale_rows, scale_target
 from accfirst.search.experiments import search
 
 
@@ -135,7 +135,12 @@ def test_logistic_takes_any_two_labels_and_returns_them() -> None:
         (AccuracyFirstLogistic(), [[0.1], [0.2], [0.3]], ["a", "b", "c"], "exactly two classes; y has 3 classes"),
         (AccuracyFirstRidge(method="theory"), [[0.1], [0.2]], [0.1, 0.2], "expected excess risk"),
         (AccuracyFirstRidge(excess_risk=-1), [[0.1], [0.2]], [0.1, 0.2], r"excess_risk \(the target α\) must be > 0"),
-        (AccuracyFirstRidge(feature_bound=0), [[0.1], [0.2]], [0.1, 0.2], r"feature_bound .* must be a finite number > 0"),
+        (
+            AccuracyFirstRidge(feature_bound=0),
+            [[0.1], [0.2]],
+            [0.1, 0.2],
+            r"feature_bound .* must be a finite number > 0",
+        ),
     ],
 )
 def test_fit_refuses_with_a_message_to_act_on(model, X, y, message) -> None:

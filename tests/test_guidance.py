@@ -24,11 +24,17 @@ def summary_frame(**medians: float) -> pd.DataFrame:
     """A ``summarise_runs``-like frame with the given median ε per method (pure ε, no fallback)."""
     return pd.DataFrame(
         [
-            {"method": m, "median_eps": eps, "median_eps_test": eps / 2, "median_eps_hypothesis": eps / 2,
-             "delta": 0.0, "alpha": 0.05}
+            {
+                "method": m,
+                "median_eps": eps,
+                "median_eps_test": eps / 2,
+                "median_eps_hypothesis": eps / 2,
+                "delta": 0.0,
+                "alpha": 0.05,
+            }
             for m, eps in medians.items()
         ]
-    )  # fmt: skip
+    )
 
 
 def test_guidance_appears_when_epsilon_is_weak_or_the_ranking_flips():
@@ -128,17 +134,16 @@ def test_a_flipped_ranking_is_explained_with_both_methods_numbers(diabetes):
     # Doubling's measured parts are scaled: 4α quarters the testing part; covariance perturbation below its
     # cliff (4.5 < 2ε_c) keeps the generation part.
     row = summary.iloc[1]
-    assert predict_epsilon(problem, row, GAMMA, SearchOptions(), alpha=0.2) == pytest.approx(
-        4.5 / 4 + 4.5, rel=1e-12
-    )
+    assert predict_epsilon(problem, row, GAMMA, SearchOptions(), alpha=0.2) == pytest.approx(4.5 / 4 + 4.5, rel=1e-12)
 
 
 def test_the_lambda_fix_drops_a_stated_radius_that_the_new_bound_undercuts(diabetes):
     data, _ = diabetes
     # M(0.005) ≈ 14.1; R = 10 is below it, but above M(0.02) ≈ 7.07.
     problem = PROBLEMS[data.task](data.X_train, data.y_train, 0.005, radius=10.0)
-    advice = advise(problem, 0.05, GAMMA, SearchOptions(), runs(problem, 0.05, SearchOptions(), trials=5),
-                    lam_choices=LAMBDAS)  # fmt: skip
+    advice = advise(
+        problem, 0.05, GAMMA, SearchOptions(), runs(problem, 0.05, SearchOptions(), trials=5), lam_choices=LAMBDAS
+    )
     fix = next(f for f in advice.fixes if "lam" in f.changes)
     assert fix.changes == {"lam": 0.02, "radius": None}
     assert not any("radius" in f.changes and f.changes["radius"] for f in advice.fixes)  # no second radius offered

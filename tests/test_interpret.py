@@ -179,7 +179,7 @@ def test_alpha_meaning_for_ridge_is_the_largest_mse_increase():
     """Checked against a brute-force search over the ellipsoid R(θ) = α (40,000 directions, p = 3)."""
     from scipy.optimize import minimize
 
-    problem, data = _ridge_problem()
+    problem, _ = _ridge_problem()
     alpha = 0.01
     meaning = alpha_meaning(problem, alpha)
     theta_star = problem.theta_star
@@ -241,9 +241,11 @@ def summary_of(**medians: float) -> pd.DataFrame:
     """A ``summarise_runs``-like frame with the given median ε per method (δ > 0 for the Gibbs posterior)."""
     labels = {"nr": "Noise reduction", "doubling": "Doubling", "theory": "Theory", "gibbs": "Gibbs posterior"}
     return pd.DataFrame(
-        [{"method": m, "label": labels[m], "median_eps": e, "delta": 1e-6 if m == "gibbs" else 0.0}
-         for m, e in medians.items()]
-    )  # fmt: skip
+        [
+            {"method": m, "label": labels[m], "median_eps": e, "delta": 1e-6 if m == "gibbs" else 0.0}
+            for m, e in medians.items()
+        ]
+    )
 
 
 def test_ranking_sentence_ranks_and_states_the_saving():

@@ -86,13 +86,17 @@ def test_logistic_theta_star_equals_the_in_memory_one(parquet, target, positive_
         ({"target": "y"}, "feature_bound is required.*data's largest row norm is not available"),
         ({"target": "y", "feature_bound": 3.0}, "ridge needs target_bound"),
         ({"target": "nope", "feature_bound": 3.0, "target_bound": 2.0}, "target 'nope' is not a column"),
-        ({"target": "label", "feature_bound": 3.0, "task": "logistic", "features": ["a", "kind"]},
-         r"feature columns must be numeric; \['kind'\]"),
-        ({"target": "kind", "feature_bound": 3.0, "task": "logistic", "features": FEATURES},
-         "name the one mapped to \\+1"),
+        (
+            {"target": "label", "feature_bound": 3.0, "task": "logistic", "features": ["a", "kind"]},
+            r"feature columns must be numeric; \['kind'\]",
+        ),
+        (
+            {"target": "kind", "feature_bound": 3.0, "task": "logistic", "features": FEATURES},
+            "name the one mapped to \\+1",
+        ),
         ({"target": "y", "feature_bound": -1.0, "target_bound": 2.0}, "feature_bound .* finite number > 0"),
     ],
-)  # fmt: skip
+)
 def test_refusals_say_what_to_do(parquet, keywords, message) -> None:
     folder, _ = parquet
     with pytest.raises(DataError, match=message):
@@ -102,7 +106,7 @@ def test_refusals_say_what_to_do(parquet, keywords, message) -> None:
 def test_rows_with_gaps_are_refused(tmp_path) -> None:
     frame = pd.DataFrame({"a": [0.1, np.nan, 0.2], "y": [0.1, 0.2, 0.3]})
     frame.to_parquet(tmp_path / "gaps.parquet")
-    with pytest.raises(DataError, match="column\\(s\\) a have NaN.*nothing is imputed"):
+    with pytest.raises(DataError, match=r"column\(s\) a have NaN.*nothing is imputed"):
         problem_from_parquet(tmp_path, "y", feature_bound=1.0, target_bound=1.0)
 
 
@@ -162,8 +166,12 @@ def test_memory_stays_bounded_on_data_larger_than_the_allowance(tmp_path) -> Non
     data_kib = 4_000_000 * 7 * 8 / 1024  # the float64 values a pass reads (a–d, y, label as float)
     result = subprocess.run(
         [sys.executable, "-c", MEASURE, str(large)],
-        capture_output=True, text=True, check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     figures = json.loads(result.stdout.strip().splitlines()[-1])
     assert figures["n"] == 4_000_000
     assert figures["ridge_kib"] < data_kib / 4, figures
@@ -197,6 +205,12 @@ def test_dask_reaches_neither_the_app_nor_the_rest_of_the_package() -> None:
             if module == "accfirst.scale":
                 assert name == "accfirst/cli.py" and not top_level, f"{name} imports accfirst.scale"
     probe = "import sys, accfirst, accfirst.cli, accfirst.estimators; print(sorted({'dask', 'distributed'} & set(sys.modules)))"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert done.stdout.strip() == "[]"

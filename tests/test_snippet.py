@@ -94,7 +94,7 @@ def test_builtin_snippet_reproduces_run_trials(monkeypatch, tmp_path, radius):
     monkeypatch.setitem(sys.modules, "accfirst.datasets", fake)
     monkeypatch.chdir(tmp_path)
     settings = _settings(radius=radius)
-    exec(compile(reproduction_snippet(settings), "snippet.py", "exec"), {"__name__": "__main__"})  # noqa: S102
+    exec(compile(reproduction_snippet(settings), "snippet.py", "exec"), {"__name__": "__main__"})
     produced = pd.read_csv(tmp_path / RESULTS_FILE)
     expected = run_trials(RidgeProblem(X, y, **settings.problem_kwargs()), **settings.run_trials_kwargs())
     pd.testing.assert_series_equal(produced["eps_total"], expected["eps_total"], check_exact=False, rtol=1e-12)
@@ -121,8 +121,14 @@ def test_noise_and_delta_round_trip_and_reach_the_snippet():
 def test_an_upload_spec_states_every_preparation_option():
     spec = DatasetSpec.from_upload("t.csv", target="y", task="ridge", missing="drop")
     options = dict(spec.options)
-    assert options == {"target": "y", "task": "ridge", "missing": "drop", "center": True, "standardize": True,
-                       "max_levels": 20}  # fmt: skip
+    assert options == {
+        "target": "y",
+        "task": "ridge",
+        "missing": "drop",
+        "center": True,
+        "standardize": True,
+        "max_levels": 20,
+    }
     source = reproduction_snippet(_settings(dataset=spec))
     for text in ("center=True", "standardize=True", "missing='drop'", "max_levels=20"):
         assert text in source
@@ -141,7 +147,6 @@ def test_an_old_upload_record_reads_back_with_the_old_preparation():
 def test_the_snippet_writes_a_file_the_app_does_not_offer():
     assert RESULTS_FILE not in {"accfirst_results.csv", "accfirst_sweep.csv"}
     assert f"results.to_csv({RESULTS_FILE!r}, index=False)" in reproduction_snippet(_settings())
-
 
 
 def test_the_radius_round_trips_and_builds_the_problem(monkeypatch, tmp_path):

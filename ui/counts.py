@@ -41,9 +41,15 @@ BUDGET_DELTAS = (1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)
 def budget_delta_setting(scope: str, help: str) -> Choice:
     """δ of a page's whole (ε, δ) budget (SPEC §15), 10⁻⁶ by default, as the privacy-budget pages offer it."""
     return Choice(
-        scope, "delta", "Budget δ", DEFAULT_DELTA, options=BUDGET_DELTAS, widget_type="select_slider", help=help,
+        scope,
+        "delta",
+        "Budget δ",
+        DEFAULT_DELTA,
+        options=BUDGET_DELTAS,
+        widget_type="select_slider",
+        help=help,
         labels={d: format_delta(d) for d in BUDGET_DELTAS},
-    )  # fmt: skip
+    )
 
 
 @dataclass(frozen=True)
@@ -61,9 +67,14 @@ class CountSource:
     @property
     def source(self) -> Choice:
         return Choice(
-            self.scope, "src", "Counts", self.default_source, options=("data", "synthetic"),
-            widget_type="segmented_control", labels={"data": "from the data", "synthetic": "synthetic, log-uniform"},
-        )  # fmt: skip
+            self.scope,
+            "src",
+            "Counts",
+            self.default_source,
+            options=("data", "synthetic"),
+            widget_type="segmented_control",
+            labels={"data": "from the data", "synthetic": "synthetic, log-uniform"},
+        )
 
     @property
     def mode(self) -> Choice:
@@ -76,18 +87,29 @@ class CountSource:
     @property
     def size(self) -> IntSetting:
         return IntSetting(
-            self.scope, "n", "How many counts", 200, low=10, high=MAX_SYNTHETIC, step=10,
+            self.scope,
+            "n",
+            "How many counts",
+            200,
+            low=10,
+            high=MAX_SYNTHETIC,
+            step=10,
             help=f"Whole counts, log-uniform between {SYNTHETIC_RANGE[0]:,.0f} and {SYNTHETIC_RANGE[1]:,.0f}: "
             "a mix of small counts (expensive to certify) and large ones (cheap).",
-        )  # fmt: skip
+        )
 
     def column(self, data: PreparedData) -> Choice:
         """The column to count: the target, then the features (names as plain text)."""
         names = (data.target_name, *data.feature_names)
         return Choice(
-            self.scope, "col", "Column", data.target_name, options=names, widget_type="selectbox",
+            self.scope,
+            "col",
+            "Column",
+            data.target_name,
+            options=names,
+            widget_type="selectbox",
             labels={name: short(name) for name in names},
-        )  # fmt: skip
+        )
 
     def settings(self, data: PreparedData) -> tuple[Setting, ...]:
         """Every URL setting of the source, for ``restore_from_url``/``write_to_url``."""

@@ -29,8 +29,8 @@ from accfirst.snippet import DatasetSpec
 from accfirst.validation import shorten
 from ui import memory
 from ui.cache import session_memo
-from ui.errors import package_errors
 from ui.docs import docs_link
+from ui.errors import package_errors
 from ui.settings import Choice, OptionalFloat, restore_from_url, write_to_url
 from ui.text import plain, short
 
@@ -144,10 +144,11 @@ class Selection:
         if self.shared:
             return builtin_problem(self.spec.builtin, self.lam, self.radius)
         return session_memo(
-            "problems", self.problem_key,
+            "problems",
+            self.problem_key,
             lambda: PROBLEMS[self.task](self.data.X_train, self.data.y_train, self.lam, radius=self.radius),
             max_entries=1,
-        )  # fmt: skip
+        )
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -275,9 +276,11 @@ def _upload_flow(sidebar: Any, lam: float, radius: float | None) -> Selection | 
     with package_errors(sidebar, stop=False, remember=PROBLEM_KEY):
         frozen = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in options.items())
         prepared = session_memo(
-            "upload_prepared", (digest, frozen), lambda: from_frame(frame, limits=UPLOAD_LIMITS, **options),
+            "upload_prepared",
+            (digest, frozen),
+            lambda: from_frame(frame, limits=UPLOAD_LIMITS, **options),
             max_entries=1,
-        )  # fmt: skip
+        )
     if prepared is None:
         return None
     sidebar.caption(f"{short(uploaded.name)}: {prepared.n:,} training rows × {prepared.p} features ({prepared.task})")
@@ -317,9 +320,12 @@ def _preparation_controls(sidebar: Any, frame: pd.DataFrame, digest: str) -> dic
     with sidebar.expander("Preparation (features, scaling)", expanded=False):
         others = [c for c in columns if c != target]
         features = st.multiselect(
-            "Feature columns (default: every usable column)", others, default=[], key=f"{prefix}.features.{target}",
+            "Feature columns (default: every usable column)",
+            others,
+            default=[],
+            key=f"{prefix}.features.{target}",
             help="Leave empty to use every usable column (text is one-hot encoded); constant columns are dropped.",
-        )  # fmt: skip
+        )
         if features:
             options["features"] = features
         if task == "logistic":
@@ -338,23 +344,35 @@ def _preparation_controls(sidebar: Any, frame: pd.DataFrame, digest: str) -> dic
         if task == "ridge" and st.checkbox("Apply log(1 + y) to the target", key=f"{prefix}.log1p_target"):
             options["log1p_target"] = True
         options["missing"] = st.radio(
-            "Missing values", ["impute", "drop"], key=f"{prefix}.missing", horizontal=True,
+            "Missing values",
+            ["impute", "drop"],
+            key=f"{prefix}.missing",
+            horizontal=True,
             format_func={"impute": "fill (training median / most frequent)", "drop": "drop the row"}.get,
             help="Filling reads the data (not private). Rows without a target are always dropped.",
-        )  # fmt: skip
-        options["max_levels"] = int(st.number_input(
-            "Most 0/1 columns per text column (0: leave text columns out)", min_value=0, max_value=200, value=20,
-            key=f"{prefix}.max_levels", help="Text columns become 0/1 columns; the rarest levels share the last one.",
-        ))  # fmt: skip
+        )
+        options["max_levels"] = int(
+            st.number_input(
+                "Most 0/1 columns per text column (0: leave text columns out)",
+                min_value=0,
+                max_value=200,
+                value=20,
+                key=f"{prefix}.max_levels",
+                help="Text columns become 0/1 columns; the rarest levels share the last one.",
+            )
+        )
         options["center"] = st.checkbox(
-            "Centre the data (subtract training means)", value=True, key=f"{prefix}.center",
+            "Centre the data (subtract training means)",
+            value=True,
+            key=f"{prefix}.center",
             help="The models have no intercept; centring lets them fit data far from 0. Reads the data (not private).",
-        )  # fmt: skip
+        )
         options["standardize"] = st.checkbox(
-            "Standardise numeric columns (divide by their standard deviations)", value=True,
+            "Standardise numeric columns (divide by their standard deviations)",
+            value=True,
             key=f"{prefix}.standardize",
             help="So that a column in large units does not crowd out the others. Reads the data (not private).",
-        )  # fmt: skip
+        )
         scaling = st.radio(
             "Scaling",
             ["paper", "clip"],
@@ -367,14 +385,20 @@ def _preparation_controls(sidebar: Any, frame: pd.DataFrame, digest: str) -> dic
         options["scaling"] = scaling
         if scaling == "clip":
             options["feature_bound"] = st.number_input(
-                "Public bound on a row's ℓ1 norm (after log)", min_value=1e-9, value=1.0, format="%g",
+                "Public bound on a row's ℓ1 norm (after log)",
+                min_value=1e-9,
+                value=1.0,
+                format="%g",
                 key=f"{prefix}.feature_bound",
-            )  # fmt: skip
+            )
             if task == "ridge":
                 options["target_bound"] = st.number_input(
-                    "Public bound on |target| (after log)", min_value=1e-9, value=1.0, format="%g",
+                    "Public bound on |target| (after log)",
+                    min_value=1e-9,
+                    value=1.0,
+                    format="%g",
                     key=f"{prefix}.target_bound",
-                )  # fmt: skip
+                )
     return options
 
 

@@ -53,7 +53,7 @@ def package_errors(where: Any = None, *, stop: bool = True, remember: str | None
             st.session_state[remember] = str(exc)
         if stop:
             st.stop()
-    except Exception:  # noqa: BLE001 -- anything else is a bug: generic message, traceback to the log
+    except Exception:
         show_unexpected_error(target)
         if remember:
             st.session_state[remember] = GENERIC_MESSAGE

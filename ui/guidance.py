@@ -37,8 +37,10 @@ def show_guidance(where: Any, advice: Advice | None, settings: Mapping[str, Sett
     if advice is None:
         return
     with where.container(border=True):
-        st.markdown(f"**What would lower it** ({plain(METHOD_LABELS[advice.method].lower())}, median "
-                    f"ε = {format_epsilon(advice.eps)})")  # fmt: skip
+        st.markdown(
+            f"**What would lower it** ({plain(METHOD_LABELS[advice.method].lower())}, median "
+            f"ε = {format_epsilon(advice.eps)})"
+        )
         st.markdown(plain(advice.why))
         for index, fix in enumerate(advice.fixes):
             text, action = st.columns([4, 1], vertical_alignment="center")
@@ -49,8 +51,13 @@ def show_guidance(where: Any, advice: Advice | None, settings: Mapping[str, Sett
             )
             text.caption(plain(fix.sentence))
             if fix.changes and all(key in settings for key in fix.changes):
-                action.button("Apply", key=f"guidance.fix.{index}", on_click=_apply, args=(fix, settings),
-                              help=plain(f"Sets {', '.join(fix.changes)} and reruns."))  # fmt: skip
+                action.button(
+                    "Apply",
+                    key=f"guidance.fix.{index}",
+                    on_click=_apply,
+                    args=(fix, settings),
+                    help=plain(f"Sets {', '.join(fix.changes)} and reruns."),
+                )
         st.caption(
             "Predictions scale the measured testing and generation parts by their formulas; they read only "
             "public constants and the released ε."

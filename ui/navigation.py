@@ -65,7 +65,9 @@ def navigation() -> StreamlitPage:
     """Register the pages with Streamlit and draw the menu (sidebar; behind ☰ on a phone); the page to run."""
     return st.navigation(
         {
-            section: [st.Page(entry.path, title=entry.title, icon=entry.icon, default=entry.default) for entry in entries]
+            section: [
+                st.Page(entry.path, title=entry.title, icon=entry.icon, default=entry.default) for entry in entries
+            ]
             for section, entries in SECTIONS.items()
         },
         position="sidebar",

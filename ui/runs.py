@@ -59,10 +59,18 @@ class RunRequest:
     def settings(self, chosen: Selection, **extra: object) -> RunSettings:
         """The ``RunSettings`` record (JSON, snippet) of this request on ``chosen``."""
         return RunSettings(
-            dataset=chosen.spec, task=chosen.task, lam=chosen.lam, alphas=(self.alpha,), gamma=self.gamma,
-            methods=self.methods, trials=self.trials, seed=self.seed, options=self.options, radius=chosen.radius,
+            dataset=chosen.spec,
+            task=chosen.task,
+            lam=chosen.lam,
+            alphas=(self.alpha,),
+            gamma=self.gamma,
+            methods=self.methods,
+            trials=self.trials,
+            seed=self.seed,
+            options=self.options,
+            radius=chosen.radius,
             extra=extra,
-        )  # fmt: skip
+        )
 
 
 class SharedResults:
@@ -136,8 +144,9 @@ def _chunk(chosen: Selection, request: RunRequest, method: str, first: int, coun
         )
     done: Future = Future()
     done.set_result(
-        session_memo("trial_rows", (*chosen.problem_key, *key), lambda: run_cells(chosen.problem(), *arguments),
-                     max_entries=2000)  # fmt: skip
+        session_memo(
+            "trial_rows", (*chosen.problem_key, *key), lambda: run_cells(chosen.problem(), *arguments), max_entries=2000
+        )
     )
     return done
 
@@ -159,13 +168,17 @@ def traced_run(chosen: Selection, request: RunRequest, method: str, trial: int, 
     arguments = (method, request.alpha, trial, request.gamma, request.seed, request.options, exact)
     if chosen.shared:
         source = chosen.source
-        return _shared_replays().get(
-            (source.key, arguments), lambda: worker_pool().submit(source, trial_result, *arguments, priority=1)
-        ).result()
+        return (
+            _shared_replays()
+            .get((source.key, arguments), lambda: worker_pool().submit(source, trial_result, *arguments, priority=1))
+            .result()
+        )
     return session_memo(
-        "traced", (*chosen.problem_key, arguments), lambda: trial_result(chosen.problem(), *arguments),
+        "traced",
+        (*chosen.problem_key, arguments),
+        lambda: trial_result(chosen.problem(), *arguments),
         max_entries=16,
-    )  # fmt: skip
+    )
 
 
 @dataclass(frozen=True)

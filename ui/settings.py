@@ -345,10 +345,17 @@ def url_values(settings: Sequence[Setting]) -> dict[str, Any]:
 def generator_setting(scope: str) -> Choice:
     """The private hypothesis generator (SPEC §3), as every page offers it."""
     return Choice(
-        scope, "gen", "Private hypothesis generator", "paper", options=("paper", "covariance", "output"),
-        labels={"paper": "the paper's (covariance for ridge, output for logistic)",
-                "covariance": "covariance perturbation (ridge only)", "output": "output perturbation"},
-    )  # fmt: skip
+        scope,
+        "gen",
+        "Private hypothesis generator",
+        "paper",
+        options=("paper", "covariance", "output"),
+        labels={
+            "paper": "the paper's (covariance for ridge, output for logistic)",
+            "covariance": "covariance perturbation (ridge only)",
+            "output": "output perturbation",
+        },
+    )
 
 
 CALIBRATION_LABELS = {
@@ -364,13 +371,17 @@ CALIBRATION_LABELS = {
 def calibration_setting(scope: str) -> Choice:
     """The above-threshold calibration (SPEC §6, §12.3), as every page offers it."""
     return Choice(
-        scope, "cal", "Above-threshold calibration", SearchOptions.calibration, options=tuple(CALIBRATIONS),
+        scope,
+        "cal",
+        "Above-threshold calibration",
+        SearchOptions.calibration,
+        options=tuple(CALIBRATIONS),
         labels=CALIBRATION_LABELS,
         help="How the private test is calibrated. Every choice guarantees excess risk ≤ α with probability "
         "≥ 1 − γ; the exact ones pay the least privacy for it: they compute the test's worst-case failure "
         "probability by quadrature (derived in this project, checked by Monte Carlo) and spend exactly γ. "
         "The paper's plots used its code's.",
-    )  # fmt: skip
+    )
 
 
 def calibration_labels(T: int, gamma: float, sensitivity: float, alpha: float) -> dict[str, str]:
@@ -391,12 +402,17 @@ def calibration_labels(T: int, gamma: float, sensitivity: float, alpha: float) -
 def noise_setting(scope: str) -> Choice:
     """The noise of the private hypotheses (SPEC §3, §14), as every page offers it."""
     return Choice(
-        scope, "noise", "Noise of the private models", "laplace", options=tuple(NOISES),
-        labels={"laplace": "Laplace (pure ε)", "gaussian": "Gaussian ((ε, δ))"}, widget_type="segmented_control",
+        scope,
+        "noise",
+        "Noise of the private models",
+        "laplace",
+        options=tuple(NOISES),
+        labels={"laplace": "Laplace (pure ε)", "gaussian": "Gaussian ((ε, δ))"},
+        widget_type="segmented_control",
         help="Laplace noise (the paper's) gives a pure ε. Gaussian noise reduction (Brownian motion) gives an "
         "ex-post (ε, δ) guarantee with the δ below, and often a smaller generation ε when there are many features. "
         "The theory approach has no Gaussian version.",
-    )  # fmt: skip
+    )
 
 
 DELTA_OPTIONS = (0.0, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)
@@ -405,12 +421,17 @@ DELTA_OPTIONS = (0.0, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)
 def delta_setting(scope: str) -> Choice:
     """δ of the (ε, δ) guarantees (Gaussian noise, SPEC §14; the Gibbs posterior, §17), as every page offers it."""
     return Choice(
-        scope, "delta", "δ of the (ε, δ) guarantees (Gaussian noise, Gibbs posterior)", DEFAULT_DELTA,
-        options=DELTA_OPTIONS, labels={d: format_delta(d) for d in DELTA_OPTIONS}, widget_type="select_slider",
+        scope,
+        "delta",
+        "δ of the (ε, δ) guarantees (Gaussian noise, Gibbs posterior)",
+        DEFAULT_DELTA,
+        options=DELTA_OPTIONS,
+        labels={d: format_delta(d) for d in DELTA_OPTIONS},
+        widget_type="select_slider",
         help="One δ for every (ε, δ) figure on the page: the ε holds except with probability δ. It applies to "
         "Gaussian noise and to the Gibbs posterior; with Laplace noise, noise reduction, doubling and the theory "
         "approach are pure ε (δ = 0). δ = 0 asks the Gibbs posterior for pure ε (ridge only).",
-    )  # fmt: skip
+    )
 
 
 def delta_problem(delta: float, methods: Sequence[str], task: str, noise: str = "laplace") -> str | None:

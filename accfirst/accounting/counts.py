@@ -42,9 +42,23 @@ COUNT_METHODS = ("nr", "doubling")
 DOUBLING_LEVELS = 20
 NR_LEVELS = 2 * DOUBLING_LEVELS - 1
 COUNT_COLUMNS = (
-    "method", "index", "count", "status", "certified", "released", "level", "levels", "sigma", "error_bound",
-    "rho", "cap", "spent", "remaining", "rel_error", "within",
-)  # fmt: skip
+    "method",
+    "index",
+    "count",
+    "status",
+    "certified",
+    "released",
+    "level",
+    "levels",
+    "sigma",
+    "error_bound",
+    "rho",
+    "cap",
+    "spent",
+    "remaining",
+    "rel_error",
+    "within",
+)
 
 
 def certification_constant(beta: float, levels: int) -> float:
@@ -120,8 +134,18 @@ def filtered_counts(
         rhos = count_levels(method, request)
         run = _nr_count if method == "nr" else _doubling_count
         row = run(budget, float(q), rhos, c, alpha, index, generator)
-        rows.append({"method": method, "index": index, "count": float(q), "levels": rhos.size, "cap": request,
-                     "spent": budget.spent, "remaining": budget.remaining, **row})  # fmt: skip
+        rows.append(
+            {
+                "method": method,
+                "index": index,
+                "count": float(q),
+                "levels": rhos.size,
+                "cap": request,
+                "spent": budget.spent,
+                "remaining": budget.remaining,
+                **row,
+            }
+        )
         if row["status"] == "refused":
             break
     frame = pd.DataFrame(rows, columns=list(COUNT_COLUMNS))
@@ -135,9 +159,14 @@ def filtered_counts(
 
 def _outcome(status: str, released: float, level: int | None, sigma: float, c: float, rho: float) -> dict:
     return {
-        "status": status, "certified": status == "certified", "released": released, "level": level,
-        "sigma": sigma, "error_bound": c * sigma if status == "certified" else math.nan, "rho": rho,
-    }  # fmt: skip
+        "status": status,
+        "certified": status == "certified",
+        "released": released,
+        "level": level,
+        "sigma": sigma,
+        "error_bound": c * sigma if status == "certified" else math.nan,
+        "rho": rho,
+    }
 
 
 def _refused(rho: float) -> dict:
@@ -230,15 +259,17 @@ def summarise_counts(frame: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for method, group in frame.groupby("method", sort=False):
         certified = group[group["certified"]]
-        rows.append({
-            "method": method,
-            "attempted": int((group["status"] != "refused").sum()),
-            "certified": len(certified),
-            "not_certified": int((group["status"] == "not certified").sum()),
-            "refused": bool((group["status"] == "refused").any()),
-            "share_within": float(certified["within"].mean()) if len(certified) else math.nan,
-            "rho_spent": float(group["spent"].iloc[-1]),
-        })  # fmt: skip
+        rows.append(
+            {
+                "method": method,
+                "attempted": int((group["status"] != "refused").sum()),
+                "certified": len(certified),
+                "not_certified": int((group["status"] == "not certified").sum()),
+                "refused": bool((group["status"] == "refused").any()),
+                "share_within": float(certified["within"].mean()) if len(certified) else math.nan,
+                "rho_spent": float(group["spent"].iloc[-1]),
+            }
+        )
     return pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
 
 

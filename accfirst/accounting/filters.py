@@ -38,9 +38,19 @@ from accfirst.teaching.composition import dp_to_zcdp
 from accfirst.validation import as_generator, validate_delta, validate_positive
 
 LEDGER_COLUMNS = (
-    "round", "filter", "kind", "label", "status", "unit", "declared", "delta", "realised", "refund", "remaining",
+    "round",
+    "filter",
+    "kind",
+    "label",
+    "status",
+    "unit",
+    "declared",
+    "delta",
+    "realised",
+    "refund",
+    "remaining",
     "reason",
-)  # fmt: skip
+)
 # A remainder below this share of the budget is rounding, not budget.
 ROUNDING = 1e-12
 
@@ -90,8 +100,15 @@ class PrivacyFilter:
         if self._open is not None:
             raise AccFirstError("charge the admitted round before admitting another")
         bound = validate_positive("the declared bound", bound)
-        row = {"round": next(self._rounds), "filter": self.name, "kind": kind, "label": label, "unit": self.unit,
-               "declared": bound, "delta": delta}  # fmt: skip
+        row = {
+            "round": next(self._rounds),
+            "filter": self.name,
+            "kind": kind,
+            "label": label,
+            "unit": self.unit,
+            "declared": bound,
+            "delta": delta,
+        }
         left = self.remaining
         if bound > left + ROUNDING * self.budget:
             reason = f"declares {bound:.4g} {self.unit}; {left:.4g} left"
@@ -100,8 +117,9 @@ class PrivacyFilter:
         else:
             self._open = row
             return True
-        self._rows.append(row | {"status": "refused", "realised": 0.0, "refund": 0.0, "remaining": left,
-                                 "reason": reason})  # fmt: skip
+        self._rows.append(
+            row | {"status": "refused", "realised": 0.0, "refund": 0.0, "remaining": left, "reason": reason}
+        )
         return False
 
     def charge(self, realised: float) -> float:
@@ -118,8 +136,16 @@ class PrivacyFilter:
         self.spent += value
         self.delta_spent += float(self._open["delta"])
         row, self._open = self._open, None
-        self._rows.append(row | {"status": "charged", "realised": value, "refund": declared - value,
-                                 "remaining": self.remaining, "reason": ""})  # fmt: skip
+        self._rows.append(
+            row
+            | {
+                "status": "charged",
+                "realised": value,
+                "refund": declared - value,
+                "remaining": self.remaining,
+                "reason": "",
+            }
+        )
         return declared - value
 
 

@@ -32,9 +32,22 @@ from accfirst.validation import validate_alpha, validate_count, validate_positiv
 
 KINDS = ("regression", "counts")
 LEDGER_COLUMNS = (
-    "analysis", "label", "kind", "method", "filter", "unit", "budget", "declared", "delta", "realised", "refund",
-    "remaining", "status", "fits", "note",
-)  # fmt: skip
+    "analysis",
+    "label",
+    "kind",
+    "method",
+    "filter",
+    "unit",
+    "budget",
+    "declared",
+    "delta",
+    "realised",
+    "refund",
+    "remaining",
+    "status",
+    "fits",
+    "note",
+)
 # Statuses of an analysis; the first three mean it ran to its end inside the budget.
 FITTED = ("released", "fallback", "done")
 
@@ -166,14 +179,23 @@ def run_session(
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
         if analysis.kind == "regression":
             search_options = replace(
-                options, noise=analysis.noise,
+                options,
+                noise=analysis.noise,
                 delta=budget.expost.delta / gaussian if analysis.noise == "gaussian" else options.delta,
-            )  # fmt: skip
+            )
             row = _regression(budget.expost, problem, analysis, gamma, search_options, rng)
         else:
             row = _counts(budget.zcdp, analysis, counts, beta, cap, rng)
-        rows.append({"analysis": index, "label": analysis.label, "kind": analysis.kind, "method": analysis.method,
-                     **row, "fits": row["status"] in FITTED})  # fmt: skip
+        rows.append(
+            {
+                "analysis": index,
+                "label": analysis.label,
+                "kind": analysis.kind,
+                "method": analysis.method,
+                **row,
+                "fits": row["status"] in FITTED,
+            }
+        )
         yield SessionStep(pd.DataFrame(rows, columns=list(LEDGER_COLUMNS)), budget.ledger)
 
 
@@ -192,9 +214,18 @@ def _regression(
         note = "no level passed the test: nothing released, charged the declared bound"
     else:
         note = f"model released at ex-post ε = {run.charged:.3g}"
-    return {"filter": budget.name, "unit": budget.unit, "budget": budget.budget, "declared": run.declared,
-            "delta": run.delta, "realised": run.charged, "refund": run.refund, "remaining": budget.remaining,
-            "status": run.status, "note": note}  # fmt: skip
+    return {
+        "filter": budget.name,
+        "unit": budget.unit,
+        "budget": budget.budget,
+        "declared": run.declared,
+        "delta": run.delta,
+        "realised": run.charged,
+        "refund": run.refund,
+        "remaining": budget.remaining,
+        "status": run.status,
+        "note": note,
+    }
 
 
 def _counts(
@@ -210,10 +241,18 @@ def _counts(
     if refused:
         stop = int(frame["index"].iloc[-1])
         note += f"; refused at count {stop + 1} of {len(np.atleast_1d(counts))}: {rounds['reason'].iloc[-1]}"
-    return {"filter": budget.name, "unit": budget.unit, "budget": budget.budget,
-            "declared": float(charged["declared"].sum()), "delta": 0.0,
-            "realised": float(charged["realised"].sum()), "refund": float(charged["refund"].sum()),
-            "remaining": budget.remaining, "status": "refused" if refused else "done", "note": note}  # fmt: skip
+    return {
+        "filter": budget.name,
+        "unit": budget.unit,
+        "budget": budget.budget,
+        "declared": float(charged["declared"].sum()),
+        "delta": 0.0,
+        "realised": float(charged["realised"].sum()),
+        "refund": float(charged["refund"].sum()),
+        "remaining": budget.remaining,
+        "status": "refused" if refused else "done",
+        "note": note,
+    }
 
 
 def fitted(ledger: pd.DataFrame) -> int:
@@ -226,4 +265,3 @@ def describe_budget(budget: PrivacyFilter) -> str:
     if isinstance(budget, ZCDPFilter):
         return f"ρ = {budget.budget:.3g} (ε = {budget.epsilon:.3g}, δ = {format_delta(budget.delta)})"
     return f"ε = {budget.epsilon:.3g}, δ = {format_delta(budget.delta)}" + (" (pure)" if budget.delta == 0 else "")
-

@@ -199,8 +199,10 @@ def _one_hot_note(name: str, plan: _Plan, max_levels: int) -> str:
             f"; it has more than {max_levels} levels, so the {plan.grouped:,} rarest share the column "
             f"'{name}={OTHER_LEVEL}'"
         )
-    return text + "; a level not seen in training goes to " + (
-        f"'{OTHER_LEVEL}'" if plan.grouped else "no column (all zeros)"
+    return (
+        text
+        + "; a level not seen in training goes to "
+        + (f"'{OTHER_LEVEL}'" if plan.grouped else "no column (all zeros)")
     )
 
 

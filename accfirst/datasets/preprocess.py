@@ -550,8 +550,7 @@ def _labels(series: pd.Series, target: str, positive_class: object) -> tuple[np.
     labels[~present] = np.nan
     others = [c for c in classes if c != positive]
     note = (
-        f"target {_quoted(target)} (logistic regression): {echo(_fmt(positive))} → +1, "
-        f"{_fmt(others[0])!r} → −1"
+        f"target {_quoted(target)} (logistic regression): {echo(_fmt(positive))} → +1, {_fmt(others[0])!r} → −1"
         if len(others) == 1
         else f"target {_quoted(target)} (logistic regression): {echo(_fmt(positive))} → +1, "
         f"the other {len(others):,} classes ({_listing(others)}) → −1"
@@ -629,9 +628,7 @@ def _no_features_message(dropped: list[tuple[str, str]], target: str) -> str:
     )
 
 
-def _split(
-    rows: np.ndarray, y: np.ndarray, task: str, test_size: float, seed: int
-) -> tuple[np.ndarray, np.ndarray]:
+def _split(rows: np.ndarray, y: np.ndarray, task: str, test_size: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Seeded random split of ``rows``: ``round(test_size · n)`` test rows, shared out across the
     classes in proportion (largest remainders) for logistic; every group keeps a training row."""
     rng = np.random.default_rng(seed)

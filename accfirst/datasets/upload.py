@@ -111,9 +111,7 @@ def read_upload(data: bytes, filename: str, *, limits: UploadLimits = UploadLimi
     data = bytes(data)
     shown = echo(filename)  # quoted and cut to ~80 characters: the name is the user's text
     if len(data) == 0:
-        raise DataError(
-            f"{shown} is empty (0 bytes); upload a CSV or Parquet file with a header row and data rows"
-        )
+        raise DataError(f"{shown} is empty (0 bytes); upload a CSV or Parquet file with a header row and data rows")
     if len(data) > limits.max_bytes:
         raise DataError(
             f"{shown} is {len(data) / 1024**2:,.1f} MB; the limit is {limits.max_bytes / 1024**2:,.0f} MB. "
@@ -236,8 +234,11 @@ def _check_csv_size(data: bytes, options: dict, columns: int, limits: UploadLimi
 
 
 def _is_text(kind: pa.DataType) -> bool:
-    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_binary(kind) or (
-        pa.types.is_large_binary(kind)
+    return (
+        pa.types.is_string(kind)
+        or pa.types.is_large_string(kind)
+        or pa.types.is_binary(kind)
+        or (pa.types.is_large_binary(kind))
     )
 
 

@@ -23,11 +23,11 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
+from accfirst.erm.problems import Problem, RidgeProblem
+from accfirst.erm.trust_region import has_negative_minor, interior_solution, shifted_cholesky_fails, solve_trust_region
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.brownian import GAUSSIAN
 from accfirst.mechanisms.noise_reduction import LAPLACE, NoiseFamily
-from accfirst.erm.problems import Problem, RidgeProblem
-from accfirst.erm.trust_region import has_negative_minor, interior_solution, shifted_cholesky_fails, solve_trust_region
 
 
 class Hypothesis(ABC):

@@ -282,8 +282,9 @@ class RidgeProblem(Problem):
         problem._solve(A, b, c, n, lam, radius)
         return problem
 
-    def _solve(self, A: NDArray[np.float64], b: NDArray[np.float64], c: float, n: int, lam: float,
-               radius: float | None) -> None:  # fmt: skip
+    def _solve(
+        self, A: NDArray[np.float64], b: NDArray[np.float64], c: float, n: int, lam: float, radius: float | None
+    ) -> None:
         """Keep the statistics and solve θ*: the constructors' shared path."""
         super().__init__(n, A.shape[0], lam, radius)
         self.A = _readonly((A + A.T) / 2)

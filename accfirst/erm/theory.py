@@ -45,7 +45,7 @@ def ridge_output_epsilon(problem: RidgeProblem, alpha: float) -> float:
       μ ≤ 1 + λ + 1/R, the last term is at most (μ/2)‖ξ‖² + μR(−θ*ᵀξ/R)₊; in expectation
       (2 + 2λ + 1/R)pb² + ((1 + λ)R + 1)b/√2.
     """
-    n, p, lam, R, M = problem.n, problem.p, problem.lam, problem.norm_bound, problem.max_norm
+    p, lam, R, M = problem.p, problem.lam, problem.norm_bound, problem.max_norm
     scales = []
     if R > M / 2:
         scales.append(math.sqrt(alpha / (1 + p * lam + p / (R - M / 2) ** 2)))

@@ -164,9 +164,7 @@ def brownian_expost_epsilon(
     return float(values) if values.ndim == 0 else values
 
 
-def variance_matched_rhos(
-    epsilons: ArrayLike, l1_sensitivity: float, l2_sensitivity: float
-) -> NDArray[np.float64]:
+def variance_matched_rhos(epsilons: ArrayLike, l1_sensitivity: float, l2_sensitivity: float) -> NDArray[np.float64]:
     """ρ_k whose Gaussian noise has the variance of Lap(Δ₁/ε_k): T_k = 2(Δ₁/ε_k)², ρ_k = Δ₂²/(2T_k) (SPEC §14.7).
 
     Parameters

@@ -31,6 +31,7 @@ The doubling test (§7, §12.4) is calibrated here too: "paper" keeps Thm A.2's
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -106,7 +107,7 @@ def _quadrature(low: float, high: float, panel: float, breakpoints: tuple[float,
     """Nodes and weights on [low, high], split at the breakpoints, equal panels at most ``panel`` wide."""
     cuts = [low, *sorted(p for p in breakpoints if low < p < high), high]
     nodes, weights = [], []
-    for a, b in zip(cuts[:-1], cuts[1:]):
+    for a, b in itertools.pairwise(cuts):
         k = math.ceil((b - a) / panel)
         h = (b - a) / k
         nodes.append(a + h * (np.arange(k)[:, None] + _UNIT_NODES).ravel())
@@ -282,17 +283,22 @@ def _solve(calibration: ExactCalibration, T: int, gamma: float) -> ExactSolution
     if ratio is not None and halt_below is not None:
         return solution(ratio, halt_below)
     if halt_below is not None:
-        best = minimize_scalar(constant, bounds=log_ratios, args=(halt_below,), method="bounded",
-                               options={"xatol": 1e-5})  # fmt: skip
+        best = minimize_scalar(
+            constant, bounds=log_ratios, args=(halt_below,), method="bounded", options={"xatol": 1e-5}
+        )
         return solution(math.exp(best.x), halt_below)
     if ratio is not None:
-        best = minimize_scalar(lambda s: constant(math.log(ratio), s), bounds=HALT_BELOW_RANGE, method="bounded",
-                               options={"xatol": 1e-6})  # fmt: skip
+        best = minimize_scalar(
+            lambda s: constant(math.log(ratio), s), bounds=HALT_BELOW_RANGE, method="bounded", options={"xatol": 1e-6}
+        )
         return solution(ratio, float(best.x))
     best = minimize(
-        lambda v: constant(v[0], v[1]), x0=[math.log(2), 0.2], method="Nelder-Mead",
-        bounds=[log_ratios, HALT_BELOW_RANGE], options={"xatol": 1e-4, "fatol": 1e-5},
-    )  # fmt: skip
+        lambda v: constant(v[0], v[1]),
+        x0=[math.log(2), 0.2],
+        method="Nelder-Mead",
+        bounds=[log_ratios, HALT_BELOW_RANGE],
+        options={"xatol": 1e-4, "fatol": 1e-5},
+    )
     return solution(math.exp(best.x[0]), float(best.x[1]))
 
 

@@ -95,14 +95,27 @@ def layout(fig: go.Figure, *, title: str, height: int, subtitle: str = "") -> go
     total = height + top + bottom
     fig.update_layout(
         title={
-            "text": title, "subtitle": {"text": subtitle}, "x": 0, "xanchor": "left",
-            "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 10},
+            "text": title,
+            "subtitle": {"text": subtitle},
+            "x": 0,
+            "xanchor": "left",
+            "yref": "container",
+            "y": 1,
+            "yanchor": "top",
+            "pad": {"t": 10},
         },
         height=total,
         margin={"l": 10, "r": 10, "t": top, "b": bottom},
-        legend={"orientation": "h", "yref": "container", "y": 4 / total, "yanchor": "bottom", "x": 0, "xanchor": "left"},
+        legend={
+            "orientation": "h",
+            "yref": "container",
+            "y": 4 / total,
+            "yanchor": "bottom",
+            "x": 0,
+            "xanchor": "left",
+        },
         hoverlabel={"namelength": -1},
-    )  # fmt: skip
+    )
     fig.update_xaxes(exponentformat="power")
     fig.update_yaxes(exponentformat="power")
     return fig
@@ -142,6 +155,15 @@ def _tick_label(value: float) -> str:
 
 
 __all__ = [
-    "METHOD_COLORS", "METHOD_ORDER", "NONPRIVATE_COLOR", "REFERENCE_COLOR", "TESTING_METHODS", "layout", "log_ticks",
-    "method_color", "method_label", "methods_in", "wrap",
-]  # fmt: skip
+    "METHOD_COLORS",
+    "METHOD_ORDER",
+    "NONPRIVATE_COLOR",
+    "REFERENCE_COLOR",
+    "TESTING_METHODS",
+    "layout",
+    "log_ticks",
+    "method_color",
+    "method_label",
+    "methods_in",
+    "wrap",
+]

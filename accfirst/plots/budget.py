@@ -33,28 +33,44 @@ def figure_ledger(ledgers: Mapping[str, pd.DataFrame]) -> go.Figure:
         refused = ledger["status"] == "refused"
         fig.add_trace(
             go.Bar(
-                x=x, y=share, name=f"{name}: charged", marker={"color": method_color(method)}, offsetgroup=method,
+                x=x,
+                y=share,
+                name=f"{name}: charged",
+                marker={"color": method_color(method)},
+                offsetgroup=method,
                 customdata=ledger[["label", "unit", "realised", "declared", "note"]],
                 hovertemplate="%{customdata[0]}<br>charged %{customdata[2]:.3g} %{customdata[1]} (%{y:.1f}% of its "
                 "part)<br>declared %{customdata[3]:.3g}<br>%{customdata[4]}<extra></extra>",
             )
-        )  # fmt: skip
+        )
         fig.add_trace(
             go.Scatter(
-                x=x, y=declared.where(~refused), mode="markers", name=f"{name}: declared bound",
-                marker={"symbol": "line-ew", "size": 22, "color": method_color(method),
-                        "line": {"width": 3, "color": method_color(method)}},
-                offsetgroup=method, hovertemplate="declared %{y:.1f}% of its part<extra></extra>",
+                x=x,
+                y=declared.where(~refused),
+                mode="markers",
+                name=f"{name}: declared bound",
+                marker={
+                    "symbol": "line-ew",
+                    "size": 22,
+                    "color": method_color(method),
+                    "line": {"width": 3, "color": method_color(method)},
+                },
+                offsetgroup=method,
+                hovertemplate="declared %{y:.1f}% of its part<extra></extra>",
             )
-        )  # fmt: skip
+        )
         if refused.any():
             fig.add_trace(
                 go.Scatter(
-                    x=[label for label, r in zip(x, refused) if r], y=[REFUSED_Y] * int(refused.sum()),
-                    mode="markers", marker={"symbol": "x", "size": 12, "color": method_color(method)}, offsetgroup=method,
-                    name=f"{name}: refused", hovertemplate="refused: did not fit in what was left<extra></extra>",
+                    x=[label for label, r in zip(x, refused) if r],
+                    y=[REFUSED_Y] * int(refused.sum()),
+                    mode="markers",
+                    marker={"symbol": "x", "size": 12, "color": method_color(method)},
+                    offsetgroup=method,
+                    name=f"{name}: refused",
+                    hovertemplate="refused: did not fit in what was left<extra></extra>",
                 )
-            )  # fmt: skip
+            )
     fig.update_layout(barmode="group", scattermode="group")
     fig.update_yaxes(title={"text": "% of its part of the budget"}, rangemode="tozero")
     fig.update_xaxes(title={"text": "analysis, in queue order"}, type="category")

@@ -17,8 +17,16 @@ from accfirst.plots import REFERENCE_COLOR, layout, log_ticks, method_color, met
 EVALUATION_ONLY = "evaluation only, not private"
 
 
-def _layout(fig: go.Figure, title: str, subtitle: str, x_title: str, y_title: str, *,
-            log_x: ArrayLike | None = None, log_y: ArrayLike | None = None) -> go.Figure:  # fmt: skip
+def _layout(
+    fig: go.Figure,
+    title: str,
+    subtitle: str,
+    x_title: str,
+    y_title: str,
+    *,
+    log_x: ArrayLike | None = None,
+    log_y: ArrayLike | None = None,
+) -> go.Figure:
     """The shared look (``accfirst.plots.layout``); ``log_x``/``log_y``: the values a log axis must span."""
     for axis, text, values in ((fig.update_xaxes, x_title, log_x), (fig.update_yaxes, y_title, log_y)):
         axis(title={"text": text})
@@ -43,9 +51,13 @@ def figure_counts_certified(frame: pd.DataFrame) -> go.Figure:
                 hovertemplate="ρ spent %{x:.3g}<br>%{y} counts certified<extra></extra>",
             )
         )
-    return _layout(fig, "Counts certified before the budget runs out",
-                   "Each certified within the relative error α, against the ρ spent so far.", "ρ spent so far (zCDP)",
-                   "counts certified")  # fmt: skip
+    return _layout(
+        fig,
+        "Counts certified before the budget runs out",
+        "Each certified within the relative error α, against the ρ spent so far.",
+        "ρ spent so far (zCDP)",
+        "counts certified",
+    )
 
 
 def figure_counts_errors(frame: pd.DataFrame, rel_error: float) -> go.Figure:
@@ -64,12 +76,24 @@ def figure_counts_errors(frame: pd.DataFrame, rel_error: float) -> go.Figure:
             )
         )
     fig.add_hline(y=rel_error, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1})
-    fig.add_annotation(x=1, xref="paper", y=rel_error, text=f"target α = {rel_error:g}", showarrow=False,
-                       xanchor="right", yanchor="bottom")  # fmt: skip
+    fig.add_annotation(
+        x=1,
+        xref="paper",
+        y=rel_error,
+        text=f"target α = {rel_error:g}",
+        showarrow=False,
+        xanchor="right",
+        yanchor="bottom",
+    )
     certified = frame[frame["certified"]]
-    return _layout(fig, "Relative error of each certified count",
-                   f"{EVALUATION_ONLY.capitalize()}: it reads the true counts.", "true count (log scale)",
-                   "relative error |ŷ − q| / q", log_x=certified["count"])  # fmt: skip
+    return _layout(
+        fig,
+        "Relative error of each certified count",
+        f"{EVALUATION_ONLY.capitalize()}: it reads the true counts.",
+        "true count (log scale)",
+        "relative error |ŷ − q| / q",
+        log_x=certified["count"],
+    )
 
 
 def figure_counts_privacy(frame: pd.DataFrame) -> go.Figure:
@@ -92,9 +116,15 @@ def figure_counts_privacy(frame: pd.DataFrame) -> go.Figure:
                 )
             )
     tried = frame[frame["status"] != "refused"]
-    return _layout(fig, "Privacy charged per count", "Large counts are cheap; crosses were never certified.",
-                   "true count (log scale)", "ρ charged (log scale)", log_x=tried["count"],
-                   log_y=tried["rho"])  # fmt: skip
+    return _layout(
+        fig,
+        "Privacy charged per count",
+        "Large counts are cheap; crosses were never certified.",
+        "true count (log scale)",
+        "ρ charged (log scale)",
+        log_x=tried["count"],
+        log_y=tried["rho"],
+    )
 
 
 def count_figures(frame: pd.DataFrame, rel_error: float) -> list[go.Figure]:

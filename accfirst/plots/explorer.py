@@ -77,12 +77,14 @@ def figure_epsilon_distribution(results: pd.DataFrame) -> go.Figure:
             continue
         fig.add_trace(
             _trial_strip(
-                finite["eps_total"], row_label, method,
+                finite["eps_total"],
+                row_label,
+                method,
                 customdata=np.column_stack([finite["trial"], finite["stop_index"].fillna(-1)]),
                 text=_eps_text(finite["eps_total"]),
                 hovertemplate=f"trial %{{customdata[0]}}: %{{text}}<br>stop at level %{{customdata[1]}}<extra>{name}</extra>",
             )
-        )  # fmt: skip
+        )
     fig.update_xaxes(type="log", title_text="ex-post privacy loss ε (log scale)", **log_ticks(results["eps_total"]))
     fig.update_yaxes(autorange="reversed", title_text=None)
     trials = int(results["trial"].nunique()) if len(results) else 0
@@ -253,9 +255,14 @@ def figure_search(
         )
     else:
         fig.add_annotation(
-            x=0.5, xref="paper", y=1, yref="paper", showarrow=False, yanchor="top",
+            x=0.5,
+            xref="paper",
+            y=1,
+            yref="paper",
+            showarrow=False,
+            yanchor="top",
             text="no level passed: fallback to the non-private θ* (ε = ∞)",
-        )  # fmt: skip
+        )
     fig.update_yaxes(title_text="excess risk", rangemode="tozero")
     fig.update_xaxes(type="log", title_text="privacy level ε of the tested hypothesis (log scale)", **log_ticks(eps))
     subtitle = f"{len(trace)} level{'s' if len(trace) != 1 else ''} tested"
@@ -279,27 +286,35 @@ def figure_excess_risk(results: pd.DataFrame, alpha: float) -> go.Figure:
         risk = runs["excess_risk"].to_numpy(dtype=float)
         fig.add_trace(
             _trial_strip(
-                np.maximum(risk, RISK_FLOOR), label, method,
+                np.maximum(risk, RISK_FLOOR),
+                label,
+                method,
                 customdata=np.column_stack([runs["trial"], risk]),
                 hovertemplate="trial %{customdata[0]}: R = %{customdata[1]:.4g}<extra></extra>",
             )
-        )  # fmt: skip
+        )
     fig.add_vline(x=alpha, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1})
     fig.add_annotation(
         x=math.log10(alpha), y=1, yref="paper", text=f"α = {alpha:g}", showarrow=False, xanchor="left", yanchor="bottom"
     )
     risks = np.maximum(results["excess_risk"].to_numpy(dtype=float), RISK_FLOOR)
     fig.update_xaxes(
-        type="log", title_text=f"true excess risk R(θ), log scale<br><sup>{EVALUATION_ONLY}</sup>",
+        type="log",
+        title_text=f"true excess risk R(θ), log scale<br><sup>{EVALUATION_ONLY}</sup>",
         **log_ticks(np.append(risks, alpha)),
-    )  # fmt: skip
+    )
     fig.update_yaxes(autorange="reversed")
     return layout(fig, title="Accuracy reached: excess risk vs the target α", height=60 + 70 * max(len(fig.data), 1))
 
 
 # Short enough for two panels side by side at phone width.
-QUALITY_LABELS = {"r2": "R² (↑ better)", "mse": "MSE (↓ better)", "rmse": "RMSE, target's units (↓)",
-                  "accuracy": "accuracy (↑ better)", "auc": "AUC (↑ better)"}  # fmt: skip
+QUALITY_LABELS = {
+    "r2": "R² (↑ better)",
+    "mse": "MSE (↓ better)",
+    "rmse": "RMSE, target's units (↓)",
+    "accuracy": "accuracy (↑ better)",
+    "auc": "AUC (↑ better)",
+}
 
 
 def figure_test_quality(quality: pd.DataFrame) -> go.Figure:
@@ -313,9 +328,11 @@ def figure_test_quality(quality: pd.DataFrame) -> go.Figure:
     _require(quality, ("model", "method", "metric", "value"), "figure_test_quality")
     metrics = list(dict.fromkeys(quality["metric"]))
     fig = make_subplots(
-        rows=1, cols=max(len(metrics), 1), subplot_titles=[QUALITY_LABELS.get(m, m) for m in metrics],
+        rows=1,
+        cols=max(len(metrics), 1),
+        subplot_titles=[QUALITY_LABELS.get(m, m) for m in metrics],
         horizontal_spacing=0.12,
-    )  # fmt: skip
+    )
     for col, metric in enumerate(metrics, start=1):
         rows = quality[quality["metric"] == metric]
         fig.add_trace(
@@ -365,19 +382,25 @@ def figure_noise_comparison(laplace: pd.DataFrame, gaussian: pd.DataFrame) -> go
             medians.append(float(halted["eps_hypothesis"].median()) if len(halted) else math.nan)
             fig.add_trace(
                 _trial_strip(
-                    halted["eps_hypothesis"], row_label, method, customdata=halted["trial"],
+                    halted["eps_hypothesis"],
+                    row_label,
+                    method,
+                    customdata=halted["trial"],
                     hovertemplate=f"trial %{{customdata}}: generation ε = %{{x:.4g}}<extra>{noise}</extra>",
                 )
-            )  # fmt: skip
+            )
         if all(np.isfinite(medians)) and medians[0] > 0:
             notes.append(f"{method_label(method)}: Gaussian / Laplace median = {medians[1] / medians[0]:.2f}")
     fig.update_xaxes(
-        type="log", title_text="generation part of ε (log scale)",
+        type="log",
+        title_text="generation part of ε (log scale)",
         **log_ticks(pd.concat([laplace["eps_hypothesis"], gaussian["eps_hypothesis"]])),
-    )  # fmt: skip
+    )
     fig.update_yaxes(autorange="reversed", title_text=None)
     trials = int(gaussian["trial"].nunique()) if len(gaussian) else 0
     return layout(
-        fig, title=f"Generation ε, Laplace vs Gaussian, on the same {trials} trials", subtitle="<br>".join(notes),
+        fig,
+        title=f"Generation ε, Laplace vs Gaussian, on the same {trials} trials",
+        subtitle="<br>".join(notes),
         height=60 + 60 * max(len(fig.data), 1),
-    )  # fmt: skip
+    )

@@ -304,9 +304,13 @@ def fig3_breakdown(df: pd.DataFrame) -> go.Figure:
         else []
     )
     return _layout(
-        fig, "Fig. 3 — where the privacy goes", "testing vs generating hypotheses",
-        "median ε over halted runs (log scale)", log_y=True, notes=notes,
-    )  # fmt: skip
+        fig,
+        "Fig. 3 — where the privacy goes",
+        "testing vs generating hypotheses",
+        "median ε over halted runs (log scale)",
+        log_y=True,
+        notes=notes,
+    )
 
 
 def fig4_theta_norm(df: pd.DataFrame) -> go.Figure:
@@ -392,7 +396,7 @@ def calibration_caveat(df: pd.DataFrame) -> str:
     used = ", ".join(parts)
     return (
         f'<p class="note">Noise reduction used the calibration {used} of InteractiveAboveThreshold '
-        f'(see {html.escape(docs_reference("mathematics", "calibrations"))}). The paper\'s plotted '
+        f"(see {html.escape(docs_reference('mathematics', 'calibrations'))}). The paper's plotted "
         "numbers came from the authors' code (“paper-code”, T = 1000): use those settings to reproduce them.</p>"
     )
 
@@ -486,9 +490,15 @@ How to read each chart: {html.escape(docs_reference("charts", "the-alpha-sweep")
 the methods: {html.escape(docs_reference("mathematics"))}.</p>
 {caveat}"""
     return html_page(
-        "accfirst α sweep report", "Accuracy-first α sweep", intro, settings,
-        "Median ex-post privacy loss per α", paper_table(df), report_figures(df), preparation,
-    )  # fmt: skip
+        "accfirst α sweep report",
+        "Accuracy-first α sweep",
+        intro,
+        settings,
+        "Median ex-post privacy loss per α",
+        paper_table(df),
+        report_figures(df),
+        preparation,
+    )
 
 
 def html_page(
@@ -514,9 +524,12 @@ def html_page(
         # template per figure in Python would take a second each).
         fig.update_layout(template="none")
         html_div = fig.to_html(
-            full_html=False, include_plotlyjs=(i == 0), config={"responsive": True, "displaylogo": False},
-            default_width="100%", default_height=f"{fig.layout.height or 560}px",
-        )  # fmt: skip
+            full_html=False,
+            include_plotlyjs=(i == 0),
+            config={"responsive": True, "displaylogo": False},
+            default_width="100%",
+            default_height=f"{fig.layout.height or 560}px",
+        )
         divs.append(f'<div class="figure">{html_div}</div>')
     settings_rows = "".join(
         f"<tr><th>{html.escape(str(key))}</th><td>{html.escape(str(value))}</td></tr>"

@@ -49,10 +49,30 @@ METHODS = ("nr", "doubling", "theory", "gibbs")
 PAPER_METHODS = ("nr", "doubling", "theory")
 METHOD_LABELS = {"nr": "Noise reduction", "doubling": "Doubling", "theory": "Theory", "gibbs": "Gibbs posterior"}
 COLUMNS = (
-    "method", "generator", "calibration", "noise", "delta", "alpha", "gamma", "lam", "n", "p", "T", "trial",
-    "stop_index", "eps_test", "eps_hypothesis", "eps_total", "exp_eps_total",
-    "excess_risk", "success", "fallback", "theta_norm", "norm_bound", "seconds",
-)  # fmt: skip
+    "method",
+    "generator",
+    "calibration",
+    "noise",
+    "delta",
+    "alpha",
+    "gamma",
+    "lam",
+    "n",
+    "p",
+    "T",
+    "trial",
+    "stop_index",
+    "eps_test",
+    "eps_hypothesis",
+    "eps_total",
+    "exp_eps_total",
+    "excess_risk",
+    "success",
+    "fallback",
+    "theta_norm",
+    "norm_bound",
+    "seconds",
+)
 
 
 @dataclass(frozen=True)
@@ -131,7 +151,7 @@ class SearchOptions:
 
 def trial_rng(seed: int, method: str, alpha: float, trial: int) -> np.random.Generator:
     """The generator of one (method, α, trial) cell, independent of every other cell."""
-    alpha_key = int(round(alpha * 1e12))
+    alpha_key = round(alpha * 1e12)
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(METHODS.index(method), alpha_key, trial)))
 
 
@@ -159,9 +179,17 @@ def search(
     if method == "nr":
         return noise_reduction(problem, alpha, gamma, grid, options.generator, rng, options.calibration, exact, **noise)
     return doubling(
-        problem, alpha, gamma, float(grid[0]), float(grid[-1]), options.generator, rng, exact,
-        doubling_calibration(options.calibration), **noise,
-    )  # fmt: skip
+        problem,
+        alpha,
+        gamma,
+        float(grid[0]),
+        float(grid[-1]),
+        options.generator,
+        rng,
+        exact,
+        doubling_calibration(options.calibration),
+        **noise,
+    )
 
 
 def declared_bound(
@@ -183,9 +211,15 @@ def declared_bound(
     if method == "nr":
         return noise_reduction_bound(problem, alpha, gamma, grid, options.generator, options.calibration, **noise)
     return doubling_bound(
-        problem, alpha, gamma, float(grid[0]), float(grid[-1]), options.generator,
-        doubling_calibration(options.calibration), **noise,
-    )  # fmt: skip
+        problem,
+        alpha,
+        gamma,
+        float(grid[0]),
+        float(grid[-1]),
+        options.generator,
+        doubling_calibration(options.calibration),
+        **noise,
+    )
 
 
 def run_one(

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from accfirst.errors import AccFirstError
 from accfirst.erm.generators import HypothesisGenerator
 from accfirst.erm.problems import Problem
 from accfirst.erm.theory import theory_epsilon
+from accfirst.errors import AccFirstError
 from accfirst.validation import validate_count, validate_positive
 
 SPACINGS = ("geometric", "linear")

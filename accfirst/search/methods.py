@@ -26,20 +26,20 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from accfirst.erm.generators import HypothesisGenerator, make_generator
+from accfirst.erm.problems import Problem
+from accfirst.erm.theory import theory_epsilon
+from accfirst.errors import AccFirstError
 from accfirst.mechanisms.above_threshold import SearchOutcome, interactive_above_threshold, sequential_test
+from accfirst.mechanisms.brownian import DEFAULT_DELTA, brownian_expost_epsilon, variance_matched_rhos
 from accfirst.mechanisms.calibration import (
     DEFAULT_CALIBRATION,
     Calibration,
     doubling_test_scale,
     resolve_calibration,
 )
-from accfirst.errors import AccFirstError
-from accfirst.erm.generators import HypothesisGenerator, make_generator
-from accfirst.mechanisms.brownian import DEFAULT_DELTA, brownian_expost_epsilon, variance_matched_rhos
 from accfirst.mechanisms.noise_reduction import validate_epsilons
-from accfirst.erm.problems import Problem
 from accfirst.result import RunResult, Trace
-from accfirst.erm.theory import theory_epsilon
 from accfirst.validation import as_generator, validate_alpha, validate_delta, validate_gamma, validate_positive
 
 

@@ -286,9 +286,11 @@ class WorkerPool:
                 continue  # cancelled while it waited
             if self._executor is None:
                 self._executor = ProcessPoolExecutor(
-                    max_workers=self.workers, mp_context=self._context, initializer=_init_worker,
+                    max_workers=self.workers,
+                    mp_context=self._context,
+                    initializer=_init_worker,
                     initargs=(self._flags, self._prepare),
-                )  # fmt: skip
+                )
             try:
                 running = self._executor.submit(_call, *task.call)
             except BrokenProcessPool as exc:  # a worker died (killed, out of memory): the next task starts afresh

@@ -29,8 +29,24 @@ from accfirst.teaching.poll import PollRooms, PollSnapshot, parse_room_code
 from accfirst.teaching.randomized_response import TWO_COINS, RandomizedResponse
 
 __all__ = [
-    "TWO_COINS", "PollRooms", "PollSnapshot", "RandomizedResponse", "advanced_composition", "basic_composition",
-    "dp_to_zcdp", "group_privacy", "integer_noise_loss", "integer_noise_pmf", "laplace_density",
-    "laplace_privacy_loss", "laplace_variance", "max_error_probability", "max_error_threshold", "parse_room_code",
-    "replace_one_from_add_remove", "threshold_release", "zcdp_composition", "zcdp_to_dp",
-]  # fmt: skip
+    "TWO_COINS",
+    "PollRooms",
+    "PollSnapshot",
+    "RandomizedResponse",
+    "advanced_composition",
+    "basic_composition",
+    "dp_to_zcdp",
+    "group_privacy",
+    "integer_noise_loss",
+    "integer_noise_pmf",
+    "laplace_density",
+    "laplace_privacy_loss",
+    "laplace_variance",
+    "max_error_probability",
+    "max_error_threshold",
+    "parse_room_code",
+    "replace_one_from_add_remove",
+    "threshold_release",
+    "zcdp_composition",
+    "zcdp_to_dp",
+]

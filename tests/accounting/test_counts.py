@@ -45,8 +45,9 @@ def coverage(method: str, seed: int) -> tuple[int, int]:
     """(certified, certified outside α) over ``BORDERLINE`` counts in a budget too large to run out."""
     budget = ZCDPFilter(1000.0, 1e-6)
     cap = 1e-4
-    frame = filtered_counts(budget, borderline_counts(np.random.default_rng(seed), cap * budget.budget), ALPHA,
-                            method, BETA, cap, rng=seed)  # fmt: skip
+    frame = filtered_counts(
+        budget, borderline_counts(np.random.default_rng(seed), cap * budget.budget), ALPHA, method, BETA, cap, rng=seed
+    )
     assert len(frame) == BORDERLINE and not (frame["status"] == "refused").any()
     certified = frame[frame["certified"]]
     return len(certified), int((~certified["within"]).sum())
@@ -116,8 +117,9 @@ def test_same_seed_same_release() -> None:
 
 
 def test_summary_counts_each_status() -> None:
-    frame = pd.concat([release_counts(log_uniform_counts(300, rng=1), ALPHA, 1.0, 1e-6, m, rng=2)
-                       for m in ("nr", "doubling")])  # fmt: skip
+    frame = pd.concat(
+        [release_counts(log_uniform_counts(300, rng=1), ALPHA, 1.0, 1e-6, m, rng=2) for m in ("nr", "doubling")]
+    )
     summary = summarise_counts(frame).set_index("method")
     for method, group in frame.groupby("method"):
         row = summary.loc[method]

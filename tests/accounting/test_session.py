@@ -21,7 +21,8 @@ def problem() -> RidgeProblem:
     return RidgeProblem(X, y, 5e-3)
 
 
-def final(problem, analyses, epsilon=8.0, delta=1e-6, options=SearchOptions(eps_max=1.0), **kwargs):
+def final(problem, analyses, epsilon=8.0, delta=1e-6, options=None, **kwargs):
+    options = SearchOptions(eps_max=1.0) if options is None else options
     steps = list(run_session(problem, analyses, [5_000, 20_000, 800], epsilon, delta, options=options, **kwargs))
     assert [len(step.ledger) for step in steps] == list(range(1, len(analyses) + 1))  # one row more per analysis
     return steps[-1]
@@ -31,7 +32,7 @@ def test_text_form_round_trips_and_bad_text_says_why() -> None:
     for text in ("nr-laplace-0.05", "doubling-gaussian-0.1", "counts-nr-0.2", "counts-doubling-0.05"):
         assert Analysis.from_text(text).to_text() == text
     for bad in ("nr-0.05", "counts-nr-x", "median-laplace-0.1", "nr-uniform-0.1", "counts-nr--1"):
-        with pytest.raises(AccFirstError, match="analysis|method|noise|alpha"):
+        with pytest.raises(AccFirstError, match=r"analysis|method|noise|alpha"):
             Analysis.from_text(bad)
     assert Analysis.from_text("nr-gaussian-0.05").under("doubling").to_text() == "doubling-gaussian-0.05"
 

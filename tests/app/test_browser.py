@@ -35,9 +35,14 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync",
-]  # fmt: skip
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 METRIC = '[data-testid="stMetricValue"]'
 EXCEPTION = '[data-testid="stException"]'
 ALPHA_SLIDER = 'input[type="range"][aria-label^="Accuracy you need"]'
@@ -65,9 +70,22 @@ def streamlit_server() -> Iterator[tuple[str, int]]:
     """``streamlit run app.py`` on a free localhost port; yields its URL and process id."""
     port = _free_port()
     command = [
-        sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-        "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -327,7 +345,9 @@ def test_a_crafted_link_shows_its_values_as_text(server, browser):
 
 def test_hostile_column_names_stay_text_in_the_data_report(server, browser):
     rng = np.random.default_rng(5)
-    frame = pd.DataFrame(rng.normal(size=(60, 2)), columns=["`a` <img src=http://host/t.png>", "[b](https://evil.example)"])
+    frame = pd.DataFrame(
+        rng.normal(size=(60, 2)), columns=["`a` <img src=http://host/t.png>", "[b](https://evil.example)"]
+    )
     frame["**note** ![t](http://host/t.png)"] = "text"  # not numeric: dropped, with its name in the report
     frame["![y](http://host/y.png)"] = frame.iloc[:, 0] + rng.normal(scale=0.1, size=60)
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -413,9 +433,7 @@ def test_stop_ends_a_sweep_and_its_workers(served, browser):
     page.goto(f"{url}/sweep?ds=diabetes&methods=nr&trials=10&T=10000")
     page.get_by_role("button", name="Run sweep").click(timeout=TIMEOUT_MS)
     page.get_by_role("button", name="Run it").click(timeout=TIMEOUT_MS)  # the estimate is over 20 s
-    page.wait_for_function(
-        "() => /Sweep: [1-9][0-9]* of 400 runs/.test(document.body.innerText)", timeout=TIMEOUT_MS
-    )
+    page.wait_for_function("() => /Sweep: [1-9][0-9]* of 400 runs/.test(document.body.innerText)", timeout=TIMEOUT_MS)
     page.locator('[data-testid="stMain"]').get_by_role("button", name="Stop", exact=True).click()
     page.get_by_text("The sweep was stopped after").wait_for(timeout=TIMEOUT_MS)
     page.wait_for_timeout(1000)  # a run in progress ends (each takes about 0.5 s)

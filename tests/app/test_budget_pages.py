@@ -53,8 +53,9 @@ def test_the_ledger_shows_declared_charged_refund_and_remaining(budget):
 
 def test_the_refusal_appears_when_the_budget_is_exhausted(budget):
     errors = texts(budget.error)
-    assert any("Analysis 4 (Regression, noise reduction (Laplace), α = 0.5): refused: declares" in text
-               for text in errors)  # fmt: skip
+    assert any(
+        "Analysis 4 (Regression, noise reduction (Laplace), α = 0.5): refused: declares" in text for text in errors
+    )
 
 
 def test_doubling_fits_fewer_in_the_same_budget(budget):
@@ -75,8 +76,10 @@ def test_adding_and_removing_analyses_changes_the_queue_and_the_url():
     assert at.query_params["queue"] == "nr-laplace-0.5,counts-nr-0.1"
     mine = at.dataframe[0].value
     assert mine["outcome"].tolist() == ["released", "done"] and mine["charged"].iloc[1].endswith(" ρ")
-    assert any(text.startswith("Each batch of counts: training rows of the prepared column progression")
-               for text in texts(at.caption))  # fmt: skip
+    assert any(
+        text.startswith("Each batch of counts: training rows of the prepared column progression")
+        for text in texts(at.caption)
+    )
     at.button(key="budget.remove.0").click().run()
     assert at.query_params["queue"] == "counts-nr-0.1" and len(at.dataframe[0].value) == 1
 
@@ -105,8 +108,10 @@ def test_counts_page_certifies_more_with_noise_reduction_on_log_uniform_counts()
 def test_counts_page_counts_a_column_of_the_data_and_explains_bad_choices():
     at = open_page("pages/counts.py", src="data", mode="bins-data", bins="8", cap="7")
     assert any("cap must be one of" in text for text in texts(at.warning))
-    assert any(text.startswith("**training rows of the prepared column progression in 8 bins over its own range**")
-               for text in texts(at.markdown))  # fmt: skip
+    assert any(
+        text.startswith("**training rows of the prepared column progression in 8 bins over its own range**")
+        for text in texts(at.markdown)
+    )
     assert len(at.metric) == 2
     at = open_page("pages/counts.py", src="data", mode="categories")
     assert any("distinct values" in text for text in texts(at.error)) and not at.metric

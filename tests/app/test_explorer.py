@@ -65,8 +65,14 @@ def test_default_view_shows_the_headline_and_every_chart():
     assert at.title[0].value.startswith("Set the accuracy you need")
     shown = headline(at)
     assert list(shown) == ["Noise reduction", "Doubling", "Theory"]
-    expected = expected_medians(load_builtin("synthetic-buzz"), alphas=[0.05], gamma=0.1,
-                                methods=["nr", "doubling", "theory"], trials=20, seed=0)  # fmt: skip
+    expected = expected_medians(
+        load_builtin("synthetic-buzz"),
+        alphas=[0.05],
+        gamma=0.1,
+        methods=["nr", "doubling", "theory"],
+        trials=20,
+        seed=0,
+    )
     assert shown == expected
     assert len(at.get("plotly_chart")) == 6
     assert at.query_params["ds"] == "synthetic-buzz" and at.query_params["alpha"] == "0.05"
@@ -81,15 +87,25 @@ def test_changing_alpha_changes_the_numbers_and_the_url():
     assert_clean(at)
     after = headline(at)
     assert after != before
-    assert after == expected_medians(load_builtin("diabetes"), alphas=[0.2], gamma=0.1,
-                                     methods=["nr", "doubling", "theory"], trials=4, seed=0, T=200)  # fmt: skip
+    assert after == expected_medians(
+        load_builtin("diabetes"), alphas=[0.2], gamma=0.1, methods=["nr", "doubling", "theory"], trials=4, seed=0, T=200
+    )
     assert at.query_params["alpha"] == "0.2"
     assert "excess risk ≤ 0.2" in at.subheader[0].value
 
 
 def test_url_parameters_restore_the_settings():
-    at = open_app(ds="diabetes", lam="0.01", alpha="0.1", gamma="0.05", methods="nr,theory", trials="3", seed="4",
-                  T="300", cal="paper-code")  # fmt: skip
+    at = open_app(
+        ds="diabetes",
+        lam="0.01",
+        alpha="0.1",
+        gamma="0.05",
+        methods="nr,theory",
+        trials="3",
+        seed="4",
+        T="300",
+        cal="paper-code",
+    )
     assert_clean(at)
     assert at.selectbox(key="app.ds").value == "diabetes"
     assert at.select_slider(key="app.lam").value == 0.01
@@ -98,8 +114,17 @@ def test_url_parameters_restore_the_settings():
     assert at.number_input(key="explorer.T").value == 300
     assert at.radio(key="explorer.cal").value == "paper-code"
     shown = headline(at)
-    expected = expected_medians(load_builtin("diabetes"), lam=0.01, alphas=[0.1], gamma=0.05, methods=["nr", "theory"],
-                                trials=3, seed=4, T=300, calibration="paper-code")  # fmt: skip
+    expected = expected_medians(
+        load_builtin("diabetes"),
+        lam=0.01,
+        alphas=[0.1],
+        gamma=0.05,
+        methods=["nr", "theory"],
+        trials=3,
+        seed=4,
+        T=300,
+        calibration="paper-code",
+    )
     assert shown == expected
     assert at.query_params["methods"] == "nr,theory" and at.query_params["seed"] == "4"
 
@@ -168,8 +193,9 @@ def test_an_uploaded_csv_runs_end_to_end():
     at.file_uploader(key="app.upload_file").set_value(("spending.csv", content, "text/csv")).run()
     assert_clean(at)
     data = from_frame(read_upload(content, "spending.csv"), target="spend", task="ridge", scaling="paper")
-    assert headline(at) == expected_medians(data, alphas=[0.1], gamma=0.1, methods=["nr", "doubling", "theory"],
-                                            trials=3, seed=0, T=200)  # fmt: skip
+    assert headline(at) == expected_medians(
+        data, alphas=[0.1], gamma=0.1, methods=["nr", "doubling", "theory"], trials=3, seed=0, T=200
+    )
     assert len(at.get("plotly_chart")) == 6
     assert any("spending.csv" in shown(e.label) for e in at.expander)
     # Upload-derived work lives in this session only, not in a cache shared with others.
@@ -225,10 +251,24 @@ def test_a_long_run_waits_for_a_go_ahead_after_the_first_trial(monkeypatch):
     assert any("First results: 1 trial per method" in c.value for c in at.caption)
     assert any("The other trials would take" in w.value for w in at.warning)
     # The numbers shown are trial 0's, exactly.
-    assert headline(at) == expected_medians(load_builtin("diabetes"), alphas=[0.05], gamma=0.1,
-                                            methods=["nr", "doubling", "theory"], trials=1, seed=0, T=200)  # fmt: skip
+    assert headline(at) == expected_medians(
+        load_builtin("diabetes"),
+        alphas=[0.05],
+        gamma=0.1,
+        methods=["nr", "doubling", "theory"],
+        trials=1,
+        seed=0,
+        T=200,
+    )
     at.button(key="explorer.continue").click().run()
     assert_clean(at)
     assert not any("The other trials" in w.value for w in at.warning)
-    assert headline(at) == expected_medians(load_builtin("diabetes"), alphas=[0.05], gamma=0.1,
-                                            methods=["nr", "doubling", "theory"], trials=4, seed=0, T=200)  # fmt: skip
+    assert headline(at) == expected_medians(
+        load_builtin("diabetes"),
+        alphas=[0.05],
+        gamma=0.1,
+        methods=["nr", "doubling", "theory"],
+        trials=4,
+        seed=0,
+        T=200,
+    )

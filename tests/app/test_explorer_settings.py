@@ -50,19 +50,35 @@ def test_presets_set_every_widget_they_name(monkeypatch):
     click(at, "Classroom demo")
     assert_clean(at)
     assert widget_values(at) == {
-        "ds": "synthetic-buzz", "lam": 0.005, "radius": None, "alpha": 0.1, "gamma": 0.1,
-        "methods": ["nr", "doubling", "theory"], "cal": SearchOptions.calibration, "T": SearchOptions.T,
-        "gen": "paper", "noise": "laplace", "trials": 20,
-    }  # fmt: skip
+        "ds": "synthetic-buzz",
+        "lam": 0.005,
+        "radius": None,
+        "alpha": 0.1,
+        "gamma": 0.1,
+        "methods": ["nr", "doubling", "theory"],
+        "cal": SearchOptions.calibration,
+        "T": SearchOptions.T,
+        "gen": "paper",
+        "noise": "laplace",
+        "trials": 20,
+    }
     assert "Noise reduction paid" in " ".join(m.value for m in at.markdown)  # the measured saving shows
 
     click(at, "Paper's Figure 1 settings")
     assert_clean(at)
     assert widget_values(at) == {
-        "ds": "synthetic-buzz", "lam": 0.005, "radius": None, "alpha": 0.05, "gamma": 0.1,
-        "methods": ["nr", "doubling", "theory"], "cal": "paper-code", "T": PAPER.T, "gen": "paper",
-        "noise": "laplace", "trials": 20,
-    }  # fmt: skip
+        "ds": "synthetic-buzz",
+        "lam": 0.005,
+        "radius": None,
+        "alpha": 0.05,
+        "gamma": 0.1,
+        "methods": ["nr", "doubling", "theory"],
+        "cal": "paper-code",
+        "T": PAPER.T,
+        "gen": "paper",
+        "noise": "laplace",
+        "trials": 20,
+    }
     assert at.query_params["cal"] == "paper-code" and at.query_params["T"] == "1000"
 
     click(at, "Your data")

@@ -53,13 +53,13 @@ def test_a_replayed_trial_is_its_row(ridge_problem, exact):
 def test_settings_parse_and_print_url_values():
     alpha = FloatSlider("t", "alpha", "α", 0.05, low=0.001, high=0.5)
     assert alpha.parse(["0.0125"]) == 0.0125 and alpha.to_url(0.0125) == "0.0125"
-    with pytest.raises(InvalidValue, match="between 0.001 and 0.5"):
+    with pytest.raises(InvalidValue, match=r"between 0\.001 and 0\.5"):
         alpha.parse(["0.9"])
     with pytest.raises(InvalidValue, match="must be a number"):
         alpha.parse(["abc"])
     lam = Choice("t", "lam", "λ", 0.005, options=(0.001, 0.005, 0.01), widget_type="select_slider")
     assert lam.parse(["5e-3"]) == 0.005 and lam.to_url(0.005) == "0.005"
-    with pytest.raises(InvalidValue, match="one of 0.001, 0.005, 0.01"):
+    with pytest.raises(InvalidValue, match=r"one of 0\.001, 0\.005, 0\.01"):
         lam.parse(["0.002"])
     methods = MultiChoice("t", "methods", "m", ["nr"], options=("nr", "doubling", "theory"))
     assert methods.parse(["theory,nr"]) == ["nr", "theory"]
@@ -120,7 +120,9 @@ def test_session_memo_keeps_the_most_recent_entries():
 
 
 def test_plain_text_keeps_every_character_and_no_markdown():
-    hostile = "[sign in](https://evil.example) ![t](http://host/t.png) <b>x</b> `c` *e* $m$ :red[r] a@b.co www.x.org\n# h"
+    hostile = (
+        "[sign in](https://evil.example) ![t](http://host/t.png) <b>x</b> `c` *e* $m$ :red[r] a@b.co www.x.org\n# h"
+    )
     escaped = plain(hostile)
     assert shown(escaped) == hostile.replace("\n", " ")
     assert not re.search(r"(?<!\\)[\[\]()!<>`*$:#]", escaped)  # every Markdown-active character is escaped

@@ -27,16 +27,34 @@ def folder(tmp_path_factory) -> Path:
 
 def accfirst(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "accfirst", *args], cwd=cwd, capture_output=True, text=True, timeout=300, check=False,
+        [sys.executable, "-m", "accfirst", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )  # fmt: skip
+    )
 
 
 def test_run_reads_the_files_and_prints_the_packages_run(folder, tmp_path) -> None:
     from accfirst.scale import problem_from_parquet
 
-    done = accfirst("run", "--parquet", f"{folder}/*.parquet", "--target", "y", "--features", ",".join(FEATURES),
-                    *BOUNDS, "--alpha", "0.02", "--seed", "3", cwd=tmp_path)  # fmt: skip
+    done = accfirst(
+        "run",
+        "--parquet",
+        f"{folder}/*.parquet",
+        "--target",
+        "y",
+        "--features",
+        ",".join(FEATURES),
+        *BOUNDS,
+        "--alpha",
+        "0.02",
+        "--seed",
+        "3",
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     problem = problem_from_parquet(f"{folder}/*.parquet", "y", FEATURES, feature_bound=3.0, target_bound=2.0)
     run = search(problem, "nr", 0.02, 0.1, trial_rng(3, "nr", 0.02, 0), SearchOptions())
@@ -52,10 +70,32 @@ def test_sweep_of_a_logistic_problem_in_parquet(folder, tmp_path) -> None:
     from accfirst.scale import problem_from_parquet
 
     out = tmp_path / "out"
-    done = accfirst("sweep", "--parquet", str(folder), "--target", "kind", "--positive-class", "spam",
-                    "--task", "logistic", "--features", ",".join(FEATURES), "--feature-bound", "3",
-                    "--alphas", "0.05", "--methods", "nr,doubling", "--trials", "1", "--workers", "2",
-                    "--out", str(out), cwd=tmp_path)  # fmt: skip
+    done = accfirst(
+        "sweep",
+        "--parquet",
+        str(folder),
+        "--target",
+        "kind",
+        "--positive-class",
+        "spam",
+        "--task",
+        "logistic",
+        "--features",
+        ",".join(FEATURES),
+        "--feature-bound",
+        "3",
+        "--alphas",
+        "0.05",
+        "--methods",
+        "nr,doubling",
+        "--trials",
+        "1",
+        "--workers",
+        "2",
+        "--out",
+        str(out),
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     results = pd.read_csv(out / "results.csv")
     problem = problem_from_parquet(folder, "label", FEATURES, task="logistic", feature_bound=3.0)

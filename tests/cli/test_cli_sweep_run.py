@@ -18,8 +18,7 @@ from accfirst import RidgeProblem, run_trials
 from accfirst.cli import build_parser, command_line, main
 from accfirst.datasets import load_builtin
 from accfirst.interpret import format_exp_epsilon
-from accfirst.search.experiments import COLUMNS
-from accfirst.search.experiments import SearchOptions, search, trial_rng
+from accfirst.search.experiments import COLUMNS, SearchOptions, search, trial_rng
 from accfirst.snippet import DatasetSpec, RunSettings
 
 
@@ -33,9 +32,25 @@ def accfirst(*args: str, cwd: Path, timeout: float = 120) -> subprocess.Complete
 def swept(tmp_path_factory) -> tuple[subprocess.CompletedProcess, Path]:
     out = tmp_path_factory.mktemp("sweep") / "out"
     done = accfirst(
-        "sweep", "--dataset", "diabetes", "--alphas", "0.2:0.4:0.2", "--trials", "3", "--methods", "nr,doubling,theory",
-        "--seed", "7", "--T", "300", "--workers", "2", "--out", str(out), cwd=out.parent,
-    )  # fmt: skip
+        "sweep",
+        "--dataset",
+        "diabetes",
+        "--alphas",
+        "0.2:0.4:0.2",
+        "--trials",
+        "3",
+        "--methods",
+        "nr,doubling,theory",
+        "--seed",
+        "7",
+        "--T",
+        "300",
+        "--workers",
+        "2",
+        "--out",
+        str(out),
+        cwd=out.parent,
+    )
     return done, out
 
 
@@ -67,8 +82,9 @@ def test_sweep_rows_are_the_packages_rows(swept):
 
 def test_run_prints_the_sweeps_row(swept, tmp_path):
     _, out = swept
-    done = accfirst("run", "--dataset", "diabetes", "--alpha", "0.4", "--seed", "7", "--T", "300", "--trial", "2",
-                    cwd=tmp_path)  # fmt: skip
+    done = accfirst(
+        "run", "--dataset", "diabetes", "--alpha", "0.4", "--seed", "7", "--T", "300", "--trial", "2", cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("RunResult(method='nr'")
     results = pd.read_csv(out / "results.csv")
@@ -91,8 +107,27 @@ def test_csv_input_with_task_inferred(tmp_path, capsys):
     table = pd.DataFrame(rng.exponential(size=(400, 4)), columns=["a", "b", "c", "d"])
     table["label"] = np.where(table["a"] + rng.normal(size=400) > 1, "yes", "no")
     table.to_csv(tmp_path / "mine.csv", index=False)
-    status = main(["sweep", "--csv", str(tmp_path / "mine.csv"), "--target", "label", "--log1p", "a,b",
-                   "--alphas", "0.3", "--trials", "2", "--T", "50", "--workers", "1", "--out", str(tmp_path / "o")])  # fmt: skip
+    status = main(
+        [
+            "sweep",
+            "--csv",
+            str(tmp_path / "mine.csv"),
+            "--target",
+            "label",
+            "--log1p",
+            "a,b",
+            "--alphas",
+            "0.3",
+            "--trials",
+            "2",
+            "--T",
+            "50",
+            "--workers",
+            "1",
+            "--out",
+            str(tmp_path / "o"),
+        ]
+    )
     assert status == 0
     results = pd.read_csv(tmp_path / "o" / "results.csv")
     assert len(results) == 3 * 2 and set(results["generator"]) == {"output"}  # logistic: output perturbation
@@ -120,8 +155,9 @@ def test_csv_preparation_options_reach_from_frame(tmp_path, capsys):
 
 
 def test_run_prints_a_huge_risk_factor_as_a_power_of_ten(tmp_path):
-    done = accfirst("run", "--dataset", "diabetes", "--alpha", "0.01", "--T", "100", "--method", "doubling",
-                    cwd=tmp_path)  # fmt: skip
+    done = accfirst(
+        "run", "--dataset", "diabetes", "--alpha", "0.01", "--T", "100", "--method", "doubling", cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr
     eps = float(done.stdout.split("eps_total=")[1].split(",")[0])
     assert eps > 710 and f"e^ε = {format_exp_epsilon(eps)}," in done.stdout and "e^ε = inf" not in done.stdout
@@ -197,10 +233,17 @@ def test_help_documents_every_option():
 
 def test_command_line_round_trips_through_the_parser():
     settings = RunSettings(
-        dataset=DatasetSpec.from_builtin("diabetes"), task="ridge", lam=0.01, alphas=(0.05, 0.1), gamma=0.05,
-        methods=("nr", "theory"), trials=4, seed=3,
-        options=SearchOptions(T=500, generator="output", calibration="paper-code"), radius=2.5,
-    )  # fmt: skip
+        dataset=DatasetSpec.from_builtin("diabetes"),
+        task="ridge",
+        lam=0.01,
+        alphas=(0.05, 0.1),
+        gamma=0.05,
+        methods=("nr", "theory"),
+        trials=4,
+        seed=3,
+        options=SearchOptions(T=500, generator="output", calibration="paper-code"),
+        radius=2.5,
+    )
     words = command_line(settings, "0.05:0.1:0.05").split()
     assert words[:4] == ["python", "-m", "accfirst", "sweep"]
     args = build_parser().parse_args(words[3:])
@@ -210,9 +253,16 @@ def test_command_line_round_trips_through_the_parser():
     assert args.alphas == "0.05:0.1:0.05"
     assert (args.noise, args.delta) == ("laplace", 1e-6) and "--noise" not in words
     gaussian = RunSettings(
-        dataset=DatasetSpec.from_builtin("diabetes"), task="ridge", lam=0.01, alphas=(0.05,), gamma=0.1,
-        methods=("nr", "doubling"), trials=1, seed=0, options=SearchOptions(noise="gaussian", delta=1e-5),
-    )  # fmt: skip
+        dataset=DatasetSpec.from_builtin("diabetes"),
+        task="ridge",
+        lam=0.01,
+        alphas=(0.05,),
+        gamma=0.1,
+        methods=("nr", "doubling"),
+        trials=1,
+        seed=0,
+        options=SearchOptions(noise="gaussian", delta=1e-5),
+    )
     args = build_parser().parse_args(command_line(gaussian).split()[3:])
     assert (args.noise, args.delta) == ("gaussian", 1e-5)
 
@@ -228,10 +278,30 @@ def test_run_with_gaussian_noise_states_its_delta(capsys):
 def test_ctrl_c_keeps_the_finished_runs(tmp_path):
     out = tmp_path / "out"
     process = subprocess.Popen(
-        [sys.executable, "-m", "accfirst", "sweep", "--dataset", "diabetes", "--alphas", "0.005:0.2:0.005",
-         "--trials", "200", "--methods", "nr", "--T", "200", "--workers", "2", "--out", str(out)],
-        cwd=tmp_path, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "accfirst",
+            "sweep",
+            "--dataset",
+            "diabetes",
+            "--alphas",
+            "0.005:0.2:0.005",
+            "--trials",
+            "200",
+            "--methods",
+            "nr",
+            "--T",
+            "200",
+            "--workers",
+            "2",
+            "--out",
+            str(out),
+        ],
+        cwd=tmp_path,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 60
     for line in process.stderr:  # wait for the first progress line: the sweep is under way
         if "runs (" in line or time.monotonic() > deadline:

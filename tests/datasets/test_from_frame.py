@@ -100,7 +100,7 @@ def test_clip_scaling_keeps_a_rows_direction() -> None:
 def test_clip_scaling_needs_valid_bounds() -> None:
     with pytest.raises(DataError, match="scaling 'clip' with ridge regression needs target_bound"):
         from_frame(FRAME, target="y", task="ridge", scaling="clip", feature_bound=10.0)
-    with pytest.raises(DataError, match="feature_bound must be a finite number > 0; got -1.0"):
+    with pytest.raises(DataError, match=r"feature_bound must be a finite number > 0; got -1\.0"):
         from_frame(FRAME, target="y", task="ridge", scaling="clip", feature_bound=-1.0, target_bound=1.0)
     prepared = from_frame(FRAME, target="label", task="logistic", scaling="clip", feature_bound=50.0, target_bound=3.0)
     assert "target_bound ignored: it applies to ridge regression with 'clip' scaling only" in prepared.report.steps
@@ -244,9 +244,15 @@ def test_logistic_quality_matches_scikit_learn() -> None:
 def test_quality_with_one_test_class_is_nan_without_error() -> None:
     prepared = from_frame(FRAME, target="label", task="logistic")
     one_class = PreparedData(
-        prepared.X_train, prepared.y_train, prepared.X_test, np.ones_like(prepared.y_test), "logistic",
-        prepared.feature_names, "label", prepared.report,
-    )  # fmt: skip
+        prepared.X_train,
+        prepared.y_train,
+        prepared.X_test,
+        np.ones_like(prepared.y_test),
+        "logistic",
+        prepared.feature_names,
+        "label",
+        prepared.report,
+    )
     quality = one_class.test_quality(np.ones(prepared.p))
     assert np.isnan(quality["auc"]) and 0 <= quality["accuracy"] <= 1
 

@@ -159,7 +159,7 @@ RAW = {"center": False, "standardize": False, "scaling": "clip", "feature_bound"
 def test_one_hot_cap_keeps_the_most_frequent_training_levels_and_groups_the_rest() -> None:
     frame = _levels_frame()
     prepared = from_frame(frame, target="y", task="ridge", max_levels=5, **RAW)
-    (name, kept, grouped), = prepared.report.one_hot
+    ((name, kept, grouped),) = prepared.report.one_hot
     train_keys = np.round(prepared.X_train[:, 0] * 1e6).astype(int)
     train_levels = frame.set_index("k").loc[train_keys, "level"]
     counts = train_levels.value_counts()
@@ -177,7 +177,7 @@ def test_one_hot_cap_keeps_the_most_frequent_training_levels_and_groups_the_rest
 def test_a_test_level_unseen_in_training_goes_to_other_or_to_no_column() -> None:
     frame = pd.DataFrame({"k": np.arange(40.0) + 100, "level": ["a", "b"] * 20, "y": np.arange(40.0) % 7})
     first = from_frame(frame, target="y", task="ridge", **RAW)
-    test_key = int(round(first.X_test[0, 0] * 1e6))
+    test_key = round(first.X_test[0, 0] * 1e6)
     frame.loc[frame["k"] == test_key, "level"] = "new"
     prepared = from_frame(frame, target="y", task="ridge", **RAW)
     row = np.flatnonzero(np.round(prepared.X_test[:, 0] * 1e6) == test_key)[0]

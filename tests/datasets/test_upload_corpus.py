@@ -102,7 +102,7 @@ class Case:
     options: dict = field(default_factory=lambda: {"target": "y", "task": "ridge"})
     error: str = ""
     check: Callable[[PreparedData], None] | None = None
-    limits: UploadLimits = UploadLimits()
+    limits: UploadLimits = field(default_factory=UploadLimits)
 
 
 BASE = _base()
@@ -155,7 +155,7 @@ INFINITIES, INFINITIES_USABLE = _infinities()
 THREE = _three_classes()
 UNICODE = BASE.rename(columns={"x1": "température", "x2": "poids (kg) 😀", "y": "目标"})
 BOOL = BASE.assign(flag=BASE["label"] == "yes")
-TEXT_IN_QUOTES = BASE.assign(note=["a, b\nc \"quoted\"" if i % 2 else "plain" for i in range(N)])
+TEXT_IN_QUOTES = BASE.assign(note=['a, b\nc "quoted"' if i % 2 else "plain" for i in range(N)])
 WITH_MARKERS = BASE[["x1", "x2", "y"]].astype(object)
 WITH_MARKERS.loc[[2, 5], "x2"] = "?"
 WITH_MARKERS.loc[9, "x1"] = " n/a "
@@ -222,48 +222,95 @@ CASES = [
         options={**YES_NO, "positive_class": "no"},
         check=_labels("no", int((BASE["label"] == "no").sum())),
     ),
-    Case("three_classes_without_positive", _csv(THREE), options={"target": "species", "task": "logistic"},
-         error="has 3 classes ('setosa', 'versicolor', 'virginica'); choose the positive class"),
+    Case(
+        "three_classes_without_positive",
+        _csv(THREE),
+        options={"target": "species", "task": "logistic"},
+        error="has 3 classes ('setosa', 'versicolor', 'virginica'); choose the positive class",
+    ),
     Case(
         "three_classes_with_positive",
         _csv(THREE),
         options={"target": "species", "task": "logistic", "positive_class": "virginica"},
         check=_all(_labels("virginica", N // 3), _dropped("label", "not numeric")),
     ),
-    Case("positive_class_as_numpy_scalar", _csv(BOOL.assign(flag=BOOL["flag"].astype(int))),
-         options={"target": "flag", "task": "logistic", "positive_class": np.int64(0)},
-         check=_labels(0.0, int((~BOOL["flag"]).sum()))),
-    Case("positive_class_with_spaces", _csv(BASE), options={**YES_NO, "positive_class": " no "},
-         check=_labels("no", int((BASE["label"] == "no").sum()))),
-    Case("unknown_positive_class", _csv(BASE), options={**YES_NO, "positive_class": "maybe"},
-         error="positive class 'maybe' is not a value of target column 'label'"),
-    Case("bool_labels", _csv(BOOL), options={"target": "flag", "task": "logistic"},
-         check=_labels("True", int(BOOL["flag"].sum()))),
-    Case("zero_one_labels", _csv(BOOL.assign(flag=BOOL["flag"].astype(int))),
-         options={"target": "flag", "task": "logistic"}, check=_labels(1.0, int(BOOL["flag"].sum()))),
+    Case(
+        "positive_class_as_numpy_scalar",
+        _csv(BOOL.assign(flag=BOOL["flag"].astype(int))),
+        options={"target": "flag", "task": "logistic", "positive_class": np.int64(0)},
+        check=_labels(0.0, int((~BOOL["flag"]).sum())),
+    ),
+    Case(
+        "positive_class_with_spaces",
+        _csv(BASE),
+        options={**YES_NO, "positive_class": " no "},
+        check=_labels("no", int((BASE["label"] == "no").sum())),
+    ),
+    Case(
+        "unknown_positive_class",
+        _csv(BASE),
+        options={**YES_NO, "positive_class": "maybe"},
+        error="positive class 'maybe' is not a value of target column 'label'",
+    ),
+    Case(
+        "bool_labels",
+        _csv(BOOL),
+        options={"target": "flag", "task": "logistic"},
+        check=_labels("True", int(BOOL["flag"].sum())),
+    ),
+    Case(
+        "zero_one_labels",
+        _csv(BOOL.assign(flag=BOOL["flag"].astype(int))),
+        options={"target": "flag", "task": "logistic"},
+        check=_labels(1.0, int(BOOL["flag"].sum())),
+    ),
     Case("constant_target", _csv(BASE.assign(y=3.0)), error="target column 'y' has only one value (3)"),
-    Case("single_class", _csv(BASE.assign(label="yes")), options=YES_NO,
-         error="target column 'label' has only one class (yes)"),
-    Case("text_target_for_ridge", _csv(BASE), options={"target": "label", "task": "ridge"},
-         error="target column 'label' is not numeric (it has values such as 'yes')"),
-    Case("missing_target_column", _csv(BASE), options={"target": "price", "task": "ridge"},
-         error="target column 'price' is not in the data; the columns are: 'x1', 'x2', 'y', 'label'"),
+    Case(
+        "single_class",
+        _csv(BASE.assign(label="yes")),
+        options=YES_NO,
+        error="target column 'label' has only one class (yes)",
+    ),
+    Case(
+        "text_target_for_ridge",
+        _csv(BASE),
+        options={"target": "label", "task": "ridge"},
+        error="target column 'label' is not numeric (it has values such as 'yes')",
+    ),
+    Case(
+        "missing_target_column",
+        _csv(BASE),
+        options={"target": "price", "task": "ridge"},
+        error="target column 'price' is not in the data; the columns are: 'x1', 'x2', 'y', 'label'",
+    ),
     Case("single_row", _csv(BASE.head(1)), error="has only 1 data row; at least 20 are needed"),
     Case("nineteen_rows", _csv(BASE.head(19)), error="has only 19 data rows; at least 20 are needed"),
-    Case("too_few_rows_after_gaps", _csv(BASE.assign(x2=np.where(np.arange(N) < 25, np.nan, BASE["x2"]))),
-         options={**RIDGE, "features": ["x1", "x2"]},
-         error="only 15 usable rows after dropping 25 with missing values"),
+    Case(
+        "too_few_rows_after_gaps",
+        _csv(BASE.assign(x2=np.where(np.arange(N) < 25, np.nan, BASE["x2"]))),
+        options={**RIDGE, "features": ["x1", "x2"]},
+        error="only 15 usable rows after dropping 25 with missing values",
+    ),
     Case("header_only", b"x1,x2,y\n", error="has a header row but no data rows"),
     Case("empty_file", b"", error="'data.csv' is empty (0 bytes)"),
     Case("blank_lines_only", b"\n\r\n   \n", error="contains only blank lines"),
-    Case("binary_junk", bytes(np.random.default_rng(7).integers(0, 256, 4096, dtype=np.uint8)),
-         error="looks like a binary file"),
+    Case(
+        "binary_junk",
+        bytes(np.random.default_rng(7).integers(0, 256, 4096, dtype=np.uint8)),
+        error="looks like a binary file",
+    ),
     Case("utf16_text", _csv(BASE).decode().encode("utf-16"), error="looks like a binary file (or UTF-16 text)"),
-    Case("latin1_text", "x1,x2,y,é\n".encode("latin-1") + _csv(BASE[["x1", "x2", "y", "label"]], header=False),
-         error="'data.csv' is not UTF-8 text (byte 8 cannot be decoded)"),
+    Case(
+        "latin1_text",
+        "x1,x2,y,é\n".encode("latin-1") + _csv(BASE[["x1", "x2", "y", "label"]], header=False),
+        error="'data.csv' is not UTF-8 text (byte 8 cannot be decoded)",
+    ),
     Case("duplicate_headers", b"x1,x2,x1,y\n" + b"1,2,3,4\n" * N, error="repeated column names: 'x1' (2 times)"),
-    Case("duplicate_headers_after_trimming", b"x1, x1 ,y\n" + b"1,2,3\n" * N,
-         error="repeated column names: 'x1' (2 times)"),
+    Case(
+        "duplicate_headers_after_trimming",
+        b"x1, x1 ,y\n" + b"1,2,3\n" * N,
+        error="repeated column names: 'x1' (2 times)",
+    ),
     Case(
         "unicode_headers",
         _csv(UNICODE),
@@ -274,13 +321,22 @@ CASES = [
     Case("wide_within_limit", _wide(300), check=lambda p: p.X_train.shape == (32, 300)),
     Case("more_rows_than_limit", _csv(BASE), limits=UploadLimits(max_rows=30), error="more than 30 data rows"),
     Case("larger_than_size_limit", _csv(BASE), limits=UploadLimits(max_bytes=100), error="MB; the limit is 0 MB"),
-    Case("ragged_rows", b"x1,x2,y\n" + b"1,2,3\n" * 5 + b"1,2,3,4\n" + b"1,2,3\n" * N,
-         error="Expected 3 fields in line 7, saw 4"),
-    Case("no_numeric_features", _csv(BASE[["label", "y"]].assign(city="Paris")),
-         error="no numeric feature columns to use besides the target 'y' ('label': not numeric"),
+    Case(
+        "ragged_rows",
+        b"x1,x2,y\n" + b"1,2,3\n" * 5 + b"1,2,3,4\n" + b"1,2,3\n" * N,
+        error="Expected 3 fields in line 7, saw 4",
+    ),
+    Case(
+        "no_numeric_features",
+        _csv(BASE[["label", "y"]].assign(city="Paris")),
+        error="no numeric feature columns to use besides the target 'y' ('label': not numeric",
+    ),
     Case("only_the_target", _csv(BASE[["y"]]), error="the table has no columns besides the target 'y'"),
-    Case("every_row_has_a_gap", b"x1,x2,y\n" + b"".join(b"%d,,%d\n,%d,1\n" % (i, i, i) for i in range(N)),
-         error="every row has a missing or infinite value"),
+    Case(
+        "every_row_has_a_gap",
+        b"x1,x2,y\n" + b"".join(b"%d,,%d\n,%d,1\n" % (i, i, i) for i in range(N)),
+        error="every row has a missing or infinite value",
+    ),
     Case("constant_feature", _csv(BASE.assign(x3=7.0)), check=_dropped("x3", "constant (every value is 7)")),
     Case("pandas_row_index", _row_index_file(), check=_dropped("Unnamed: 0", "looks like a row number")),
     Case(
@@ -291,11 +347,19 @@ CASES = [
     Case("parquet", _parquet(BASE), "data.parquet", check=_all(_rows_are(BASE, NUMERIC, N), _step_contains("Parquet"))),
     Case("parquet_name_but_csv", _csv(BASE), "data.parquet", error="is named like a Parquet file but is not one"),
     Case("truncated_parquet", _parquet(BASE)[:200], "data.parquet", error="could not read 'data.parquet' as Parquet"),
-    Case("negative_values_for_log1p", _csv(BASE), options={**RIDGE, "log1p_columns": ["x2"]},
-         error="column 'x2' has negative values"),
-    Case("clip_without_bound", _csv(BASE), options={**RIDGE, "scaling": "clip"},
-         error="scaling 'clip' needs feature_bound"),
-]  # fmt: skip
+    Case(
+        "negative_values_for_log1p",
+        _csv(BASE),
+        options={**RIDGE, "log1p_columns": ["x2"]},
+        error="column 'x2' has negative values",
+    ),
+    Case(
+        "clip_without_bound",
+        _csv(BASE),
+        options={**RIDGE, "scaling": "clip"},
+        error="scaling 'clip' needs feature_bound",
+    ),
+]
 
 
 def test_corpus_is_large_enough() -> None:

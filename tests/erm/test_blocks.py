@@ -35,8 +35,11 @@ def test_ridge_from_statistics_is_the_ridge_problem_of_the_rows(radius) -> None:
     thetas = np.random.default_rng(1).normal(size=(5, 6))
     np.testing.assert_array_equal(built.excess_risk(thetas), direct.excess_risk(thetas))
     assert (built.n, built.p, built.query_sensitivity, built.theta_sensitivity) == (
-        direct.n, direct.p, direct.query_sensitivity, direct.theta_sensitivity,
-    )  # fmt: skip
+        direct.n,
+        direct.p,
+        direct.query_sensitivity,
+        direct.theta_sensitivity,
+    )
 
 
 @pytest.mark.parametrize(

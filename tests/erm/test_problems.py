@@ -66,7 +66,9 @@ def test_logistic_lower_bound_never_exceeds_the_excess_risk(logistic_problem: Lo
     rng = np.random.default_rng(12)
     ratios = []
     for scale in np.geomspace(1e-3, 30, 60):
-        theta = logistic_problem.project(logistic_problem.theta_star + rng.laplace(scale=scale, size=logistic_problem.p))
+        theta = logistic_problem.project(
+            logistic_problem.theta_star + rng.laplace(scale=scale, size=logistic_problem.p)
+        )
         bound = logistic_problem.excess_risk_lower_bound(theta)
         risk = logistic_problem.excess_risk(theta)
         assert 0 <= bound <= risk
@@ -102,7 +104,9 @@ def test_ridge_rejects_bad_input(X, y, lam, error, message) -> None:
         RidgeProblem(X, y, lam)
 
 
-@pytest.mark.parametrize(("y", "message"), [([0.0, 1.0], "−1 or \\+1"), ([2.0, -1.0], "−1 or \\+1"), ([1.0, np.nan], "NaN")])
+@pytest.mark.parametrize(
+    ("y", "message"), [([0.0, 1.0], "−1 or \\+1"), ([2.0, -1.0], "−1 or \\+1"), ([1.0, np.nan], "NaN")]
+)
 def test_logistic_rejects_bad_labels(y, message) -> None:
     with pytest.raises(DataError, match=message):
         LogisticProblem(np.array([[0.1, 0.2], [0.3, -0.1]]), y, 0.1)

@@ -34,9 +34,13 @@ def generic_constrained_minimiser(problem) -> np.ndarray:
     """argmin_{‖θ‖ ≤ R} L(θ) by scipy's trust-constr with exact derivatives, from the origin."""
     ball = NonlinearConstraint(lambda t: t @ t, -np.inf, problem.norm_bound**2, jac=lambda t: 2 * t)
     result = minimize(
-        problem.loss, np.zeros(problem.p), jac=lambda t: gradient(problem, t), method="trust-constr",
-        constraints=[ball], options={"gtol": 1e-13, "xtol": 1e-15, "maxiter": 5000},
-    )  # fmt: skip
+        problem.loss,
+        np.zeros(problem.p),
+        jac=lambda t: gradient(problem, t),
+        method="trust-constr",
+        constraints=[ball],
+        options={"gtol": 1e-13, "xtol": 1e-15, "maxiter": 5000},
+    )
     return result.x
 
 
@@ -85,11 +89,16 @@ def test_sphere_bound_is_the_least_risk_on_the_sphere() -> None:
         problem = RidgeProblem(X, y, 0.005, radius)
         sphere = NonlinearConstraint(lambda t: t @ t, problem.norm_bound**2, problem.norm_bound**2, jac=lambda t: 2 * t)
         least = min(
-            minimize(problem.excess_risk, start * problem.norm_bound, method="SLSQP", constraints=[sphere],
-                     jac=lambda t: problem.hessian @ (t - problem.theta_star),
-                     options={"ftol": 1e-15, "maxiter": 1000}).fun
+            minimize(
+                problem.excess_risk,
+                start * problem.norm_bound,
+                method="SLSQP",
+                constraints=[sphere],
+                jac=lambda t, problem=problem: problem.hessian @ (t - problem.theta_star),
+                options={"ftol": 1e-15, "maxiter": 1000},
+            ).fun
             for start in np.eye(6)
-        )  # fmt: skip
+        )
         assert problem.boundary_risk_lower_bound() == pytest.approx(least, rel=1e-6)
         assert problem.boundary_risk_lower_bound() <= least
 
@@ -115,10 +124,17 @@ def test_constants_use_the_radius() -> None:
 
 @pytest.mark.parametrize(
     ("radius", "message"),
-    [(20.0, r"radius R = 20 exceeds M = 14\.14"), (0.0, "must be > 0"), (-1.0, "must be > 0"),
-     (math.nan, "finite"), ("5", "must be a number"), (True, "must be a number"),
-     (1e-200, r"below 1e-06·M"), (1e-8, r"below 1e-06·M")],
-)  # fmt: skip
+    [
+        (20.0, r"radius R = 20 exceeds M = 14\.14"),
+        (0.0, "must be > 0"),
+        (-1.0, "must be > 0"),
+        (math.nan, "finite"),
+        ("5", "must be a number"),
+        (True, "must be a number"),
+        (1e-200, r"below 1e-06·M"),
+        (1e-8, r"below 1e-06·M"),
+    ],
+)
 def test_bad_radius_is_refused(radius, message) -> None:
     X, y = make_ridge_data(1, 50, 3)
     with pytest.raises(AccFirstError, match=message):

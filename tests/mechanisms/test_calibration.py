@@ -78,8 +78,10 @@ def test_optimised_presets_are_local_optima() -> None:
     for factor in (0.9, 1.1):
         nearby = ExactCalibration("nearby", ratio=opt.ratio * factor, halt_below=0.5, live=False)
         assert nearby.solve(T, gamma).constant > opt.constant
-        for ratio, halt_below in [(paper_opt.ratio * factor, paper_opt.halt_below),
-                                  (paper_opt.ratio, paper_opt.halt_below * factor)]:  # fmt: skip
+        for ratio, halt_below in [
+            (paper_opt.ratio * factor, paper_opt.halt_below),
+            (paper_opt.ratio, paper_opt.halt_below * factor),
+        ]:
             nearby = ExactCalibration("nearby", ratio=ratio, halt_below=halt_below, live=True)
             assert nearby.solve(T, gamma).constant > paper_opt.constant
     c = {preset: calibration_constant(T, gamma, preset) for preset in PRESETS}
@@ -93,7 +95,7 @@ def test_quadrature_agrees_with_adaptive_quadrature() -> None:
         T, live = int(10 ** rng.uniform(0, 4.5)), bool(rng.integers(2))
         b2 = ratio * b1
 
-        def integrand(y: float) -> float:
+        def integrand(y: float, b1: float = b1, b2: float = b2, s: float = s, T: int = T, live: bool = live) -> float:
             if live and y < -s:
                 passes = 1.0
             else:
@@ -102,9 +104,14 @@ def test_quadrature_agrees_with_adaptive_quadrature() -> None:
             return math.exp(-abs(y) / b1) / (2 * b1) * passes
 
         reference, _ = integrate.quad(
-            integrand, -60 * b1, 60 * b1, points=[p for p in (0, 1 - s, -s) if abs(p) < 60 * b1],
-            epsabs=0, epsrel=1e-12, limit=1000,
-        )  # fmt: skip
+            integrand,
+            -60 * b1,
+            60 * b1,
+            points=[p for p in (0, 1 - s, -s) if abs(p) < 60 * b1],
+            epsabs=0,
+            epsrel=1e-12,
+            limit=1000,
+        )
         params = AboveThresholdCalibration(0.0, -s, b1, b2)
         assert worst_case_failure(params, 1.0, T, live) == pytest.approx(reference, rel=1e-8, abs=1e-300)
 
@@ -124,9 +131,14 @@ def simulated_failures(params: AboveThresholdCalibration, T: int, runs: int, rng
 
 @pytest.mark.parametrize(
     ("T", "gamma", "preset"),
-    [(1000, 0.1, "paper-code"), (1000, 0.1, "exact-opt"), (100, 0.2, "exact"), (30, 0.1, "exact-paper-opt"),
-     (300, 0.05, "exact-paper")],
-)  # fmt: skip
+    [
+        (1000, 0.1, "paper-code"),
+        (1000, 0.1, "exact-opt"),
+        (100, 0.2, "exact"),
+        (30, 0.1, "exact-paper-opt"),
+        (300, 0.05, "exact-paper"),
+    ],
+)
 def test_failure_probability_matches_monte_carlo(T: int, gamma: float, preset: str) -> None:
     """4 standard errors on 20,000 simulated worst-case runs (two checks: ≤ 1.3e-4 false failures)."""
     runs = 20_000

@@ -79,9 +79,11 @@ def test_keep_decisions_are_independent_across_levels() -> None:
     keep_low = out[0] == out[1]
     keep_high = out[1] == out[2]
     table = np.array(
-        [[np.sum(keep_low & keep_high), np.sum(keep_low & ~keep_high)],
-         [np.sum(~keep_low & keep_high), np.sum(~keep_low & ~keep_high)]]
-    )  # fmt: skip
+        [
+            [np.sum(keep_low & keep_high), np.sum(keep_low & ~keep_high)],
+            [np.sum(~keep_low & keep_high), np.sum(~keep_low & ~keep_high)],
+        ]
+    )
     assert stats.chi2_contingency(table).pvalue > ALPHA
 
 

@@ -10,19 +10,29 @@ from accfirst.plots.budget import figure_ledger
 
 def ledger(statuses: list[str], realised: list[float], declared: list[float]) -> pd.DataFrame:
     n = len(statuses)
-    return pd.DataFrame({
-        "analysis": range(1, n + 1), "label": [f"a{i}" for i in range(n)], "kind": ["regression"] * n,
-        "unit": ["ε"] * n, "budget": [4.0] * n, "declared": declared, "realised": realised, "status": statuses,
-        "note": [""] * n,
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "analysis": range(1, n + 1),
+            "label": [f"a{i}" for i in range(n)],
+            "kind": ["regression"] * n,
+            "unit": ["ε"] * n,
+            "budget": [4.0] * n,
+            "declared": declared,
+            "realised": realised,
+            "status": statuses,
+            "note": [""] * n,
+        }
+    )
 
 
 @pytest.fixture
 def figure():
-    return figure_ledger({
-        "nr": ledger(["released", "released"], [1.0, 2.0], [2.0, 2.0]),
-        "doubling": ledger(["released", "refused"], [3.0, 0.0], [4.0, 8.0]),
-    })  # fmt: skip
+    return figure_ledger(
+        {
+            "nr": ledger(["released", "released"], [1.0, 2.0], [2.0, 2.0]),
+            "doubling": ledger(["released", "refused"], [3.0, 0.0], [4.0, 8.0]),
+        }
+    )
 
 
 def test_bars_are_charges_as_a_share_of_the_part(figure):

@@ -15,7 +15,7 @@ def frame():
 
 def test_certified_curve_ends_at_each_arms_total(frame):
     fig = figure_counts_certified(frame)
-    for trace, (method, rows) in zip(fig.data, frame.groupby("method", sort=False)):
+    for trace, (_, rows) in zip(fig.data, frame.groupby("method", sort=False)):
         assert trace.y[-1] == rows["certified"].sum() and trace.x[-1] == rows["spent"].iloc[-1]
         assert f"{int(rows['certified'].sum())} certified" in trace.name
 

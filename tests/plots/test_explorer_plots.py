@@ -102,17 +102,23 @@ def test_search_without_exact_risks_draws_the_lower_bounds(ridge_problem):
     true_risk, noisy, _ = fig.data
     y = np.asarray(true_risk.y, dtype=float)
     np.testing.assert_allclose(y[bounded], trace["risk_lower_bound"][bounded])
-    np.testing.assert_allclose(np.asarray(noisy.y, dtype=float)[bounded],
-                               (trace["risk_lower_bound"] - trace["query_noise"])[bounded])  # fmt: skip
+    np.testing.assert_allclose(
+        np.asarray(noisy.y, dtype=float)[bounded], (trace["risk_lower_bound"] - trace["query_noise"])[bounded]
+    )
     assert list(np.asarray(true_risk.marker.symbol)[bounded]) == ["triangle-up"] * int(bounded.sum())
     assert "lower bound" in true_risk.name and "certified lower bound" in fig.layout.title.subtitle.text
 
 
 def test_search_fallback_is_announced():
     trace = pd.DataFrame(
-        {"level": [1, 2], "epsilon": [0.1, 0.2], "excess_risk": [0.5, 0.4], "noisy_query": [-0.5, -0.4],
-         "noisy_threshold": [-0.05, -0.05]}
-    )  # fmt: skip
+        {
+            "level": [1, 2],
+            "epsilon": [0.1, 0.2],
+            "excess_risk": [0.5, 0.4],
+            "noisy_query": [-0.5, -0.4],
+            "noisy_threshold": [-0.05, -0.05],
+        }
+    )
     fig = figure_search(trace, method="nr", alpha=0.1, stop_index=None)
     assert any("fallback" in a.text for a in fig.layout.annotations)
 
@@ -129,9 +135,13 @@ def test_excess_risk_marks_alpha_and_success_rate(results):
 
 def test_test_quality_one_panel_per_metric():
     quality = pd.DataFrame(
-        {"model": ["θ*", "Noise reduction", "θ*", "Noise reduction"], "method": ["nonprivate", "nr"] * 2,
-         "metric": ["r2", "r2", "mse", "mse"], "value": [0.8, 0.6, 0.01, 0.02]}
-    )  # fmt: skip
+        {
+            "model": ["θ*", "Noise reduction", "θ*", "Noise reduction"],
+            "method": ["nonprivate", "nr"] * 2,
+            "metric": ["r2", "r2", "mse", "mse"],
+            "value": [0.8, 0.6, 0.01, 0.02],
+        }
+    )
     fig = figure_test_quality(quality)
     assert len(fig.data) == 2
     np.testing.assert_allclose(np.asarray(fig.data[1].x, dtype=float), [0.01, 0.02])
@@ -153,8 +163,9 @@ def test_noise_comparison_pairs_the_same_trials_and_names_delta(ridge_problem, r
     for trace, frame in zip(fig.data[:2], (laplace, gaussian), strict=True):
         expected = frame.loc[frame["method"] == "nr", "eps_hypothesis"].to_numpy()
         np.testing.assert_allclose(np.asarray(trace.x, dtype=float), expected)
-    ratio = gaussian.loc[gaussian["method"] == "nr", "eps_hypothesis"].median() / laplace.loc[
-        laplace["method"] == "nr", "eps_hypothesis"
-    ].median()
+    ratio = (
+        gaussian.loc[gaussian["method"] == "nr", "eps_hypothesis"].median()
+        / laplace.loc[laplace["method"] == "nr", "eps_hypothesis"].median()
+    )
     assert f"Noise reduction: Gaussian / Laplace median = {ratio:.2f}" in fig.layout.title.subtitle.text
     assert fig.layout.xaxis.type == "log"

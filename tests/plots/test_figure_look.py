@@ -46,11 +46,23 @@ def figures(ridge_problem):
         figure_search(run.trace.to_frame(), method="nr", alpha=0.1, stop_index=run.stop_index),
         figure_test_quality(quality),
         *count_figures(compare_counts(log_uniform_counts(100, rng=0), 0.1, 1.0, 1e-6), 0.1),
-        figure_ledger({"nr": pd.DataFrame({
-            "analysis": [1, 2], "label": ["a", "b"], "kind": ["regression", "counts"], "unit": ["ε", "ρ"],
-            "budget": [2.0, 0.1], "declared": [1.0, 0.05], "realised": [0.5, 0.0], "status": ["released", "refused"],
-            "note": ["", ""],
-        })}),  # fmt: skip
+        figure_ledger(
+            {
+                "nr": pd.DataFrame(
+                    {
+                        "analysis": [1, 2],
+                        "label": ["a", "b"],
+                        "kind": ["regression", "counts"],
+                        "unit": ["ε", "ρ"],
+                        "budget": [2.0, 0.1],
+                        "declared": [1.0, 0.05],
+                        "realised": [0.5, 0.0],
+                        "status": ["released", "refused"],
+                        "note": ["", ""],
+                    }
+                )
+            }
+        ),
     ]
 
 

@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from accfirst.search.experiments import COLUMNS
 from accfirst.interpret import quantile_with_inf
 from accfirst.plots.paper import (
     calibration_caveat,
@@ -21,6 +20,7 @@ from accfirst.plots.paper import (
     paper_table,
     summarise,
 )
+from accfirst.search.experiments import COLUMNS
 
 INF = math.inf
 M = 14.142135623730951
@@ -33,13 +33,26 @@ def frame(rows: list[dict], eps_theory: dict[float, float] | None = None) -> pd.
         eps_total = row["eps_test"] + row["eps_hypothesis"]
         full.append(
             {
-                "generator": "covariance", "calibration": "theorem", "gamma": 0.1, "lam": 0.005, "n": 1000,
-                "p": 5, "T": 1000, "trial": trial, "stop_index": None if math.isinf(eps_total) else 3,
-                "eps_total": eps_total, "exp_eps_total": math.exp(eps_total) if eps_total < 709 else INF,
-                "success": True, "fallback": math.isinf(eps_total), "norm_bound": M, "seconds": 0.01,
-                "excess_risk": 0.01, "theta_norm": 1.0, **row,
+                "generator": "covariance",
+                "calibration": "theorem",
+                "gamma": 0.1,
+                "lam": 0.005,
+                "n": 1000,
+                "p": 5,
+                "T": 1000,
+                "trial": trial,
+                "stop_index": None if math.isinf(eps_total) else 3,
+                "eps_total": eps_total,
+                "exp_eps_total": math.exp(eps_total) if eps_total < 709 else INF,
+                "success": True,
+                "fallback": math.isinf(eps_total),
+                "norm_bound": M,
+                "seconds": 0.01,
+                "excess_risk": 0.01,
+                "theta_norm": 1.0,
+                **row,
             }
-        )  # fmt: skip
+        )
     df = pd.DataFrame(full, columns=list(COLUMNS))
     if eps_theory is not None:
         df["eps_theory"] = df["alpha"].map(eps_theory)
@@ -93,9 +106,11 @@ def test_fig1_versus_theory(results):
     fig = fig1_epsilon(results, "theory")
     named = traces(fig)
     assert set(named) == {
-        "Noise reduction: median", "Noise reduction: interquartile range", "Noise reduction: interquartile range (lower edge)",
+        "Noise reduction: median",
+        "Noise reduction: interquartile range",
+        "Noise reduction: interquartile range (lower edge)",
         "Theory approach E(α): expected error only",
-    }  # fmt: skip
+    }
     assert list(named["Noise reduction: median"].y) == pytest.approx([2.25, 1.25])
     # The band's top at α = 0.1 is ∞: left out, not drawn as NaN or a huge number.
     assert list(named["Noise reduction: interquartile range"].y) == [pytest.approx(2.325), None]
@@ -110,8 +125,9 @@ def test_fig1_versus_theory(results):
 
 def test_fig1_theory_curve_from_theory_rows_or_missing(results):
     no_column = results.drop(columns="eps_theory")
-    theory_rows = frame([{"method": "theory", "alpha": a, "eps_test": 0.0, "eps_hypothesis": e} for a, e in
-                         ((0.05, 20.0), (0.1, 10.0))])  # fmt: skip
+    theory_rows = frame(
+        [{"method": "theory", "alpha": a, "eps_test": 0.0, "eps_hypothesis": e} for a, e in ((0.05, 20.0), (0.1, 10.0))]
+    )
     with_rows = fig1_epsilon(pd.concat([no_column, theory_rows], ignore_index=True), "theory")
     assert list(traces(with_rows)["Theory approach E(α): expected error only"].y) == [20.0, 10.0]
     without = fig1_epsilon(no_column, "theory")
@@ -150,8 +166,12 @@ def test_fig3_breakdown_uses_halted_runs_and_skips_theory(results):
     theory_rows = frame([{"method": "theory", "alpha": 0.05, "eps_test": 0.0, "eps_hypothesis": 20.0}])
     fig = fig3_breakdown(pd.concat([results, theory_rows], ignore_index=True))
     named = traces(fig)
-    assert set(named) == {"Noise reduction: testing", "Noise reduction: generation", "Doubling: testing",
-                          "Doubling: generation"}  # fmt: skip
+    assert set(named) == {
+        "Noise reduction: testing",
+        "Noise reduction: generation",
+        "Doubling: testing",
+        "Doubling: generation",
+    }
     assert list(named["Noise reduction: testing"].y) == [2.0, 1.0]
     # α = 0.1: the fallback run (generation ∞) is left out, so the median is of 0.1, 0.2, 0.3.
     assert list(named["Noise reduction: generation"].y) == pytest.approx([0.25, 0.2])

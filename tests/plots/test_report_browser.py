@@ -17,7 +17,6 @@ from PIL import Image
 
 from accfirst import run_trials
 from accfirst.plots.paper import html_report
-from tests.app.test_browser import browser  # noqa: F401 (the app tests' Chromium fixture)
 
 pytestmark = pytest.mark.browser
 

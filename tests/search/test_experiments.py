@@ -13,8 +13,16 @@ from accfirst.search.experiments import COLUMNS, SearchOptions
 
 def test_one_row_per_method_alpha_trial(ridge_problem) -> None:
     calls = []
-    df = run_trials(ridge_problem, [0.02, 0.05], 0.1, ["nr", "doubling", "theory"], 3, seed=1, T=100,
-                    progress=lambda done, total: calls.append((done, total)))  # fmt: skip
+    df = run_trials(
+        ridge_problem,
+        [0.02, 0.05],
+        0.1,
+        ["nr", "doubling", "theory"],
+        3,
+        seed=1,
+        T=100,
+        progress=lambda done, total: calls.append((done, total)),
+    )
     assert list(df.columns) == list(COLUMNS)
     assert len(df) == 18
     assert df.groupby(["method", "alpha"]).size().eq(3).all()

@@ -110,18 +110,32 @@ def test_cli_runs_gibbs_with_a_delta(capsys) -> None:
     args = build_parser().parse_args(["sweep", "--dataset", "diabetes"])
     assert args.methods == list(PAPER_METHODS) and args.delta == 1e-6
     settings = RunSettings(
-        dataset=DatasetSpec.from_builtin("diabetes"), task="ridge", lam=0.005, alphas=(0.1,), gamma=0.1,
-        methods=("nr", "gibbs"), trials=2, seed=0, options=SearchOptions(delta=1e-8),
-    )  # fmt: skip
+        dataset=DatasetSpec.from_builtin("diabetes"),
+        task="ridge",
+        lam=0.005,
+        alphas=(0.1,),
+        gamma=0.1,
+        methods=("nr", "gibbs"),
+        trials=2,
+        seed=0,
+        options=SearchOptions(delta=1e-8),
+    )
     assert "--delta 1e-08" in command_line(settings) and "--methods nr,gibbs" in command_line(settings)
     assert "--delta" not in command_line(RunSettings(**{**vars(settings), "options": SearchOptions()}))
 
 
 def test_settings_record_carries_delta() -> None:
     settings = RunSettings(
-        dataset=DatasetSpec.from_builtin("diabetes"), task="ridge", lam=0.005, alphas=(0.1,), gamma=0.1,
-        methods=("gibbs",), trials=1, seed=0, options=SearchOptions(delta=1e-7),
-    )  # fmt: skip
+        dataset=DatasetSpec.from_builtin("diabetes"),
+        task="ridge",
+        lam=0.005,
+        alphas=(0.1,),
+        gamma=0.1,
+        methods=("gibbs",),
+        trials=1,
+        seed=0,
+        options=SearchOptions(delta=1e-7),
+    )
     record = json.loads(settings_json(settings))
     assert record["delta"] == 1e-7 and settings_from_json(settings_json(settings)) == settings
     del record["delta"]

@@ -26,9 +26,9 @@ from accfirst import (
     theory_epsilon,
     theory_run,
 )
+from accfirst.erm.generators import OutputPerturbation
 from accfirst.mechanisms.calibration import CALIBRATIONS, doubling_test_scale
 from accfirst.search.experiments import SearchOptions, search
-from accfirst.erm.generators import OutputPerturbation
 from tests.data import make_logistic_data, make_ridge_data
 
 # Typical problems: a calibration or generator bug that fails α in 20% of runs (2γ) is caught
@@ -42,7 +42,7 @@ def problem_for(name: str, ridge_problem: RidgeProblem, logistic_problem: Logist
 
 def with_radius(problem: RidgeProblem | LogisticProblem, radius: float) -> RidgeProblem | LogisticProblem:
     """The same data with a public radius (the fixtures keep only what the algorithms need)."""
-    X, y = (make_ridge_data(0, 2000, 6) if problem.name == "ridge" else make_logistic_data(1, 2000, 5))
+    X, y = make_ridge_data(0, 2000, 6) if problem.name == "ridge" else make_logistic_data(1, 2000, 5)
     return type(problem)(X, y, problem.lam, radius)
 
 
@@ -94,7 +94,9 @@ def test_shortcut_gives_the_same_runs_as_exact_evaluation(task, radius, ridge_pr
             assert fast.stop_index == exact.stop_index
             np.testing.assert_allclose(fast.theta, exact.theta, rtol=1e-9, atol=1e-12)
             known = ~np.isnan(fast.trace.excess_risk)
-            np.testing.assert_allclose(fast.trace.excess_risk[known], exact.trace.excess_risk[known], rtol=1e-9, atol=1e-15)
+            np.testing.assert_allclose(
+                fast.trace.excess_risk[known], exact.trace.excess_risk[known], rtol=1e-9, atol=1e-15
+            )
             assert not np.any(np.isnan(exact.trace.excess_risk))
             assert np.all(exact.trace.risk_lower_bound <= exact.trace.excess_risk * (1 + 1e-9) + 1e-15)
             skipped += int((~known).sum())
@@ -152,7 +154,9 @@ def test_noise_reduction_accounting(ridge_problem) -> None:
     assert result.exp_eps_total == pytest.approx(math.exp(result.eps_total))
     assert result.trace.level[-1] == result.stop_index
     assert result.trace.noisy_query[-1] >= result.trace.noisy_threshold[-1]
-    assert np.all(result.trace.noisy_query[:-1][~np.isnan(result.trace.noisy_query[:-1])] < result.trace.noisy_threshold[0])
+    assert np.all(
+        result.trace.noisy_query[:-1][~np.isnan(result.trace.noisy_query[:-1])] < result.trace.noisy_threshold[0]
+    )
     assert result.theta_norm == pytest.approx(np.linalg.norm(result.theta)) and result.theta_norm <= result.norm_bound
     assert result.success == (result.excess_risk <= alpha) and not result.fallback
 
@@ -185,8 +189,10 @@ def test_doubling_accounting(logistic_problem) -> None:
     assert result.T == K
 
 
-@pytest.mark.parametrize(("nr_calibration", "test"), [("theorem", "paper"), ("paper-code", "paper"), ("exact", "exact"),
-                                                      ("exact-paper-opt", "exact")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("nr_calibration", "test"),
+    [("theorem", "paper"), ("paper-code", "paper"), ("exact", "exact"), ("exact-paper-opt", "exact")],
+)
 def test_doubling_uses_the_exact_test_beside_an_exact_calibration(nr_calibration, test, logistic_problem) -> None:
     alpha, gamma = 0.05, 0.1
     options = SearchOptions(T=100, calibration=nr_calibration)

@@ -39,8 +39,9 @@ def test_a_builtin_source_gives_the_rows_of_run_trials(pool):
     cells = [(method, 0.1, trial) for method in ("nr", "doubling", "theory") for trial in range(2)]
     rows = pool.submit(BuiltinProblem("diabetes", 0.01), run_cells, 0.1, 4, options, cells).result(timeout=120)
     data = load_builtin("diabetes")
-    reference = run_trials(RidgeProblem(data.X_train, data.y_train, 0.01), [0.1], 0.1, ["nr", "doubling", "theory"],
-                           2, seed=4, T=100)  # fmt: skip
+    reference = run_trials(
+        RidgeProblem(data.X_train, data.y_train, 0.01), [0.1], 0.1, ["nr", "doubling", "theory"], 2, seed=4, T=100
+    )
     pd.testing.assert_frame_equal(pd.DataFrame(rows, columns=list(COLUMNS))[COMPARED], reference[COMPARED])
 
 
@@ -57,15 +58,22 @@ def test_a_cancelled_job_stops_its_running_task(pool, ridge_problem):
         running.result(timeout=120)
     assert all(future.cancelled() or isinstance(future.exception(timeout=120), Cancelled) for future in waiting)
     # The workers are free again: a new task runs.
-    assert len(pool.submit(PickledProblem.of(ridge_problem, "ridge"), run_cells, 0.1, 0, SearchOptions(T=50),
-                           [("theory", 0.1, 0)]).result(timeout=120)) == 1  # fmt: skip
+    assert (
+        len(
+            pool.submit(
+                PickledProblem.of(ridge_problem, "ridge"), run_cells, 0.1, 0, SearchOptions(T=50), [("theory", 0.1, 0)]
+            ).result(timeout=120)
+        )
+        == 1
+    )
 
 
 def test_a_dead_worker_is_replaced(pool, ridge_problem):
     with pytest.raises(BrokenProcessPool):
         pool.submit(PickledProblem.of(ridge_problem, "ridge"), _crash).result(timeout=120)
-    rows = pool.submit(PickledProblem.of(ridge_problem, "ridge"), run_cells, 0.1, 0, SearchOptions(T=50),
-                       [("doubling", 0.1, 0)]).result(timeout=120)  # fmt: skip
+    rows = pool.submit(
+        PickledProblem.of(ridge_problem, "ridge"), run_cells, 0.1, 0, SearchOptions(T=50), [("doubling", 0.1, 0)]
+    ).result(timeout=120)
     assert rows[0]["method"] == "doubling"
 
 

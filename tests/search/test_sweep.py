@@ -34,9 +34,22 @@ def test_parse_alphas_lists_and_ranges(text, expected):
 
 @pytest.mark.parametrize(
     "text",
-    ["", "   ", "abc", "0.1:0.2", "0.1:0.2:0", "0.1:0.2:-0.1", "0.2:0.1:0.01", "0,0.1", "-0.1", "0.1,0.1", "nan",
-     "0.1:inf:0.1", "1e-9:1:1e-9"],
-)  # fmt: skip
+    [
+        "",
+        "   ",
+        "abc",
+        "0.1:0.2",
+        "0.1:0.2:0",
+        "0.1:0.2:-0.1",
+        "0.2:0.1:0.01",
+        "0,0.1",
+        "-0.1",
+        "0.1,0.1",
+        "nan",
+        "0.1:inf:0.1",
+        "1e-9:1:1e-9",
+    ],
+)
 def test_parse_alphas_rejects_bad_text(text):
     with pytest.raises(AccFirstError):
         parse_alphas(text)
@@ -49,9 +62,17 @@ def test_sweep_rows_equal_run_trials(ridge_problem, workers):
     reference = run_trials(ridge_problem, alphas, 0.1, methods, 3, seed=11, T=200)
     calls = []
     frame = sweep(
-        ridge_problem, alphas, 0.1, methods, 3, seed=11, T=200, workers=workers, chunk_size=4,
+        ridge_problem,
+        alphas,
+        0.1,
+        methods,
+        3,
+        seed=11,
+        T=200,
+        workers=workers,
+        chunk_size=4,
         progress=lambda done, total: calls.append((done, total)),
-    )  # fmt: skip
+    )
     assert list(frame.columns) == list(SWEEP_COLUMNS)
     pd.testing.assert_frame_equal(frame[COMPARED], reference[COMPARED])
     dones = [done for done, _ in calls]
@@ -88,9 +109,18 @@ def test_eps_theory_is_the_theory_methods_epsilon(ridge_problem):
 def test_should_stop_returns_the_rows_finished_so_far(ridge_problem, workers):
     calls = []
     frame = sweep(
-        ridge_problem, [0.02, 0.05, 0.1, 0.2], 0.1, ["nr", "doubling"], 4, seed=3, T=200, workers=workers,
-        chunk_size=2, progress=lambda done, total: calls.append(done), should_stop=lambda: len(calls) >= 1,
-    )  # fmt: skip
+        ridge_problem,
+        [0.02, 0.05, 0.1, 0.2],
+        0.1,
+        ["nr", "doubling"],
+        4,
+        seed=3,
+        T=200,
+        workers=workers,
+        chunk_size=2,
+        progress=lambda done, total: calls.append(done),
+        should_stop=lambda: len(calls) >= 1,
+    )
     reference = run_trials(ridge_problem, [0.02, 0.05, 0.1, 0.2], 0.1, ["nr", "doubling"], 4, seed=3, T=200)
     assert 0 < len(frame) < len(reference)
     merged = frame[COMPARED].merge(reference[COMPARED], how="left", indicator=True)
@@ -107,8 +137,18 @@ def test_an_exception_in_progress_cancels_the_pool(ridge_problem):
 
     others = set(multiprocessing.active_children())  # e.g. a shared pool another test started
     with pytest.raises(KeyboardInterrupt):
-        sweep(ridge_problem, [0.01 * k for k in range(1, 21)], 0.1, ["nr"], 20, seed=0, T=1000, workers=2,
-              chunk_size=1, progress=progress)  # fmt: skip
+        sweep(
+            ridge_problem,
+            [0.01 * k for k in range(1, 21)],
+            0.1,
+            ["nr"],
+            20,
+            seed=0,
+            T=1000,
+            workers=2,
+            chunk_size=1,
+            progress=progress,
+        )
     assert set(multiprocessing.active_children()) <= others  # the sweep's workers were shut down, not left running
 
 
@@ -138,8 +178,9 @@ def test_bad_arguments_fail_before_any_work(ridge_problem, logistic_problem, kwa
 
 def test_fallback_rows_are_kept_with_infinite_epsilon(ridge_problem):
     # ε_max far too small to reach α: every run falls back to θ*.
-    frame = sweep(ridge_problem, [0.001], 0.1, ["nr", "doubling"], 2, seed=0, T=20, eps_min=1e-6, eps_max=1e-5,
-                  workers=1)  # fmt: skip
+    frame = sweep(
+        ridge_problem, [0.001], 0.1, ["nr", "doubling"], 2, seed=0, T=20, eps_min=1e-6, eps_max=1e-5, workers=1
+    )
     assert len(frame) == 4
     assert frame["fallback"].all() and np.isinf(frame["eps_total"]).all()
     assert all(math.isinf(v) for v in frame["exp_eps_total"])

@@ -12,9 +12,22 @@ from accfirst.teaching import TWO_COINS, PollRooms, RandomizedResponse, parse_ro
 from accfirst.teaching.poll import CODE_ALPHABET, CODE_LENGTH
 
 HOSTILE = [
-    "", "   ", "abc", "ABCDEFG", "ABCDE0", "ABCDE1", "[x](http://e)", "<script>alert(1)</script>", "**BOLD**",
-    "ABC\nDE", "ÅBCDEF", "A" * 10_000, None, 123456, b"ABCDEF",
-]  # fmt: skip
+    "",
+    "   ",
+    "abc",
+    "ABCDEFG",
+    "ABCDE0",
+    "ABCDE1",
+    "[x](http://e)",
+    "<script>alert(1)</script>",
+    "**BOLD**",
+    "ABC\nDE",
+    "ÅBCDEF",
+    "A" * 10_000,
+    None,
+    123456,
+    b"ABCDEF",
+]
 
 
 class Clock:
