@@ -48,10 +48,13 @@ from accfirst.errors import AccFirstError
 from accfirst.interpret import format_exp_epsilon
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import CALIBRATIONS
+from accfirst.methods.grid import SPACINGS
+from accfirst.methods.nr import NoiseReduction
+from accfirst.methods.options import SearchOptions
+from accfirst.methods.registry import METHODS, paper_methods, validate_methods
 from accfirst.plots.counts import count_figures
 from accfirst.plots.paper import html_page, html_report
-from accfirst.search.experiments import METHODS, PAPER_METHODS, SearchOptions, search, trial_rng, validate_methods
-from accfirst.search.grid import SPACINGS
+from accfirst.search.experiments import search, trial_rng
 from accfirst.search.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
 from accfirst.snippet import PREPARATION_OPTIONS, RunSettings
 from accfirst.validation import validate_count, validate_gamma
@@ -263,9 +266,9 @@ def build_parser() -> argparse.ArgumentParser:
     runs.add_argument(
         "--methods",
         type=_methods,
-        default=list(PAPER_METHODS),
+        default=list(paper_methods()),
         metavar="M,M,...",
-        help=f"methods among {','.join(METHODS)} (default: the paper's {','.join(PAPER_METHODS)})",
+        help=f"methods among {','.join(METHODS)} (default: the paper's {','.join(paper_methods())})",
     )
     runs.add_argument(
         "--alphas",
@@ -297,7 +300,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_data_options(run_parser)
     _add_algorithm_options(run_parser)
     one = run_parser.add_argument_group("run")
-    one.add_argument("--method", choices=METHODS, default="nr", help="the method (default: nr)")
+    one.add_argument(
+        "--method",
+        choices=list(METHODS),
+        default=NoiseReduction.key,
+        help=f"the method (default: {NoiseReduction.key})",
+    )
     one.add_argument("--alpha", type=float, required=True, metavar="α", help="requested excess risk α > 0")
     one.add_argument(
         "--trial",
@@ -590,7 +598,7 @@ def _make_out_folder(out: Path) -> None:
 def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     alphas = parse_alphas(args.alphas)
     options = _search_options(args)
-    validate_methods(args.methods, options.noise)
+    validate_methods(args.methods, options)
     validate_gamma(args.gamma)
     for name in ("trials", "workers", "seed"):
         validate_count(f"--{name}", getattr(args, name), 0 if name == "seed" else 1)

@@ -39,7 +39,10 @@ from accfirst.erm.generators import CovariancePerturbation, default_generator_na
 from accfirst.erm.problems import Problem
 from accfirst.interpret import format_epsilon, format_exp_epsilon
 from accfirst.mechanisms.calibration import calibration_constant
-from accfirst.search.experiments import METHOD_LABELS, SearchOptions
+from accfirst.methods.doubling import Doubling
+from accfirst.methods.nr import NoiseReduction
+from accfirst.methods.options import SearchOptions
+from accfirst.methods.registry import method_keys, method_label
 from accfirst.validation import validate_alpha, validate_positive
 
 # Guidance appears when the best pure-ε search pays more than this median ε, or a risk factor
@@ -51,7 +54,6 @@ TARGET_EPSILON = 2.0
 ROWS_FACTOR = 4
 # The public radius offered: a third of M, rounded up to one significant digit.
 RADIUS_SHARE = 1 / 3
-SEARCH_METHODS = ("nr", "doubling")
 # The data term's curvature per unit of tr(A/n) (logistic: σ' ≤ ¼), for the output-perturbation law;
 # tr(A/n) itself is taken as 1/p (module docstring).
 _CURVATURE = {"ridge": 1.0, "logistic": 0.25}
@@ -136,7 +138,7 @@ def generation_factor(problem: Problem, generator: str, measured: float, before:
 def testing_part(problem: Problem, summary_row: pd.Series | dict, gamma: float, options: SearchOptions) -> float:
     """The testing part of a method's ε: noise reduction's ε_A = c·Δ_R/α (SPEC §12.3), else its measured one."""
     row = dict(summary_row)
-    if row["method"] == "nr":
+    if row["method"] == NoiseReduction.key:
         c = calibration_constant(options.T, gamma, options.calibration)
         return c * problem.query_sensitivity / float(row["alpha"])
     return float(row["median_eps_test"])
@@ -192,12 +194,13 @@ def needs_guidance(summary: pd.DataFrame) -> str | None:
     Guidance is needed when that method's median ε exceeds ``WEAK_EPSILON``, its e^ε exceeds
     ``RISK_FACTOR``, or noise reduction pays more than doubling (the ranking flips).
     """
-    searches = summary[summary["method"].isin(SEARCH_METHODS) & (summary["delta"] == 0)]
+    searches = summary[summary["method"].isin(method_keys(tests_accuracy=True)) & (summary["delta"] == 0)]
     if searches.empty:
         return None
     eps = searches.set_index("method")["median_eps"]
     best = str(eps.idxmin())
-    flipped = {"nr", "doubling"} <= set(eps.index) and eps["nr"] > eps["doubling"]
+    nr, doubling = NoiseReduction.key, Doubling.key
+    flipped = {nr, doubling} <= set(eps.index) and eps[nr] > eps[doubling]
     weak = eps[best] > WEAK_EPSILON or eps[best] > math.log(RISK_FACTOR)
     return best if weak or flipped else None
 
@@ -227,7 +230,7 @@ def explain(problem: Problem, summary: pd.DataFrame, method: str, gamma: float, 
     formula = f"({bound}+1)²/n" if problem.name == "ridge" else f"2{bound}/n"
     delta_r = problem.query_sensitivity
     testing = testing_part(problem, {**row, "method": method}, gamma, options)
-    if method == "nr":
+    if method == NoiseReduction.key:
         c = calibration_constant(options.T, gamma, options.calibration)
         test_text = (
             f"the test alone costs ε_A = c·Δ_R/α = {c:.3g} × {delta_r:.3g} / {alpha:g} = {format_epsilon(testing)}"
@@ -235,11 +238,11 @@ def explain(problem: Problem, summary: pd.DataFrame, method: str, gamma: float, 
     else:
         test_text = f"its tests alone cost ε = {format_epsilon(testing)}"
     generation = float(row["median_eps_hypothesis"])
-    label = METHOD_LABELS[method]
-    if "doubling" in rows.index and method == "doubling" and "nr" in rows.index:
-        nr = rows.loc["nr"]
+    label = method_label(method)
+    if method == Doubling.key and NoiseReduction.key in rows.index:
+        nr = rows.loc[NoiseReduction.key]
         return (
-            f"{METHOD_LABELS['nr']} paid more than doubling here (median ε {format_epsilon(float(nr['median_eps']))} "
+            f"{NoiseReduction.label} paid more than doubling here (median ε {format_epsilon(float(nr['median_eps']))} "
             f"against {format_epsilon(eps)}): with n = {n:,} rows, Δ_R = {formula} = {delta_r:.3g}, and its "
             f"test's ε_A = {format_epsilon(float(nr['median_eps_test']))} exceeds the {format_epsilon(testing)} that "
             "doubling's few tests cost."

@@ -18,7 +18,8 @@ from importlib import metadata
 
 from accfirst.datasets import from_frame
 from accfirst.errors import AccFirstError
-from accfirst.search.experiments import METHODS, SearchOptions, validate_methods
+from accfirst.methods.options import SearchOptions
+from accfirst.methods.registry import validate_methods
 from accfirst.validation import validate_positive
 
 TASK_PROBLEMS = {"ridge": "RidgeProblem", "logistic": "LogisticProblem"}
@@ -141,9 +142,6 @@ class RunSettings:
     def __post_init__(self) -> None:
         if self.task not in TASK_PROBLEMS:
             raise AccFirstError(f"task must be one of {list(TASK_PROBLEMS)}; got {self.task!r}")
-        unknown = [m for m in self.methods if m not in METHODS]
-        if unknown or not self.methods:
-            raise AccFirstError(f"methods must be a non-empty subset of {list(METHODS)}; got {list(self.methods)}")
         set_ = object.__setattr__
         set_(self, "lam", float(_plain("lam", self.lam)))
         if self.radius is not None:
@@ -155,7 +153,7 @@ class RunSettings:
         set_(self, "seed", int(_plain("seed", self.seed)))
         plain = {name: _plain(name, value) for name, value in self.options.to_dict().items()}
         set_(self, "options", SearchOptions(**plain))
-        validate_methods(self.methods, self.options.noise)
+        validate_methods(self.methods, self.options)
         set_(self, "extra", {str(k): _plain(str(k), v) for k, v in self.extra.items()})
 
     def run_trials_kwargs(self) -> dict[str, object]:

@@ -28,8 +28,8 @@ from accfirst.accounting.session import (
 from accfirst.erm.problems import Problem
 from accfirst.errors import AccFirstError
 from accfirst.interpret import format_delta
+from accfirst.methods.options import SearchOptions
 from accfirst.plots.budget import figure_ledger
-from accfirst.search.experiments import SearchOptions
 from ui.cache import session_memo
 from ui.counts import CountSource, budget_delta_setting
 from ui.dataset import Selection, require_selection

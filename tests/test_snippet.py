@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from accfirst import AccFirstError, RidgeProblem, run_trials
-from accfirst.search.experiments import SearchOptions
+from accfirst.methods.options import SearchOptions
 from accfirst.snippet import (
     LEGACY_PREPARATION,
     RESULTS_FILE,
@@ -64,7 +64,7 @@ def test_bad_records_and_options_are_rejected():
         settings_from_json('{"dataset": {"builtin": "x"}}')
     with pytest.raises(AccFirstError, match="unknown dataset option"):
         DatasetSpec.from_upload("a.csv", target="y", __import__="os")
-    with pytest.raises(AccFirstError, match="methods"):
+    with pytest.raises(AccFirstError, match="unknown method"):
         _settings(methods=("nr", "magic"))
 
 

@@ -32,8 +32,10 @@ import pandas as pd
 
 from accfirst.erm.problems import Problem
 from accfirst.errors import AccFirstError
+from accfirst.methods.options import SearchOptions
+from accfirst.methods.registry import method_label
 from accfirst.result import RunResult
-from accfirst.search.experiments import METHOD_LABELS, SearchOptions, declared_bound, search
+from accfirst.search.experiments import declared_bound, search
 from accfirst.teaching.composition import dp_to_zcdp
 from accfirst.validation import as_generator, validate_delta, validate_positive
 
@@ -281,7 +283,7 @@ def filtered_search(
         raise AccFirstError("an accuracy-first search is ex-post private: run it in an ExPostFilter")
     bound, delta = declared_bound(problem, method, alpha, gamma, options)
     if label is None:
-        label = f"{METHOD_LABELS[method]} at α = {alpha:g} ({options.noise})"
+        label = f"{method_label(method)} at α = {alpha:g} ({options.noise})"
     if not budget.admit(bound, delta, kind=f"accuracy-first {method}", label=label):
         return FilteredRun("refused", bound, delta, 0.0, None)
     result = search(problem, method, alpha, gamma, as_generator(rng), options)

@@ -27,7 +27,8 @@ from accfirst.erm.generators import NOISES
 from accfirst.erm.problems import Problem
 from accfirst.errors import AccFirstError
 from accfirst.interpret import format_delta
-from accfirst.search.experiments import METHOD_LABELS, SearchOptions
+from accfirst.methods.options import SearchOptions
+from accfirst.methods.registry import method_label
 from accfirst.validation import validate_alpha, validate_count, validate_positive, validate_probability
 
 KINDS = ("regression", "counts")
@@ -81,7 +82,7 @@ class Analysis:
     @property
     def label(self) -> str:
         """E.g. "Regression, noise reduction (Laplace), α = 0.05" or "Counts, doubling, relative error 0.1"."""
-        method = METHOD_LABELS[self.method].lower()
+        method = method_label(self.method).lower()
         if self.kind == "counts":
             return f"Counts, {method}, relative error {self.target:g}"
         return f"Regression, {method} ({self.noise.capitalize()}), α = {self.target:g}"

@@ -33,7 +33,8 @@ from accfirst.erm.generators import make_generator
 from accfirst.erm.problems import Problem
 from accfirst.erm.theory import theory_epsilon
 from accfirst.errors import AccFirstError
-from accfirst.search.experiments import COLUMNS, SearchOptions, trial_row, validate_batch
+from accfirst.methods.options import SearchOptions
+from accfirst.search.experiments import COLUMNS, trial_row, validate_batch
 from accfirst.search.pool import BACKGROUND, Cancelled, PickledProblem, ProblemSource, WorkerPool, still_wanted
 from accfirst.validation import echo, shorten, validate_alpha, validate_count
 

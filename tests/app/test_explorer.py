@@ -35,7 +35,7 @@ def open_app(**query: str) -> AppTest:
 def headline(at: AppTest) -> dict[str, str]:
     """``{method label: median ε shown}`` from the headline cards."""
     labels = [m.value.removeprefix("#### ") for m in at.markdown if m.value.startswith("#### ")]
-    values = [m.value for m in at.metric if m.label == "Median ex-post ε"]
+    values = [m.value for m in at.metric if m.label in ("Median ex-post ε", "ε (set in advance)")]
     assert len(labels) == len(values), (labels, values)
     return dict(zip(labels, values, strict=True))
 

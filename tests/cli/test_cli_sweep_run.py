@@ -18,7 +18,8 @@ from accfirst import RidgeProblem, run_trials
 from accfirst.cli import build_parser, command_line, main
 from accfirst.datasets import load_builtin
 from accfirst.interpret import format_exp_epsilon
-from accfirst.search.experiments import COLUMNS, SearchOptions, search, trial_rng
+from accfirst.methods.options import SearchOptions
+from accfirst.search.experiments import COLUMNS, search, trial_rng
 from accfirst.snippet import DatasetSpec, RunSettings
 
 

@@ -15,7 +15,8 @@ import pytest
 
 from accfirst import RidgeProblem, run_trials
 from accfirst.datasets import load_builtin
-from accfirst.search.experiments import COLUMNS, SearchOptions
+from accfirst.methods.options import SearchOptions
+from accfirst.search.experiments import COLUMNS
 from accfirst.search.pool import BuiltinProblem, Cancelled, PickledProblem, WorkerPool, available_cores
 from accfirst.search.sweep import run_cells
 

@@ -11,8 +11,9 @@ from scipy import stats
 from accfirst import AccFirstError, SearchOptions, doubling, epsilon_grid, noise_reduction, run_trials, theory_run
 from accfirst.erm.generators import CovariancePerturbation, OutputPerturbation, make_generator
 from accfirst.mechanisms.brownian import GAUSSIAN, brownian_expost_epsilon, variance_matched_rhos
+from accfirst.methods.doubling import doubling_bound, doubling_levels
+from accfirst.methods.nr import noise_reduction_bound
 from accfirst.search.experiments import declared_bound, search
-from accfirst.search.methods import doubling_bound, doubling_levels, noise_reduction_bound
 
 
 @pytest.fixture(params=["ridge-covariance", "ridge-output", "logistic-output"])

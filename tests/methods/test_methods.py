@@ -28,7 +28,8 @@ from accfirst import (
 )
 from accfirst.erm.generators import OutputPerturbation
 from accfirst.mechanisms.calibration import CALIBRATIONS, doubling_test_scale
-from accfirst.search.experiments import SearchOptions, search
+from accfirst.methods.options import SearchOptions
+from accfirst.search.experiments import search
 from tests.data import make_logistic_data, make_ridge_data
 
 # Typical problems: a calibration or generator bug that fails α in 20% of runs (2γ) is caught
