@@ -230,8 +230,8 @@ def radius_problem(radius: float | None, task: str, lam: float) -> str | None:
     """Why a public radius cannot be used with this task and λ, or ``None`` (SPEC §13: 0 < R ≤ M)."""
     if radius is None:
         return None
-    bound = PROBLEMS[task].implied_norm_bound(lam)
-    formula = "1/√λ" if task == "ridge" else "√(2 ln 2/λ)"
+    problem = PROBLEMS[task]
+    bound, formula = problem.implied_norm_bound(lam), problem.bound_formula
     if radius <= 0:
         return f"The public bound on ‖θ‖ must be > 0; got {radius:g}. Leave it blank for none."
     if radius > bound:

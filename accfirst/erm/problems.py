@@ -145,6 +145,11 @@ class Problem(ABC):
     """
 
     name: str
+    #: How M depends on λ, and Δ_R on the radius ``{R}`` and n, for messages ("1/√λ", "({R}+1)²/n").
+    bound_formula: str
+    sensitivity_formula: str
+    #: The largest second derivative of one row's loss in its margin xᵀθ (squared loss 1, logistic ¼).
+    loss_curvature: float
     _theta_star: NDArray[np.float64]
     _unconstrained_norm: float
 
@@ -158,6 +163,21 @@ class Problem(ABC):
     @abstractmethod
     def implied_norm_bound(lam: float) -> float:
         """M at λ, before any data: the largest public radius this problem accepts (Lemma A.4, Claim A.11)."""
+
+    @staticmethod
+    @abstractmethod
+    def lipschitz_on(radius: float) -> float:
+        """G, the per-row Lipschitz constant of the loss on the ball ‖θ‖ ≤ ``radius`` (SPEC §3, §13)."""
+
+    @staticmethod
+    @abstractmethod
+    def risk_sensitivity(radius: float, n: float) -> float:
+        """Δ_R of the excess-risk query over the ball ‖θ‖ ≤ ``radius`` on ``n`` rows (SPEC §2, §13)."""
+
+    @classmethod
+    def output_sensitivity(cls, radius: float, n: float, p: int, lam: float) -> float:
+        """Δ_θ = 2G√p/(nλ), the ℓ1-sensitivity of the minimiser over the ball (Lemma A.10; SPEC §3, §13)."""
+        return 2.0 * cls.lipschitz_on(radius) * math.sqrt(p) / (n * lam)
 
     @property
     def max_norm(self) -> float:
@@ -180,14 +200,14 @@ class Problem(ABC):
         return self.unconstrained_norm > self.norm_bound
 
     @property
-    @abstractmethod
     def query_sensitivity(self) -> float:
         """Δ_R, the sensitivity of the excess-risk query over θ ∈ C (SPEC §2)."""
+        return self.risk_sensitivity(self.norm_bound, self.n)
 
     @property
-    @abstractmethod
     def theta_sensitivity(self) -> float:
         """Δ_θ, the ℓ1-sensitivity of θ* used by output perturbation (SPEC §3)."""
+        return self.output_sensitivity(self.norm_bound, self.n, self.p, self.lam)
 
     @property
     def theta_star(self) -> NDArray[np.float64]:
@@ -243,6 +263,9 @@ class RidgeProblem(Problem):
     """
 
     name = "ridge"
+    bound_formula = "1/√λ"
+    sensitivity_formula = "({R}+1)²/n"
+    loss_curvature = 1.0
 
     def __init__(self, X: ArrayLike, y: ArrayLike, lam: float, radius: float | None = None) -> None:
         lam = validate_regularisation(lam)
@@ -307,15 +330,15 @@ class RidgeProblem(Problem):
         """M = 1/√λ (Lemma A.4)."""
         return 1.0 / math.sqrt(lam)
 
-    @property
-    def query_sensitivity(self) -> float:
-        """Δ_R = (R + 1)²/n (Claim A.5; SPEC §13)."""
-        return (self.norm_bound + 1.0) ** 2 / self.n
+    @staticmethod
+    def lipschitz_on(radius: float) -> float:
+        """G = R + 1: the squared loss is (R + 1)-Lipschitz on C for ‖x‖₂ ≤ 1, |y| ≤ 1 (SPEC §3, §13)."""
+        return radius + 1.0
 
-    @property
-    def theta_sensitivity(self) -> float:
-        """Δ_θ = 2(R + 1)√p/(nλ): the squared loss is (R+1)-Lipschitz on C (SPEC §3, §13)."""
-        return 2.0 * (self.norm_bound + 1.0) * math.sqrt(self.p) / (self.n * self.lam)
+    @staticmethod
+    def risk_sensitivity(radius: float, n: float) -> float:
+        """Δ_R = (R + 1)²/n (Claim A.5; SPEC §13)."""
+        return (radius + 1.0) ** 2 / n
 
     def loss(self, theta: ArrayLike) -> float | NDArray[np.float64]:
         thetas, single = self._as_thetas(theta)
@@ -471,6 +494,9 @@ class LogisticProblem(Problem):
     """
 
     name = "logistic"
+    bound_formula = "√(2 ln 2/λ)"
+    sensitivity_formula = "2{R}/n"
+    loss_curvature = 0.25
 
     def __init__(self, X: ArrayLike, y: ArrayLike, lam: float, radius: float | None = None) -> None:
         lam = validate_regularisation(lam)
@@ -523,15 +549,15 @@ class LogisticProblem(Problem):
         """M = √(2 log 2 / λ) (Claim A.11)."""
         return math.sqrt(2 * math.log(2) / lam)
 
-    @property
-    def query_sensitivity(self) -> float:
-        """Δ_R = 2R/n (Claim A.12; SPEC §13)."""
-        return 2 * self.norm_bound / self.n
+    @staticmethod
+    def lipschitz_on(radius: float) -> float:
+        """G = 1: the logistic loss is 1-Lipschitz on any C for ‖x‖₂ ≤ 1 (Lemma A.10)."""
+        return 1.0
 
-    @property
-    def theta_sensitivity(self) -> float:
-        """Δ_θ = 2√p/(nλ) (Lemma A.10; the loss is 1-Lipschitz on any C)."""
-        return 2 * math.sqrt(self.p) / (self.n * self.lam)
+    @staticmethod
+    def risk_sensitivity(radius: float, n: float) -> float:
+        """Δ_R = 2R/n (Claim A.12; SPEC §13)."""
+        return 2 * radius / n
 
     def _regularised(self, sums: NDArray[np.float64], thetas: NDArray[np.float64]) -> NDArray[np.float64]:
         """L(θ) of a (k, p) batch from its summed log-losses."""

@@ -342,6 +342,16 @@ def calibration_constant(T: int, gamma: float, preset: str | Calibration) -> flo
     return resolve_calibration(preset).calibrate(1.0, validate_gamma(gamma), T, 1.0).epsilon
 
 
+def calibrated_epsilon(preset: str | Calibration, T: int, gamma: float, sensitivity: float, alpha: float) -> float:
+    """ε_A = c(T, γ, preset)·Δ_R/α: what the test of a noise-reduction search costs at this setting (SPEC §12.3).
+
+    Reads no data: T, γ, the calibration, the query sensitivity Δ_R and α are public.
+    """
+    return (
+        calibration_constant(T, gamma, preset) * validate_positive("sensitivity", sensitivity) / validate_alpha(alpha)
+    )
+
+
 # --- the doubling test (SPEC §7, §12.4) ----------------------------------------------
 
 DOUBLING_CALIBRATIONS = ("paper", "exact")
