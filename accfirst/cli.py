@@ -50,7 +50,7 @@ from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import CALIBRATIONS
 from accfirst.methods.grid import SPACINGS
 from accfirst.methods.nr import NoiseReduction
-from accfirst.methods.options import SearchOptions
+from accfirst.methods.options import RADIUS_MODES, SearchOptions
 from accfirst.methods.registry import METHODS, paper_methods, validate_methods
 from accfirst.plots.counts import count_figures
 from accfirst.plots.paper import html_page, html_report
@@ -197,6 +197,13 @@ def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
         metavar="R",
         help="a public bound R ≤ M on ‖θ‖, from domain knowledge, never from this data; the feasible set, "
         "the sensitivities and θ* then use R (default: none, R = M)",
+    )
+    algo.add_argument(
+        "--radius-mode",
+        choices=RADIUS_MODES,
+        default=SearchOptions().radius_mode,
+        help="the radius the methods run on: 'none' (M, or --radius), 'free' (R₀, a bound on ‖θ*‖ that holds for "
+        f"every dataset and reads none, or --radius if smaller) (default: {SearchOptions().radius_mode})",
     )
     algo.add_argument(
         "--gamma", type=float, default=0.1, metavar="γ", help="failure probability γ in (0, 1) (default: 0.1)"
@@ -420,6 +427,8 @@ def command_line(settings: RunSettings, alphas_text: str | None = None) -> str:
         words += ["--spacing", options.spacing]
     if options.noise != "laplace":
         words += ["--noise", options.noise]
+    if options.radius_mode != SearchOptions().radius_mode:
+        words += ["--radius-mode", options.radius_mode]
     if options.noise != "laplace" or options.delta != DEFAULT_DELTA:
         words += ["--delta", repr(options.delta)]
     return shlex.join(words)

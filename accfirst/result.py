@@ -78,13 +78,20 @@ class SamplerReport:
 
 @dataclass(frozen=True)
 class RunResult:
-    """One run of noise reduction, doubling or the theory approach (SPEC §9).
+    """One run of an accuracy-first method (SPEC §9): what it released and every part of what it paid.
 
     ``stop_index`` is the 1-based level that passed the test, ``None`` on fallback
-    (no level passed: θ* is released and ``eps_total`` is ∞). ``eps_total`` is the
-    ex-post privacy loss ``eps_test + eps_hypothesis``. ``noise`` names the noise of the
-    hypothesis generator ("laplace" or "gaussian"); ``delta`` is the δ of an
-    (ε, δ)-ex-post guarantee, 0 for pure ex-post privacy.
+    (no level passed: θ* is released and ``eps_total`` is ∞). ``eps_total`` is the whole
+    ex-post privacy loss, the sum of its parts: ``eps_prep`` (preparing the rows, SPEC §20; paid
+    once per prepared table and shared by every run on it), ``eps_radius`` (a private radius,
+    SPEC §19), ``eps_scale`` (the zero model's private risk bound of a relative target, SPEC §21),
+    ``eps_test`` (the private accuracy test) and ``eps_hypothesis`` (generating the released
+    model). ``noise`` names the noise of the hypothesis generator ("laplace" or "gaussian");
+    ``delta`` is the δ of an (ε, δ)-ex-post guarantee (the preparation's ``delta_prep``
+    included), 0 for pure ex-post privacy. ``kappa`` is the relative target (NaN for an
+    absolute α), ``scale`` the released lower bound on R(0) that turned κ into α (NaN
+    otherwise), and ``r0`` the true R(0) = L(0) − L(θ*) (evaluation only, like
+    ``excess_risk``). ``norm_bound`` is the radius of the feasible set the run used.
     """
 
     method: str
@@ -111,17 +118,24 @@ class RunResult:
     noise: str = "laplace"
     delta: float = 0.0
     sampler: SamplerReport | None = field(default=None, repr=False)
+    eps_prep: float = 0.0
+    eps_radius: float = 0.0
+    eps_scale: float = 0.0
+    kappa: float = math.nan
+    scale: float = math.nan
+    r0: float = math.nan
 
     @classmethod
     def released(
         cls, problem: Problem, theta: NDArray[np.float64], *, alpha: float, started: float, **fields: Any
     ) -> RunResult:
         """The record of a run that released ``theta``: the fields that follow from the problem and θ
-        (λ, n, p, the norm bound, ‖θ‖, the excess risk and whether it met α: evaluation only) and the
+        (λ, n, p, the norm bound, ‖θ‖, the excess risk, whether it met α and R(0): evaluation only) and the
         seconds since ``started`` (a ``time.perf_counter()`` value), plus the method's own ``fields``.
         """
         risk = float(problem.excess_risk(theta))
         return cls(
+            r0=problem.zero_risk,
             alpha=alpha,
             lam=problem.lam,
             n=problem.n,

@@ -68,6 +68,14 @@ def validate_positive(name: str, value: object) -> float:
     return result
 
 
+def validate_nonnegative(name: str, value: object) -> float:
+    """A finite number ≥ 0."""
+    result = _real(name, value)
+    if result < 0:
+        raise AccFirstError(f"{name} must be ≥ 0; got {result}")
+    return result
+
+
 def validate_count(name: str, value: object, minimum: int) -> int:
     """A whole number ≥ ``minimum``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):

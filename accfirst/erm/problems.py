@@ -17,6 +17,7 @@ the rows are one block (``InMemoryRows``) and the arithmetic is that of a single
 
 from __future__ import annotations
 
+import copy
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -29,7 +30,7 @@ from scipy.special import expit
 
 from accfirst.erm.trust_region import solve_trust_region
 from accfirst.errors import AccFirstError, DataError
-from accfirst.validation import validate_count, validate_positive
+from accfirst.validation import validate_count, validate_nonnegative, validate_positive, validate_probability
 
 ROW_NORM_TOLERANCE = 1e-9
 LOGISTIC_GRADIENT_TOLERANCE = 1e-10
@@ -51,6 +52,9 @@ def validate_regularisation(lam: float) -> float:
 
 # A radius far below M makes every model ~0 and the solvers' arithmetic underflow; refuse it.
 MIN_RADIUS_SHARE = 1e-6
+# max_{z} z/(1 + e^z) = W(1/e) = 0.278464542761…, attained at z = 1 + W(1/e) (SPEC §19.0): at the maximum
+# 1 + e^z = z·e^z, so z/(1 + e^z) = e^{−z} = z − 1, and w = z − 1 solves w·e^w = 1/e.
+LOGISTIC_FREE_RADIUS_CONSTANT = 0.2784645427610738
 
 
 def validate_radius(radius: float | None, max_norm: float) -> float | None:
@@ -145,6 +149,10 @@ class Problem(ABC):
     """
 
     name: str
+    #: The (ε, δ) already spent preparing the rows (SPEC §20): charged once per prepared table, carried
+    #: here so that every run on the rows can report its whole bill. 0 for rows that cost nothing.
+    prep_epsilon: float = 0.0
+    prep_delta: float = 0.0
     #: How M depends on λ, and Δ_R on the radius ``{R}`` and n, for messages ("1/√λ", "({R}+1)²/n").
     bound_formula: str
     sensitivity_formula: str
@@ -163,6 +171,11 @@ class Problem(ABC):
     @abstractmethod
     def implied_norm_bound(lam: float) -> float:
         """M at λ, before any data: the largest public radius this problem accepts (Lemma A.4, Claim A.11)."""
+
+    @staticmethod
+    @abstractmethod
+    def free_radius(lam: float) -> float:
+        """R₀ at λ: a bound on ‖θ*‖ that holds for every dataset and reads none (SPEC §19.0), R₀ < M."""
 
     @staticmethod
     @abstractmethod
@@ -188,6 +201,26 @@ class Problem(ABC):
     def norm_bound(self) -> float:
         """R, the radius of the feasible set C = {‖θ‖₂ ≤ R}: the public radius if given, else M (SPEC §13)."""
         return self.max_norm if self.radius is None else self.radius
+
+    @abstractmethod
+    def with_radius(self, radius: float | None) -> Problem:
+        """The same rows and λ on the feasible set ‖θ‖ ≤ ``radius`` (``None``: M), θ* solved anew where it moves.
+
+        ``radius`` must be public: a stated bound, the free radius R₀ or a privately released one.
+        The preparation cost is kept.
+        """
+
+    def with_preparation(self, epsilon: float, delta: float) -> Problem:
+        """The same problem carrying the (ε, δ) its rows' preparation spent (SPEC §20.3)."""
+        problem = copy.copy(self)
+        problem.prep_epsilon = validate_nonnegative("prep_epsilon", epsilon)
+        problem.prep_delta = validate_probability("prep_delta", delta, zero=True)
+        return problem
+
+    @cached_property
+    def zero_risk(self) -> float:
+        """R(0) = L(0) − L(θ*): the excess risk of predicting nothing. Reads the data: evaluation only."""
+        return float(self.excess_risk(np.zeros(self.p)))
 
     @property
     def unconstrained_norm(self) -> float:
@@ -315,8 +348,13 @@ class RidgeProblem(Problem):
         self.c = float(c)
         # Q = A/n + λI is the Hessian of L: R(θ) = ½δᵀQδ + ∇L(θ*)ᵀδ exactly, δ = θ − θ*.
         self.hessian = _readonly(self.A / self.n + lam * np.eye(self.p))
-        unconstrained = np.linalg.solve(self.hessian, self.b / self.n)
-        self._unconstrained_norm = float(np.linalg.norm(unconstrained))
+        self._unconstrained = _readonly(np.linalg.solve(self.hessian, self.b / self.n))
+        self._unconstrained_norm = float(np.linalg.norm(self._unconstrained))
+        self._solve_on_ball()
+
+    def _solve_on_ball(self) -> None:
+        """θ* over C from the unconstrained minimiser: itself when it lies in C, else a trust-region solve."""
+        unconstrained = self._unconstrained
         if self._unconstrained_norm <= self.norm_bound:
             self._theta_star = _readonly(unconstrained)
             self._gradient_star = np.zeros(self.p)
@@ -329,6 +367,19 @@ class RidgeProblem(Problem):
     def implied_norm_bound(lam: float) -> float:
         """M = 1/√λ (Lemma A.4)."""
         return 1.0 / math.sqrt(lam)
+
+    @staticmethod
+    def free_radius(lam: float) -> float:
+        """R₀ = M/2 = 1/(2√λ): λ‖θ*‖² = (1/n)Σ(y_i u_i − u_i²) ≤ max_u(|u| − u²) = ¼ (SPEC §19.0)."""
+        return 0.5 / math.sqrt(lam)
+
+    def with_radius(self, radius: float | None) -> RidgeProblem:
+        problem = copy.copy(self)
+        Problem.__init__(problem, self.n, self.p, self.lam, radius)
+        problem.__dict__.pop("zero_risk", None)
+        problem.__dict__.pop("_sphere_risk", None)
+        problem._solve_on_ball()
+        return problem
 
     @staticmethod
     def lipschitz_on(radius: float) -> float:
@@ -532,7 +583,13 @@ class LogisticProblem(Problem):
         # σ'(0) = ¼ and y_i² = 1, so the first Newton pass (at θ = 0) also gives G = XᵀX/n.
         self.gram = _readonly(4 * start.curvature)
         unconstrained, terms = self._solve_unconstrained(start)
+        self._unconstrained = _readonly(unconstrained), terms, self._residual_norm
         self._unconstrained_norm = float(np.linalg.norm(unconstrained))
+        self._solve_constrained()
+
+    def _solve_constrained(self) -> None:
+        """θ* over C from the unconstrained minimiser: itself when it lies in C, else Newton steps onto the ball."""
+        unconstrained, terms, self._residual_norm = self._unconstrained
         # ∇L(θ*) = −μθ* + r: the multiplier μ ≥ 0 of the ball and the solver's residual r.
         self._multiplier = 0.0
         if self._unconstrained_norm <= self.norm_bound:
@@ -548,6 +605,18 @@ class LogisticProblem(Problem):
     def implied_norm_bound(lam: float) -> float:
         """M = √(2 log 2 / λ) (Claim A.11)."""
         return math.sqrt(2 * math.log(2) / lam)
+
+    @staticmethod
+    def free_radius(lam: float) -> float:
+        """R₀ = √(0.27846/λ) ≈ 0.448·M: λ‖θ*‖² = (1/n)Σ z_i/(1 + e^{z_i}) ≤ max_z z/(1 + e^z) (SPEC §19.0)."""
+        return math.sqrt(LOGISTIC_FREE_RADIUS_CONSTANT / lam)
+
+    def with_radius(self, radius: float | None) -> LogisticProblem:
+        problem = copy.copy(self)
+        Problem.__init__(problem, self.n, self.p, self.lam, radius)
+        problem.__dict__.pop("zero_risk", None)
+        problem._solve_constrained()
+        return problem
 
     @staticmethod
     def lipschitz_on(radius: float) -> float:

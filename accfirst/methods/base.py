@@ -51,6 +51,9 @@ class Method(ABC):
     fixed_epsilon: ClassVar[bool] = False
     #: Meets α with probability ≥ 1 − γ (the theory approach promises only the expected excess risk).
     high_probability: ClassVar[bool] = True
+    #: Its privacy or its test depends on the radius of the feasible set (SPEC §13, §19): it runs on the
+    #: radius the search options choose. The Gibbs posterior keeps the problem's own.
+    uses_radius: ClassVar[bool] = True
     #: The noise families it can draw its hypotheses with (``SearchOptions.noise``); empty when the
     #: search options' noise does not apply to it (it draws from a distribution of its own).
     noises: ClassVar[frozenset[str]] = frozenset(NOISES)

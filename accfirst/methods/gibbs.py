@@ -28,6 +28,9 @@ class GibbsPosterior(Method):
     color = "#CC79A7"
     fixed_epsilon = True
     noises = frozenset()
+    # The ridge posterior's data-independent accuracy bound needs a radius above 1/√(2λ) > R₀, and the
+    # logistic one is unconstrained: it keeps the problem's own radius.
+    uses_radius = False
     delta_note = "Derived in this project from the Gibbs posterior's strong log-concavity."
 
     def summary_note(self, summary: Mapping[str, object]) -> str:

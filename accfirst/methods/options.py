@@ -15,7 +15,10 @@ from accfirst.errors import AccFirstError
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import DEFAULT_CALIBRATION, resolve_calibration
 from accfirst.methods.grid import SPACINGS, epsilon_grid
-from accfirst.validation import validate_count, validate_delta, validate_positive, validate_probability
+from accfirst.validation import echo, validate_count, validate_delta, validate_positive, validate_probability
+
+# How a method that uses a radius chooses the one it runs on (see ``SearchOptions``).
+RADIUS_MODES = ("none", "free")
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,11 @@ class SearchOptions:
     noise : "laplace" (the paper's) or "gaussian" (SPEC §14; noise reduction and doubling only).
     delta : δ of the (ε, δ) guarantees, in [0, 1): of Gaussian runs' ex-post loss (δ > 0; Laplace runs
         record δ = 0) and of the Gibbs posterior (SPEC §17; 0 asks it for pure ε, ridge only).
+    radius_mode : the radius of the feasible set a method that uses one runs on (``RADIUS_MODES``):
+        "none" runs on the problem's own (M, or a public radius stated when it was built, SPEC §13);
+        "free" on the free radius R₀ (M/2 for ridge, ≈ 0.448·M for logistic: it holds for every
+        dataset and reads none, SPEC §19.0), or the public radius if that is smaller.
+        ``SearchOptions.paper()`` uses "none" (the paper's M).
     """
 
     T: int = 100
@@ -50,6 +58,7 @@ class SearchOptions:
     spacing: str = "geometric"
     noise: str = "laplace"
     delta: float = DEFAULT_DELTA
+    radius_mode: str = "none"
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -68,11 +77,13 @@ class SearchOptions:
         gaussian = self.noise == "gaussian"
         delta = validate_delta(self.delta) if gaussian else validate_probability("delta", self.delta, zero=True)
         set_(self, "delta", delta)
+        if self.radius_mode not in RADIUS_MODES:
+            raise AccFirstError(f"radius_mode must be one of {RADIUS_MODES}; got {echo(self.radius_mode)}")
 
     @classmethod
     def paper(cls) -> SearchOptions:
         """The authors' configuration, for reproducing the paper's figures: their code's calibration, T = 1000."""
-        return cls(T=1000, calibration="paper-code")
+        return cls(T=1000, calibration="paper-code", radius_mode="none")
 
     @classmethod
     def from_keywords(cls, keywords: Mapping[str, Any]) -> SearchOptions:

@@ -18,6 +18,7 @@ import pandas as pd
 from accfirst.erm.problems import Problem
 from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
+from accfirst.methods.pipeline import feasible_problem, run_method
 from accfirst.methods.registry import METHODS, method_position, validate_methods
 from accfirst.result import RunResult
 from accfirst.validation import validate_alpha, validate_count, validate_gamma
@@ -29,6 +30,8 @@ COLUMNS = (
     "noise",
     "delta",
     "alpha",
+    "kappa",
+    "scale",
     "gamma",
     "lam",
     "n",
@@ -36,11 +39,15 @@ COLUMNS = (
     "T",
     "trial",
     "stop_index",
+    "eps_prep",
+    "eps_radius",
+    "eps_scale",
     "eps_test",
     "eps_hypothesis",
     "eps_total",
     "exp_eps_total",
     "excess_risk",
+    "r0",
     "success",
     "fallback",
     "theta_norm",
@@ -64,9 +71,11 @@ def search(
     options: SearchOptions,
     exact: bool = False,
 ) -> RunResult:
-    """One run of the registered ``method`` with ``options`` (``run_one`` with the options as one object)."""
-    validate_methods([method], options)
-    return METHODS[method].run(problem, alpha, gamma, rng, options, exact)
+    """One run of the registered ``method`` with ``options`` (``run_one`` with the options as one object).
+
+    The whole bill: see ``accfirst.methods.pipeline.run_method``.
+    """
+    return run_method(problem, method, alpha, gamma, rng, options, exact)
 
 
 def declared_bound(
@@ -79,7 +88,7 @@ def declared_bound(
     privacy filter admits the run on this bound. Reads no data.
     """
     validate_methods([method], options)
-    return METHODS[method].declared_bound(problem, alpha, gamma, options)
+    return METHODS[method].declared_bound(feasible_problem(problem, method, options), alpha, gamma, options)
 
 
 def run_one(
