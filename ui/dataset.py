@@ -24,7 +24,7 @@ from accfirst import Problem
 from accfirst.datasets import BUILTIN_DATASETS, PreparedData, UploadLimits, from_frame, load_builtin, read_upload
 from accfirst.erm.problems import PROBLEMS, validate_radius
 from accfirst.errors import AccFirstError
-from accfirst.search.pool import BuiltinProblem
+from accfirst.search.sources import BuiltinProblem
 from accfirst.snippet import DatasetSpec
 from accfirst.validation import shorten
 from ui import memory
