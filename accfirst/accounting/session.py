@@ -50,7 +50,7 @@ LEDGER_COLUMNS = (
     "note",
 )
 # Statuses of an analysis; the first three mean it ran to its end inside the budget.
-FITTED = ("released", "fallback", "done")
+FITTED = ("released", "fallback", "failed", "done")
 
 
 @dataclass(frozen=True)
@@ -213,6 +213,8 @@ def _regression(
         note = f"refused: {budget.ledger['reason'].iloc[-1]}"
     elif run.status == "fallback":
         note = "no level passed the test: nothing released, charged the declared bound"
+    elif run.status == "failed":
+        note = f"failed after reading the data: nothing released, charged the declared bound ({run.error})"
     else:
         note = f"model released at ex-post ε = {run.charged:.3g}"
     return {
