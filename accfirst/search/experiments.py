@@ -21,7 +21,7 @@ from accfirst.methods.options import SearchOptions
 from accfirst.methods.pipeline import feasible_problem, run_method
 from accfirst.methods.registry import METHODS, method_position, validate_methods
 from accfirst.result import RunResult
-from accfirst.validation import validate_alpha, validate_count, validate_gamma
+from accfirst.validation import as_generator, checked, validate_alpha, validate_count, validate_gamma
 
 COLUMNS = (
     "method",
@@ -62,6 +62,7 @@ def trial_rng(seed: int, method: str, alpha: float, trial: int) -> np.random.Gen
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(method_position(method), alpha_key, trial)))
 
 
+@checked(alpha=validate_alpha, gamma=validate_gamma, rng=as_generator)
 def search(
     problem: Problem,
     method: str,
@@ -78,6 +79,7 @@ def search(
     return run_method(problem, method, alpha, gamma, rng, options, exact)
 
 
+@checked(alpha=validate_alpha, gamma=validate_gamma)
 def declared_bound(
     problem: Problem, method: str, alpha: float, gamma: float, options: SearchOptions
 ) -> tuple[float, float]:
@@ -169,6 +171,7 @@ def run_trials(
     methods: Sequence[str],
     trials: int,
     seed: int,
+    *,
     progress: Callable[[int, int], None] | None = None,
     **options: Any,
 ) -> pd.DataFrame:
