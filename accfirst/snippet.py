@@ -29,6 +29,10 @@ UPLOAD_OPTIONS = (
     "task",
     "features",
     "positive_class",
+    "preparation",
+    "prep_epsilon",
+    "prep_delta",
+    "noise_seed",
     "log1p_columns",
     "log1p_target",
     "scaling",
@@ -43,9 +47,16 @@ UPLOAD_OPTIONS = (
 )
 # Preparation choices whose defaults changed: every new upload spec states them, so that a
 # record means the same preparation whatever later defaults become. A record written before
-# they existed lacks them and meant the preparation of that time (LEGACY_PREPARATION).
-PREPARATION_OPTIONS = ("center", "standardize", "missing", "max_levels")
-LEGACY_PREPARATION = {"center": False, "standardize": False, "missing": "drop", "max_levels": 0}
+# they existed lacks them and meant the preparation of that time (LEGACY_PREPARATION): before
+# the private preparation became the default, every preparation was evaluation only.
+PREPARATION_OPTIONS = ("preparation", "center", "standardize", "missing", "max_levels")
+LEGACY_PREPARATION = {
+    "preparation": "evaluation",
+    "center": False,
+    "standardize": False,
+    "missing": "drop",
+    "max_levels": 0,
+}
 RESULTS_FILE = "accfirst_rerun.csv"
 
 Plain = str | int | float | bool | None | tuple

@@ -64,7 +64,9 @@ def test_sweep_writes_the_results_and_the_report(swept):
     report = (out / "report.html").read_text(encoding="utf-8")
     assert report.startswith("<!doctype html>") and report.count("Plotly.newPlot") == 6
     assert "--seed 7" in report  # the command is recorded in the report's settings
-    assert "Data preparation" in report and "largest ℓ1 norm of a training row" in report
+    assert "Data preparation" in report and "the sum of the columns&#x27; half-ranges" in report
+    assert "repeatable run (noise seed 0): not a private release" in report  # diabetes: prepared privately
+    assert "; preparation: ε = " in done.stderr
     assert "wrote" in done.stdout and "results.csv" in done.stdout
     assert "runs (100%)" in done.stderr  # the progress line
 
@@ -116,6 +118,8 @@ def test_csv_input_with_task_inferred(tmp_path, capsys):
             "label",
             "--log1p",
             "a,b",
+            "--positive-class",
+            "yes",
             "--alphas",
             "0.3",
             "--trials",
@@ -145,7 +149,10 @@ def test_csv_preparation_options_reach_from_frame(tmp_path, capsys):
     shapes = {}
     for name, extra in {
         "defaults": [],
-        "legacy": ["--missing", "drop", "--max-levels", "0", "--no-center", "--no-standardize"],
+        "legacy": [
+            *("--preparation", "evaluation", "--missing", "drop"),
+            *("--max-levels", "0", "--no-center", "--no-standardize"),
+        ],
         "capped": ["--max-levels", "2"],
     }.items():
         assert main([*common, *extra]) == 0
