@@ -21,7 +21,7 @@ import pandas as pd
 from accfirst.datasets.columns import read_table
 from accfirst.datasets.prepare.budget import DEFAULT_PREP_DELTA, validate_budget
 from accfirst.datasets.prepare.evaluation import prepare_evaluation
-from accfirst.datasets.prepare.noise import preparation_rng
+from accfirst.datasets.prepare.noise import validate_noise_seed
 from accfirst.datasets.prepare.options import PrepOptions
 from accfirst.datasets.prepare.private import prepare_private
 from accfirst.datasets.prepare.scaling import clip_rows, positive_bound, scale_rows, scale_target
@@ -115,9 +115,7 @@ def from_frame(
     limits : shape limits of an upload (rows, columns).
     info : the ``DatasetInfo`` of a built-in dataset, attached to the result.
     """
-    if preparation not in PREPARATIONS:
-        raise DataError(f"preparation must be 'private' or 'evaluation' (evaluation only); got {preparation!r}")
-    options = _options(
+    options = preparation_options(
         preparation,
         task=task,
         positive_class=positive_class,
@@ -142,18 +140,38 @@ def from_frame(
     return prepare(table, features, options, info)
 
 
-def _options(preparation: str, **given: object) -> PrepOptions:
-    """The options of ``from_frame``, checked for the chosen preparation."""
-    task = given["task"]
+def preparation_options(
+    preparation: str = PRIVATE_MODE,
+    *,
+    task: str,
+    positive_class: object = None,
+    schema: Schema | Mapping | None = None,
+    log1p_columns: Sequence[str] = (),
+    log1p_target: bool = False,
+    scaling: str | None = None,
+    feature_bound: float | None = None,
+    target_bound: float | None = None,
+    center: bool = True,
+    standardize: bool | str = True,
+    missing: str = "impute",
+    max_levels: int = DEFAULT_MAX_LEVELS,
+    test_size: float = 0.2,
+    seed: int = 0,
+    prep_epsilon: float | None = None,
+    prep_delta: float = DEFAULT_PREP_DELTA,
+    noise_seed: int | None = None,
+) -> PrepOptions:
+    """``from_frame``'s options (the same names and defaults), checked once for the chosen preparation."""
+    if preparation not in PREPARATIONS:
+        raise DataError(f"preparation must be 'private' or 'evaluation' (evaluation only); got {preparation!r}")
     if task not in TASKS:
         raise DataError(f"task must be 'ridge' or 'logistic'; got {task!r}")
     private = preparation == PRIVATE_MODE
-    scaling = given["scaling"] or SCALINGS[preparation][0]
+    scaling = scaling or SCALINGS[preparation][0]
     if scaling not in SCALINGS[preparation]:
         allowed = " or ".join(repr(s) for s in SCALINGS[preparation])
         extra = "; 'paper' reads the data: preparation='evaluation'" if private and scaling == "paper" else ""
         raise DataError(f"scaling must be {allowed}; got {scaling!r}{extra}")
-    missing = given["missing"]
     if missing not in MISSING_CHOICES[preparation]:
         if private and missing == "drop":
             raise DataError(
@@ -166,51 +184,46 @@ def _options(preparation: str, **given: object) -> PrepOptions:
             else "'impute' (fill gaps) or 'drop' (drop rows with gaps)"
         )
         raise DataError(f"missing must be {allowed}; got {missing!r}")
-    max_levels = given["max_levels"]
     whole = isinstance(max_levels, numbers.Integral) and not isinstance(max_levels, bool)
     if not whole or max_levels < 0 or max_levels == 1:
         raise DataError(
             f"max_levels (the most one-hot columns per text column) must be 0 (leave text columns out) "
             f"or a whole number ≥ 2; got {max_levels!r}"
         )
-    if not isinstance(given["center"], (bool, np.bool_)):
-        raise DataError(f"center must be True or False; got {given['center']!r}")
-    test_size, seed = given["test_size"], given["seed"]
+    if not isinstance(center, (bool, np.bool_)):
+        raise DataError(f"center must be True or False; got {center!r}")
     if isinstance(test_size, bool) or not isinstance(test_size, numbers.Real) or not 0 < test_size < 1:
         raise DataError(f"test_size (the share of rows held out for testing) must be in (0, 1); got {test_size!r}")
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise DataError(f"seed must be a whole number ≥ 0; got {seed!r}")
-    if given["log1p_target"] and task != "ridge":
+    if log1p_target and task != "ridge":
         raise DataError("log(1 + y) applies to a ridge target only; logistic labels are classes")
-    schema = given["schema"]
     if schema is None:
         schema = Schema()
     elif isinstance(schema, Mapping):
         schema = Schema.from_dict(schema)
     elif not isinstance(schema, Schema):
         raise TypeError(f"schema must be a Schema or a mapping; got {type(schema).__name__}")
-    prep_epsilon, prep_delta = validate_budget(given["prep_epsilon"], given["prep_delta"])
-    if private:
-        preparation_rng(given["noise_seed"])  # checks the seed
-    feature_bound, target_bound = _bounds(scaling, task, given["feature_bound"], given["target_bound"], private)
+    prep_epsilon, prep_delta = validate_budget(prep_epsilon, prep_delta)
+    feature_bound, target_bound = _bounds(scaling, task, feature_bound, target_bound, private)
     return PrepOptions(
         task=task,
-        positive_class=given["positive_class"],
+        positive_class=positive_class,
         schema=schema,
-        log1p_columns=given["log1p_columns"],
-        log1p_target=bool(given["log1p_target"]),
+        log1p_columns=log1p_columns,
+        log1p_target=bool(log1p_target),
         scaling=scaling,
         feature_bound=feature_bound,
         target_bound=target_bound,
-        center=bool(given["center"]),
-        standardize=_standardize(given["standardize"], private),
+        center=bool(center),
+        standardize=_standardize(standardize, private),
         missing=missing,
         max_levels=int(max_levels),
         test_size=float(test_size),
         seed=int(seed),
         prep_epsilon=prep_epsilon,
         prep_delta=prep_delta,
-        noise_seed=given["noise_seed"],
+        noise_seed=validate_noise_seed(noise_seed),
     )
 
 

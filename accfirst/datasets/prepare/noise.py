@@ -16,15 +16,20 @@ import numpy as np
 from accfirst.errors import DataError
 
 
-def preparation_rng(noise_seed: int | None) -> np.random.Generator:
-    """A generator from OS entropy (``None``: a private release) or from a seed (a repeatable run)."""
+def validate_noise_seed(noise_seed: object) -> int | None:
+    """``None`` (noise from the operating system) or a whole number ≥ 0 (a repeatable run)."""
     if noise_seed is None:
-        return np.random.default_rng()
+        return None
     if isinstance(noise_seed, bool) or not isinstance(noise_seed, numbers.Integral) or noise_seed < 0:
         raise DataError(
             f"noise_seed must be None (noise from the operating system) or a whole number ≥ 0; got {noise_seed!r}"
         )
-    return np.random.default_rng(int(noise_seed))
+    return int(noise_seed)
+
+
+def preparation_rng(noise_seed: int | None) -> np.random.Generator:
+    """A generator from OS entropy (``None``: a private release) or from a seed (a repeatable run)."""
+    return np.random.default_rng(noise_seed)
 
 
 def laplace(scale: float, rng: np.random.Generator, size: int | None = None) -> float | np.ndarray:
