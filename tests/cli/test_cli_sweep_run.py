@@ -161,6 +161,29 @@ def test_csv_preparation_options_reach_from_frame(tmp_path, capsys):
     assert shapes == {"defaults": (160, 4), "legacy": (144, 1), "capped": (160, 3)}
 
 
+def test_csv_with_a_schema_and_a_budget(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    table = pd.DataFrame({"a": rng.normal(5, 1, 400), "kind": rng.choice(["x", "y"], 400), "id": np.arange(400.0)})
+    table["label"] = np.where(table["a"] + rng.normal(size=400) > 5, "yes", "no")
+    table.to_csv(tmp_path / "mine.csv", index=False)
+    schema = tmp_path / "schema.json"
+    schema.write_text(
+        '{"positive_class": "yes", "columns": {"a": {"range": [0, 10]}, "kind": {"levels": ["x", "y"]}, '
+        '"id": {"read": false}}}',
+        encoding="utf-8",
+    )
+    common = ["run", "--csv", str(tmp_path / "mine.csv"), "--target", "label", "--alpha", "0.3", "--T", "20"]
+    assert main([*common, "--schema", str(schema), "--no-center"]) == 0
+    captured = capsys.readouterr()
+    assert re.search(r"\bp=3\b", captured.out)  # a, kind=x, kind=y: the id column is not read
+    assert "preparation: ε = 0 (every statistic was declared" in captured.err
+    assert main([*common, "--schema", str(schema), "--prep-epsilon", "0.4", "--noise-seed", "3"]) == 0
+    err = capsys.readouterr().err
+    assert "preparation: ε = 0.4, δ = 0" in err and "repeatable run (noise seed 3): not a private release" in err
+    assert main([*common, "--preparation", "evaluation", "--positive-class", "yes"]) == 0
+    assert "excludes preparation (reads the data): evaluation only" in capsys.readouterr().err
+
+
 def test_run_prints_a_huge_risk_factor_as_a_power_of_ten(tmp_path):
     done = accfirst(
         "run", "--dataset", "diabetes", "--alpha", "0.01", "--T", "100", "--method", "doubling", cwd=tmp_path
@@ -193,6 +216,10 @@ BAD_OPTIONS = [
     (["sweep", "--csv", "table.csv"], "--csv needs --target"),
     (["sweep", "--csv", "table.csv", "--target", "nope"], "not a column of table.csv"),
     (["sweep", "--csv", "table.csv", "--target", "y", "--task", "logistic"], "positive"),
+    (["sweep", "--csv", "table.csv", "--target", "y", "--missing", "drop"], "missing='drop' drops rows"),
+    (["sweep", "--csv", "table.csv", "--target", "y", "--schema", "none.json"], "cannot read the schema file"),
+    (["sweep", "--csv", "table.csv", "--target", "y", "--prep-epsilon", "-1"], "prep_epsilon must be"),
+    (["sweep", "--dataset", "diabetes", "--schema", "s.json"], "--schema only applies with --csv"),
     (["sweep", "--dataset", "breast-cancer", "--generator", "covariance"], "ridge"),
     (["run", "--dataset", "diabetes"], "--alpha"),
     (["run", "--dataset", "diabetes", "--alpha", "0"], "alpha"),
