@@ -10,11 +10,13 @@ anyone, so their preparation is free (``prep_epsilon`` 0) and stays the paper's 
 division by the largest row norm), with the numbers below. The real tables go through the
 private preparation like an upload (SPEC §20), with a fixed noise seed so that every process
 prepares the same arrays: a repeatable run, which their report says is not a private release
-(the tables are public anyway); their ``prep_epsilon`` is what preparing such a table costs.
+(the tables are public anyway); their ``prep_epsilon`` is what preparing such a table costs: at
+a few hundred rows, 11.7 (diabetes) and 24.7 (breast cancer) by the default budget, for statistics as
+good as a large table's at 0.1 (the test a run pays scales the same way). Round 2's preparation of
+them read the data and gave θ* an R² of 0.45 and an accuracy of 0.95.
 
 Properties at the paper's settings (λ = 0.005, α = 0.05, default 80/20 split, split
-seed 0), as printed by ``benchmarks/bench_datasets.py`` (the real tables' rows are from before
-their preparation became private). ``L`` is SPEC §2's training
+seed 0), as printed by ``benchmarks/bench_datasets.py``. ``L`` is SPEC §2's training
 loss, ``θ*`` its exact minimiser; quality is on the test part, R² and MSE on the prepared
 scale, RMSE in the target's own units (buzz counts; disease progression points):
 
@@ -23,8 +25,8 @@ dataset             n_train p   L(0)   L(0) − L(θ*)   ‖θ*‖  test quality
 =================== ======= === ====== ============== ===== ==================================
 synthetic-buzz      80,000  77  0.1765 0.1414 (2.8α)  3.32  R² 0.60, MSE 0.015, RMSE 3,358
 synthetic-intrusion 80,000  38  0.6931 0.1481 (3.0α)  5.30  accuracy 0.90, AUC 0.97
-diabetes            354     10  0.0783 0.0248 (0.5α)  1.84  R² 0.45, MSE 0.087, RMSE 57.3
-breast-cancer       455     30  0.6931 0.0960 (1.9α)  5.03  accuracy 0.95, AUC 0.99
+diabetes            354     10  0.0936 0.0238 (0.5α)  2.04  R² 0.38, MSE 0.118, RMSE 60.9
+breast-cancer       455     30  0.6931 0.0472 (0.9α)  4.04  accuracy 0.93, AUC 0.98
 =================== ======= === ====== ============== ===== ==================================
 
 On both synthetic sets the zero model misses α = 0.05 by a wide margin, so the private
