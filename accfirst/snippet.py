@@ -16,7 +16,7 @@ import numbers
 from dataclasses import dataclass, field, fields
 from importlib import metadata
 
-from accfirst.datasets import from_frame
+from accfirst.datasets.preprocess import preparation_options
 from accfirst.errors import AccFirstError
 from accfirst.search.experiments import METHODS, SearchOptions, validate_methods
 from accfirst.validation import validate_positive
@@ -115,7 +115,7 @@ class DatasetSpec:
 
         The preparation options left out take ``from_frame``'s defaults, written out.
         """
-        defaults = inspect.signature(from_frame).parameters
+        defaults = inspect.signature(preparation_options).parameters
         stated = {name: defaults[name].default for name in PREPARATION_OPTIONS if name not in options}
         return cls(filename=filename, options=tuple({**options, **stated}.items()))
 

@@ -133,33 +133,43 @@ class DatasetInfo:
 
 @dataclass(frozen=True)
 class PrepReport:
-    """Every preprocessing step applied to a dataset (SPEC §11), in order and as numbers.
+    """Every preprocessing step applied to a dataset (SPEC §11, §20), in order and as numbers.
+
+    The fields describe both preparations; where they differ, "private" is the default
+    preparation and "evaluation only" round 2's (``Preparation`` has each step's cost).
 
     Parameters
     ----------
-    steps : human-readable notes, one per step, in the order applied.
+    steps : human-readable notes, one per step, in the order applied; the last one says what
+        the preparation cost (``Preparation.summary``).
     dropped_columns : ``(column, reason)`` for every column left out of the features.
-    rows_dropped_missing : rows removed because the target or a feature was missing or infinite.
-    feature_scale : every feature was divided by this (max training row ℓ1 norm for
-        ``"paper"``, the user's bound for ``"clip"``).
+    rows_dropped_missing : rows removed because the target or a feature was missing or infinite
+        (always 0 in private mode, which drops no row).
+    feature_scale : every feature was divided by this (private ``"ranges"``: the sum of the
+        columns' half-ranges; ``"paper"``: the max training row ℓ1 norm; ``"clip"``: the user's bound).
     target_scale : ridge targets were divided by this; ``None`` for logistic.
-    scaling : ``"paper"`` or ``"clip"``.
-    private_scaling : ``True`` when no preprocessing step read the data (``"clip"`` scaling
-        without centring, standardising, imputation or one-hot encoding); ``"paper"`` scaling
-        reads the data.
-    n_train, n_test : rows in each part.
+    scaling : ``"ranges"``, ``"paper"`` or ``"clip"``.
+    private_scaling : ``True`` when nothing read the data without a charge: a private
+        preparation, public data, or evaluation only with ``"clip"`` scaling and no centring,
+        standardising, imputation or one-hot encoding.
+    n_train, n_test : rows in each part (the test part leaves out rows with no target).
     positive_class : the target value mapped to +1 (logistic); ``None`` for ridge.
     log1p_columns : feature columns transformed by ``x ↦ log(1 + x)``.
     log1p_target : whether the ridge target was transformed by ``y ↦ log(1 + y)``.
-    centered : whether training means were subtracted (features, and the ridge target).
+    centered : whether means were subtracted (features, and the ridge target): private means,
+        or the training means (evaluation only).
     rows_clipped_train, rows_clipped_test : rows whose features or target were clipped
-        to the bounds of SPEC §1 after scaling.
-    missing : ``"impute"`` (gaps filled with training statistics) or ``"drop"`` (rows with gaps dropped).
-    imputed : ``(column, statistic, values filled)`` for every feature column with a gap filled.
+        to the bounds of SPEC §1 after scaling (evaluation only counts them).
+    missing : private: ``"impute"``, ``"median"`` or ``"centre"`` (what a gap becomes); evaluation
+        only: ``"impute"`` (gaps filled with training statistics) or ``"drop"`` (rows with gaps dropped).
+    imputed : ``(column, statistic, values filled)`` for every feature column with a gap filled
+        (evaluation only; the private steps say what a gap becomes without counting them).
     max_levels : the cap on one-hot columns per text column (0: text columns left out).
-    one_hot : ``(column, levels kept, levels grouped into "(other)")`` for every one-hot encoded column.
-    standardized : whether the numeric features were divided by their training standard deviations.
-    target_mean : the training mean subtracted from a centred ridge target (after ``log(1 + y)``);
+    one_hot : ``(column, levels kept, levels grouped into "(other)")`` for every one-hot encoded
+        column (private: nothing is grouped; other values give no column).
+    standardized : whether the numeric features were divided by a spread (private: half the range
+        or a private standard deviation; evaluation only: the training standard deviations).
+    target_mean : the mean subtracted from a centred ridge target (after ``log(1 + y)``);
         ``None`` otherwise. With ``target_scale`` and ``log1p_target`` it maps predictions back
         to the target's own units.
     """

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -48,25 +49,9 @@ def from_frame(
     target: str,
     task: str,
     features: Sequence[str] | None = None,
-    positive_class: object = None,
-    schema: Schema | Mapping | None = None,
-    preparation: str = PRIVATE_MODE,
-    prep_epsilon: float | None = None,
-    prep_delta: float = DEFAULT_PREP_DELTA,
-    noise_seed: int | None = None,
-    log1p_columns: Sequence[str] = (),
-    log1p_target: bool = False,
-    scaling: str | None = None,
-    feature_bound: float | None = None,
-    target_bound: float | None = None,
-    center: bool = True,
-    standardize: bool | str = True,
-    missing: str = "impute",
-    max_levels: int = DEFAULT_MAX_LEVELS,
-    test_size: float = 0.2,
-    seed: int = 0,
     limits: UploadLimits = UploadLimits(),
     info: DatasetInfo | None = None,
+    **options: Any,
 ) -> PreparedData:
     """Prepare a table for the accuracy-first algorithms (SPEC §1, §20; docs/data-preparation.md).
 
@@ -78,6 +63,10 @@ def from_frame(
     features : feature columns; default: every column except the target (and the schema's
         "do not read" columns). The private preparation keeps every numeric or text column;
         evaluation only also drops constant, mostly missing, row-number and identifier-like ones.
+    limits : shape limits of an upload (rows, columns).
+    info : the ``DatasetInfo`` of a built-in dataset, attached to the result.
+    **options : how to prepare it, checked by ``preparation_options`` (the same names and defaults):
+
     positive_class : the target value mapped to +1 (logistic). The private preparation needs it
         (here or in the schema); evaluation only picks one among two classes when it is missing.
     schema : declared metadata (``Schema``, or a mapping as ``Schema.from_dict`` reads): per column
@@ -112,32 +101,11 @@ def from_frame(
         beyond the cap. Evaluation only: the most frequent, the rest in one ``"(other)"`` column.
     test_size : share of rows held out for the quality figures, in (0, 1); default 0.2.
     seed : seed of the train/test split (private: it depends on n and the seed only).
-    limits : shape limits of an upload (rows, columns).
-    info : the ``DatasetInfo`` of a built-in dataset, attached to the result.
     """
-    options = preparation_options(
-        preparation,
-        task=task,
-        positive_class=positive_class,
-        schema=schema,
-        log1p_columns=log1p_columns,
-        log1p_target=log1p_target,
-        scaling=scaling,
-        feature_bound=feature_bound,
-        target_bound=target_bound,
-        center=center,
-        standardize=standardize,
-        missing=missing,
-        max_levels=max_levels,
-        test_size=test_size,
-        seed=seed,
-        prep_epsilon=prep_epsilon,
-        prep_delta=prep_delta,
-        noise_seed=noise_seed,
-    )
+    checked = preparation_options(task=task, **options)
     table = read_table(df, target, limits)
-    prepare = prepare_private if preparation == PRIVATE_MODE else prepare_evaluation
-    return prepare(table, features, options, info)
+    prepare = prepare_private if checked.preparation == PRIVATE_MODE else prepare_evaluation
+    return prepare(table, features, checked, info)
 
 
 def preparation_options(
@@ -161,7 +129,7 @@ def preparation_options(
     prep_delta: float = DEFAULT_PREP_DELTA,
     noise_seed: int | None = None,
 ) -> PrepOptions:
-    """``from_frame``'s options (the same names and defaults), checked once for the chosen preparation."""
+    """``from_frame``'s preparation options, checked once for the chosen preparation (see ``from_frame``)."""
     if preparation not in PREPARATIONS:
         raise DataError(f"preparation must be 'private' or 'evaluation' (evaluation only); got {preparation!r}")
     if task not in TASKS:
@@ -207,6 +175,7 @@ def preparation_options(
     prep_epsilon, prep_delta = validate_budget(prep_epsilon, prep_delta)
     feature_bound, target_bound = _bounds(scaling, task, feature_bound, target_bound, private)
     return PrepOptions(
+        preparation=preparation,
         task=task,
         positive_class=positive_class,
         schema=schema,

@@ -24,6 +24,7 @@ import numbers
 from collections.abc import Sequence
 
 from accfirst.datasets.prepare.base import Step
+from accfirst.datasets.prepare.ranges import PrivateRange
 from accfirst.errors import DataError
 
 DEFAULT_PREP_DELTA = 1e-6
@@ -52,7 +53,9 @@ def validate_budget(prep_epsilon: object, prep_delta: object) -> tuple[float | N
 
 def budget_warning(steps: Sequence[Step], shares: Sequence[tuple[float, float]], n: int) -> str:
     """A note when a private range gets less ε per quartile than n rows need to find it reliably, or ``""``."""
-    per_quantile = [epsilon / step.weight for step, (epsilon, _) in zip(steps, shares) if step.name == "private range"]
+    per_quantile = [
+        epsilon / step.weight for step, (epsilon, _) in zip(steps, shares) if isinstance(step, PrivateRange)
+    ]
     if not per_quantile or min(per_quantile) * n >= RELIABLE_QUANTILE_ROWS:
         return ""
     need = RELIABLE_QUANTILE_ROWS * sum(step.weight for step in steps) / n

@@ -1,7 +1,8 @@
 """Filling gaps in a numeric column (SPEC §20.2): with a released number, never a fresh look at the data.
 
-``FillGaps`` is post-processing: a gap takes the private mean (the default, so that it becomes 0
-once centred), the range's centre, or the private median of ``PrivateMedian`` (one more
+``FillGaps`` is post-processing: a gap takes the private mean (``missing="impute"``, the default,
+so that it becomes 0 once centred; the range's centre without centring), the range's centre
+(``"centre"``), or the private median of ``PrivateMedian`` (``"median"``, one more
 exponential-mechanism quantile). A column with no range (public bounds, no centring, no
 standardising) fills its gaps with 0. A row with a gap stays a row: n never depends on the data.
 """
@@ -14,8 +15,6 @@ from accfirst.datasets.columns import quoted
 from accfirst.datasets.prepare.base import FREE, PRIVATE, ColumnPlan, Context, Step, StepRecord
 from accfirst.datasets.prepare.quantile import QUANTILE_SENSITIVITY, private_quantile, quantile_utility
 from accfirst.datasets.prepare.ranges import finite_sorted
-
-GAP_FILLS = ("mean", "median", "centre")
 
 
 class PrivateMedian(Step):
@@ -52,9 +51,9 @@ class FillGaps(Step):
     mechanism = "none: post-processing of released numbers"
     writes = "the value a missing or infinite entry takes"
 
-    def __init__(self, plan: ColumnPlan, rule: str, centred: bool) -> None:
+    def __init__(self, plan: ColumnPlan, missing: str, centred: bool) -> None:
         super().__init__(plan)
-        self.rule = rule if (rule != "mean" or centred) else "centre"
+        self.rule = missing if (missing != "impute" or centred) else "centre"
 
     def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
         plan = self.plan
@@ -63,7 +62,7 @@ class FillGaps(Step):
             source = "0 (the column has no range: public bounds only)"
         elif self.rule == "median":
             source = f"the private median {plan.fill:.4g}"
-        elif self.rule == "mean":
+        elif self.rule == "impute":
             plan.fill = plan.centre
             source = f"the private mean {plan.fill:.4g} (0 once centred)"
         else:

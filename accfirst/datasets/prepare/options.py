@@ -18,6 +18,7 @@ class PrepOptions:
     (evaluation only) or ``"clip"`` (public bounds).
     """
 
+    preparation: str
     task: str
     positive_class: object
     schema: Schema

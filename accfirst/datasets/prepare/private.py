@@ -82,20 +82,17 @@ def random_split(n: int, test_size: float, seed: int) -> tuple[np.ndarray, np.nd
     return np.sort(order[n_test:]), np.sort(order[:n_test])
 
 
-def _kind(series: pd.Series, spec: ColumnSpec) -> str | None:
-    """numeric, text, or ``None`` (neither): declared, or the type the file gives the column."""
-    if spec.declared_kind is not None:
-        return spec.declared_kind
-    if numeric(series).values is not None:
-        return "numeric"
-    return "text" if is_text(series) else None
-
-
-def _numbers(series: pd.Series, log1p: bool) -> np.ndarray:
-    """A numeric column as float64, ``nan`` for a gap (and a value that is no number); log(1 + max(x, 0))."""
+def _read_column(series: pd.Series, spec: ColumnSpec, log1p: bool) -> np.ndarray | Categorical | None:
+    """A feature column as its declared kind, or the type the file gives it: float64 numbers (``nan`` for a
+    gap or a value that is no number; log(1 + max(x, 0)) when asked), text codes, or ``None`` (neither)."""
+    kind = spec.declared_kind
+    if kind == "text":
+        return text(series)
     values = numeric(series).values
-    if values is None:
+    if values is None and kind == "numeric":
         values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    if values is None:
+        return text(series) if is_text(series) else None
     values = np.where(np.isfinite(values), values, np.nan)
     return np.log1p(np.maximum(values, 0.0)) if log1p else values
 
@@ -115,7 +112,7 @@ def _column_steps(plan: ColumnPlan, spec: ColumnSpec, options: PrepOptions) -> l
             steps.append(PrivateMedian(plan))
         if options.center:
             steps.append(PrivateCentre(plan))
-    steps.append(FillGaps(plan, options.missing if options.missing != "impute" else "mean", options.center))
+    steps.append(FillGaps(plan, options.missing, options.center))
     if options.standardize == "half-range":
         steps.append(HalfRange(plan))
     elif options.standardize == "private":
@@ -178,17 +175,17 @@ def plan_private(table: Table, features: Sequence[str] | None, options: PrepOpti
     plans, steps, dropped = [], [], []
     for name in candidates:
         series, spec = table.columns[name], schema.column(name)
-        kind = _kind(series, spec)
-        if name in log1p and kind != "numeric":
+        column = _read_column(series, spec, name in log1p)
+        if name in log1p and not isinstance(column, np.ndarray):
             raise DataError(f"column {quoted(name)} holds text; log(1 + x) applies to numeric columns only")
-        if kind is None:
+        if column is None:
             dropped.append((name, f"neither numbers nor text (its type is {series.dtype})"))
             continue
-        if kind == "text" and options.max_levels == 0 and spec.levels is None:
+        if isinstance(column, Categorical) and options.max_levels == 0 and spec.levels is None:
             dropped.append((name, "text columns are left out (at most 0 one-hot columns per text column)"))
             continue
-        plan = ColumnPlan(name, kind, log1p=name in log1p)
-        columns[name] = text(series) if kind == "text" else _numbers(series, plan.log1p)
+        plan = ColumnPlan(name, "text" if isinstance(column, Categorical) else "numeric", log1p=name in log1p)
+        columns[name] = column
         plans.append(plan)
         steps.extend(_column_steps(plan, spec, options))
     if not plans:
