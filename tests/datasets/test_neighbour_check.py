@@ -98,8 +98,6 @@ def neighbour_check(frame: pd.DataFrame, other: pd.DataFrame, given: dict, repla
     assert [type(step) for step in neighbour.steps] == [type(step) for step in plan.steps]
     ratios = []
     for step, (epsilon, delta) in zip(plan.steps, allocate(plan.steps, 1.0, 1e-6)):
-        if step.plan.dropped:
-            continue
         if step.kind == PRIVATE:
             moved = _movement(step, _statistic(step, context), _statistic(step, other_context))
             bound = step.sensitivity(context)

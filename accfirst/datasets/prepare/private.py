@@ -231,18 +231,12 @@ def fit(plan: PrivatePlan) -> list[StepRecord]:
     shares = allocate(plan.steps, epsilon, options.prep_delta)
     warning = budget_warning(plan.steps, shares, plan.context.n)
     records = [StepRecord("budget", "", FREE, "none: n and the budget", 0.0, 0.0, warning)] if warning else []
-    for step, (step_epsilon, step_delta) in zip(plan.steps, shares):
-        if not step.plan.dropped:  # a released number left the column out: its later steps spend nothing
-            records.append(step.run(plan.context, step_epsilon, step_delta))
-    if plan.target.dropped:
-        raise DataError(
-            f"the target {quoted(plan.target.name)} has a private range of one value: most targets are equal, "
-            "so there is nothing to learn; declare its range if it varies"
-        )
-    return records
+    return records + [step.run(plan.context, *share) for step, share in zip(plan.steps, shares)]
 
 
-def build(plan: PrivatePlan, columns: dict[str, np.ndarray | Categorical], rows: np.ndarray) -> tuple:
+def build(
+    plan: PrivatePlan, columns: dict[str, np.ndarray | Categorical], rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Features and targets of ``rows`` from the plan alone (row by row), and where the target is present.
 
     Returns ``(X, y, present)``; a row whose target is missing is a zero row.
