@@ -316,7 +316,8 @@ def _preparation_controls(sidebar: Any, frame: pd.DataFrame, digest: str) -> dic
         format_func={"ridge": "ridge regression (numeric target)", "logistic": "logistic regression (two classes)"}.get,
         horizontal=True,
     )
-    options: dict[str, Any] = {"target": target, "task": task}
+    # The app's controls are round 2's (evaluation only) until its editable schema table lands.
+    options: dict[str, Any] = {"target": target, "task": task, "preparation": "evaluation"}
     with sidebar.expander("Preparation (features, scaling)", expanded=False):
         others = [c for c in columns if c != target]
         features = st.multiselect(

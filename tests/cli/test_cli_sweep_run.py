@@ -65,7 +65,9 @@ def test_sweep_writes_the_results_and_the_report(swept):
     report = (out / "report.html").read_text(encoding="utf-8")
     assert report.startswith("<!doctype html>") and report.count("Plotly.newPlot") == 6
     assert "--seed 7" in report  # the command is recorded in the report's settings
-    assert "Data preparation" in report and "largest ℓ1 norm of a training row" in report
+    assert "Data preparation" in report and "the sum of the columns&#x27; half-ranges" in report
+    assert "repeatable run (noise seed 0): not a private release" in report  # diabetes: prepared privately
+    assert "; preparation: ε = " in done.stderr
     assert "wrote" in done.stdout and "results.csv" in done.stdout
     assert "runs (100%)" in done.stderr  # the progress line
 
@@ -117,6 +119,8 @@ def test_csv_input_with_task_inferred(tmp_path, capsys):
             "label",
             "--log1p",
             "a,b",
+            "--positive-class",
+            "yes",
             "--alphas",
             "0.3",
             "--trials",
@@ -146,13 +150,39 @@ def test_csv_preparation_options_reach_from_frame(tmp_path, capsys):
     shapes = {}
     for name, extra in {
         "defaults": [],
-        "legacy": ["--missing", "drop", "--max-levels", "0", "--no-center", "--no-standardize"],
+        "legacy": [
+            *("--preparation", "evaluation", "--missing", "drop"),
+            *("--max-levels", "0", "--no-center", "--no-standardize"),
+        ],
         "capped": ["--max-levels", "2"],
     }.items():
         assert main([*common, *extra]) == 0
         out = capsys.readouterr().out
         shapes[name] = tuple(int(re.search(rf"\b{key}=(\d+)", out).group(1)) for key in ("n", "p"))
     assert shapes == {"defaults": (160, 4), "legacy": (144, 1), "capped": (160, 3)}
+
+
+def test_csv_with_a_schema_and_a_budget(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    table = pd.DataFrame({"a": rng.normal(5, 1, 400), "kind": rng.choice(["x", "y"], 400), "id": np.arange(400.0)})
+    table["label"] = np.where(table["a"] + rng.normal(size=400) > 5, "yes", "no")
+    table.to_csv(tmp_path / "mine.csv", index=False)
+    schema = tmp_path / "schema.json"
+    schema.write_text(
+        '{"positive_class": "yes", "columns": {"a": {"range": [0, 10]}, "kind": {"levels": ["x", "y"]}, '
+        '"id": {"read": false}}}',
+        encoding="utf-8",
+    )
+    common = ["run", "--csv", str(tmp_path / "mine.csv"), "--target", "label", "--alpha", "0.3", "--T", "20"]
+    assert main([*common, "--schema", str(schema), "--no-center"]) == 0
+    captured = capsys.readouterr()
+    assert re.search(r"\bp=3\b", captured.out)  # a, kind=x, kind=y: the id column is not read
+    assert "preparation: ε = 0 (every statistic was declared" in captured.err
+    assert main([*common, "--schema", str(schema), "--prep-epsilon", "0.4", "--noise-seed", "3"]) == 0
+    err = capsys.readouterr().err
+    assert "preparation: ε = 0.4, δ = 0" in err and "repeatable run (noise seed 3): not a private release" in err
+    assert main([*common, "--preparation", "evaluation", "--positive-class", "yes"]) == 0
+    assert "excludes preparation (reads the data): evaluation only" in capsys.readouterr().err
 
 
 def test_run_prints_a_huge_risk_factor_as_a_power_of_ten(tmp_path):
@@ -187,6 +217,10 @@ BAD_OPTIONS = [
     (["sweep", "--csv", "table.csv"], "--csv needs --target"),
     (["sweep", "--csv", "table.csv", "--target", "nope"], "not a column of table.csv"),
     (["sweep", "--csv", "table.csv", "--target", "y", "--task", "logistic"], "positive"),
+    (["sweep", "--csv", "table.csv", "--target", "y", "--missing", "drop"], "missing='drop' drops rows"),
+    (["sweep", "--csv", "table.csv", "--target", "y", "--schema", "none.json"], "cannot read the schema file"),
+    (["sweep", "--csv", "table.csv", "--target", "y", "--prep-epsilon", "-1"], "prep_epsilon must be"),
+    (["sweep", "--dataset", "diabetes", "--schema", "s.json"], "--schema only applies with --csv"),
     (["sweep", "--dataset", "breast-cancer", "--generator", "covariance"], "ridge"),
     (["run", "--dataset", "diabetes"], "--alpha"),
     (["run", "--dataset", "diabetes", "--alpha", "0"], "alpha"),
