@@ -46,9 +46,9 @@ from accfirst.datasets.prepared import PREPARATIONS, PRIVATE_MODE
 from accfirst.datasets.preprocess import DEFAULT_MAX_LEVELS, MISSING_CHOICES, OUT_OF_CORE_SCALING, SCALINGS
 from accfirst.erm.generators import GENERATORS, NOISES
 from accfirst.erm.gibbs import APPROXIMATE_ACCURACY
-from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
+from accfirst.erm.problems import Problem, prepared_problem
 from accfirst.errors import AccFirstError
-from accfirst.interpret import format_exp_epsilon
+from accfirst.interpret import bill_text, format_exp_epsilon
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import CALIBRATIONS
 from accfirst.methods.grid import SPACINGS
@@ -634,8 +634,7 @@ def _search_options(args: argparse.Namespace) -> SearchOptions:
 
 def build_problem(data: PreparedData, lam: float, radius: float | None = None) -> Problem:
     """The ERM problem of the training part (SPEC §2, §13): ridge or logistic by the data's task."""
-    problem_class = RidgeProblem if data.task == "ridge" else LogisticProblem
-    return problem_class(data.X_train, data.y_train, lam, radius)
+    return prepared_problem(data, lam, radius)
 
 
 class _ProgressLine:
@@ -812,13 +811,12 @@ def _run_command(args: argparse.Namespace) -> int:
     rng = trial_rng(args.seed, args.method, args.alpha, args.trial)
     result = search(problem, args.method, args.alpha, args.gamma, rng, _search_options(args))
     print(result)
-    if result.method == "gibbs":  # fixed in advance, not ex-post (SPEC §17)
+    if METHODS[result.method].fixed_epsilon:  # set in advance, not ex-post (SPEC §4, §17)
         kind = f"(ε, δ)-DP with δ = {result.delta:g}" if result.delta else "pure"
     else:
         kind = f"(ε, δ)-ex-post with δ = {result.delta:g}" if result.delta else "ex-post"
     print(
-        f"{kind} ε = {result.eps_total:.6g} (testing {result.eps_test:.6g} + generation "
-        f"{result.eps_hypothesis:.6g}), e^ε = {format_exp_epsilon(result.eps_total)}, "
+        f"{kind} {bill_text(result)}, e^ε = {format_exp_epsilon(result.eps_total)}, "
         f"excess risk {result.excess_risk:.6g} "
         f"{'≤' if result.success else '>'} α = {result.alpha:g}"
         + (" — fallback: θ* released" if result.fallback else "")

@@ -87,8 +87,10 @@ class RunResult:
     SPEC §19), ``eps_scale`` (the zero model's private risk bound of a relative target, SPEC §21),
     ``eps_test`` (the private accuracy test) and ``eps_hypothesis`` (generating the released
     model). ``noise`` names the noise of the hypothesis generator ("laplace" or "gaussian");
-    ``delta`` is the δ of an (ε, δ)-ex-post guarantee (the preparation's ``delta_prep``
-    included), 0 for pure ex-post privacy. ``kappa`` is the relative target (NaN for an
+    ``delta`` is the δ of an (ε, δ)-ex-post guarantee (the preparation's δ included), 0 for
+    pure ex-post privacy. ``prep_mode`` says how the rows were prepared (``Problem.prep_mode``):
+    after an "evaluation" preparation, which read the data without noise, no ε covers the
+    preparation and every figure excludes it. ``kappa`` is the relative target (NaN for an
     absolute α), ``scale`` the released lower bound on R(0) that turned κ into α (NaN
     otherwise), and ``r0`` the true R(0) = L(0) − L(θ*) (evaluation only, like
     ``excess_risk``). ``norm_bound`` is the radius of the feasible set the run used.
@@ -119,6 +121,7 @@ class RunResult:
     delta: float = 0.0
     sampler: SamplerReport | None = field(default=None, repr=False)
     eps_prep: float = 0.0
+    prep_mode: str = "given"
     eps_radius: float = 0.0
     eps_scale: float = 0.0
     kappa: float = math.nan

@@ -162,7 +162,10 @@ def ledger_table(ledger: pd.DataFrame, analyses: list[Analysis]) -> pd.DataFrame
     return pd.DataFrame(
         {
             "#": ledger["analysis"],
-            "analysis": [short_label(analyses[i - 1].under(m)) for i, m in zip(ledger["analysis"], ledger["method"])],
+            "analysis": [
+                short_label(analyses[i - 1].under(m)) if i else "preparing the table"
+                for i, m in zip(ledger["analysis"], ledger["method"])
+            ],
             "outcome": ledger["status"],
             "declared": amounts("declared"),
             "δ": [format_delta(d) for d in ledger["delta"]],

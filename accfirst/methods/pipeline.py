@@ -44,15 +44,14 @@ def run_method(
     """One run of the registered ``method`` at excess risk α and failure probability γ, with its whole bill.
 
     The run's ``eps_total`` includes the preparation's ``problem.prep_epsilon`` and its ``delta`` the
-    preparation's δ (SPEC §20.3).
+    preparation's δ (SPEC §20.3); ``prep_mode`` records how the rows were prepared.
     """
     validate_methods([method], options)
     result = METHODS[method].run(feasible_problem(problem, method, options), alpha, gamma, rng, options, exact)
-    if problem.prep_epsilon == 0 and problem.prep_delta == 0:
-        return result
     return dataclasses.replace(
         result,
         eps_prep=problem.prep_epsilon,
+        prep_mode=problem.prep_mode,
         eps_total=result.eps_total + problem.prep_epsilon,
         delta=min(result.delta + problem.prep_delta, 1.0),
     )

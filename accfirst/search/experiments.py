@@ -39,6 +39,7 @@ COLUMNS = (
     "T",
     "trial",
     "stop_index",
+    "prep_mode",
     "eps_prep",
     "eps_radius",
     "eps_scale",

@@ -6,7 +6,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 
 from accfirst.datasets import load_builtin
-from accfirst.erm.problems import PROBLEMS, Problem
+from accfirst.erm.problems import Problem, prepared_problem
 
 
 @dataclass(frozen=True)
@@ -32,4 +32,4 @@ class BuiltinProblem:
 
     def build(self) -> Problem:
         data = load_builtin(self.name)  # not kept: the problem holds what it needs (ridge: p × p statistics)
-        return PROBLEMS[data.task](data.X_train, data.y_train, self.lam, radius=self.radius)
+        return prepared_problem(data, self.lam, self.radius)

@@ -14,9 +14,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from accfirst import RidgeProblem, run_trials
+from accfirst import run_trials
 from accfirst.cli import build_parser, command_line, main
 from accfirst.datasets import load_builtin
+from accfirst.erm.problems import prepared_problem
 from accfirst.interpret import format_exp_epsilon
 from accfirst.methods.options import SearchOptions
 from accfirst.search.experiments import COLUMNS, search, trial_rng
@@ -76,8 +77,9 @@ def test_sweep_rows_are_the_packages_rows(swept):
     _, out = swept
     results = pd.read_csv(out / "results.csv")
     data = load_builtin("diabetes")
-    problem = RidgeProblem(data.X_train, data.y_train, 0.005)
+    problem = prepared_problem(data, 0.005)  # the preparation's ε is part of every row's total
     reference = run_trials(problem, [0.2, 0.4], 0.1, ["nr", "doubling", "theory"], 3, seed=7, T=300)
+    assert (results["eps_prep"] == data.prep_epsilon).all() and data.prep_epsilon > 0
     for column in ("eps_total", "eps_test", "excess_risk", "theta_norm"):
         np.testing.assert_allclose(results[column], reference[column], rtol=1e-12)
     np.testing.assert_array_equal(results["stop_index"], reference["stop_index"].astype(float))
@@ -100,7 +102,7 @@ def test_run_with_a_public_radius(tmp_path, capsys):
     assert status == 0
     printed = capsys.readouterr().out
     data = load_builtin("diabetes")
-    problem = RidgeProblem(data.X_train, data.y_train, 0.005, radius=2.5)
+    problem = prepared_problem(data, 0.005, radius=2.5)
     expected = search(problem, "nr", 0.3, 0.1, trial_rng(0, "nr", 0.3, 0), SearchOptions(T=100))
     assert "norm_bound=2.5," in printed and f"eps_total={expected.eps_total!r}" in printed
 
