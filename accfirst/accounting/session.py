@@ -115,15 +115,19 @@ class Analysis:
 
 
 def session_budget(
-    epsilon: float, delta: float, analyses: Sequence[Analysis], expost_share: float, prep_delta: float = 0.0
+    epsilon: float,
+    delta: float,
+    analyses: Sequence[Analysis],
+    expost_share: float,
+    preparation: tuple[float, float] = (0.0, 0.0),
 ) -> SplitBudget:
     """The filters of a queue: split ``expost_share`` : rest between ex-post and zCDP (SPEC §15.5).
 
-    A queue of one kind gets nearly the whole budget for it; the other filter keeps a
-    sliver (10⁻⁹ of ε and δ) it never uses, so that both always exist. Gaussian searches
-    need room for their δ: the ex-post part gets ``expost_share`` of the δ left after the
-    preparation's ``prep_delta`` when the queue has one, plus ``prep_delta`` itself (charged there,
-    SPEC §20.3).
+    The ex-post part first holds the table's ``preparation`` (ε, δ), charged there once (SPEC
+    §20.3); what is left is split. A queue of one kind gets nearly all of it; the other filter
+    keeps a sliver (10⁻⁹ of ε and δ) it never uses, so that both always exist. Gaussian searches
+    need room for their δ: the ex-post part gets ``expost_share`` of the δ left when the queue has
+    one.
     """
     validate_positive("epsilon", epsilon)
     share = validate_probability("expost_share (the share of ε for regressions)", expost_share)
@@ -132,10 +136,12 @@ def session_budget(
         share = 1 - 1e-9
     elif kinds == {"counts"}:
         share = 1e-9
+    prep_epsilon, prep_delta = preparation
     gaussian = any(a.kind == "regression" and a.noise == "gaussian" for a in analyses)
+    expost_epsilon = min(prep_epsilon + share * max(epsilon - prep_epsilon, 0.0), epsilon * (1 - 1e-9))
     searches = share * (delta - prep_delta) if gaussian else 0.0
     expost_delta = min(searches + prep_delta, delta * (1 - 1e-9))
-    return SplitBudget(epsilon, delta, share * epsilon, expost_delta)
+    return SplitBudget(epsilon, delta, expost_epsilon, expost_delta)
 
 
 @dataclass(frozen=True)
@@ -183,7 +189,7 @@ def run_session(
     seed = validate_count("seed", seed, 0)
     queue = list(analyses)
     prep_delta = problem.prep_delta
-    budget = session_budget(epsilon, delta, queue, expost_share, prep_delta)
+    budget = session_budget(epsilon, delta, queue, expost_share, (problem.prep_epsilon, prep_delta))
     gaussian = sum(a.kind == "regression" and a.noise == "gaussian" for a in queue)
     rows: list[dict[str, object]] = []
     if problem.prep_epsilon > 0 or prep_delta > 0:
@@ -200,9 +206,7 @@ def run_session(
             search_options = replace(
                 options,
                 noise=analysis.noise,
-                delta=(budget.expost.delta - prep_delta) / gaussian
-                if analysis.noise == "gaussian"
-                else options.delta,
+                delta=(budget.expost.delta - prep_delta) / gaussian if analysis.noise == "gaussian" else options.delta,
             )
             row = _regression(budget.expost, problem, analysis, gamma, search_options, rng)
         else:
