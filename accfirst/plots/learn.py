@@ -416,4 +416,3 @@ def figure_chi_square(scaled_risks: ArrayLike, p: int, cutoff: float) -> go.Figu
     fig.add_annotation(x=cutoff, y=1, yref="paper", text="2βnα: beyond it, R > α", showarrow=False, xanchor="left")
     fig.update_xaxes(title_text="2βn × excess risk")
     return _layout(fig, title="Ridge: the excess risk of a Gibbs sample is exactly χ²_p/(2βn)", height=300)
-
