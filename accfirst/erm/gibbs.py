@@ -13,13 +13,15 @@ guarantee has the smaller ε (the choice reads only public numbers).
 Accuracy needs no private test: for ridge exp(−βnL) is N(θ*, (βnH)⁻¹), so 2βn·R ∼ χ²_p
 exactly and β = χ²_{p,1−γ}/(2nα) meets α with probability 1 − γ (SPEC §17.4). Truncating to
 C (needed for the Lipschitz constant) is handled without reading the data [derived]: every
-ridge problem has ‖θ_u‖ ≤ 1/√(2λ) for its unconstrained minimiser θ_u (λ‖θ_u‖² ≤ L(0) ≤ ½
-when |y| ≤ 1), so C contains {R_u ≤ α_C} with α_C = λ(r − 1/√(2λ))²/2, and
+ridge problem has ‖θ_u‖ ≤ 1/(2√λ) = M/2 for its unconstrained minimiser θ_u (dot the
+first-order condition with θ_u: λ‖θ_u‖² = (1/n)Σ(y_i u_i − u_i²) ≤ ¼ when |y| ≤ 1, SPEC §19.0),
+so C contains {R_u ≤ α_C} with α_C = λ(r − 1/(2√λ))²/2, and
 P(R > α | C) ≤ min(P(R_u > min(α, α_C)), P(R_u > α)/P(R_u ≤ α_C)) — the first from
 P(A | C) ≤ P(A ∪ Cᶜ), the second SPEC §17.4's P(R > α)/P(C) with a data-independent lower
 bound on P(C). β is the smallest value that brings this bound to γ. With a public radius
-too small for the argument (r ≤ 1/√(2λ)) the guarantee is γ/P(C), and P(C) is known only as
-the rejection sampler's acceptance rate, which reads the data (evaluation only).
+too small for the argument (r ≤ M/2, the default radius of SPEC §19.0 among them) the
+guarantee is γ/P(C), and P(C) is known only as the rejection sampler's acceptance rate, which
+reads the data (evaluation only).
 
 Logistic regression (L = 1 on R^p) has only approximate accuracy (the Laplace approximation
 N(θ*, (βnH*)⁻¹) gives the same β) but a certified sampler (``accfirst.erm.proximal_sampler``):
@@ -131,8 +133,12 @@ def gibbs_lipschitz(problem: Problem) -> float:
 
 
 def truncation_margin(lam: float, radius: float) -> float:
-    """α_C = λ(r − 1/√(2λ))²/2: {R_u ≤ α_C} ⊆ C for every ridge problem (0 when r ≤ 1/√(2λ)) [derived]."""
-    gap = radius - 1 / math.sqrt(2 * lam)
+    """α_C = λ(r − 1/(2√λ))²/2: {R_u ≤ α_C} ⊆ C for every ridge problem (0 when r ≤ M/2) [derived].
+
+    R_u(θ) ≥ (λ/2)‖θ − θ_u‖², so R_u ≤ α_C puts θ within √(2α_C/λ) = r − 1/(2√λ) of θ_u, and
+    ‖θ_u‖ ≤ 1/(2√λ) (SPEC §19.0) keeps it in the ball of radius r.
+    """
+    gap = radius - 1 / (2 * math.sqrt(lam))
     return lam * gap * gap / 2 if gap > 0 else 0.0
 
 

@@ -126,15 +126,15 @@ def test_ridge_draws_match_the_exact_one_dimensional_posterior(share: float) -> 
 
 def test_truncation_bound_holds_in_its_worst_case() -> None:
     """The derived bound against Monte Carlo in the case its argument treats as worst: the centre
-    as far out as any ridge problem allows (‖θ_u‖ = 1/√(2λ)) and the flattest Hessian λI."""
+    as far out as any ridge problem allows (‖θ_u‖ = 1/(2√λ) = M/2) and the flattest Hessian λI."""
     lam, p, n, gamma = 0.05, 3, 50, 0.1
     radius = 1 / math.sqrt(lam)
     center = np.zeros(p)
-    center[0] = 1 / math.sqrt(2 * lam)
+    center[0] = 1 / (2 * math.sqrt(lam))
     rng = np.random.default_rng(8)
-    for alpha in (0.1, 0.3):
+    for alpha in (0.1, 0.2, 0.3):  # α_C = λ(M/2)²/2 = 1/8: the χ² β stands below it, is raised above
         beta, bound = gibbs._ridge_beta(n, p, lam, radius, alpha, gamma)
-        assert beta > chi_square_beta(n, p, alpha, gamma) and bound <= gamma
+        assert (beta > chi_square_beta(n, p, alpha, gamma)) == (alpha > 1 / 8) and bound <= gamma
         thetas = center + rng.standard_normal((400_000, p)) / math.sqrt(beta * n * lam)
         inside = thetas[np.linalg.norm(thetas, axis=1) <= radius]
         risk = lam / 2 * np.sum((inside - center) ** 2, axis=1)
@@ -143,16 +143,29 @@ def test_truncation_bound_holds_in_its_worst_case() -> None:
 
 
 def test_failure_bound_and_margin() -> None:
-    assert truncation_margin(0.005, 1 / math.sqrt(2 * 0.005)) == 0.0
-    assert truncation_margin(0.005, 1 / math.sqrt(0.005)) == pytest.approx((1 - 1 / math.sqrt(2)) ** 2 / 2)
+    # At the radius M/2 of SPEC §19.0 no data-independent bound remains; at M, α_C = λ(M/2)²/2 = 1/8.
+    assert truncation_margin(0.005, 1 / (2 * math.sqrt(0.005))) == 0.0
+    assert truncation_margin(0.005, 1 / math.sqrt(0.005)) == pytest.approx(1 / 8)
     assert ridge_failure_bound(1.0, 100, 3, 0.1, 0.0) == 1.0
+
+
+def test_every_ridge_minimiser_lies_within_half_the_norm_bound() -> None:
+    """SPEC §19.0, which ``truncation_margin`` rests on: ‖θ_u‖ ≤ 1/(2√λ) for every ridge problem."""
+    rng = np.random.default_rng(7)
+    for lam in (0.5, 0.05, 0.005):
+        for _ in range(20):
+            X, y = make_ridge_data(int(rng.integers(1_000)), 200, 3)
+            y = np.where(rng.random(200) < 0.5, y, rng.choice([-1.0, 1.0], 200))
+            assert RidgeProblem(X, y, lam).unconstrained_norm <= 1 / (2 * math.sqrt(lam)) * (1 + 1e-12)
+    # Tight: the one row x = 1, y = 1 at λ = 1 has θ_u = ½ = 1/(2√λ) (u = ½ maximises u − u²).
+    assert RidgeProblem(np.array([[1.0]]), np.array([1.0]), 1.0).unconstrained_norm == pytest.approx(0.5)
 
 
 def test_a_small_public_radius_falls_back_to_the_chi_square_beta(small_ridge: RidgeProblem) -> None:
     class Radius(RidgeProblem):
         @property
         def norm_bound(self) -> float:
-            return 5.0  # below 1/√(2λ) ≈ 7.07: no data-independent bound on P(C)
+            return 5.0  # M/2 = 1/(2√λ) = 5: no data-independent bound on P(C)
 
     X, y = make_ridge_data(3, 400, 4)
     problem = Radius(X, y, 0.01)
