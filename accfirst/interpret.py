@@ -282,9 +282,7 @@ def plain_sentence(summary: pd.Series | dict) -> str:
     if row["method"] == "theory":
         sentence += " The theory approach promises the target only on average, not with probability 1 − γ."
     delta = float(row.get("delta", 0.0))
-    if delta >= 1:
-        sentence += " Its sampler's convergence check failed, so no privacy guarantee is claimed (δ = 1)."
-    elif delta > 0:
+    if delta > 0:
         sentence += (
             f" This is an (ε, δ) guarantee with δ = {format_delta(delta)}: the bound may fail with probability "
             "up to δ, a weaker promise than a pure ε, so compare it with the other methods with care."
