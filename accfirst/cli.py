@@ -826,8 +826,8 @@ def _run_command(args: argparse.Namespace) -> int:
         print(
             f"Gibbs posterior: β = {report.beta:.6g}, acceptance rate {report.acceptance_rate:.3g}, "
             f"P(R > α) {'≈' if result.calibration == APPROXIMATE_ACCURACY else '≤'} {report.failure_bound:.3g}"
-            + ("" if math.isnan(report.rhat) else f", split-R̂ {report.rhat:.3f}")
-            + " (acceptance rate and R̂ read the data: evaluation only)"
+            + (f", drawn within total variation {report.tv_bound:.3g} of the posterior" if report.tv_bound else "")
+            + " (the acceptance rate reads the data: evaluation only)"
         )
     return 0
 

@@ -308,9 +308,7 @@ def plain_sentence(summary: pd.Series | dict) -> str:
                 "non-private model was released (ε = ∞)."
             )
     delta = float(row.get("delta", 0.0))
-    if delta >= 1:
-        sentence += " Its sampler's convergence check failed, so no privacy guarantee is claimed (δ = 1)."
-    elif delta > 0:
+    if delta > 0:
         sentence += (
             f" This is an (ε, δ) guarantee with δ = {format_delta(delta)}: the bound may fail with probability "
             "up to δ, a weaker promise than a pure ε, so compare it with the other methods with care."

@@ -61,19 +61,19 @@ class SamplerReport:
     """How a sampling method drew its hypothesis (the Gibbs posterior, SPEC §17.4).
 
     ``beta`` is the posterior's inverse temperature; ``acceptance_rate`` the share of
-    proposals kept (rejection on C for ridge, Metropolis steps for MALA); ``failure_bound``
-    a bound on P(R > α) for the released hypothesis; ``rhat`` the largest split-R̂ over the
-    chains (NaN for exact sampling); ``steps`` the draws (exact) or iterations per chain
-    (MALA); ``tv_allowance`` the sampler's declared total-variation distance from the
-    posterior (0 for exact sampling). Acceptance rate and R̂ read the data: evaluation only.
+    proposals kept (rejection on C for ridge, the certified sampler's rejection steps for
+    logistic); ``failure_bound`` a bound on P(R > α) for the released hypothesis; ``steps`` the
+    proposals (ridge) or the proximal sampler's steps (logistic; 1 for exact rejection);
+    ``tv_bound`` the proven bound on the sampler's total-variation distance from the posterior,
+    fixed before the run (0 for ridge's exact sampling). Acceptance rate and steps read the
+    data: evaluation only.
     """
 
     beta: float
     acceptance_rate: float
     failure_bound: float
-    rhat: float
     steps: int
-    tv_allowance: float
+    tv_bound: float
 
 
 @dataclass(frozen=True)
