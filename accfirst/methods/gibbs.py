@@ -29,7 +29,7 @@ class GibbsPosterior(Method):
     color = "#CC79A7"
     fixed_epsilon = True
     noises = frozenset()
-    # The ridge posterior's data-independent accuracy bound needs a radius above 1/√(2λ) > R₀, and the
+    # The ridge posterior's data-independent accuracy bound needs a radius above M/2 = R₀, and the
     # logistic one is unconstrained: it keeps the problem's own radius.
     uses_radius = False
     delta_note = "Derived in this project from the Gibbs posterior's strong log-concavity."
@@ -62,14 +62,14 @@ class GibbsPosterior(Method):
     ) -> tuple[float, float]:
         """Its (ε, δ), fixed in advance; refused (before any data are read) when the radius is too small.
 
-        A ridge radius at or below 1/√(2λ) leaves the posterior no accuracy bound known in advance, and
+        A ridge radius at or below M/2 leaves the posterior no accuracy bound known in advance, and
         the draws may fall outside the ball so often that the run gives up after reading the data: a
         privacy filter must not admit such a round.
         """
         if isinstance(problem, RidgeProblem) and ridge_beta(problem, alpha, gamma)[1] >= 1:
             raise AccFirstError(
                 f"the Gibbs posterior cannot run inside a privacy filter with the radius ‖θ‖ ≤ {problem.norm_bound:.4g}: "
-                f"at or below 1/√(2λ) = {1 / (2 * problem.lam) ** 0.5:.4g} its accuracy is not known before it reads "
+                f"at or below M/2 = {problem.free_radius(problem.lam):.4g} its accuracy is not known before it reads "
                 "the data. Give a larger radius, or none"
             )
         return gibbs_bound(problem, alpha, gamma, options.delta)

@@ -91,11 +91,12 @@ def test_an_unexpected_error_is_charged_before_it_goes_on(fragile: Method) -> No
 
 def test_a_gibbs_round_whose_radius_is_too_small_is_refused_before_it_reads_anything() -> None:
     X, y = make_ridge_data(0, 500, 4)
-    problem = RidgeProblem(X, y, 0.005, radius=0.05 * RidgeProblem.implied_norm_bound(0.005))
-    budget = ExPostFilter(5.0, 1e-6)
+    problem = RidgeProblem(X, y, 0.005, radius=RidgeProblem.free_radius(0.005))
+    budget = ExPostFilter(50.0, 1e-6)
     refused = filtered_search(budget, problem, "gibbs", 0.05, 0.1, 0, SearchOptions())
-    assert refused.status == "refused" and refused.charged == 0 and "1/√(2λ)" in refused.error
-    assert budget.spent == 0 and budget.remaining == 5.0
+    assert refused.status == "refused" and refused.charged == 0 and "M/2" in refused.error
+    assert budget.spent == 0 and budget.remaining == 50.0
     assert list(budget.ledger["status"]) == ["refused"]
     # The next round is admitted as if nothing happened.
-    assert filtered_search(budget, problem, "nr", 0.1, 0.1, 0, SearchOptions(T=50)).status in ("released", "fallback")
+    next_round = filtered_search(budget, problem, "nr", 0.1, 0.1, 0, SearchOptions(T=50, eps_max=1.0))
+    assert next_round.status in ("released", "fallback") and budget.spent > 0

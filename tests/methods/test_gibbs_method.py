@@ -161,6 +161,6 @@ def test_logistic_gibbs_runs_inside_an_expost_filter() -> None:
     assert run.status == "released" and run.charged == run.declared == run.result.eps_total
     assert run.delta == run.result.delta == 1e-6 and budget.delta_spent == 1e-6
     X, y = make_logistic_data(1, 300, 40)
-    with pytest.raises(AccFirstError, match="larger λ"):
-        filtered_search(budget, LogisticProblem(X, y, 1e-5), "gibbs", 0.05, 0.1, rng=0)
-    assert budget.delta_spent == 1e-6 and len(budget.ledger) == 1
+    refused = filtered_search(budget, LogisticProblem(X, y, 1e-5), "gibbs", 0.05, 0.1, rng=0)
+    assert refused.status == "refused" and "larger λ" in refused.error and refused.charged == 0
+    assert budget.delta_spent == 1e-6 and list(budget.ledger["status"]) == ["charged", "refused"]
