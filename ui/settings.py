@@ -220,7 +220,10 @@ class Choice(Setting):
     """One of ``options`` (strings or numbers); the URL holds the option itself, not its label.
 
     ``widget_type``: "radio", "selectbox", "select_slider" (ordered numbers, e.g. a log
-    scale) or "segmented_control". ``labels`` maps options to what the widget shows.
+    scale) or "segmented_control". ``labels`` maps options to what the widget shows; they
+    must not change while the page is open: Streamlit keeps a choice by its label's text,
+    so a label that changed (a live number in it) would drop or replace the choice. Live
+    text goes beside the options instead (a radio's ``captions``).
     """
 
     options: tuple[Any, ...] = ()
@@ -384,8 +387,11 @@ def calibration_setting(scope: str) -> Choice:
     )
 
 
-def calibration_labels(T: int, gamma: float, sensitivity: float, alpha: float) -> dict[str, str]:
-    """Each calibration's one-line meaning and the test's ε_A = c(T, γ)·Δ_R/α it pays here (SPEC §12.3).
+def calibration_captions(T: int, gamma: float, sensitivity: float, alpha: float) -> list[str]:
+    """The test's ε_A = c(T, γ)·Δ_R/α under each calibration here, in the options' order (SPEC §12.3).
+
+    Captions under the radio's fixed labels: a label that changed with α would drop the choice
+    (Streamlit keeps a radio's choice by its label text).
 
     Parameters
     ----------
@@ -393,10 +399,10 @@ def calibration_labels(T: int, gamma: float, sensitivity: float, alpha: float) -
     sensitivity : Δ_R of the problem.
     alpha : the target excess risk.
     """
-    return {
-        name: f"{meaning} · ε_A = {format_epsilon(calibration_constant(T, gamma, name) * sensitivity / alpha)}"
-        for name, meaning in CALIBRATION_LABELS.items()
-    }
+    return [
+        f"ε_A = {format_epsilon(calibration_constant(T, gamma, name) * sensitivity / alpha)}"
+        for name in CALIBRATION_LABELS
+    ]
 
 
 def noise_setting(scope: str) -> Choice:
