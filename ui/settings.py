@@ -219,7 +219,8 @@ class OptionalFloat(Setting):
 
     def _draw(self, where: Any, **kwargs: Any) -> float | None:
         kwargs.setdefault("placeholder", self.placeholder)
-        return where.number_input(self.label, min_value=0.0, step=None, format=self.format, **kwargs)
+        # value=None: a box the visitor empties is blank again (automatic); Streamlit's default would read it as 0.
+        return where.number_input(self.label, value=None, min_value=0.0, step=None, format=self.format, **kwargs)
 
 
 @dataclass(frozen=True)
