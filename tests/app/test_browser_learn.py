@@ -53,17 +53,22 @@ def test_every_learn_page_draws_in_the_browser(server, browser, path, tmp_path):
     page.close()
 
 
-def test_live_poll_across_two_browsers(server, browser):  # noqa: F811 -- imported fixtures
+def test_live_poll_across_two_browsers(server, browser):
     teacher = open_learn_page(browser, server, "learn_randomized_response")
     teacher.get_by_role("button", name="Open a poll").click(timeout=TIMEOUT_MS)
     link_box = teacher.locator('[data-testid="stCode"]').first
     link_box.wait_for(timeout=TIMEOUT_MS)
     link = link_box.inner_text().strip()
     assert re.search(r"\?room=[A-Z2-9]{6}$", link), link
+    assert "One answer per browser tab" in teacher.locator('[data-testid="stMain"]').inner_text()
     student = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
     student.goto(link)
     student.get_by_role("button", name="Answer “yes”").click(timeout=TIMEOUT_MS)
     student.get_by_text("your randomized answer is in").wait_for(timeout=TIMEOUT_MS)
+    assert "token=" in student.url  # the tab's answer token, in its address
+    student.reload()  # a reload keeps the token: the tab has answered, and cannot again
+    student.get_by_text("your randomized answer is in").wait_for(timeout=TIMEOUT_MS)
+    assert student.get_by_role("button", name="Answer “yes”").count() == 0
     # No interaction on the teacher's page: the fragment refreshes every 2 s.
     teacher.get_by_text("From 1 randomized answers (1 “yes”)").wait_for(timeout=TIMEOUT_MS)
     for page in (teacher, student):
