@@ -12,8 +12,8 @@ label, default and the widget's range or options), then:
 session: a valid value becomes the widget's starting value; an invalid one is listed
 in the page's one notice of ignored link settings (``ui.link_notice``) and the default
 is used. A link's value passes the checks a typed one meets: numbers as a number box
-takes them (ASCII digits, finite), within the widget's range, one of its options. From then on the widget owns the
-value (kept across page switches with ``persist_state="session"``) and
+takes them (ASCII digits, finite), within the widget's range, one of its options. From
+then on the widget owns the value (kept across page switches with ``persist_state="session"``) and
 ``write_to_url`` mirrors it into the URL, deleting parameters whose value is ``None``
 ("automatic"). Values are written in a short, stable text form (``methods=nr,theory``)
 that does not depend on widget labels.

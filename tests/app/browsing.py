@@ -41,7 +41,7 @@ IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 NAV_LINK = '[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]'
 EXPAND_SIDEBAR = '[data-testid="stExpandSidebarButton"]'
 COLLAPSE_SIDEBAR = '[data-testid="stSidebarCollapseButton"] button'
-TIMEOUT_MS = 60_000
+TIMEOUT_MS = 120_000  # a cold server on a busy shared machine can take a minute to draw its first page
 # Installed in every page before the app loads: the time of the page's last change.
 WATCH_CHANGES = """
 window.__lastChange = performance.now();

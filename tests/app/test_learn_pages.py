@@ -19,6 +19,7 @@ from accfirst.erm.gibbs import gibbs_epsilon, gibbs_lipschitz, ridge_beta
 from accfirst.interpret import format_epsilon
 from accfirst.teaching import RandomizedResponse, max_error_threshold, parse_room_code
 from tests.app.page_text import error_message, link_notice
+from tests.teaching.test_poll import ROOM_FIELDS
 from ui.poll import poll_rooms
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,16 +94,7 @@ def test_live_poll_aggregates_two_students_and_stores_only_randomized_answers() 
     assert (shown.yes, shown.answers) == (1, 2)
     assert any("From 2 randomized answers (1 “yes”)" in c.value for c in teacher.caption)
     room = poll_rooms()._rooms[code]
-    assert {f.name for f in dataclasses.fields(room)} == {
-        "protocol",
-        "key",
-        "last_active",
-        "allowance",
-        "yes",
-        "answers",
-        "used",
-        "refused",
-    }
+    assert {f.name for f in dataclasses.fields(room)} == ROOM_FIELDS
     joining = open_page("learn_randomized_response")
     joining.text_input(key="join_code").input(f" {code.lower()} ")
     joining.button[0].click().run()  # the form's submit button

@@ -29,6 +29,9 @@ HOSTILE = [
     b"ABCDEF",
 ]
 
+# What a room stores: nothing else (no names, no session identifiers, no answer per token).
+ROOM_FIELDS = {"protocol", "key", "last_active", "allowance", "yes", "answers", "used", "refused"}
+
 
 class Clock:
     def __init__(self) -> None:
@@ -63,16 +66,7 @@ def test_a_room_stores_no_link_between_a_tab_and_its_answer() -> None:
     token = rooms.issue_token(code)
     rooms.submit(code, True, token)
     (room,) = rooms._rooms.values()
-    assert {f.name for f in dataclasses.fields(room)} == {
-        "protocol",
-        "key",
-        "last_active",
-        "allowance",
-        "yes",
-        "answers",
-        "used",
-        "refused",
-    }
+    assert {f.name for f in dataclasses.fields(room)} == ROOM_FIELDS
     assert (room.yes, room.answers) == (1, 1)
     # The used tokens are kept as digests in a set, apart from the counts: not the token, not its answer.
     (used,) = room.used
