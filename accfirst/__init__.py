@@ -23,10 +23,15 @@ from accfirst.mechanisms.calibration import (
     failure_probability,
 )
 from accfirst.mechanisms.noise_reduction import LAPLACE, laplace_noise_reduction
+from accfirst.methods.base import Method
+from accfirst.methods.doubling import doubling, doubling_levels
+from accfirst.methods.grid import default_eps_range, epsilon_grid
+from accfirst.methods.nr import noise_reduction
+from accfirst.methods.options import SearchOptions
+from accfirst.methods.registry import METHODS, register
+from accfirst.methods.theory import theory_run
 from accfirst.result import RunResult, Trace
-from accfirst.search.experiments import METHODS, SearchOptions, run_one, run_trials, trial_rng
-from accfirst.search.grid import default_eps_range, epsilon_grid
-from accfirst.search.methods import doubling, doubling_levels, noise_reduction, theory_run
+from accfirst.search.experiments import run_one, run_trials, trial_rng
 
 __all__ = [
     "CALIBRATIONS",
@@ -39,6 +44,7 @@ __all__ = [
     "DataError",
     "ExPostFilter",
     "LogisticProblem",
+    "Method",
     "OutputPerturbation",
     "Problem",
     "RidgeProblem",
@@ -61,6 +67,7 @@ __all__ = [
     "laplace_noise_reduction",
     "make_generator",
     "noise_reduction",
+    "register",
     "release_counts",
     "run_one",
     "run_trials",

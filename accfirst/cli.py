@@ -39,19 +39,25 @@ from accfirst.accounting.counts import (
     log_uniform_counts,
     summarise_counts,
 )
-from accfirst.datasets import BUILTIN_DATASETS, PreparedData, from_frame, load_builtin, read_upload
-from accfirst.datasets.preprocess import DEFAULT_MAX_LEVELS, MISSING_CHOICES, OUT_OF_CORE_SCALING
+from accfirst.datasets import BUILTIN_DATASETS, PreparedData, Schema, from_frame, load_builtin, load_schema, read_upload
+from accfirst.datasets.encode import is_text
+from accfirst.datasets.prepare.budget import DEFAULT_PREP_DELTA
+from accfirst.datasets.prepared import PREPARATIONS, PRIVATE_MODE
+from accfirst.datasets.preprocess import DEFAULT_MAX_LEVELS, MISSING_CHOICES, OUT_OF_CORE_SCALING, SCALINGS
 from accfirst.erm.generators import GENERATORS, NOISES
 from accfirst.erm.gibbs import APPROXIMATE_ACCURACY
-from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
+from accfirst.erm.problems import Problem, prepared_problem
 from accfirst.errors import AccFirstError
-from accfirst.interpret import format_exp_epsilon
+from accfirst.interpret import bill_text, format_exp_epsilon
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import CALIBRATIONS
+from accfirst.methods.grid import SPACINGS
+from accfirst.methods.nr import NoiseReduction
+from accfirst.methods.options import RADIUS_MODES, SearchOptions
+from accfirst.methods.registry import METHODS, paper_methods, validate_methods
 from accfirst.plots.counts import count_figures
 from accfirst.plots.paper import html_page, html_report
-from accfirst.search.experiments import METHODS, PAPER_METHODS, SearchOptions, search, trial_rng, validate_methods
-from accfirst.search.grid import SPACINGS
+from accfirst.search.experiments import search, trial_rng
 from accfirst.search.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
 from accfirst.snippet import PREPARATION_OPTIONS, RunSettings
 from accfirst.validation import validate_count, validate_gamma
@@ -121,6 +127,38 @@ def _add_data_options(parser: argparse.ArgumentParser) -> None:
         "1/True to +1 and −1/0/False to −1)",
     )
     data.add_argument(
+        "--schema",
+        type=Path,
+        metavar="PATH",
+        help='with --csv: declared metadata, a JSON (or YAML) file of per-column ranges, levels, "read": false '
+        "and log1p, and the positive class; declared numbers cost no privacy (docs/data-preparation.md)",
+    )
+    data.add_argument(
+        "--preparation",
+        choices=PREPARATIONS,
+        help="with --csv: 'private' estimates what the schema does not declare with charged mechanisms; "
+        "'evaluation' reads the data without noise (every ε then excludes preparation) (default: private)",
+    )
+    data.add_argument(
+        "--prep-epsilon",
+        type=float,
+        metavar="ε",
+        help="with --csv: the private preparation's ε (default: 150 × the steps' total weight / n)",
+    )
+    data.add_argument(
+        "--prep-delta",
+        type=float,
+        metavar="δ",
+        help=f"with --csv: the private preparation's δ, for its level selections (default: {DEFAULT_PREP_DELTA:g})",
+    )
+    data.add_argument(
+        "--noise-seed",
+        type=int,
+        metavar="N",
+        help="with --csv: seed of the preparation's noise, for a repeatable run, which is then not a private "
+        "release (default: noise from the operating system)",
+    )
+    data.add_argument(
         "--log1p",
         type=_columns,
         default=[],
@@ -132,15 +170,16 @@ def _add_data_options(parser: argparse.ArgumentParser) -> None:
     )
     data.add_argument(
         "--scaling",
-        choices=("paper", "clip"),
-        help="with --csv: 'paper' divides by the data's largest row norm (reads the data; not private), "
-        "'clip' divides by --feature-bound/--target-bound and clips (private) (default: paper; --parquet always "
-        "clips)",
+        choices=sorted({scaling for choices in SCALINGS.values() for scaling in choices}),
+        help="with --csv: 'ranges' divides rows by the sum of the columns' released half-ranges (private), "
+        "'paper' by the data's largest row norm (evaluation only), 'clip' by --feature-bound/--target-bound "
+        "and clips (default: ranges, or paper with --preparation evaluation; --parquet always clips)",
     )
     data.add_argument(
         "--missing",
-        choices=MISSING_CHOICES,
-        help="with --csv: 'impute' fills a gap with the training median or most frequent level, "
+        choices=sorted({fill for choices in MISSING_CHOICES.values() for fill in choices}),
+        help="with --csv: 'impute' fills a gap with the private mean (evaluation only: the training median or "
+        "most frequent level); 'median' (a private median) or 'centre' (the range's centre); evaluation only: "
         "'drop' drops the row (default: impute)",
     )
     data.add_argument(
@@ -153,12 +192,14 @@ def _add_data_options(parser: argparse.ArgumentParser) -> None:
     data.add_argument(
         "--center",
         action=argparse.BooleanOptionalAction,
-        help="with --csv: subtract the training means (the models have no intercept) (default: --center)",
+        help="with --csv: subtract each column's mean, private (evaluation only: the training means); the models "
+        "have no intercept (default: --center)",
     )
     data.add_argument(
         "--standardize",
         action=argparse.BooleanOptionalAction,
-        help="with --csv: divide each numeric column by its training standard deviation (default: --standardize)",
+        help="with --csv: divide each numeric column by half its range (evaluation only: its training standard "
+        "deviation) (default: --standardize)",
     )
     data.add_argument(
         "--feature-bound", type=float, metavar="B", help="with --scaling clip or --parquet: public bound on ‖x‖₁"
@@ -194,6 +235,13 @@ def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
         metavar="R",
         help="a public bound R ≤ M on ‖θ‖, from domain knowledge, never from this data; the feasible set, "
         "the sensitivities and θ* then use R (default: none, R = M)",
+    )
+    algo.add_argument(
+        "--radius-mode",
+        choices=RADIUS_MODES,
+        default=SearchOptions().radius_mode,
+        help="the radius the methods run on: 'none' (M, or --radius), 'free' (R₀, a bound on ‖θ*‖ that holds for "
+        f"every dataset and reads none, or --radius if smaller) (default: {SearchOptions().radius_mode})",
     )
     algo.add_argument(
         "--gamma", type=float, default=0.1, metavar="γ", help="failure probability γ in (0, 1) (default: 0.1)"
@@ -263,9 +311,9 @@ def build_parser() -> argparse.ArgumentParser:
     runs.add_argument(
         "--methods",
         type=_methods,
-        default=list(PAPER_METHODS),
+        default=list(paper_methods()),
         metavar="M,M,...",
-        help=f"methods among {','.join(METHODS)} (default: the paper's {','.join(PAPER_METHODS)})",
+        help=f"methods among {','.join(METHODS)} (default: the paper's {','.join(paper_methods())})",
     )
     runs.add_argument(
         "--alphas",
@@ -297,7 +345,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_data_options(run_parser)
     _add_algorithm_options(run_parser)
     one = run_parser.add_argument_group("run")
-    one.add_argument("--method", choices=METHODS, default="nr", help="the method (default: nr)")
+    one.add_argument(
+        "--method",
+        choices=list(METHODS),
+        default=NoiseReduction.key,
+        help=f"the method (default: {NoiseReduction.key})",
+    )
     one.add_argument("--alpha", type=float, required=True, metavar="α", help="requested excess risk α > 0")
     one.add_argument(
         "--trial",
@@ -345,6 +398,13 @@ def _add_counts_parser(commands: argparse._SubParsersAction) -> None:
         type=_range,
         metavar="LOW:HIGH",
         help="with --bins: public bounds of the bins (default: the column's min and max, which is not private)",
+    )
+    data.add_argument(
+        "--schema",
+        type=Path,
+        metavar="PATH",
+        help="with --csv: declared metadata (JSON or YAML): the column's declared levels are the categories and "
+        "its declared range the bins' bounds, unless --categories or --range say otherwise",
     )
     release = parser.add_argument_group("release (derived, consistent with Rogers et al. 2023)")
     release.add_argument("--rel-error", type=float, required=True, metavar="α", help="target relative error α > 0")
@@ -412,19 +472,22 @@ def command_line(settings: RunSettings, alphas_text: str | None = None) -> str:
         words += ["--spacing", options.spacing]
     if options.noise != "laplace":
         words += ["--noise", options.noise]
+    if options.radius_mode != SearchOptions().radius_mode:
+        words += ["--radius-mode", options.radius_mode]
     if options.noise != "laplace" or options.delta != DEFAULT_DELTA:
         words += ["--delta", repr(options.delta)]
     return shlex.join(words)
 
 
 def _problem(args: argparse.Namespace) -> tuple[Problem, str, list[str]]:
-    """The ERM problem of ``--dataset``, ``--csv`` or ``--parquet``, its task and preparation steps (SPEC §1–§2, §11)."""
+    """The ERM problem of ``--dataset``, ``--csv`` or ``--parquet``, its task and preparation steps (SPEC §1–§2, §11,
+    §20); the last step is the preparation's cost."""
     if args.parquet is not None:
         return _parquet_problem(args)
     if args.scheduler is not None:
         _fail("--scheduler only applies with --parquet")
     data = _load_data(args)
-    return build_problem(data, args.lam, args.radius), data.task, data.report.steps
+    return build_problem(data, args.lam, args.radius), data.task, list(data.report.steps)
 
 
 def _load_data(args: argparse.Namespace) -> PreparedData:
@@ -440,23 +503,39 @@ def _load_data(args: argparse.Namespace) -> PreparedData:
     if args.target is None:
         _fail("--csv needs --target COL, the column to predict")
     table = _read_table(args.csv, args.target, "--target")
-    task = args.task or ("logistic" if table[args.target].dropna().nunique() == 2 else "ridge")
+    private = (args.preparation or PRIVATE_MODE) == PRIVATE_MODE
+    task = args.task or _guess_task(table[args.target], private)
     preparation = {name: getattr(args, name) for name in PREPARATION_OPTIONS if getattr(args, name) is not None}
+    budget = {"prep_epsilon": args.prep_epsilon, "prep_delta": args.prep_delta, "noise_seed": args.noise_seed}
     return from_frame(
         table,
         target=args.target,
         task=task,
         features=args.features,
         positive_class=args.positive_class,
+        schema=_schema(args.schema),
         log1p_columns=args.log1p,
         log1p_target=args.log1p_target,
-        scaling=args.scaling or "paper",
+        scaling=args.scaling,
         feature_bound=args.feature_bound,
         target_bound=args.target_bound,
         test_size=test_size,
         seed=seed,
         **preparation,
+        **{name: value for name, value in budget.items() if value is not None},
     )
+
+
+def _guess_task(target: pd.Series, private: bool) -> str:
+    """Logistic for a text (or true/false) target, else ridge; evaluation only also looks for two values."""
+    if private:
+        return "logistic" if is_text(target) or pd.api.types.is_bool_dtype(target.dtype) else "ridge"
+    return "logistic" if target.dropna().nunique() == 2 else "ridge"
+
+
+def _schema(path: Path | None) -> Schema | None:
+    """The declared metadata of ``--schema`` (``None`` without it)."""
+    return None if path is None else load_schema(path)
 
 
 def _parquet_problem(args: argparse.Namespace) -> tuple[Problem, str, list[str]]:
@@ -470,6 +549,11 @@ def _parquet_problem(args: argparse.Namespace) -> tuple[Problem, str, list[str]]
         "--max-levels": args.max_levels is not None,
         "--center/--no-center": args.center is not None,
         "--standardize/--no-standardize": args.standardize is not None,
+        "--schema": args.schema is not None,
+        "--preparation": args.preparation is not None,
+        "--prep-epsilon": args.prep_epsilon is not None,
+        "--prep-delta": args.prep_delta is not None,
+        "--noise-seed": args.noise_seed is not None,
         "--test-size": args.test_size is not None,
         "--split-seed": args.split_seed is not None,
     }
@@ -503,6 +587,7 @@ def _parquet_problem(args: argparse.Namespace) -> tuple[Problem, str, list[str]]
         f"divided every feature by the stated bound {args.feature_bound:g}{target}, then clipped rows to ‖x‖₁ ≤ 1"
         + (" (and y to [−1, 1])" if task == "ridge" else "")
         + f" (public bounds: this step reads nothing from the data); {OUT_OF_CORE_SCALING}",
+        "preparation: ε = 0 (public bounds only: nothing read from the data)",
     ]
     return problem, task, steps
 
@@ -534,6 +619,11 @@ def _csv_options(args: argparse.Namespace) -> dict[str, object]:
         "--max-levels": args.max_levels is not None,
         "--center/--no-center": args.center is not None,
         "--standardize/--no-standardize": args.standardize is not None,
+        "--schema": args.schema is not None,
+        "--preparation": args.preparation is not None,
+        "--prep-epsilon": args.prep_epsilon is not None,
+        "--prep-delta": args.prep_delta is not None,
+        "--noise-seed": args.noise_seed is not None,
     }
 
 
@@ -544,8 +634,7 @@ def _search_options(args: argparse.Namespace) -> SearchOptions:
 
 def build_problem(data: PreparedData, lam: float, radius: float | None = None) -> Problem:
     """The ERM problem of the training part (SPEC §2, §13): ridge or logistic by the data's task."""
-    problem_class = RidgeProblem if data.task == "ridge" else LogisticProblem
-    return problem_class(data.X_train, data.y_train, lam, radius)
+    return prepared_problem(data, lam, radius)
 
 
 class _ProgressLine:
@@ -590,13 +679,13 @@ def _make_out_folder(out: Path) -> None:
 def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     alphas = parse_alphas(args.alphas)
     options = _search_options(args)
-    validate_methods(args.methods, options.noise)
+    validate_methods(args.methods, options)
     validate_gamma(args.gamma)
     for name in ("trials", "workers", "seed"):
         validate_count(f"--{name}", getattr(args, name), 0 if name == "seed" else 1)
     _make_out_folder(args.out)
     problem, task, steps = _problem(args)
-    print(f"{PROG}: {task} problem, n = {problem.n}, p = {problem.p}", file=sys.stderr)
+    print(f"{PROG}: {task} problem, n = {problem.n}, p = {problem.p}; {steps[-1]}", file=sys.stderr)
     started = time.perf_counter()
     stopped, restore = _interrupt_flag()
     try:
@@ -622,6 +711,7 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         "task": task,
         "n (training rows)": problem.n,
         "p (features)": problem.p,
+        "preparation": steps[-1].removeprefix("preparation: "),
         "λ": args.lam,
         "public radius R": "none (R = M)" if args.radius is None else args.radius,
         "γ": args.gamma,
@@ -651,7 +741,8 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
 def _counts_to_release(args: argparse.Namespace) -> tuple[pd.Series, str]:
     """The counts of ``--synthetic`` or ``--csv`` and a line saying where they came from."""
     if args.csv is None:
-        for flag, value in (("--column", args.column), ("--categories", args.categories), ("--bins", args.bins)):
+        given = (("--column", args.column), ("--categories", args.categories), ("--bins", args.bins))
+        for flag, value in (*given, ("--schema", args.schema)):
             if value is not None:
                 _fail(f"{flag} only applies with --csv")
         validate_count("--synthetic", args.synthetic, 1)
@@ -664,11 +755,14 @@ def _counts_to_release(args: argparse.Namespace) -> tuple[pd.Series, str]:
     if args.range is not None and args.bins is None:
         _fail("--range only applies with --bins")
     column = _read_table(args.csv, args.column, "--column")[args.column]
+    declared = (_schema(args.schema) or Schema()).column(args.column)
     if args.bins is not None:
-        private = "" if args.range else " (range read from the data: not private)"
-        return histogram_counts(column, args.bins, args.range), f"{args.column} in {args.bins} bins{private}"
-    private = "" if args.categories else " (category list read from the data: not private)"
-    return category_counts(column, args.categories), f"rows per category of {args.column}{private}"
+        bounds = args.range or declared.range
+        private = "" if bounds else " (range read from the data: not private)"
+        return histogram_counts(column, args.bins, bounds), f"{args.column} in {args.bins} bins{private}"
+    categories = args.categories or (None if declared.levels is None else list(declared.levels))
+    private = "" if categories else " (category list read from the data: not private)"
+    return category_counts(column, categories), f"rows per category of {args.column}{private}"
 
 
 def _counts_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
@@ -712,17 +806,17 @@ def _counts_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
 def _run_command(args: argparse.Namespace) -> int:
     validate_count("--trial", args.trial, 0)
     validate_count("--seed", args.seed, 0)
-    problem, _, _ = _problem(args)
+    problem, _, steps = _problem(args)
+    print(f"{PROG}: {steps[-1]}", file=sys.stderr)
     rng = trial_rng(args.seed, args.method, args.alpha, args.trial)
     result = search(problem, args.method, args.alpha, args.gamma, rng, _search_options(args))
     print(result)
-    if result.method == "gibbs":  # fixed in advance, not ex-post (SPEC §17)
+    if METHODS[result.method].fixed_epsilon:  # set in advance, not ex-post (SPEC §4, §17)
         kind = f"(ε, δ)-DP with δ = {result.delta:g}" if result.delta else "pure"
     else:
         kind = f"(ε, δ)-ex-post with δ = {result.delta:g}" if result.delta else "ex-post"
     print(
-        f"{kind} ε = {result.eps_total:.6g} (testing {result.eps_test:.6g} + generation "
-        f"{result.eps_hypothesis:.6g}), e^ε = {format_exp_epsilon(result.eps_total)}, "
+        f"{kind} {bill_text(result)}, e^ε = {format_exp_epsilon(result.eps_total)}, "
         f"excess risk {result.excess_risk:.6g} "
         f"{'≤' if result.success else '>'} α = {result.alpha:g}"
         + (" — fallback: θ* released" if result.fallback else "")
@@ -732,8 +826,8 @@ def _run_command(args: argparse.Namespace) -> int:
         print(
             f"Gibbs posterior: β = {report.beta:.6g}, acceptance rate {report.acceptance_rate:.3g}, "
             f"P(R > α) {'≈' if result.calibration == APPROXIMATE_ACCURACY else '≤'} {report.failure_bound:.3g}"
-            + ("" if math.isnan(report.rhat) else f", split-R̂ {report.rhat:.3f}")
-            + " (acceptance rate and R̂ read the data: evaluation only)"
+            + (f", drawn within total variation {report.tv_bound:.3g} of the posterior" if report.tv_bound else "")
+            + " (the acceptance rate reads the data: evaluation only)"
         )
     return 0
 

@@ -36,12 +36,13 @@ from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
 from accfirst.errors import AccFirstError, DataError
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import DEFAULT_CALIBRATION
-from accfirst.search.experiments import SearchOptions, search, trial_rng
+from accfirst.methods.options import SearchOptions
+from accfirst.methods.registry import method_keys
+from accfirst.search.experiments import search, trial_rng
 from accfirst.validation import validate_count, validate_positive, validate_probability
 
 # The theory approach is left out: it promises only an expected excess risk (SPEC §4), not
 # R ≤ α with probability 1 − γ, which is what these estimators' parameters state.
-ESTIMATOR_METHODS = ("nr", "doubling", "gibbs")
 SCALING_ADVICE = (
     "state public bounds, found without looking at the data: the estimator's feature_bound (on ‖x‖₁) and "
     "target_bound (on |y|), or PublicBoundScaler(feature_bound) before the estimator in a Pipeline"
@@ -49,7 +50,7 @@ SCALING_ADVICE = (
 
 
 class NoPrivacyWarning(UserWarning):
-    """A fit whose coefficients carry no privacy guarantee: a fallback (ε = ∞) or a failed sampler check (δ = 1)."""
+    """A fit whose coefficients carry no privacy guarantee: a fallback (ε = ∞)."""
 
 
 class PublicBoundScaler(TransformerMixin, BaseEstimator):
@@ -146,10 +147,12 @@ class _AccuracyFirst(BaseEstimator):
         """Build the problem, run the search, set the fitted attributes; returns the released θ."""
         alpha = validate_positive("excess_risk (the target α)", self.excess_risk)
         gamma = validate_probability("failure_prob (γ)", self.failure_prob)
-        if self.method not in ESTIMATOR_METHODS:
+        choices = method_keys(high_probability=True)
+        if self.method not in choices:
             raise AccFirstError(
-                f"method must be one of {ESTIMATOR_METHODS}; got {self.method!r} (the theory approach promises only "
-                "an expected excess risk: use accfirst.theory_run for it)"
+                f"method must be one of {choices}; got {self.method!r} (an estimator needs a method that meets the "
+                "target with probability 1 − γ; the theory approach promises only an expected excess risk: use "
+                "accfirst.theory_run for it)"
             )
         options = SearchOptions(
             T=self.T, generator=self.generator, calibration=self.calibration, noise=self.noise, delta=self.delta
@@ -168,13 +171,6 @@ class _AccuracyFirst(BaseEstimator):
             warnings.warn(
                 f"no hypothesis passed the accuracy test at excess_risk = {alpha:g}: the non-private minimiser θ* "
                 "was released and the privacy loss is infinite (epsilon_ = inf); raise excess_risk or fit on more rows",
-                NoPrivacyWarning,
-                stacklevel=3,
-            )
-        elif run.delta >= 1:
-            warnings.warn(
-                "the Gibbs sampler failed its convergence check: the coefficients carry no privacy guarantee "
-                "(delta_ = 1)",
                 NoPrivacyWarning,
                 stacklevel=3,
             )

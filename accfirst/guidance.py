@@ -38,8 +38,11 @@ import pandas as pd
 from accfirst.erm.generators import CovariancePerturbation, default_generator_name
 from accfirst.erm.problems import Problem
 from accfirst.interpret import format_epsilon, format_exp_epsilon
-from accfirst.mechanisms.calibration import calibration_constant
-from accfirst.search.experiments import METHOD_LABELS, SearchOptions
+from accfirst.mechanisms.calibration import calibrated_epsilon, calibration_constant
+from accfirst.methods.doubling import Doubling
+from accfirst.methods.nr import NoiseReduction
+from accfirst.methods.options import SearchOptions
+from accfirst.methods.registry import method_keys, method_label
 from accfirst.validation import validate_alpha, validate_positive
 
 # Guidance appears when the best pure-ε search pays more than this median ε, or a risk factor
@@ -51,10 +54,6 @@ TARGET_EPSILON = 2.0
 ROWS_FACTOR = 4
 # The public radius offered: a third of M, rounded up to one significant digit.
 RADIUS_SHARE = 1 / 3
-SEARCH_METHODS = ("nr", "doubling")
-# The data term's curvature per unit of tr(A/n) (logistic: σ' ≤ ¼), for the output-perturbation law;
-# tr(A/n) itself is taken as 1/p (module docstring).
-_CURVATURE = {"ridge": 1.0, "logistic": 0.25}
 
 
 @dataclass(frozen=True)
@@ -95,20 +94,9 @@ class Constants:
 
 
 def feasible_radius(problem: Problem, lam: float, radius: float | None) -> float:
-    """R of the feasible set at λ: the public radius (at most M(λ)) if given, else M(λ) ∝ 1/√λ (SPEC §13)."""
-    bound = problem.max_norm * math.sqrt(problem.lam / lam)
+    """R of the feasible set at λ: the public radius (at most M(λ)) if given, else M(λ) (SPEC §13)."""
+    bound = problem.implied_norm_bound(lam)
     return bound if radius is None else min(radius, bound)
-
-
-def query_sensitivity(task: str, radius: float, n: float) -> float:
-    """Δ_R: (R + 1)²/n for ridge (Claim A.5), 2R/n for logistic (Claim A.12; SPEC §13)."""
-    return (radius + 1) ** 2 / n if task == "ridge" else 2 * radius / n
-
-
-def theta_sensitivity(task: str, radius: float, n: float, p: int, lam: float) -> float:
-    """Δ_θ: 2(R + 1)√p/(nλ) for ridge, 2√p/(nλ) for logistic (SPEC §3, §13)."""
-    lipschitz = radius + 1 if task == "ridge" else 1.0
-    return 2 * lipschitz * math.sqrt(p) / (n * lam)
 
 
 def cliff_epsilon(p: int, n: float, lam: float) -> float:
@@ -118,16 +106,18 @@ def cliff_epsilon(p: int, n: float, lam: float) -> float:
 
 def generation_factor(problem: Problem, generator: str, measured: float, before: Constants, after: Constants) -> float:
     """How the generation part ε_t scales from ``before`` to ``after`` (the module's laws)."""
-    task, p = problem.name, problem.p
+    p = problem.p
     rows = before.n / after.n
     if generator == CovariancePerturbation.name:
         cliff = cliff_epsilon(p, before.n, before.lam)
         if measured <= 2 * cliff:
             return cliff_epsilon(p, after.n, after.lam) / cliff
         return rows * math.sqrt(before.alpha / after.alpha * before.lam / after.lam)
-    kappa = _CURVATURE[task] / p
-    sensitivity = theta_sensitivity(task, after.radius, after.n, p, after.lam) / theta_sensitivity(
-        task, before.radius, before.n, p, before.lam
+    # The data term's curvature: the loss's (logistic: σ' ≤ ¼) per unit of tr(A/n), taken as 1/p (module doc).
+    kappa = problem.loss_curvature / p
+    constants = type(problem)
+    sensitivity = constants.output_sensitivity(after.radius, after.n, p, after.lam) / constants.output_sensitivity(
+        before.radius, before.n, p, before.lam
     )
     curvature = math.sqrt((kappa + p * after.lam) / (kappa + p * before.lam))
     return sensitivity * curvature * math.sqrt(before.alpha / after.alpha)
@@ -136,9 +126,8 @@ def generation_factor(problem: Problem, generator: str, measured: float, before:
 def testing_part(problem: Problem, summary_row: pd.Series | dict, gamma: float, options: SearchOptions) -> float:
     """The testing part of a method's ε: noise reduction's ε_A = c·Δ_R/α (SPEC §12.3), else its measured one."""
     row = dict(summary_row)
-    if row["method"] == "nr":
-        c = calibration_constant(options.T, gamma, options.calibration)
-        return c * problem.query_sensitivity / float(row["alpha"])
+    if row["method"] == NoiseReduction.key:
+        return calibrated_epsilon(options.calibration, options.T, gamma, problem.query_sensitivity, float(row["alpha"]))
     return float(row["median_eps_test"])
 
 
@@ -175,8 +164,8 @@ def predict_epsilon(
         problem.n * validate_positive("rows_factor", rows_factor),
     )
     testing_scale = (
-        query_sensitivity(problem.name, after.radius, after.n)
-        / query_sensitivity(problem.name, before.radius, before.n)
+        type(problem).risk_sensitivity(after.radius, after.n)
+        / type(problem).risk_sensitivity(before.radius, before.n)
         * before.alpha
         / after.alpha
     )
@@ -192,12 +181,13 @@ def needs_guidance(summary: pd.DataFrame) -> str | None:
     Guidance is needed when that method's median ε exceeds ``WEAK_EPSILON``, its e^ε exceeds
     ``RISK_FACTOR``, or noise reduction pays more than doubling (the ranking flips).
     """
-    searches = summary[summary["method"].isin(SEARCH_METHODS) & (summary["delta"] == 0)]
+    searches = summary[summary["method"].isin(method_keys(tests_accuracy=True)) & (summary["delta"] == 0)]
     if searches.empty:
         return None
     eps = searches.set_index("method")["median_eps"]
     best = str(eps.idxmin())
-    flipped = {"nr", "doubling"} <= set(eps.index) and eps["nr"] > eps["doubling"]
+    nr, doubling = NoiseReduction.key, Doubling.key
+    flipped = {nr, doubling} <= set(eps.index) and eps[nr] > eps[doubling]
     weak = eps[best] > WEAK_EPSILON or eps[best] > math.log(RISK_FACTOR)
     return best if weak or flipped else None
 
@@ -224,10 +214,10 @@ def explain(problem: Problem, summary: pd.DataFrame, method: str, gamma: float, 
     row = rows.loc[method]
     alpha, eps, n = float(row["alpha"]), float(row["median_eps"]), problem.n
     bound = "R" if problem.radius is not None else "M"
-    formula = f"({bound}+1)²/n" if problem.name == "ridge" else f"2{bound}/n"
+    formula = problem.sensitivity_formula.format(R=bound)
     delta_r = problem.query_sensitivity
     testing = testing_part(problem, {**row, "method": method}, gamma, options)
-    if method == "nr":
+    if method == NoiseReduction.key:
         c = calibration_constant(options.T, gamma, options.calibration)
         test_text = (
             f"the test alone costs ε_A = c·Δ_R/α = {c:.3g} × {delta_r:.3g} / {alpha:g} = {format_epsilon(testing)}"
@@ -235,11 +225,11 @@ def explain(problem: Problem, summary: pd.DataFrame, method: str, gamma: float, 
     else:
         test_text = f"its tests alone cost ε = {format_epsilon(testing)}"
     generation = float(row["median_eps_hypothesis"])
-    label = METHOD_LABELS[method]
-    if "doubling" in rows.index and method == "doubling" and "nr" in rows.index:
-        nr = rows.loc["nr"]
+    label = method_label(method)
+    if method == Doubling.key and NoiseReduction.key in rows.index:
+        nr = rows.loc[NoiseReduction.key]
         return (
-            f"{METHOD_LABELS['nr']} paid more than doubling here (median ε {format_epsilon(float(nr['median_eps']))} "
+            f"{NoiseReduction.label} paid more than doubling here (median ε {format_epsilon(float(nr['median_eps']))} "
             f"against {format_epsilon(eps)}): with n = {n:,} rows, Δ_R = {formula} = {delta_r:.3g}, and its "
             f"test's ε_A = {format_epsilon(float(nr['median_eps_test']))} exceeds the {format_epsilon(testing)} that "
             "doubling's few tests cost."
@@ -335,7 +325,7 @@ def advise(
                 f"State a public bound ‖θ‖ ≤ {radius:g}",
                 predicted,
                 f"Only if domain knowledge, never this data, says the model's norm is at most {radius:g} (M = "
-                f"{problem.max_norm:.3g}): Δ_R = {query_sensitivity(problem.name, radius, problem.n):.3g} instead of "
+                f"{problem.max_norm:.3g}): Δ_R = {type(problem).risk_sensitivity(radius, problem.n):.3g} instead of "
                 f"{problem.query_sensitivity:.3g}; predicted median {'at most ' if at_most else ''}{_eps_text(predicted)}.",
                 {"radius": radius},
                 at_most,

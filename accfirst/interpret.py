@@ -20,11 +20,13 @@ from numpy.typing import ArrayLike
 from scipy.special import expit
 
 from accfirst.datasets import PrepReport
+from accfirst.datasets.prepared import EVALUATION_MODE, EXCLUDES_PREPARATION
 from accfirst.erm.gibbs import APPROXIMATE_ACCURACY, DATA_DEPENDENT_ACCURACY
 from accfirst.erm.problems import Problem, RidgeProblem
 from accfirst.erm.trust_region import solve_trust_region
 from accfirst.errors import AccFirstError
-from accfirst.search.experiments import METHOD_LABELS
+from accfirst.methods.registry import METHODS, method_label
+from accfirst.result import RunResult
 from accfirst.validation import validate_alpha
 
 # e^ε overflows float64 above ~709.78; beyond this we only ever print powers of ten.
@@ -172,6 +174,33 @@ def median_with_inf(values: ArrayLike) -> float:
     return quantile_with_inf(values, 0.5)
 
 
+# The parts of a run's ex-post ε, in the order they are paid, and how a sentence names each.
+BILL_PARTS = (
+    ("eps_prep", "preparing the data"),
+    ("eps_radius", "the private radius"),
+    ("eps_scale", "the zero model's risk"),
+    ("eps_test", "testing"),
+    ("eps_hypothesis", "generating"),
+)
+
+
+def bill_text(result: RunResult) -> str:
+    """A run's whole ε and its parts in words: "ε = 1.23 (preparing the data 0.09 + testing 0.7 + generating 0.44)".
+
+    Parts that are zero are left out, except testing and generating. After a preparation that read
+    the data without noise the sentence says that the figure excludes it (evaluation only).
+    """
+    parts = [
+        f"{name} {format_epsilon(float(getattr(result, field)))}"
+        for field, name in BILL_PARTS
+        if field in ("eps_test", "eps_hypothesis") or getattr(result, field) > 0
+    ]
+    text = f"ε = {format_epsilon(result.eps_total)} ({' + '.join(parts)})"
+    if result.prep_mode == EVALUATION_MODE:
+        text += f"; {EXCLUDES_PREPARATION}"
+    return text
+
+
 SUMMARY_COLUMNS = (
     "method",
     "label",
@@ -193,8 +222,6 @@ SUMMARY_COLUMNS = (
     "approximate",
     "data_dependent_accuracy",
 )
-# Methods whose ε is set before the run rather than paid after it.
-FIXED_EPSILON_METHODS = ("theory", "gibbs")
 
 
 def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
@@ -220,7 +247,7 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
         rows.append(
             {
                 "method": method,
-                "label": METHOD_LABELS.get(str(method), str(method)),
+                "label": method_label(str(method)),
                 "trials": len(runs),
                 "median_eps": median_eps,
                 "median_exp_eps": exp_epsilon(median_eps),
@@ -255,7 +282,7 @@ def plain_sentence(summary: pd.Series | dict) -> str:
     Gibbs posterior that no test was needed (SPEC §17).
     """
     row = dict(summary)
-    label = str(row.get("label") or METHOD_LABELS.get(str(row["method"]), row["method"]))
+    label = str(row.get("label") or method_label(str(row["method"])))
     trials, successes, fallbacks = int(row["trials"]), int(row["successes"]), int(row["fallbacks"])
     alpha, eps = float(row["alpha"]), float(row["median_eps"])
     runs = "run" if trials == 1 else "runs"
@@ -268,7 +295,8 @@ def plain_sentence(summary: pd.Series | dict) -> str:
     else:
         bound = format_posterior(eps, 0.01)
         after = "almost certain (over 99.99%)" if bound.startswith(">") else f"at most {bound} sure"
-        paid = "fixed in advance" if row["method"] in FIXED_EPSILON_METHODS else "paid"
+        fixed = str(row["method"]) in METHODS and METHODS[str(row["method"])].fixed_epsilon
+        paid = "fixed in advance" if fixed else "paid"
         sentence = (
             f"{label} {met} with a typical privacy loss of ε = {format_epsilon(eps)} ({paid}; "
             f"e^ε = {format_exp_epsilon(eps)}): someone who was 1% sure of a fact about one "
@@ -279,26 +307,14 @@ def plain_sentence(summary: pd.Series | dict) -> str:
                 f" In {fallbacks} of {trials} {runs} no private model passed the test and the exact, "
                 "non-private model was released (ε = ∞)."
             )
-    if row["method"] == "theory":
-        sentence += " The theory approach promises the target only on average, not with probability 1 − γ."
     delta = float(row.get("delta", 0.0))
-    if delta >= 1:
-        sentence += " Its sampler's convergence check failed, so no privacy guarantee is claimed (δ = 1)."
-    elif delta > 0:
+    if delta > 0:
         sentence += (
             f" This is an (ε, δ) guarantee with δ = {format_delta(delta)}: the bound may fail with probability "
             "up to δ, a weaker promise than a pure ε, so compare it with the other methods with care."
         )
-    if row["method"] == "gibbs" and row.get("data_dependent_accuracy"):
-        sentence += (
-            " The stated bound on ‖θ‖ cuts deep into the Gibbs posterior: its accuracy is then bounded only by "
-            "γ/P(C), with P(C) read from the data (evaluation only), not guaranteed in advance."
-        )
-    elif row["method"] == "gibbs":
-        sentence += " The Gibbs posterior needs no private test: its accuracy follows from the posterior's " + (
-            "spread, here only approximately (Laplace approximation)." if row.get("approximate") else "known spread."
-        )
-    return sentence
+    method = METHODS.get(str(row["method"]))
+    return sentence if method is None else sentence + method.summary_note(row)
 
 
 @dataclass(frozen=True)
@@ -388,12 +404,10 @@ def describe_alpha(meaning: AlphaMeaning) -> str:
     )
 
 
-# How a method is named inside a sentence (the labels start with a capital).
-_IN_SENTENCE = {"nr": "noise reduction", "doubling": "doubling", "theory": "the theory approach"}
-
-
 def _sentence_name(row: pd.Series) -> str:
-    return _IN_SENTENCE.get(str(row["method"]), str(row["label"]))
+    """How a sentence names the method of ``row`` (the labels start with a capital)."""
+    method = METHODS.get(str(row["method"]))
+    return str(row["label"]) if method is None else method.in_sentence
 
 
 def _capitalised(text: str) -> str:
@@ -419,7 +433,8 @@ def ranking_sentence(summary: pd.DataFrame) -> str:
     if summary.empty:
         return ""
     order = summary["median_eps"].astype(float).rank(method="first")
-    apart = (summary["method"] == "gibbs") & (summary["delta"].astype(float) > 0)
+    fixed = summary["method"].map(lambda key: key in METHODS and METHODS[key].fixed_epsilon).astype(bool)
+    apart = fixed & (summary["delta"].astype(float) > 0)
     ranked = summary.loc[~apart].assign(order=order).sort_values("order")
     parts = []
     if len(ranked) >= 2:
@@ -453,8 +468,12 @@ def ranking_sentence(summary: pd.DataFrame) -> str:
                 f"{first_name} paid {amount} less privacy than {second_name} for the same accuracy target "
                 f"(median ε = {format_epsilon(low)} vs {format_epsilon(high)})."
             )
-        if "theory" in (best["method"], second["method"]):
-            parts.append("The theory approach promises the target only on average, the others with probability 1 − γ.")
+        for row in (best, second):
+            if row["method"] in METHODS and not METHODS[row["method"]].high_probability:
+                parts.append(
+                    f"{_capitalised(_sentence_name(row))} promises the target only on average, the others with "
+                    "probability 1 − γ."
+                )
         delta = float(ranked["delta"].max())
         if delta > 0 and (ranked["delta"].astype(float) == 0).any():
             parts.append(f"Figures with δ = {format_delta(delta)} are (ε, δ) guarantees; the others are pure ε.")

@@ -16,9 +16,10 @@ import numbers
 from dataclasses import dataclass, field, fields
 from importlib import metadata
 
-from accfirst.datasets import from_frame
+from accfirst.datasets.preprocess import preparation_options
 from accfirst.errors import AccFirstError
-from accfirst.search.experiments import METHODS, SearchOptions, validate_methods
+from accfirst.methods.options import SearchOptions
+from accfirst.methods.registry import validate_methods
 from accfirst.validation import validate_positive
 
 TASK_PROBLEMS = {"ridge": "RidgeProblem", "logistic": "LogisticProblem"}
@@ -29,6 +30,10 @@ UPLOAD_OPTIONS = (
     "task",
     "features",
     "positive_class",
+    "preparation",
+    "prep_epsilon",
+    "prep_delta",
+    "noise_seed",
     "log1p_columns",
     "log1p_target",
     "scaling",
@@ -43,9 +48,16 @@ UPLOAD_OPTIONS = (
 )
 # Preparation choices whose defaults changed: every new upload spec states them, so that a
 # record means the same preparation whatever later defaults become. A record written before
-# they existed lacks them and meant the preparation of that time (LEGACY_PREPARATION).
-PREPARATION_OPTIONS = ("center", "standardize", "missing", "max_levels")
-LEGACY_PREPARATION = {"center": False, "standardize": False, "missing": "drop", "max_levels": 0}
+# they existed lacks them and meant the preparation of that time (LEGACY_PREPARATION): before
+# the private preparation became the default, every preparation was evaluation only.
+PREPARATION_OPTIONS = ("preparation", "center", "standardize", "missing", "max_levels")
+LEGACY_PREPARATION = {
+    "preparation": "evaluation",
+    "center": False,
+    "standardize": False,
+    "missing": "drop",
+    "max_levels": 0,
+}
 RESULTS_FILE = "accfirst_rerun.csv"
 
 Plain = str | int | float | bool | None | tuple
@@ -104,7 +116,7 @@ class DatasetSpec:
 
         The preparation options left out take ``from_frame``'s defaults, written out.
         """
-        defaults = inspect.signature(from_frame).parameters
+        defaults = inspect.signature(preparation_options).parameters
         stated = {name: defaults[name].default for name in PREPARATION_OPTIONS if name not in options}
         return cls(filename=filename, options=tuple({**options, **stated}.items()))
 
@@ -141,9 +153,6 @@ class RunSettings:
     def __post_init__(self) -> None:
         if self.task not in TASK_PROBLEMS:
             raise AccFirstError(f"task must be one of {list(TASK_PROBLEMS)}; got {self.task!r}")
-        unknown = [m for m in self.methods if m not in METHODS]
-        if unknown or not self.methods:
-            raise AccFirstError(f"methods must be a non-empty subset of {list(METHODS)}; got {list(self.methods)}")
         set_ = object.__setattr__
         set_(self, "lam", float(_plain("lam", self.lam)))
         if self.radius is not None:
@@ -155,7 +164,7 @@ class RunSettings:
         set_(self, "seed", int(_plain("seed", self.seed)))
         plain = {name: _plain(name, value) for name, value in self.options.to_dict().items()}
         set_(self, "options", SearchOptions(**plain))
-        validate_methods(self.methods, self.options.noise)
+        validate_methods(self.methods, self.options)
         set_(self, "extra", {str(k): _plain(str(k), v) for k, v in self.extra.items()})
 
     def run_trials_kwargs(self) -> dict[str, object]:

@@ -70,8 +70,9 @@ def measure(kind: str, folder: Path, features: int) -> dict[str, object]:
     """One measurement in this process: wall seconds, peak RSS, passes over the files, and what it produced."""
     import pyarrow.parquet as pq
 
+    from accfirst.methods.options import SearchOptions
     from accfirst.scale import ParquetRows, problem_from_parquet
-    from accfirst.search.experiments import SearchOptions, search, trial_rng
+    from accfirst.search.experiments import search, trial_rng
 
     names = [f"x{j}" for j in range(features)]
     passes = {"count": 0}

@@ -15,8 +15,8 @@ import streamlit as st
 from accfirst.accounting.counts import compare_counts, summarise_counts
 from accfirst.accounting.filters import zcdp_budget
 from accfirst.interpret import format_delta
+from accfirst.methods.registry import method_label
 from accfirst.plots.counts import figure_counts_certified, figure_counts_errors, figure_counts_privacy
-from accfirst.search.experiments import METHOD_LABELS
 from ui.cache import session_memo
 from ui.counts import CountSource, budget_delta_setting
 from ui.dataset import require_selection
@@ -129,7 +129,7 @@ st.subheader(f"Counts certified within {alpha:g} relative error before the budge
 cards = st.columns(len(summary))
 for card, (method, row) in zip(cards, summary.iterrows(), strict=True):
     with card.container(border=True):
-        st.markdown(f"#### {METHOD_LABELS[method]}")
+        st.markdown(f"#### {method_label(method)}")
         st.metric(f"Counts certified (ε = {epsilon:g}, δ = {format_delta(delta)})", f"{row['certified']:,}")
         ended = "the budget ran out" if row["refused"] else "every count was tried"
         share = "—" if row["certified"] == 0 else f"{row['share_within']:.0%}"

@@ -16,7 +16,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from accfirst import METHODS, Problem, default_eps_range
+from accfirst import Problem, default_eps_range
 from accfirst.guidance import advise
 from accfirst.interpret import (
     alpha_meaning,
@@ -29,7 +29,8 @@ from accfirst.interpret import (
     ranking_sentence,
     summarise_runs,
 )
-from accfirst.plots import TESTING_METHODS
+from accfirst.methods.options import SearchOptions
+from accfirst.methods.registry import METHODS, method_label, method_labels, paper_methods
 from accfirst.plots.explorer import (
     figure_breakdown,
     figure_epsilon_distribution,
@@ -38,7 +39,6 @@ from accfirst.plots.explorer import (
     figure_search,
     figure_test_quality,
 )
-from accfirst.search.experiments import METHOD_LABELS, PAPER_METHODS, SearchOptions
 from accfirst.snippet import reproduction_snippet, settings_json
 from ui.cache import session_memo
 from ui.dataset import (
@@ -93,9 +93,9 @@ METHODS_SETTING = MultiChoice(
     SCOPE,
     "methods",
     "Methods",
-    list(PAPER_METHODS),
-    options=METHODS,
-    labels=METHOD_LABELS,
+    list(paper_methods()),
+    options=tuple(METHODS),
+    labels=method_labels(),
     help="Noise reduction (the paper's method), the doubling baseline, the theory approach (one ε fixed up front), "
     "and the Gibbs posterior (an (ε, δ) competitor that needs no test).",
 )
@@ -219,19 +219,15 @@ def draw_headline(summary: pd.DataFrame, done: int, total: int, then: str = "ref
         with card.container(border=True):
             st.markdown(f"#### {row['label']}")
             # One metric per row: a large e^ε such as "4.1 × 10⁹" would not fit beside ε.
-            if row["method"] == "gibbs":
+            method = METHODS[row["method"]]
+            if method.fixed_epsilon:
                 label, meaning = "ε (set in advance)", "The privacy loss fixed before the run; no test is needed."
             else:
                 label = "Median ex-post ε"
                 meaning = "The privacy loss actually paid (known after the run), median over trials; ∞ = fallback."
             if row["delta"] > 0:
                 label += f", δ = {format_delta(row['delta'])}"
-                meaning += " An (ε, δ) guarantee: not the same promise as a pure ε. " + (
-                    "Derived in this project from the Gibbs posterior's strong log-concavity."
-                    if row["method"] == "gibbs"
-                    else "(ε, δ)-ex-post privacy of Brownian noise reduction: derived; consistent with Rogers et al. "
-                    "2023."
-                )
+                meaning += " An (ε, δ) guarantee: not the same promise as a pure ε. " + method.delta_note
             st.metric(label, format_epsilon(row["median_eps"]), help=meaning)
             st.metric("Risk factor e^ε", format_exp_epsilon(row["median_eps"]))
             low, even = (format_posterior(row["median_eps"], q).replace("> ", "over ") for q in (0.01, 0.5))
@@ -294,8 +290,10 @@ if generator == "covariance" and chosen.task != "ridge":
     sidebar.error("Covariance perturbation needs ridge regression; this dataset is logistic. Pick output perturbation.")
     problems.append("generator")
 noise = NOISE.widget(sidebar)
-if noise == "gaussian" and "theory" in methods:
-    sidebar.error("The theory approach has no Gaussian version: deselect it, or choose Laplace noise.")
+refusals = [METHODS[m].noise_refusal for m in methods if METHODS[m].noises and noise not in METHODS[m].noises]
+for refusal in refusals:
+    sidebar.error(refusal)
+if refusals:
     problems.append("noise")
 with st.spinner("Calibrating the tests…"):
     captions = calibration_captions(int(LEVELS.value), float(gamma), problem.query_sensitivity, float(alpha))
@@ -425,7 +423,7 @@ with right:
         "step for doubling). Generating: the ε of the released hypothesis. The theory approach and the Gibbs "
         "posterior do not test."
     )
-compared = [m for m in methods if m in ("nr", "doubling")]
+compared = [m for m in methods if METHODS[m].noises >= {"laplace", "gaussian"}]
 if noise == "gaussian" and compared and paused is None:
     st.subheader("Laplace vs Gaussian noise")
     laplace_request = replace(request, methods=tuple(compared), options=replace(request.options, noise="laplace"))
@@ -447,7 +445,7 @@ show = SHOW.widget(replay)
 exact = EXACT.widget(exactness)
 if show >= trials:
     st.error(f"Trial {show} does not exist: trials are numbered 0 to {trials - 1}.")
-searching = [m for m in methods if m in TESTING_METHODS]
+searching = [m for m in methods if METHODS[m].tests_accuracy]
 traced = {}
 if show < trials:
     with st.spinner("Replaying the trial…"), package_errors(stop=False):
@@ -489,7 +487,7 @@ with right:
         with package_errors(stop=False):
             rows = [("θ* (non-private)", "nonprivate", chosen.data.test_quality(problem.theta_star))]
             rows += [
-                (f"{METHOD_LABELS[m]} (trial {show})", m, chosen.data.test_quality(traced[m].theta)) for m in traced
+                (f"{method_label(m)} (trial {show})", m, chosen.data.test_quality(traced[m].theta)) for m in traced
             ]
             quality = pd.DataFrame(
                 [(name, key, metric, value) for name, key, scores in rows for metric, value in scores.items()],

@@ -27,8 +27,9 @@ from typing import Any
 
 import streamlit as st
 
-from accfirst import METHODS
 from accfirst.cli import command_line
+from accfirst.methods.options import SearchOptions
+from accfirst.methods.registry import METHODS, method_label, method_labels, paper_methods
 from accfirst.plots.paper import (
     fig1_epsilon,
     fig2_excess_risk,
@@ -37,7 +38,6 @@ from accfirst.plots.paper import (
     html_report,
     paper_table,
 )
-from accfirst.search.experiments import METHOD_LABELS, PAPER_METHODS, SearchOptions
 from accfirst.search.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
 from accfirst.snippet import RunSettings, reproduction_snippet, settings_json
 from ui.dataset import require_selection, show_data_report
@@ -96,9 +96,9 @@ METHODS_SETTING = MultiChoice(
     SCOPE,
     "methods",
     "Methods",
-    list(PAPER_METHODS),
-    options=METHODS,
-    labels=METHOD_LABELS,
+    list(paper_methods()),
+    options=tuple(METHODS),
+    labels=method_labels(),
     help="Noise reduction (the paper's method), the doubling baseline, the theory approach (one ε fixed up front), "
     "and the Gibbs posterior (an (ε, δ) competitor that needs no test).",
 )
@@ -163,7 +163,7 @@ def report_settings(request: RunSettings, title: str, alphas_text: str) -> dict[
         "generator": request.options.generator or "the paper's",
         "calibration": request.options.calibration,
         "δ ((ε, δ) methods)": request.options.delta,
-        "methods": ", ".join(METHOD_LABELS[m] for m in request.methods),
+        "methods": ", ".join(method_label(m) for m in request.methods),
         "α": f"{alphas_text} ({len(request.alphas)} values)",
         "trials": request.trials,
         "seed": request.seed,

@@ -11,7 +11,7 @@ import pytest
 from accfirst import SearchOptions, run_trials
 from accfirst.datasets import load_builtin
 from accfirst.erm.problems import PROBLEMS
-from accfirst.guidance import advise, feasible_radius, needs_guidance, predict_epsilon, query_sensitivity
+from accfirst.guidance import advise, feasible_radius, needs_guidance, predict_epsilon
 from accfirst.interpret import summarise_runs
 from accfirst.mechanisms.calibration import calibration_constant
 
@@ -84,7 +84,7 @@ def test_public_constants_match_the_problems():
         other = PROBLEMS[data.task](data.X_train, data.y_train, 0.05, radius=2.0)
         radius = feasible_radius(problem, 0.05, None)
         assert radius == pytest.approx(PROBLEMS[data.task](data.X_train, data.y_train, 0.05).max_norm)
-        assert query_sensitivity(problem.name, 2.0, problem.n) == pytest.approx(other.query_sensitivity)
+        assert type(problem).risk_sensitivity(2.0, problem.n) == pytest.approx(other.query_sensitivity)
 
 
 CASES = [

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from accfirst import AccFirstError, RidgeProblem, run_trials
-from accfirst.search.experiments import SearchOptions
+from accfirst.methods.options import SearchOptions
 from accfirst.snippet import (
     LEGACY_PREPARATION,
     RESULTS_FILE,
@@ -64,7 +64,7 @@ def test_bad_records_and_options_are_rejected():
         settings_from_json('{"dataset": {"builtin": "x"}}')
     with pytest.raises(AccFirstError, match="unknown dataset option"):
         DatasetSpec.from_upload("a.csv", target="y", __import__="os")
-    with pytest.raises(AccFirstError, match="methods"):
+    with pytest.raises(AccFirstError, match="unknown method"):
         _settings(methods=("nr", "magic"))
 
 
@@ -119,18 +119,19 @@ def test_noise_and_delta_round_trip_and_reach_the_snippet():
 
 
 def test_an_upload_spec_states_every_preparation_option():
-    spec = DatasetSpec.from_upload("t.csv", target="y", task="ridge", missing="drop")
+    spec = DatasetSpec.from_upload("t.csv", target="y", task="ridge", missing="median")
     options = dict(spec.options)
     assert options == {
         "target": "y",
         "task": "ridge",
-        "missing": "drop",
+        "missing": "median",
+        "preparation": "private",
         "center": True,
         "standardize": True,
         "max_levels": 20,
     }
     source = reproduction_snippet(_settings(dataset=spec))
-    for text in ("center=True", "standardize=True", "missing='drop'", "max_levels=20"):
+    for text in ("preparation='private'", "center=True", "standardize=True", "missing='median'", "max_levels=20"):
         assert text in source
     again = settings_from_json(settings_json(_settings(dataset=spec)))
     assert dict(again.dataset.options) == options
@@ -156,6 +157,6 @@ def test_the_radius_round_trips_and_builds_the_problem(monkeypatch, tmp_path):
     assert back == settings and back.radius == 1.5
     source = reproduction_snippet(settings)
     assert "lam=0.01, radius=1.5)" in source
-    assert "radius" not in reproduction_snippet(_settings())
+    assert " radius=" not in reproduction_snippet(_settings()) and ", radius=" not in reproduction_snippet(_settings())
     with pytest.raises(AccFirstError, match="radius must be > 0"):
         _settings(radius=-1.0)

@@ -22,9 +22,9 @@ import streamlit as st
 
 from accfirst import Problem
 from accfirst.datasets import BUILTIN_DATASETS, PreparedData, UploadLimits, from_frame, load_builtin, read_upload
-from accfirst.erm.problems import PROBLEMS, validate_radius
+from accfirst.erm.problems import PROBLEMS, prepared_problem, validate_radius
 from accfirst.errors import AccFirstError
-from accfirst.search.pool import BuiltinProblem
+from accfirst.search.sources import BuiltinProblem
 from accfirst.snippet import DatasetSpec
 from accfirst.validation import shorten
 from ui import memory
@@ -146,7 +146,7 @@ class Selection:
         return session_memo(
             "problems",
             self.problem_key,
-            lambda: PROBLEMS[self.task](self.data.X_train, self.data.y_train, self.lam, radius=self.radius),
+            lambda: prepared_problem(self.data, self.lam, self.radius),
             max_entries=1,
         )
 
@@ -161,7 +161,7 @@ def builtin_data(name: str) -> PreparedData:
 def builtin_problem(name: str, lam: float, radius: float | None = None) -> Problem:
     """The problem of a built-in dataset at λ (and public radius R), built once per server."""
     data = builtin_data(name)
-    return PROBLEMS[data.task](data.X_train, data.y_train, lam, radius=radius)
+    return prepared_problem(data, lam, radius)
 
 
 def selection() -> Selection | None:
@@ -229,8 +229,8 @@ def radius_problem(radius: float | None, task: str, lam: float) -> str | None:
     """Why a public radius cannot be used with this task and λ, or ``None`` (SPEC §13: 0 < R ≤ M)."""
     if radius is None:
         return None
-    bound = PROBLEMS[task].implied_norm_bound(lam)
-    formula = "1/√λ" if task == "ridge" else "√(2 ln 2/λ)"
+    problem = PROBLEMS[task]
+    bound, formula = problem.implied_norm_bound(lam), problem.bound_formula
     if radius <= 0:
         return f"The public bound on ‖θ‖ must be > 0; got {radius:g}. Leave it blank for none."
     if radius > bound:
@@ -315,7 +315,8 @@ def _preparation_controls(sidebar: Any, frame: pd.DataFrame, digest: str) -> dic
         format_func={"ridge": "ridge regression (numeric target)", "logistic": "logistic regression (two classes)"}.get,
         horizontal=True,
     )
-    options: dict[str, Any] = {"target": target, "task": task}
+    # The app's controls are round 2's (evaluation only) until its editable schema table lands.
+    options: dict[str, Any] = {"target": target, "task": task, "preparation": "evaluation"}
     with sidebar.expander("Preparation (features, scaling)", expanded=False):
         others = [c for c in columns if c != target]
         features = st.multiselect(

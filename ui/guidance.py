@@ -13,7 +13,7 @@ import streamlit as st
 
 from accfirst.guidance import Advice, Fix
 from accfirst.interpret import format_epsilon, format_exp_epsilon
-from accfirst.search.experiments import METHOD_LABELS
+from accfirst.methods.registry import method_label
 from ui.dataset import LAMBDA, RADIUS
 from ui.docs import docs_link
 from ui.settings import Setting
@@ -38,7 +38,7 @@ def show_guidance(where: Any, advice: Advice | None, settings: Mapping[str, Sett
         return
     with where.container(border=True):
         st.markdown(
-            f"**What would lower it** ({plain(METHOD_LABELS[advice.method].lower())}, median "
+            f"**What would lower it** ({plain(method_label(advice.method).lower())}, median "
             f"ε = {format_epsilon(advice.eps)})"
         )
         st.markdown(plain(advice.why))

@@ -29,8 +29,11 @@ import pandas as pd
 import streamlit as st
 
 from accfirst import RunResult
-from accfirst.search.experiments import COLUMNS, SearchOptions, trial_result, validate_methods
-from accfirst.search.pool import BuiltinProblem, WorkerPool, available_cores
+from accfirst.methods.options import SearchOptions
+from accfirst.methods.registry import validate_methods
+from accfirst.parallel.pool import WorkerPool, available_cores
+from accfirst.search.experiments import COLUMNS, trial_result
+from accfirst.search.sources import BuiltinProblem
 from accfirst.search.sweep import run_cells
 from accfirst.snippet import RunSettings
 from ui.cache import session_memo

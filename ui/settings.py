@@ -36,7 +36,7 @@ from accfirst import CALIBRATIONS, SearchOptions
 from accfirst.erm.generators import NOISES
 from accfirst.interpret import format_delta, format_epsilon
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
-from accfirst.mechanisms.calibration import calibration_constant
+from accfirst.mechanisms.calibration import calibrated_epsilon
 from accfirst.validation import echo, shorten
 from ui.link_notice import report_ignored
 
@@ -399,8 +399,7 @@ def calibration_captions(T: int, gamma: float, sensitivity: float, alpha: float)
     alpha : the target excess risk.
     """
     return [
-        f"ε_A = {format_epsilon(calibration_constant(T, gamma, name) * sensitivity / alpha)}"
-        for name in CALIBRATION_LABELS
+        f"ε_A = {format_epsilon(calibrated_epsilon(name, T, gamma, sensitivity, alpha))}" for name in CALIBRATION_LABELS
     ]
 
 

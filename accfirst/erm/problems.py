@@ -17,6 +17,7 @@ the rows are one block (``InMemoryRows``) and the arithmetic is that of a single
 
 from __future__ import annotations
 
+import copy
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -27,9 +28,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
+from accfirst.datasets.prepared import EVALUATION_MODE, PRIVATE_MODE, PUBLIC_MODE, PreparedData
 from accfirst.erm.trust_region import solve_trust_region
 from accfirst.errors import AccFirstError, DataError
-from accfirst.validation import validate_count, validate_positive
+from accfirst.validation import validate_count, validate_nonnegative, validate_positive, validate_probability
 
 ROW_NORM_TOLERANCE = 1e-9
 LOGISTIC_GRADIENT_TOLERANCE = 1e-10
@@ -49,8 +51,13 @@ def validate_regularisation(lam: float) -> float:
     return lam
 
 
+# How a problem's rows were prepared (``Problem.prep_mode``).
+PREP_MODES = ("given", PUBLIC_MODE, PRIVATE_MODE, EVALUATION_MODE)
 # A radius far below M makes every model ~0 and the solvers' arithmetic underflow; refuse it.
 MIN_RADIUS_SHARE = 1e-6
+# max_{z} z/(1 + e^z) = W(1/e) = 0.278464542761…, attained at z = 1 + W(1/e) (SPEC §19.0): at the maximum
+# 1 + e^z = z·e^z, so z/(1 + e^z) = e^{−z} = z − 1, and w = z − 1 solves w·e^w = 1/e.
+LOGISTIC_FREE_RADIUS_CONSTANT = 0.2784645427610738
 
 
 def validate_radius(radius: float | None, max_norm: float) -> float | None:
@@ -145,6 +152,19 @@ class Problem(ABC):
     """
 
     name: str
+    #: The (ε, δ) already spent preparing the rows (SPEC §20): charged once per prepared table, carried
+    #: here so that every run on the rows can report its whole bill. ``prep_mode`` says how they were
+    #: prepared: "given" (rows passed in as they are: the caller's business), "public" (generated from
+    #: public parameters), "private" (declared metadata and charged mechanisms) or "evaluation" (read
+    #: without noise: no ε covers it, and every figure must say that it excludes the preparation).
+    prep_epsilon: float = 0.0
+    prep_delta: float = 0.0
+    prep_mode: str = "given"
+    #: How M depends on λ, and Δ_R on the radius ``{R}`` and n, for messages ("1/√λ", "({R}+1)²/n").
+    bound_formula: str
+    sensitivity_formula: str
+    #: The largest second derivative of one row's loss in its margin xᵀθ (squared loss 1, logistic ¼).
+    loss_curvature: float
     _theta_star: NDArray[np.float64]
     _unconstrained_norm: float
 
@@ -159,6 +179,26 @@ class Problem(ABC):
     def implied_norm_bound(lam: float) -> float:
         """M at λ, before any data: the largest public radius this problem accepts (Lemma A.4, Claim A.11)."""
 
+    @staticmethod
+    @abstractmethod
+    def free_radius(lam: float) -> float:
+        """R₀ at λ: a bound on ‖θ*‖ that holds for every dataset and reads none (SPEC §19.0), R₀ < M."""
+
+    @staticmethod
+    @abstractmethod
+    def lipschitz_on(radius: float) -> float:
+        """G, the per-row Lipschitz constant of the loss on the ball ‖θ‖ ≤ ``radius`` (SPEC §3, §13)."""
+
+    @staticmethod
+    @abstractmethod
+    def risk_sensitivity(radius: float, n: float) -> float:
+        """Δ_R of the excess-risk query over the ball ‖θ‖ ≤ ``radius`` on ``n`` rows (SPEC §2, §13)."""
+
+    @classmethod
+    def output_sensitivity(cls, radius: float, n: float, p: int, lam: float) -> float:
+        """Δ_θ = 2G√p/(nλ), the ℓ1-sensitivity of the minimiser over the ball (Lemma A.10; SPEC §3, §13)."""
+        return 2.0 * cls.lipschitz_on(radius) * math.sqrt(p) / (n * lam)
+
     @property
     def max_norm(self) -> float:
         """M, the bound on ‖θ*‖ that λ implies (Lemma A.4, Claim A.11)."""
@@ -168,6 +208,29 @@ class Problem(ABC):
     def norm_bound(self) -> float:
         """R, the radius of the feasible set C = {‖θ‖₂ ≤ R}: the public radius if given, else M (SPEC §13)."""
         return self.max_norm if self.radius is None else self.radius
+
+    @abstractmethod
+    def with_radius(self, radius: float | None) -> Problem:
+        """The same rows and λ on the feasible set ‖θ‖ ≤ ``radius`` (``None``: M), θ* solved anew where it moves.
+
+        ``radius`` must be public: a stated bound, the free radius R₀ or a privately released one.
+        The preparation cost is kept.
+        """
+
+    def with_preparation(self, epsilon: float, delta: float, mode: str = "private") -> Problem:
+        """The same problem carrying what its rows' preparation spent, (ε, δ), and how it was done (SPEC §20.3)."""
+        if mode not in PREP_MODES:
+            raise AccFirstError(f"mode must be one of {PREP_MODES}; got {mode!r}")
+        problem = copy.copy(self)
+        problem.prep_epsilon = validate_nonnegative("prep_epsilon", epsilon)
+        problem.prep_delta = validate_probability("prep_delta", delta, zero=True)
+        problem.prep_mode = mode
+        return problem
+
+    @cached_property
+    def zero_risk(self) -> float:
+        """R(0) = L(0) − L(θ*): the excess risk of predicting nothing. Reads the data: evaluation only."""
+        return float(self.excess_risk(np.zeros(self.p)))
 
     @property
     def unconstrained_norm(self) -> float:
@@ -180,14 +243,14 @@ class Problem(ABC):
         return self.unconstrained_norm > self.norm_bound
 
     @property
-    @abstractmethod
     def query_sensitivity(self) -> float:
         """Δ_R, the sensitivity of the excess-risk query over θ ∈ C (SPEC §2)."""
+        return self.risk_sensitivity(self.norm_bound, self.n)
 
     @property
-    @abstractmethod
     def theta_sensitivity(self) -> float:
         """Δ_θ, the ℓ1-sensitivity of θ* used by output perturbation (SPEC §3)."""
+        return self.output_sensitivity(self.norm_bound, self.n, self.p, self.lam)
 
     @property
     def theta_star(self) -> NDArray[np.float64]:
@@ -243,6 +306,9 @@ class RidgeProblem(Problem):
     """
 
     name = "ridge"
+    bound_formula = "1/√λ"
+    sensitivity_formula = "({R}+1)²/n"
+    loss_curvature = 1.0
 
     def __init__(self, X: ArrayLike, y: ArrayLike, lam: float, radius: float | None = None) -> None:
         lam = validate_regularisation(lam)
@@ -292,8 +358,13 @@ class RidgeProblem(Problem):
         self.c = float(c)
         # Q = A/n + λI is the Hessian of L: R(θ) = ½δᵀQδ + ∇L(θ*)ᵀδ exactly, δ = θ − θ*.
         self.hessian = _readonly(self.A / self.n + lam * np.eye(self.p))
-        unconstrained = np.linalg.solve(self.hessian, self.b / self.n)
-        self._unconstrained_norm = float(np.linalg.norm(unconstrained))
+        self._unconstrained = _readonly(np.linalg.solve(self.hessian, self.b / self.n))
+        self._unconstrained_norm = float(np.linalg.norm(self._unconstrained))
+        self._solve_on_ball()
+
+    def _solve_on_ball(self) -> None:
+        """θ* over C from the unconstrained minimiser: itself when it lies in C, else a trust-region solve."""
+        unconstrained = self._unconstrained
         if self._unconstrained_norm <= self.norm_bound:
             self._theta_star = _readonly(unconstrained)
             self._gradient_star = np.zeros(self.p)
@@ -307,15 +378,28 @@ class RidgeProblem(Problem):
         """M = 1/√λ (Lemma A.4)."""
         return 1.0 / math.sqrt(lam)
 
-    @property
-    def query_sensitivity(self) -> float:
-        """Δ_R = (R + 1)²/n (Claim A.5; SPEC §13)."""
-        return (self.norm_bound + 1.0) ** 2 / self.n
+    @staticmethod
+    def free_radius(lam: float) -> float:
+        """R₀ = M/2 = 1/(2√λ): λ‖θ*‖² = (1/n)Σ(y_i u_i − u_i²) ≤ max_u(|u| − u²) = ¼ (SPEC §19.0)."""
+        return 0.5 / math.sqrt(lam)
 
-    @property
-    def theta_sensitivity(self) -> float:
-        """Δ_θ = 2(R + 1)√p/(nλ): the squared loss is (R+1)-Lipschitz on C (SPEC §3, §13)."""
-        return 2.0 * (self.norm_bound + 1.0) * math.sqrt(self.p) / (self.n * self.lam)
+    def with_radius(self, radius: float | None) -> RidgeProblem:
+        problem = copy.copy(self)
+        Problem.__init__(problem, self.n, self.p, self.lam, radius)
+        problem.__dict__.pop("zero_risk", None)
+        problem.__dict__.pop("_sphere_risk", None)
+        problem._solve_on_ball()
+        return problem
+
+    @staticmethod
+    def lipschitz_on(radius: float) -> float:
+        """G = R + 1: the squared loss is (R + 1)-Lipschitz on C for ‖x‖₂ ≤ 1, |y| ≤ 1 (SPEC §3, §13)."""
+        return radius + 1.0
+
+    @staticmethod
+    def risk_sensitivity(radius: float, n: float) -> float:
+        """Δ_R = (R + 1)²/n (Claim A.5; SPEC §13)."""
+        return (radius + 1.0) ** 2 / n
 
     def loss(self, theta: ArrayLike) -> float | NDArray[np.float64]:
         thetas, single = self._as_thetas(theta)
@@ -471,6 +555,9 @@ class LogisticProblem(Problem):
     """
 
     name = "logistic"
+    bound_formula = "√(2 ln 2/λ)"
+    sensitivity_formula = "2{R}/n"
+    loss_curvature = 0.25
 
     def __init__(self, X: ArrayLike, y: ArrayLike, lam: float, radius: float | None = None) -> None:
         lam = validate_regularisation(lam)
@@ -506,7 +593,13 @@ class LogisticProblem(Problem):
         # σ'(0) = ¼ and y_i² = 1, so the first Newton pass (at θ = 0) also gives G = XᵀX/n.
         self.gram = _readonly(4 * start.curvature)
         unconstrained, terms = self._solve_unconstrained(start)
+        self._unconstrained = _readonly(unconstrained), terms, self._residual_norm
         self._unconstrained_norm = float(np.linalg.norm(unconstrained))
+        self._solve_constrained()
+
+    def _solve_constrained(self) -> None:
+        """θ* over C from the unconstrained minimiser: itself when it lies in C, else Newton steps onto the ball."""
+        unconstrained, terms, self._residual_norm = self._unconstrained
         # ∇L(θ*) = −μθ* + r: the multiplier μ ≥ 0 of the ball and the solver's residual r.
         self._multiplier = 0.0
         if self._unconstrained_norm <= self.norm_bound:
@@ -523,15 +616,27 @@ class LogisticProblem(Problem):
         """M = √(2 log 2 / λ) (Claim A.11)."""
         return math.sqrt(2 * math.log(2) / lam)
 
-    @property
-    def query_sensitivity(self) -> float:
-        """Δ_R = 2R/n (Claim A.12; SPEC §13)."""
-        return 2 * self.norm_bound / self.n
+    @staticmethod
+    def free_radius(lam: float) -> float:
+        """R₀ = √(0.27846/λ) ≈ 0.448·M: λ‖θ*‖² = (1/n)Σ z_i/(1 + e^{z_i}) ≤ max_z z/(1 + e^z) (SPEC §19.0)."""
+        return math.sqrt(LOGISTIC_FREE_RADIUS_CONSTANT / lam)
 
-    @property
-    def theta_sensitivity(self) -> float:
-        """Δ_θ = 2√p/(nλ) (Lemma A.10; the loss is 1-Lipschitz on any C)."""
-        return 2 * math.sqrt(self.p) / (self.n * self.lam)
+    def with_radius(self, radius: float | None) -> LogisticProblem:
+        problem = copy.copy(self)
+        Problem.__init__(problem, self.n, self.p, self.lam, radius)
+        problem.__dict__.pop("zero_risk", None)
+        problem._solve_constrained()
+        return problem
+
+    @staticmethod
+    def lipschitz_on(radius: float) -> float:
+        """G = 1: the logistic loss is 1-Lipschitz on any C for ‖x‖₂ ≤ 1 (Lemma A.10)."""
+        return 1.0
+
+    @staticmethod
+    def risk_sensitivity(radius: float, n: float) -> float:
+        """Δ_R = 2R/n (Claim A.12; SPEC §13)."""
+        return 2 * radius / n
 
     def _regularised(self, sums: NDArray[np.float64], thetas: NDArray[np.float64]) -> NDArray[np.float64]:
         """L(θ) of a (k, p) batch from its summed log-losses."""
@@ -647,6 +752,19 @@ class LogisticProblem(Problem):
 
 # The problem class of each task, as a prepared dataset names it (``PreparedData.task``).
 PROBLEMS: dict[str, type[Problem]] = {"ridge": RidgeProblem, "logistic": LogisticProblem}
+
+
+def prepared_problem(data: PreparedData, lam: float, radius: float | None = None) -> Problem:
+    """The ERM problem of a prepared table's training rows, carrying what the preparation cost (SPEC §2, §20.3).
+
+    A private preparation's (ε, δ) goes into every run's total; an evaluation-only one (it read the
+    data without noise) is carried as such, for every figure to say that it excludes the preparation.
+    """
+    preparation = data.preparation
+    problem = PROBLEMS[data.task](data.X_train, data.y_train, lam, radius)
+    if preparation.mode == EVALUATION_MODE:
+        return problem.with_preparation(0.0, 0.0, EVALUATION_MODE)
+    return problem.with_preparation(preparation.epsilon, preparation.delta, preparation.mode)
 
 
 def _readonly(array: NDArray[np.float64]) -> NDArray[np.float64]:

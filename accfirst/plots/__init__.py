@@ -22,16 +22,12 @@ import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
 from accfirst.interpret import SUPERSCRIPTS, format_delta
-from accfirst.search.experiments import METHOD_LABELS, METHODS
+from accfirst.methods.registry import METHODS
+from accfirst.methods.registry import method_label as registry_label
 
-METHOD_ORDER = METHODS
-# Colour-blind-safe (Okabe–Ito) and distinct in greyscale.
-METHOD_COLORS = {"nr": "#0072B2", "doubling": "#E69F00", "theory": "#009E73", "gibbs": "#CC79A7"}
 NONPRIVATE_COLOR = "#777777"
 # Reference lines (y = α, the bound M): visible on a light and on a dark background.
 REFERENCE_COLOR = "#8C8C8C"
-# Methods that test hypotheses: they have a testing part of ε and a search to show.
-TESTING_METHODS = ("nr", "doubling")
 
 TITLE_LINE_PX = 22
 SUBTITLE_LINE_PX = 17
@@ -48,7 +44,7 @@ def method_label(method: str, rows: pd.DataFrame | None = None) -> str:
     posterior (δ = 10⁻⁶)", the largest δ of the rows), so that an (ε, δ) guarantee is never
     read as pure ε beside the other methods.
     """
-    label = METHOD_LABELS.get(method, method)
+    label = registry_label(method)
     if rows is not None and "delta" in rows.columns and len(rows):
         delta = float(rows["delta"].max())
         if delta > 0:
@@ -57,14 +53,19 @@ def method_label(method: str, rows: pd.DataFrame | None = None) -> str:
 
 
 def method_color(method: str) -> str:
-    """The colour every figure uses for ``method``."""
-    return METHOD_COLORS.get(method, NONPRIVATE_COLOR)
+    """The colour every figure uses for ``method`` (its registered colour; grey for anything else)."""
+    return METHODS[method].color if method in METHODS else NONPRIVATE_COLOR
 
 
 def methods_in(results: pd.DataFrame, exclude: Sequence[str] = ()) -> list[str]:
-    """The methods present in ``results``, in ``METHOD_ORDER`` (unknown keys last), minus ``exclude``."""
+    """The methods present in ``results``, in registry order (unknown keys last), minus ``exclude``."""
     present = [m for m in dict.fromkeys(results["method"]) if m not in exclude]
-    return [m for m in METHOD_ORDER if m in present] + [m for m in present if m not in METHOD_ORDER]
+    return [m for m in METHODS if m in present] + [m for m in present if m not in METHODS]
+
+
+def testing_methods(results: pd.DataFrame) -> list[str]:
+    """The methods present in ``results`` that test hypotheses privately: they have a search to show."""
+    return [m for m in methods_in(results) if m in METHODS and METHODS[m].tests_accuracy]
 
 
 def wrap(text: str, width: int = SUBTITLE_CHARACTERS) -> str:
@@ -155,15 +156,13 @@ def _tick_label(value: float) -> str:
 
 
 __all__ = [
-    "METHOD_COLORS",
-    "METHOD_ORDER",
     "NONPRIVATE_COLOR",
     "REFERENCE_COLOR",
-    "TESTING_METHODS",
     "layout",
     "log_ticks",
     "method_color",
     "method_label",
     "methods_in",
+    "testing_methods",
     "wrap",
 ]

@@ -34,12 +34,12 @@ from accfirst.interpret import format_epsilon, format_exp_epsilon, quantile_with
 from accfirst.mechanisms.calibration import calibration_constant
 from accfirst.plots import (
     REFERENCE_COLOR,
-    TESTING_METHODS,
     layout,
     log_ticks,
     method_color,
     method_label,
     methods_in,
+    testing_methods,
     wrap,
 )
 
@@ -278,7 +278,7 @@ def fig3_breakdown(df: pd.DataFrame) -> go.Figure:
     test (the theory approach, the Gibbs posterior) are left out.
     """
     fig = go.Figure()
-    for method in [m for m in methods_in(df) if m in TESTING_METHODS]:
+    for method in testing_methods(df):
         rows = df[df["method"] == method]
         label = method_label(method, rows)
         share = rows.groupby("alpha")["fallback"].mean()

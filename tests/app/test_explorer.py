@@ -35,7 +35,7 @@ def open_app(**query: str) -> AppTest:
 def headline(at: AppTest) -> dict[str, str]:
     """``{method label: median ε shown}`` from the headline cards."""
     labels = [m.value.removeprefix("#### ") for m in at.markdown if m.value.startswith("#### ")]
-    values = [m.value for m in at.metric if m.label == "Median ex-post ε"]
+    values = [m.value for m in at.metric if m.label in ("Median ex-post ε", "ε (set in advance)")]
     assert len(labels) == len(values), (labels, values)
     return dict(zip(labels, values, strict=True))
 
@@ -193,7 +193,7 @@ def test_an_uploaded_csv_runs_end_to_end():
     assert not at.metric  # nothing to run before a file arrives
     at.file_uploader(key="app.upload_file").set_value(("spending.csv", content, "text/csv")).run()
     assert_clean(at)
-    data = from_frame(read_upload(content, "spending.csv"), target="spend", task="ridge", scaling="paper")
+    data = from_frame(read_upload(content, "spending.csv"), target="spend", task="ridge", preparation="evaluation")
     assert headline(at) == expected_medians(
         data, alphas=[0.1], gamma=0.1, methods=["nr", "doubling", "theory"], trials=3, seed=0, T=200
     )

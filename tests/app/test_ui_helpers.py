@@ -10,7 +10,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from accfirst import run_trials
-from accfirst.search.experiments import COLUMNS, SearchOptions, trial_result
+from accfirst.methods.options import SearchOptions
+from accfirst.search.experiments import COLUMNS, trial_result
 from accfirst.search.sweep import run_cells
 from tests.app.page_text import link_notice, shown
 from ui.runs import CHUNK, chunk_bounds

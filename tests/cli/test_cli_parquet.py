@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 from accfirst.cli import main
-from accfirst.search.experiments import SearchOptions, run_trials, search, trial_rng
+from accfirst.methods.options import SearchOptions
+from accfirst.search.experiments import run_trials, search, trial_rng
 from tests.test_scale import FEATURES, ROOT, write_parts
 
 BOUNDS = ["--feature-bound", "3", "--target-bound", "2"]

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from accfirst import AccFirstError, run_one, run_trials, trial_rng
-from accfirst.search.experiments import COLUMNS, SearchOptions
+from accfirst.methods.options import SearchOptions
+from accfirst.search.experiments import COLUMNS
 
 
 def test_one_row_per_method_alpha_trial(ridge_problem) -> None:

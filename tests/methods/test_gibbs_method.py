@@ -24,10 +24,10 @@ from accfirst import (
 )
 from accfirst.cli import build_parser, command_line, main
 from accfirst.interpret import format_delta, plain_sentence, summarise_runs
+from accfirst.methods.registry import METHODS, paper_methods
 from accfirst.plots import method_label
 from accfirst.plots.explorer import figure_breakdown, figure_epsilon_distribution, figure_excess_risk
 from accfirst.plots.paper import fig1_epsilon, fig3_breakdown, html_report, paper_table
-from accfirst.search.experiments import METHODS, PAPER_METHODS
 from accfirst.snippet import DatasetSpec, RunSettings, settings_from_json, settings_json
 from tests.data import make_logistic_data, make_ridge_data
 
@@ -45,7 +45,8 @@ def frame(ridge: RidgeProblem) -> pd.DataFrame:
 
 
 def test_gibbs_is_appended_so_earlier_seeds_stay(ridge: RidgeProblem) -> None:
-    assert METHODS[: len(PAPER_METHODS)] == PAPER_METHODS and METHODS[-1] == "gibbs"
+    keys = list(METHODS)
+    assert tuple(keys[: len(paper_methods())]) == paper_methods() and keys[-1] == "gibbs"
     state = trial_rng(0, "nr", 0.05, 1).bit_generator.state
     assert (
         state == np.random.default_rng(np.random.SeedSequence(0, spawn_key=(0, 50_000_000_000, 1))).bit_generator.state
@@ -108,7 +109,7 @@ def test_cli_runs_gibbs_with_a_delta(capsys) -> None:
     assert "delta=0.0" in printed and "\npure ε = " in printed
     assert "Gibbs posterior: β = " in printed and "evaluation only" in printed
     args = build_parser().parse_args(["sweep", "--dataset", "diabetes"])
-    assert args.methods == list(PAPER_METHODS) and args.delta == 1e-6
+    assert args.methods == list(paper_methods()) and args.delta == 1e-6
     settings = RunSettings(
         dataset=DatasetSpec.from_builtin("diabetes"),
         task="ridge",
@@ -148,3 +149,18 @@ def test_gibbs_runs_inside_an_expost_filter(ridge: RidgeProblem) -> None:
     run = filtered_search(budget, ridge, "gibbs", 0.05, 0.1, rng=0)
     assert run.status == "released" and run.charged == run.declared == run.result.eps_total
     assert run.delta == run.result.delta == 1e-6 and budget.delta_spent == 1e-6
+
+
+def test_logistic_gibbs_runs_inside_an_expost_filter() -> None:
+    """Its (ε, δ) is fixed before it runs (the sampler's TV bound is proven, not diagnosed), so a filter
+    admits it on that bound and charges it in full; a shape its sampler cannot finish is refused before
+    admission, and the ledger is left as it was."""
+    X, y = make_logistic_data(0, 1000, 4)
+    budget = ExPostFilter(50.0, 1e-5)
+    run = filtered_search(budget, LogisticProblem(X, y, 0.01), "gibbs", 0.05, 0.1, rng=0)
+    assert run.status == "released" and run.charged == run.declared == run.result.eps_total
+    assert run.delta == run.result.delta == 1e-6 and budget.delta_spent == 1e-6
+    X, y = make_logistic_data(1, 300, 40)
+    refused = filtered_search(budget, LogisticProblem(X, y, 1e-5), "gibbs", 0.05, 0.1, rng=0)
+    assert refused.status == "refused" and "larger λ" in refused.error and refused.charged == 0
+    assert budget.delta_spent == 1e-6 and list(budget.ledger["status"]) == ["charged", "refused"]

@@ -1,0 +1,173 @@
+"""The small base every accuracy-first method stands on: what it is, what it can do, how it runs.
+
+A method (noise reduction, doubling, the theory approach, the Gibbs posterior, SPEC §4–§7,
+§14, §17) is one class in one file of this package, registered once in
+``accfirst.methods.registry``. Everything the rest of the package and the app need to know
+about a method comes from its class: its run, the bound it declares to a privacy filter
+before it runs (SPEC §15.2), its capabilities (does it test accuracy privately? is its ε
+fixed in advance? which noise does it accept? does its guarantee hold with probability
+1 − γ?), its label and colour, and the checks it makes of the search options.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from accfirst.erm.generators import NOISES, HypothesisGenerator
+from accfirst.erm.problems import Problem
+from accfirst.errors import AccFirstError
+from accfirst.mechanisms.above_threshold import SearchOutcome
+from accfirst.mechanisms.brownian import brownian_expost_epsilon, variance_matched_rhos
+from accfirst.methods.options import SearchOptions
+from accfirst.result import RunResult
+from accfirst.validation import validate_delta
+
+
+class Method(ABC):
+    """One accuracy-first method: its capabilities as class attributes, its run and its declared bound.
+
+    Subclasses set every class attribute below and implement ``run`` and ``declared_bound``;
+    ``check`` refuses search options the method cannot honour (before any work starts).
+    """
+
+    #: The key of the method in frames, links and the command line ("nr").
+    key: ClassVar[str]
+    #: Its display name ("Noise reduction") and how a sentence names it ("noise reduction").
+    label: ClassVar[str]
+    in_sentence: ClassVar[str]
+    #: The colour every figure gives it (colour-blind-safe, distinct in greyscale).
+    color: ClassVar[str]
+    #: One of the paper's three methods: selected by default in the app and on the command line.
+    paper: ClassVar[bool] = False
+    #: Tests its hypotheses privately: its ε has a testing part, and it has a search to show.
+    tests_accuracy: ClassVar[bool] = False
+    #: Its ε is set before it runs, not paid after it (no ex-post accounting).
+    fixed_epsilon: ClassVar[bool] = False
+    #: Meets α with probability ≥ 1 − γ (the theory approach promises only the expected excess risk).
+    high_probability: ClassVar[bool] = True
+    #: Its privacy or its test depends on the radius of the feasible set (SPEC §13, §19): it runs on the
+    #: radius the search options choose. The Gibbs posterior keeps the problem's own.
+    uses_radius: ClassVar[bool] = True
+    #: The noise families it can draw its hypotheses with (``SearchOptions.noise``); empty when the
+    #: search options' noise does not apply to it (it draws from a distribution of its own).
+    noises: ClassVar[frozenset[str]] = frozenset(NOISES)
+    #: Why it refuses the noises it does not accept.
+    noise_refusal: ClassVar[str] = ""
+    #: Where its (ε, δ) figures come from, for a reader of a figure with δ > 0.
+    delta_note: ClassVar[str] = (
+        "(ε, δ)-ex-post privacy of Brownian noise reduction: derived; consistent with Rogers et al. 2023."
+    )
+
+    def summary_note(self, summary: Mapping[str, object]) -> str:
+        """Sentences (each with a leading space) that a stakeholder needs about one summary row of this method.
+
+        ``summary`` is a row of ``accfirst.interpret.summarise_runs``; empty by default.
+        """
+        return ""
+
+    def check(self, options: SearchOptions) -> None:
+        """Raise ``AccFirstError`` if this method cannot run with ``options``."""
+        if self.noises and options.noise not in self.noises:
+            raise AccFirstError(self.noise_refusal)
+
+    @abstractmethod
+    def run(
+        self,
+        problem: Problem,
+        alpha: float,
+        gamma: float,
+        rng: np.random.Generator,
+        options: SearchOptions,
+        exact: bool = False,
+    ) -> RunResult:
+        """One run at target excess risk α and failure probability γ; ``exact`` solves every tested level.
+
+        ``alpha``, ``gamma`` and ``options`` have been validated at the boundary.
+        """
+
+    @abstractmethod
+    def declared_bound(
+        self, problem: Problem, alpha: float, gamma: float, options: SearchOptions
+    ) -> tuple[float, float]:
+        """(ℰ̄, δ): the most a run can lose unless it falls back, known before it runs (SPEC §15.2). Reads no data."""
+
+    def __repr__(self) -> str:
+        return f"<method {self.key!r}: {self.label}>"
+
+
+@dataclass(frozen=True)
+class GenerationCost:
+    """The noise levels of a run's hypotheses and what each costs (SPEC §5, §7, §14.5).
+
+    ``levels`` go to the generator (ε_t, or ρ_t variance-matched to ε_t for Gaussian
+    noise); ``label`` is each level's own ε (ε_t, or ℰ_BM(ρ_t)), the trace's x axis;
+    ``loss`` is the generation part of the ex-post loss when halting at each level;
+    ``delta`` the δ of the guarantee (0 for Laplace).
+    """
+
+    levels: NDArray[np.float64]
+    label: NDArray[np.float64]
+    loss: NDArray[np.float64]
+    delta: float
+
+
+def generation_cost(
+    generator: HypothesisGenerator, epsilons: NDArray[np.float64], delta: float, independent: bool
+) -> GenerationCost:
+    """The ``GenerationCost`` of ``generator`` on the ε grid ``epsilons``.
+
+    ``independent`` levels (doubling) add up: Σ_{j≤k} ε_j for Laplace, ℰ_BM(Σ_{j≤k} ρ_j)
+    for Gaussian; otherwise (one noise-reduction chain) level k costs ε_k or ℰ_BM(ρ_k).
+    """
+    if generator.noise.norm == 1:
+        return GenerationCost(epsilons, epsilons, np.cumsum(epsilons) if independent else epsilons, 0.0)
+    delta = validate_delta(delta)
+    rhos = variance_matched_rhos(epsilons, generator.sensitivity, generator.l2_sensitivity)
+    own = brownian_expost_epsilon(rhos, delta, rho_ref=rhos[0])
+    loss = brownian_expost_epsilon(np.cumsum(rhos), delta, rho_ref=rhos[0]) if independent else own
+    return GenerationCost(rhos, own, loss, delta)
+
+
+def searched_result(
+    *,
+    method: str,
+    problem: Problem,
+    generator: HypothesisGenerator,
+    calibration: str,
+    alpha: float,
+    gamma: float,
+    T: int,
+    stop_index: int | None,
+    outcome: SearchOutcome,
+    eps_test: float,
+    eps_hypothesis: float,
+    started: float,
+    delta: float = 0.0,
+) -> RunResult:
+    """The record of a run whose hypotheses went through a private test: the halting one, or θ* on fallback."""
+    theta = problem.theta_star.copy() if outcome.hypothesis is None else outcome.hypothesis.theta
+    return RunResult.released(
+        problem,
+        theta,
+        alpha=alpha,
+        started=started,
+        method=method,
+        generator=generator.name,
+        calibration=calibration,
+        gamma=gamma,
+        T=T,
+        stop_index=stop_index,
+        eps_test=eps_test,
+        eps_hypothesis=eps_hypothesis,
+        eps_total=eps_test + eps_hypothesis,
+        fallback=stop_index is None,
+        trace=outcome.trace,
+        noise=generator.noise.name,
+        delta=delta,
+    )

@@ -1,0 +1,180 @@
+"""The doubling method: independent hypotheses at doubling privacy levels (Algorithm 4, Thm A.2, SPEC §7).
+
+The paper's baseline. Level k draws an independent ε_k-DP hypothesis, ε_k = ε_min·2^{k−1}, and
+tests it with the Laplace mechanism. With ``noise="gaussian"`` the independent Gaussian levels'
+privacy losses add up to a Brownian motion in ρ-time observed at ρ_1 + … + ρ_k, so the same
+time-uniform boundary as noise reduction's covers the data-dependent stop (SPEC §14;
+docs/mathematics.md, “Brownian noise reduction”).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from numpy.typing import NDArray
+
+from accfirst.erm.generators import HypothesisGenerator, make_generator
+from accfirst.erm.problems import Problem
+from accfirst.errors import AccFirstError
+from accfirst.mechanisms.above_threshold import sequential_test
+from accfirst.mechanisms.brownian import DEFAULT_DELTA
+from accfirst.mechanisms.calibration import doubling_calibration, doubling_test_scale
+from accfirst.methods.base import Method, generation_cost, searched_result
+from accfirst.methods.options import SearchOptions
+from accfirst.result import RunResult
+from accfirst.validation import as_generator, checked, validate_alpha, validate_gamma, validate_positive
+
+# 2^k for the ex-post loss must stay finite in float64.
+MAX_DOUBLING_LEVELS = 1000
+
+
+def doubling_levels(eps_min: float, eps_max: float) -> NDArray[np.float64]:
+    """ε_k = ε_min·2^{k−1}, k = 1…K, K = ⌈log₂(ε_max/ε_min)⌉ + 1 (SPEC §7)."""
+    low = validate_positive("eps_min", eps_min)
+    high = validate_positive("eps_max", eps_max)
+    if not low < high:
+        raise AccFirstError(f"eps_min must be smaller than eps_max; got eps_min={low:g}, eps_max={high:g}")
+    K = math.ceil(math.log2(high) - math.log2(low)) + 1
+    if K > MAX_DOUBLING_LEVELS:
+        raise AccFirstError(
+            f"eps_max/eps_min = 2^{K - 1} needs {K} doubling levels; at most {MAX_DOUBLING_LEVELS} are supported "
+            "(narrow the ε range)"
+        )
+    return low * 2.0 ** np.arange(K)
+
+
+@checked(alpha=validate_alpha, gamma=validate_gamma, rng=as_generator)
+def doubling(
+    problem: Problem,
+    alpha: float,
+    gamma: float,
+    eps_min: float,
+    eps_max: float,
+    *,
+    generator: str | HypothesisGenerator | None = None,
+    rng: np.random.Generator | int | None = None,
+    exact: bool = False,
+    calibration: str = "paper",
+    noise: str = "laplace",
+    delta: float = DEFAULT_DELTA,
+) -> RunResult:
+    """The doubling method (Algorithm 4, Thm A.2, SPEC §7).
+
+    Level k draws an independent ε_k-DP hypothesis and tests it with the Laplace
+    mechanism: halt if −R + Lap(b) ≥ −α/2. Ex-post loss at halt k: k·ε_test + (2^k − 1)·ε_1
+    with ε_test = Δ_R/b (Laplace) or the (ε, δ)-ex-post k·ε_test + ℰ_BM(ρ_1 + … + ρ_k)
+    (Gaussian, see the module doc); ∞ on fallback (θ* released).
+
+    Parameters are as for ``noise_reduction``; the levels come from ``doubling_levels``.
+    ``calibration`` is "paper" (b = α/(2 log(K/γ)), Thm A.2) or "exact" (the K tests
+    spend exactly γ, SPEC §12.4); it is recorded in the result.
+    """
+    started = time.perf_counter()
+    levels = doubling_levels(eps_min, eps_max)
+    K = levels.size
+    gen = make_generator(problem, generator, noise)
+    cost = generation_cost(gen, levels, delta, independent=True)
+    sample_rng, test_rng = rng.spawn(2)
+    scale = doubling_test_scale(alpha, gamma, K, calibration)
+    query_noise = test_rng.laplace(0.0, scale, size=K)
+    hypotheses = (gen.sample(float(level), sample_rng) for level in cost.levels)
+    outcome = sequential_test(hypotheses, cost.label, query_noise, np.full(K, -alpha / 2), exact)
+    eps_test = problem.query_sensitivity / scale
+    halted = outcome.index is not None
+    steps = outcome.index + 1 if halted else K
+    return searched_result(
+        method=Doubling.key,
+        problem=problem,
+        generator=gen,
+        calibration=calibration,
+        alpha=alpha,
+        gamma=gamma,
+        T=K,
+        stop_index=steps if halted else None,
+        outcome=outcome,
+        eps_test=steps * eps_test,
+        eps_hypothesis=float(cost.loss[steps - 1]) if halted else math.inf,
+        started=started,
+        delta=cost.delta,
+    )
+
+
+@checked(alpha=validate_alpha, gamma=validate_gamma)
+def doubling_bound(
+    problem: Problem,
+    alpha: float,
+    gamma: float,
+    eps_min: float,
+    eps_max: float,
+    *,
+    generator: str | HypothesisGenerator | None = None,
+    calibration: str = "paper",
+    noise: str = "laplace",
+    delta: float = DEFAULT_DELTA,
+) -> tuple[float, float]:
+    """(ℰ̄, δ): the ex-post loss of a ``doubling`` run that halts at its last level K (SPEC §7, §15.2).
+
+    ℰ̄ = K·ε_test + (2^K − 1)·ε_1 (Laplace, δ = 0) or K·ε_test + ℰ_BM(ρ_1 + … + ρ_K)
+    (Gaussian). Parameters as for ``doubling``; reads no data.
+    """
+    levels = doubling_levels(eps_min, eps_max)
+    cost = generation_cost(make_generator(problem, generator, noise), levels, delta, independent=True)
+    eps_test = problem.query_sensitivity / doubling_test_scale(alpha, gamma, levels.size, calibration)
+    return levels.size * eps_test + float(cost.loss[-1]), cost.delta
+
+
+class Doubling(Method):
+    """The doubling baseline over the same ε range as noise reduction's grid.
+
+    It uses its exact test when noise reduction uses an exact calibration, else the paper's
+    (SPEC §12.4), so that the two are compared on equal terms.
+    """
+
+    key = "doubling"
+    label = "Doubling"
+    in_sentence = "doubling"
+    color = "#E69F00"
+    paper = True
+    tests_accuracy = True
+
+    def run(
+        self,
+        problem: Problem,
+        alpha: float,
+        gamma: float,
+        rng: np.random.Generator,
+        options: SearchOptions,
+        exact: bool = False,
+    ) -> RunResult:
+        grid = options.grid(problem, alpha)
+        return doubling(
+            problem,
+            alpha,
+            gamma,
+            float(grid[0]),
+            float(grid[-1]),
+            generator=options.generator,
+            rng=rng,
+            exact=exact,
+            calibration=doubling_calibration(options.calibration),
+            noise=options.noise,
+            delta=options.delta,
+        )
+
+    def declared_bound(
+        self, problem: Problem, alpha: float, gamma: float, options: SearchOptions
+    ) -> tuple[float, float]:
+        grid = options.grid(problem, alpha)
+        return doubling_bound(
+            problem,
+            alpha,
+            gamma,
+            float(grid[0]),
+            float(grid[-1]),
+            generator=options.generator,
+            calibration=doubling_calibration(options.calibration),
+            noise=options.noise,
+            delta=options.delta,
+        )

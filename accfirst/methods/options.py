@@ -1,0 +1,103 @@
+"""How every run of a batch searches: one record of the search options (SPEC §3, §6, §8, §14, §17)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from accfirst.erm.generators import GENERATORS, NOISES
+from accfirst.erm.problems import Problem
+from accfirst.errors import AccFirstError
+from accfirst.mechanisms.brownian import DEFAULT_DELTA
+from accfirst.mechanisms.calibration import DEFAULT_CALIBRATION, resolve_calibration
+from accfirst.methods.grid import SPACINGS, epsilon_grid
+from accfirst.validation import echo, validate_count, validate_delta, validate_positive, validate_probability
+
+# How a method that uses a radius chooses the one it runs on (see ``SearchOptions``).
+RADIUS_MODES = ("none", "free")
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """How every run of a batch searches: the ε grid, the generator, its noise, the test, δ (SPEC §3, §6, §8, §14, §17).
+
+    The same for every (method, α, trial) of a batch, so ``run_trials``, ``sweep``, the app
+    and the settings record carry one of these instead of each option separately. Checked
+    when made (``AccFirstError`` with the option's name).
+
+    Parameters
+    ----------
+    T : privacy levels on the noise-reduction grid, ≥ 2 (default 100: with the default
+        calibration it paid 12% less total ε than the paper's 1000 on the built-in data, with
+        no fallbacks; README, "Calibration").
+    generator : "covariance", "output", or ``None`` for the paper's pairing.
+    calibration : the InteractiveAboveThreshold calibration (SPEC §6, §12.3); the default
+        "exact-paper-opt" paid the least total ε on the built-in data (README, "Calibration").
+        ``SearchOptions.paper()`` is the authors' configuration.
+    eps_min, eps_max : ends of the ε grid; ``None`` for the paper's 1/n and 4E (SPEC §8).
+    spacing : "geometric" (the paper's) or "linear".
+    noise : "laplace" (the paper's) or "gaussian" (SPEC §14; noise reduction and doubling only).
+    delta : δ of the (ε, δ) guarantees, in [0, 1): of Gaussian runs' ex-post loss (δ > 0; Laplace runs
+        record δ = 0) and of the Gibbs posterior (SPEC §17; 0 asks it for pure ε, ridge only).
+    radius_mode : the radius of the feasible set a method that uses one runs on (``RADIUS_MODES``):
+        "none" runs on the problem's own (M, or a public radius stated when it was built, SPEC §13);
+        "free" on the free radius R₀ (M/2 for ridge, ≈ 0.448·M for logistic: it holds for every
+        dataset and reads none, SPEC §19.0), or the public radius if that is smaller.
+        ``SearchOptions.paper()`` uses "none" (the paper's M).
+    """
+
+    T: int = 100
+    generator: str | None = None
+    calibration: str = DEFAULT_CALIBRATION
+    eps_min: float | None = None
+    eps_max: float | None = None
+    spacing: str = "geometric"
+    noise: str = "laplace"
+    delta: float = DEFAULT_DELTA
+    radius_mode: str = "none"
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "T", validate_count("T (number of privacy levels)", self.T, 2))
+        if self.generator is not None and self.generator not in GENERATORS:
+            raise AccFirstError(f"unknown generator {self.generator!r}; choose one of {sorted(GENERATORS)} or None")
+        set_(self, "calibration", resolve_calibration(self.calibration).name)
+        for name in ("eps_min", "eps_max"):
+            value = getattr(self, name)
+            set_(self, name, None if value is None else validate_positive(name, value))
+        if self.spacing not in SPACINGS:
+            raise AccFirstError(f"spacing must be one of {SPACINGS}; got {self.spacing!r}")
+        if self.noise not in NOISES:
+            raise AccFirstError(f"unknown noise {self.noise!r}; choose one of {sorted(NOISES)}")
+        # Gaussian runs are (ε, δ)-ex-post and need δ > 0; δ = 0 asks the Gibbs posterior for pure ε.
+        gaussian = self.noise == "gaussian"
+        delta = validate_delta(self.delta) if gaussian else validate_probability("delta", self.delta, zero=True)
+        set_(self, "delta", delta)
+        if self.radius_mode not in RADIUS_MODES:
+            raise AccFirstError(f"radius_mode must be one of {RADIUS_MODES}; got {echo(self.radius_mode)}")
+
+    @classmethod
+    def paper(cls) -> SearchOptions:
+        """The authors' configuration, for reproducing the paper's figures: their code's calibration, T = 1000."""
+        return cls(T=1000, calibration="paper-code", radius_mode="none")
+
+    @classmethod
+    def from_keywords(cls, keywords: Mapping[str, Any]) -> SearchOptions:
+        """The options named in ``keywords`` (the rest at their defaults); an unknown name is an ``AccFirstError``."""
+        names = [f.name for f in fields(cls)]
+        unknown = sorted(set(keywords) - set(names))
+        if unknown:
+            raise AccFirstError(f"unknown search option(s) {unknown}; the options are {names}")
+        return cls(**keywords)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{option: value}``, every option (keyword arguments of ``run_trials``)."""
+        return asdict(self)
+
+    def grid(self, problem: Problem, alpha: float) -> NDArray[np.float64]:
+        """The ε grid of one α (SPEC §8); doubling spans the same range."""
+        return epsilon_grid(problem, alpha, self.generator, self.T, self.eps_min, self.eps_max, self.spacing)

@@ -1,0 +1,57 @@
+"""One run of a registered method, with everything that comes before it and all it paid (SPEC §9, §19–§21).
+
+Before a method runs, the public quantities it needs are fixed: the radius of the feasible set
+it runs on (the problem's own, or the free radius R₀ of SPEC §19.0, which holds for every
+dataset and reads none). After it runs, its record gets the parts of the bill that are not the
+method's own: the preparation of the rows (SPEC §20.3, paid once per prepared table and shared
+by every run on it) is added to the total, so that every number shown is the whole bill.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from accfirst.erm.problems import Problem
+from accfirst.methods.options import SearchOptions
+from accfirst.methods.registry import METHODS, validate_methods
+from accfirst.result import RunResult
+
+
+def feasible_problem(problem: Problem, method: str, options: SearchOptions) -> Problem:
+    """The problem ``method`` runs on under ``options.radius_mode``: with the free radius R₀ when asked (SPEC §19.0).
+
+    R₀ bounds ‖θ*‖ for every dataset, so θ* and every guarantee stay as they were; only the
+    sensitivities that grow with the radius shrink. A public radius smaller than R₀ stays.
+    Methods that use no radius (``Method.uses_radius``) run on the problem as it is.
+    """
+    if options.radius_mode == "none" or not METHODS[method].uses_radius:
+        return problem
+    free = problem.free_radius(problem.lam)
+    return problem if problem.norm_bound <= free else problem.with_radius(free)
+
+
+def run_method(
+    problem: Problem,
+    method: str,
+    alpha: float,
+    gamma: float,
+    rng: np.random.Generator,
+    options: SearchOptions,
+    exact: bool = False,
+) -> RunResult:
+    """One run of the registered ``method`` at excess risk α and failure probability γ, with its whole bill.
+
+    The run's ``eps_total`` includes the preparation's ``problem.prep_epsilon`` and its ``delta`` the
+    preparation's δ (SPEC §20.3); ``prep_mode`` records how the rows were prepared.
+    """
+    validate_methods([method], options)
+    result = METHODS[method].run(feasible_problem(problem, method, options), alpha, gamma, rng, options, exact)
+    return dataclasses.replace(
+        result,
+        eps_prep=problem.prep_epsilon,
+        prep_mode=problem.prep_mode,
+        eps_total=result.eps_total + problem.prep_epsilon,
+        delta=min(result.delta + problem.prep_delta, 1.0),
+    )

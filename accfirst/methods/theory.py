@@ -1,0 +1,99 @@
+"""The theory approach: one hypothesis at the ε of the inverted utility theorem (SPEC §4).
+
+No test and no fallback; it promises only the expected excess risk α (Theorems 3.1 and 3.3
+inverted), so its γ is recorded for comparison with the other methods and plays no part.
+It inverts a Laplace utility theorem and has no Gaussian version.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+
+import numpy as np
+
+from accfirst.erm.generators import HypothesisGenerator, make_generator
+from accfirst.erm.problems import Problem
+from accfirst.erm.theory import theory_epsilon
+from accfirst.errors import AccFirstError
+from accfirst.methods.base import Method
+from accfirst.methods.options import SearchOptions
+from accfirst.result import RunResult
+from accfirst.validation import as_generator, checked, validate_alpha, validate_gamma
+
+THEORY_NEEDS_LAPLACE = (
+    "The theory approach inverts a Laplace utility theorem and has no Gaussian version: deselect it, or choose "
+    "Laplace noise."
+)
+
+
+@checked(alpha=validate_alpha, gamma=validate_gamma, rng=as_generator)
+def theory_run(
+    problem: Problem,
+    alpha: float,
+    gamma: float = 0.1,
+    *,
+    generator: str | HypothesisGenerator | None = None,
+    rng: np.random.Generator | int | None = None,
+) -> RunResult:
+    """One hypothesis at ε = E from ``theory_epsilon`` (SPEC §4); no test, no fallback.
+
+    Promises only expected excess risk α; ``gamma`` is recorded for comparison
+    with the other methods and plays no part.
+    """
+    started = time.perf_counter()
+    gen = make_generator(problem, generator)
+    if gen.noise.norm != 1:
+        raise AccFirstError(THEORY_NEEDS_LAPLACE)
+    epsilon = theory_epsilon(problem, alpha, gen)
+    hypothesis = gen.sample(epsilon, rng)
+    return RunResult.released(
+        problem,
+        hypothesis.theta,
+        alpha=alpha,
+        started=started,
+        method=Theory.key,
+        generator=gen.name,
+        calibration="none",
+        gamma=gamma,
+        T=1,
+        stop_index=1,
+        eps_test=0.0,
+        eps_hypothesis=epsilon,
+        eps_total=epsilon,
+        fallback=False,
+        noise=gen.noise.name,
+    )
+
+
+class Theory(Method):
+    """The theory approach: pure ε fixed in advance, accuracy only in expectation."""
+
+    key = "theory"
+    label = "Theory"
+    in_sentence = "the theory approach"
+    color = "#009E73"
+    paper = True
+    fixed_epsilon = True
+    high_probability = False
+    noises = frozenset({"laplace"})
+    noise_refusal = THEORY_NEEDS_LAPLACE
+
+    def summary_note(self, summary: Mapping[str, object]) -> str:
+        return " The theory approach promises the target only on average, not with probability 1 − γ."
+
+    def run(
+        self,
+        problem: Problem,
+        alpha: float,
+        gamma: float,
+        rng: np.random.Generator,
+        options: SearchOptions,
+        exact: bool = False,
+    ) -> RunResult:
+        return theory_run(problem, alpha, gamma, generator=options.generator, rng=rng)
+
+    def declared_bound(
+        self, problem: Problem, alpha: float, gamma: float, options: SearchOptions
+    ) -> tuple[float, float]:
+        return theory_epsilon(problem, alpha, options.generator), 0.0
