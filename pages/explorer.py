@@ -64,7 +64,7 @@ from ui.settings import (
     MultiChoice,
     OptionalFloat,
     Toggle,
-    calibration_labels,
+    calibration_captions,
     calibration_setting,
     delta_problem,
     delta_setting,
@@ -296,8 +296,8 @@ for refusal in refusals:
 if refusals:
     problems.append("noise")
 with st.spinner("Calibrating the tests…"):
-    labels = calibration_labels(int(LEVELS.value), float(gamma), problem.query_sensitivity, float(alpha))
-calibration = replace(CALIBRATION, labels=labels).widget(sidebar)
+    captions = calibration_captions(int(LEVELS.value), float(gamma), problem.query_sensitivity, float(alpha))
+calibration = CALIBRATION.widget(sidebar, captions=captions)
 sidebar.caption(
     "ε_A: the private test's privacy loss here. Doubling follows the choice: it uses its exact test when an exact "
     "calibration is chosen, the paper's otherwise, so the two are compared on equal terms."
