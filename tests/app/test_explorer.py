@@ -16,8 +16,9 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from accfirst import RidgeProblem, SearchOptions, run_trials
+from accfirst import SearchOptions, run_trials
 from accfirst.datasets import from_frame, load_builtin, read_upload
+from accfirst.erm.problems import prepared_problem
 from accfirst.interpret import format_epsilon, median_with_inf
 from tests.app.page_text import link_notice, shown
 from ui.errors import GENERIC_MESSAGE
@@ -50,7 +51,7 @@ def assert_clean(at: AppTest) -> None:
 
 
 def expected_medians(data, lam=0.005, **kwargs) -> dict[str, str]:
-    problem = RidgeProblem(data.X_train, data.y_train, lam)
+    problem = prepared_problem(data, lam)  # a real table's preparation is part of every total
     runs = run_trials(problem, **kwargs)
     labels = {"nr": "Noise reduction", "doubling": "Doubling", "theory": "Theory"}
     return {
@@ -227,7 +228,7 @@ def test_the_search_chart_replays_row_zero_of_the_trials():
     )
     stop = [a["text"] for a in search["layout"]["annotations"] if a["text"].startswith("stop:")]
     data = load_builtin("diabetes")
-    runs = run_trials(RidgeProblem(data.X_train, data.y_train, 0.005), [0.05], 0.1, ["nr"], 1, 0, T=200)
+    runs = run_trials(prepared_problem(data, 0.005), [0.05], 0.1, ["nr"], 1, 0, T=200)
     assert stop == [f"stop: level {int(runs['stop_index'].iloc[0])}, ε = {runs['eps_hypothesis'].iloc[0]:.3g}"]
     assert "evaluation only, not private" in search["data"][0]["name"]
 
