@@ -13,8 +13,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from accfirst import RidgeProblem, run_trials
+from accfirst import run_trials
 from accfirst.datasets import load_builtin
+from accfirst.erm.problems import prepared_problem
 from accfirst.methods.options import SearchOptions
 from accfirst.parallel.pool import Cancelled, PickledSource, WorkerPool, available_cores
 from accfirst.search.experiments import COLUMNS
@@ -41,9 +42,7 @@ def test_a_builtin_source_gives_the_rows_of_run_trials(pool):
     cells = [(method, 0.1, trial) for method in ("nr", "doubling", "theory") for trial in range(2)]
     rows = pool.submit(BuiltinProblem("diabetes", 0.01), run_cells, 0.1, 4, options, cells).result(timeout=120)
     data = load_builtin("diabetes")
-    reference = run_trials(
-        RidgeProblem(data.X_train, data.y_train, 0.01), [0.1], 0.1, ["nr", "doubling", "theory"], 2, seed=4, T=100
-    )
+    reference = run_trials(prepared_problem(data, 0.01), [0.1], 0.1, ["nr", "doubling", "theory"], 2, seed=4, T=100)
     pd.testing.assert_frame_equal(pd.DataFrame(rows, columns=list(COLUMNS))[COMPARED], reference[COMPARED])
 
 
