@@ -66,6 +66,8 @@ READ_BUFFER = 1 << 16
 PARQUET_SUFFIXES = (".parquet", ".parq", ".pq")
 FEATURE_BOUND_NAME = "feature_bound (a public bound on ‖x‖₁)"
 TARGET_BOUND_NAME = "target_bound (a public bound on |y|)"
+# How long to wait for a dask.distributed scheduler to answer.
+CONNECT_TIMEOUT = "10s"
 NOT_IMPUTED = "out of core nothing is imputed: drop or fill those rows when writing the Parquet files"
 
 
@@ -437,14 +439,29 @@ def _client(address: str) -> Any:
             f"scheduler={address!r} needs dask.distributed: pip install distributed (or leave scheduler unset "
             "for Dask's local threads)"
         ) from None
-    return Client(address, set_as_default=False)
+    try:
+        return Client(address, set_as_default=False, timeout=CONNECT_TIMEOUT)
+    except OSError as exc:
+        raise AccFirstError(f"cannot reach a dask scheduler at {address!r}: {exc}") from None
 
 
-def _scheduler(scheduler: str | None) -> Any:
-    """Dask's local threads (``None``), a named local scheduler, or a distributed client for an address."""
-    if scheduler is None:
-        return "threads"
-    return _client(scheduler).get if "://" in scheduler else scheduler
+def _compute(graph: Any, scheduler: str | None) -> Any:
+    """The value of a delayed ``graph`` on Dask's local threads (``None``), a named local scheduler, or a cluster."""
+    if scheduler is None or "://" not in scheduler:
+        (value,) = dask.compute(graph, scheduler=scheduler or "threads")
+        return value
+    client = _client(scheduler)
+    if not client.scheduler_info()["workers"]:
+        raise AccFirstError(f"the dask cluster at {scheduler!r} has no workers: start some (dask worker {scheduler})")
+    try:
+        (value,) = dask.compute(graph, scheduler=client.get)
+    except RuntimeError as exc:
+        # Typically a scheduler or worker that cannot unpickle the tasks: another accfirst.
+        raise AccFirstError(
+            f"the dask cluster at {scheduler!r} could not run the pass ({exc}); its scheduler and workers need "
+            "this accfirst (the same version, importable) and the files at the same paths"
+        ) from None
+    return value
 
 
 def one_pass(
@@ -459,8 +476,7 @@ def one_pass(
     parts = [dask.delayed(_part_statistic)(part, scaling, rows, statistic, combine) for part in source.parts]
     # Dask's threads fill the cores; BLAS threads inside them oversubscribe (measured: 6× slower).
     with threadpool_limits(limits=1, user_api="blas"):
-        (total,) = dask.compute(_tree_reduce(parts, combine), scheduler=_scheduler(scheduler))
-    return total
+        return _compute(_tree_reduce(parts, combine), scheduler)
 
 
 def ridge_sums(Z: NDArray[np.float64]) -> tuple:

@@ -356,6 +356,16 @@ def test_a_distributed_cluster_of_two_workers_gives_the_same_problems(parquet) -
     np.testing.assert_allclose(remote.theta_star, local.theta_star, rtol=1e-10)
 
 
+def test_a_cluster_without_workers_is_refused_rather_than_waited_for(parquet) -> None:
+    distributed = pytest.importorskip("distributed")
+    folder, _ = parquet
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster:
+        with pytest.raises(AccFirstError, match="has no workers: start some"):
+            problem_from_parquet(
+                folder, "y", FEATURES, feature_bound=3.0, target_bound=2.0, scheduler=cluster.scheduler_address
+            )
+
+
 MEASURE = """
 import json, sys
 from accfirst.scale import problem_from_parquet

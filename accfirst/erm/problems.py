@@ -579,6 +579,7 @@ class LogisticProblem(Problem):
     ) -> tuple[NDArray[np.float64], _NewtonTerms] | None:
         """θ + s and its terms without a pass, when ‖∇L(θ + s)‖ ≤ 1e−10 is certain; else ``None``.
 
+        docs/mathematics.md, “The two learning problems”.
         ∇L(θ + s) = ∇L(θ) + ∇²L(θ)s + ∫₀¹ (∇²L(θ + ts) − ∇²L(θ))s dt. Along the segment every
         margin moves by at most t‖s‖∞ (‖x_i‖₁ ≤ 1), each curvature σ'(m_i) by at most κt‖s‖∞
         (κ = max|σ''| = 1/(6√3)), so ‖∇²L(θ + ts) − ∇²L(θ)‖ ≤ κt‖s‖∞‖G‖ and
