@@ -185,9 +185,10 @@ def inspect_parquet(
     chosen: list[str] = []
     for path in files:
         metadata = _schema(path)
+        schema = metadata.schema.to_arrow_schema()
         # pandas writes an index that is not a range as a column of its own: it is not a feature.
-        fields = metadata.schema.to_arrow_schema()
-        kinds = {field.name: _kind(field.type) for field in fields if not field.name.startswith("__index_level_")}
+        index = {name for name in (schema.pandas_metadata or {}).get("index_columns", []) if isinstance(name, str)}
+        kinds = {field.name: _kind(field.type) for field in schema if field.name not in index}
         if reference is None:
             chosen = [c for c in kinds if c != target] if features is None else list(features)
             _check_columns(path, kinds, target, chosen, task)

@@ -174,6 +174,16 @@ def test_features_default_to_every_other_column_and_may_be_integers_or_booleans(
     assert_equal_to_1e10(built.b, X.T @ y)
 
 
+def test_a_pandas_index_is_no_feature_and_a_categorical_label_is_read(tmp_path) -> None:
+    rng = np.random.default_rng(6)
+    frame = make_frame(600, rng).set_index(pd.Index(rng.permutation(600), name="id"))
+    frame.astype({"kind": "category"})[[*FEATURES, "kind"]].to_parquet(tmp_path / "indexed.parquet")
+    built = problem_from_parquet(tmp_path, "kind", task="logistic", feature_bound=3.0, positive_class="spam")
+    direct = LogisticProblem(in_memory_features(frame, 3.0), np.where(frame["label"], 1.0, -1.0), 0.005)
+    assert built.p == len(FEATURES)
+    assert_equal_to_1e10(built.theta_star, direct.theta_star)
+
+
 def test_a_chunk_holds_the_numbers_it_is_allowed() -> None:
     assert chunk_rows(16, 21) == 16 * 2**20 // (16 * 21)
     assert chunk_rows(1e-9, 5) == 1
