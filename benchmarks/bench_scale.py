@@ -13,8 +13,8 @@ The rows are the same in every layout (so are the problems). Per layout:
 - speed, in ONE process, alternating (--repeat rounds, best of each): one pyarrow pass over
   the same files and columns (``pyarrow.parquet.read_table`` per file, pyarrow's own threads:
   the yardstick), pyarrow's record batches alone (the parts and chunks ``accfirst.scale``
-  reads, on as many threads, nothing done with them), and the ridge pass
-  (``accfirst.scale.problem_from_parquet``: XᵀX, Xᵀy, yᵀy, n);
+  reads, on as many threads, nothing done with them), the ridge pass
+  (``accfirst.scale.problem_from_parquet``: XᵀX, Xᵀy, yᵀy, n) and the logistic problem;
 - each in a fresh process, so that its peak RSS is its own: the ridge problem, the logistic
   problem (θ* by Newton: passes and seconds), a noise-reduction run on each, and the ridge
   pass at chunks of 4, 16 and 64 MB: the growth of the peak RSS over the RSS before the pass,
@@ -140,9 +140,13 @@ def speed(folder: Path, features: int, repeat: int) -> dict[str, list[float]]:
             folder, "y", names, lam=LAM, feature_bound=FEATURE_BOUND, target_bound=TARGET_BOUND
         ).n
 
-    seconds: dict[str, list[float]] = {"read_table": [], "record_batches": [], "ridge": []}
+    def logistic() -> int:
+        return problem_from_parquet(folder, "label", names, task="logistic", lam=LAM, feature_bound=FEATURE_BOUND).n
+
+    runs = {"read_table": read_table, "record_batches": record_batches, "ridge": ridge, "logistic": logistic}
+    seconds: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(repeat):
-        for name, run in (("read_table", read_table), ("record_batches", record_batches), ("ridge", ridge)):
+        for name, run in runs.items():
             started = time.perf_counter()
             assert run() == source.n
             seconds[name].append(time.perf_counter() - started)
@@ -230,34 +234,29 @@ def report(results: dict[str, dict], repeat: int) -> None:
     """The tables of the README's out-of-core section."""
     workers = os.cpu_count()
     print(
-        f"\n| layout | ridge: peak RSS MB (before the pass) | ridge s (best of {repeat}) | ridge / read_table "
-        "| ridge / record batches alone | logistic: passes, s, peak RSS MB | noise reduction on the logistic "
-        "problem: passes, s |"
+        "\n| layout | read_table pass s | ridge s | ridge / read_table | ridge / record batches alone "
+        "| ridge peak RSS MB (before) | logistic: passes, s, / read_table | logistic peak RSS MB "
+        "| noise reduction, logistic: passes, s |\n| --- |" + " --- |" * 8
     )
-    print("| --- | --- | --- | --- | --- | --- | --- |")
     for layout, result in results.items():
         best = {name: min(times) for name, times in result["speed"].items()}
         ridge, logistic = result["ridge"], result["logistic"]
         print(
-            f"| ({layout}) {DESCRIPTION[layout]} | {ridge['peak_mb']:.0f} ({ridge['base_mb']:.0f}) | {best['ridge']:.2f} "
-            f"| {best['ridge'] / best['read_table']:.2f} ({best['read_table']:.2f} s) "
-            f"| {best['ridge'] / best['record_batches']:.2f} ({best['record_batches']:.2f} s) "
-            f"| {logistic['passes']}, {logistic['seconds']:.1f}, {logistic['peak_mb']:.0f} "
-            f"| {logistic['run']['passes']}, {logistic['run']['seconds']:.1f} |"
+            f"| ({layout}) {DESCRIPTION[layout]} | {best['read_table']:.2f} | {best['ridge']:.2f} "
+            f"| {best['ridge'] / best['read_table']:.2f} | {best['ridge'] / best['record_batches']:.2f} "
+            f"| {ridge['peak_mb']:.0f} ({ridge['base_mb']:.0f}) "
+            f"| {logistic['passes']}, {best['logistic']:.1f}, {best['logistic'] / best['read_table']:.2f} "
+            f"| {logistic['peak_mb']:.0f} | {logistic['run']['passes']}, {logistic['run']['seconds']:.1f} |"
         )
+    print(f"\nSpeed: best of {repeat} alternated rounds in one process.")
     print(f"\nGrowth of the peak RSS over the RSS before a ridge pass, MB ({workers} workers):\n")
-    print(
-        "| layout | " + " | ".join(f"chunk {chunk:g} MB" for chunk in CHUNKS_MB) + " | fit: workers × (r + c × chunk) |"
-    )
-    print("| --- |" + " --- |" * (len(CHUNKS_MB) + 1))
+    chunks = " | ".join(f"chunk {chunk:g} MB" for chunk in CHUNKS_MB)
+    print(f"| layout | {chunks} | fit: workers × (r + c × chunk) |\n| --- |" + " --- |" * (len(CHUNKS_MB) + 1))
     for layout, result in results.items():
         growth = [result["chunks"][chunk] for chunk in CHUNKS_MB]
         slope, intercept = np.polyfit(CHUNKS_MB, growth, 1)
-        print(
-            f"| ({layout}) | "
-            + " | ".join(f"{value:.0f}" for value in growth)
-            + f" | c = {slope / workers:.2f}, r = {intercept / workers:.0f} MB |"
-        )
+        figures = " | ".join(f"{value:.0f}" for value in growth)
+        print(f"| ({layout}) | {figures} | c = {slope / workers:.2f}, r = {intercept / workers:.0f} MB |")
 
 
 def main() -> None:
