@@ -402,6 +402,7 @@ def _part_statistic(
         batches = reader.iter_batches(
             batch_size=rows, row_groups=list(part.row_groups), columns=scaling.columns, use_threads=False
         )
+        rows = min(rows, part.rows)
         block = np.empty((rows, scaling.width), order="F")
         scratch = np.empty((2, rows))
         total, offset = None, part.first
