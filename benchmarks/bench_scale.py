@@ -113,7 +113,10 @@ def rss_mb(reset: bool = False) -> tuple[float, float]:
 
 
 def speed(folder: Path, features: int, repeat: int) -> dict[str, list[float]]:
-    """Seconds of the yardstick, of pyarrow's batches alone and of the ridge pass, alternated in this process."""
+    """Wall and CPU seconds of the yardstick, pyarrow's batches alone, the ridge pass and the logistic problem.
+
+    Alternated in this process, round after round.
+    """
     import pyarrow.parquet as pq
 
     from accfirst.scale import CHUNK_MB, READ_BUFFER, chunk_rows, inspect_parquet, problem_from_parquet
@@ -147,9 +150,11 @@ def speed(folder: Path, features: int, repeat: int) -> dict[str, list[float]]:
     seconds: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(repeat):
         for name, run in runs.items():
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             assert run() == source.n
             seconds[name].append(time.perf_counter() - started)
+            # CPU seconds of all the process's threads: less swayed by other processes than wall time.
+            seconds.setdefault(f"{name}_cpu", []).append(time.process_time() - cpu)
     return seconds
 
 
@@ -207,13 +212,16 @@ def child(*args: str) -> dict:
 
 
 def bench_layout(layout: str, args: argparse.Namespace) -> dict[str, object]:
-    """Write one layout, measure it, delete it (unless --keep)."""
+    """Write one layout (or reuse the files a run with --keep left), measure it, delete it (unless --keep)."""
     folder = args.out / layout
     common = ["--features", str(args.features), "--out", str(folder)]
     try:
-        seconds = write(folder, layout, args.rows, args.features)
+        if len(list(folder.glob("*.parquet"))) != LAYOUTS[layout][0]:
+            shutil.rmtree(folder, ignore_errors=True)
+            seconds = write(folder, layout, args.rows, args.features)
+            print(f"({layout}) written in {seconds:.0f} s", flush=True)
         size = sum(path.stat().st_size for path in folder.glob("*.parquet"))
-        print(f"({layout}) {DESCRIPTION[layout]}: {size / 1e9:.2f} GB on disk, written in {seconds:.0f} s", flush=True)
+        print(f"({layout}) {DESCRIPTION[layout]}: {size / 1e9:.2f} GB on disk", flush=True)
         result = {"speed": child("--measure", "speed", "--repeat", str(args.repeat), *common)}
         print(f"({layout}) speed {result['speed']}", flush=True)
         for kind in ("ridge", "logistic"):
@@ -234,7 +242,7 @@ def report(results: dict[str, dict], repeat: int) -> None:
     """The tables of the README's out-of-core section."""
     workers = os.cpu_count()
     print(
-        "\n| layout | read_table pass s | ridge s | ridge / read_table | ridge / record batches alone "
+        "\n| layout | read_table pass s | ridge s | ridge / read_table (CPU) | ridge / record batches alone (CPU) "
         "| ridge peak RSS MB (before) | logistic: passes, s, / read_table | logistic peak RSS MB "
         "| noise reduction, logistic: passes, s |\n| --- |" + " --- |" * 8
     )
@@ -243,12 +251,13 @@ def report(results: dict[str, dict], repeat: int) -> None:
         ridge, logistic = result["ridge"], result["logistic"]
         print(
             f"| ({layout}) {DESCRIPTION[layout]} | {best['read_table']:.2f} | {best['ridge']:.2f} "
-            f"| {best['ridge'] / best['read_table']:.2f} | {best['ridge'] / best['record_batches']:.2f} "
+            f"| {best['ridge'] / best['read_table']:.2f} ({best['ridge_cpu'] / best['read_table_cpu']:.2f}) "
+            f"| {best['ridge'] / best['record_batches']:.2f} ({best['ridge_cpu'] / best['record_batches_cpu']:.2f}) "
             f"| {ridge['peak_mb']:.0f} ({ridge['base_mb']:.0f}) "
             f"| {logistic['passes']}, {best['logistic']:.1f}, {best['logistic'] / best['read_table']:.2f} "
             f"| {logistic['peak_mb']:.0f} | {logistic['run']['passes']}, {logistic['run']['seconds']:.1f} |"
         )
-    print(f"\nSpeed: best of {repeat} alternated rounds in one process.")
+    print(f"\nSpeed: best of {repeat} alternated rounds in one process; in brackets, the ratio of CPU seconds.")
     print(f"\nGrowth of the peak RSS over the RSS before a ridge pass, MB ({workers} workers):\n")
     chunks = " | ".join(f"chunk {chunk:g} MB" for chunk in CHUNKS_MB)
     print(f"| layout | {chunks} | fit: workers × (r + c × chunk) |\n| --- |" + " --- |" * (len(CHUNKS_MB) + 1))
@@ -266,7 +275,7 @@ def main() -> None:
     parser.add_argument("--features", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=3, help="alternated speed rounds (default: %(default)s)")
     parser.add_argument("--out", type=Path, default=OUT, help="folder for the Parquet files (default: %(default)s)")
-    parser.add_argument("--keep", action="store_true", help="keep the Parquet files")
+    parser.add_argument("--keep", action="store_true", help="keep the Parquet files (a later run reuses them)")
     parser.add_argument("--measure", choices=("speed", "ridge", "logistic"), help=argparse.SUPPRESS)
     parser.add_argument("--chunk-mb", type=float, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()

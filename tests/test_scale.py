@@ -366,6 +366,24 @@ def test_a_distributed_cluster_of_two_workers_gives_the_same_problems(parquet) -
     np.testing.assert_allclose(remote.theta_star, local.theta_star, rtol=1e-10)
 
 
+def test_a_local_scheduler_is_named_and_dask_distributed_is_left_unimported(parquet) -> None:
+    """Dask imports dask.distributed (a second) to resolve a scheduler's name: accfirst passes the function."""
+    folder, _ = parquet
+    keywords = {"target": "y", "features": FEATURES, "feature_bound": 3.0, "target_bound": 2.0}
+    threads = problem_from_parquet(folder, **keywords)
+    synchronous = problem_from_parquet(folder, **keywords, scheduler="synchronous")
+    np.testing.assert_allclose(synchronous.A, threads.A, rtol=1e-12)
+    with pytest.raises(AccFirstError, match=r"scheduler must be one of \[.*'threads'\] or a dask.distributed address"):
+        problem_from_parquet(folder, **keywords, scheduler="nope")
+    probe = (
+        "import sys; from accfirst.scale import problem_from_parquet as build; "
+        f"build({str(folder)!r}, 'y', {FEATURES!r}, feature_bound=3.0, target_bound=2.0); "
+        "print('distributed' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert done.stdout.strip() == "False"
+
+
 def test_a_cluster_without_workers_is_refused_rather_than_waited_for(parquet) -> None:
     distributed = pytest.importorskip("distributed")
     folder, _ = parquet
