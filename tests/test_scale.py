@@ -345,7 +345,7 @@ def test_a_distributed_cluster_of_two_workers_gives_the_same_problems(parquet) -
     folder, _ = parquet
     local_ridge = problem_from_parquet(folder, "y", FEATURES, feature_bound=3.0, target_bound=2.0)
     local = problem_from_parquet(folder, "label", FEATURES, task="logistic", feature_bound=3.0)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as cluster:
         address = cluster.scheduler_address
         assert address.startswith("tcp://127.0.0.1")
         ridge = problem_from_parquet(folder, "y", FEATURES, feature_bound=3.0, target_bound=2.0, scheduler=address)
@@ -387,7 +387,7 @@ def test_a_local_scheduler_is_named_and_dask_distributed_is_left_unimported(parq
 def test_a_cluster_without_workers_is_refused_rather_than_waited_for(parquet) -> None:
     distributed = pytest.importorskip("distributed")
     folder, _ = parquet
-    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as cluster:
         with pytest.raises(AccFirstError, match="has no workers: start some"):
             problem_from_parquet(
                 folder, "y", FEATURES, feature_bound=3.0, target_bound=2.0, scheduler=cluster.scheduler_address
