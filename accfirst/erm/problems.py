@@ -39,6 +39,8 @@ NEWTON_ITERATIONS = 100
 # A Newton step whose predicted decrease is below this share of the loss is taken whole:
 # there the loss's own rounding decides a line search, and Newton converges quadratically.
 NEWTON_ROUNDING = 1e-12
+# max_m |σ''(m)| = 1/(6√3): how fast the logistic loss's curvature σ'(m) = σ(m)(1 − σ(m)) changes.
+CURVATURE_LIPSCHITZ = 1 / (6 * math.sqrt(3))
 
 
 def validate_regularisation(lam: float) -> float:
@@ -524,6 +526,11 @@ def newton_sums(yX: NDArray[np.float64], theta: NDArray[np.float64]) -> tuple:
 NEWTON_COMBINE = (np.add, np.add, np.add, np.maximum)
 
 
+def moment_sums(yX: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Over a block: Σ y_i x_i and Σ x_i x_iᵀ (y_i² = 1); at θ = 0 they are all the Newton terms need."""
+    return yX.sum(axis=0), yX.T @ yX
+
+
 class _NewtonTerms(NamedTuple):
     """L(θ), ∇L(θ), the data part of ∇²L(θ) (without λI), ∇²L(θ), and max_i |x_iᵀθ|."""
 
@@ -569,12 +576,18 @@ class LogisticProblem(Problem):
         self._solve(InMemoryRows(X * y[:, None]), lam, radius)
 
     @classmethod
-    def from_rows(cls, rows: RowBlocks, lam: float, radius: float | None = None) -> LogisticProblem:
+    def from_rows(
+        cls, rows: RowBlocks, lam: float, radius: float | None = None, certify: bool = False
+    ) -> LogisticProblem:
         """The logistic problem of rows read in blocks (SPEC §2): the data may be larger than memory.
 
         ``accfirst.scale`` builds ``rows`` from Parquet files; the rows must satisfy SPEC §1
         (they are not checked here: that would be a pass of its own). ``lam`` and ``radius``
-        as for the constructor.
+        as for the constructor. ``certify`` saves passes where each costs much (files): the
+        first gathers only the moments Σ y_i x_i and Σ x_i x_iᵀ (the Newton terms at θ = 0,
+        whose step is a ridge solution), and the last Newton step is certified without a
+        pass of its own (``_certified_step``): θ*'s loss then comes from the quadratic model
+        (less a bound on its error) and its largest margin is an upper bound.
         """
         if not isinstance(rows, RowBlocks):
             raise AccFirstError(f"rows must be a RowBlocks; got {type(rows).__name__}")
@@ -582,17 +595,17 @@ class LogisticProblem(Problem):
         validate_count("n (rows)", rows.n, 1)
         validate_count("p (features)", rows.p, 1)
         problem = cls.__new__(cls)
-        problem._solve(rows, lam, radius)
+        problem._solve(rows, lam, radius, certify)
         return problem
 
-    def _solve(self, rows: RowBlocks, lam: float, radius: float | None) -> None:
+    def _solve(self, rows: RowBlocks, lam: float, radius: float | None, certify: bool = False) -> None:
         """Solve θ* and keep what the lower bound needs: the constructors' shared path."""
         super().__init__(rows.n, rows.p, lam, radius)
         self._rows = rows
-        start = self._newton_terms(np.zeros(self.p))
+        start = self._moment_terms() if certify else self._newton_terms(np.zeros(self.p))
         # σ'(0) = ¼ and y_i² = 1, so the first Newton pass (at θ = 0) also gives G = XᵀX/n.
         self.gram = _readonly(4 * start.curvature)
-        unconstrained, terms = self._solve_unconstrained(start)
+        unconstrained, terms = self._solve_unconstrained(start, certify)
         self._unconstrained = _readonly(unconstrained), terms, self._residual_norm
         self._unconstrained_norm = float(np.linalg.norm(unconstrained))
         self._solve_constrained()
@@ -608,7 +621,7 @@ class LogisticProblem(Problem):
             theta, terms = self._solve_on_ball(unconstrained * (self.norm_bound / self._unconstrained_norm))
         self._theta_star = _readonly(theta)
         self._loss_star = terms.loss
-        # Largest margin |x_iᵀθ*| bounds the curvature along any segment from θ*.
+        # Largest margin |x_iᵀθ*| (or a bound on it) bounds the curvature along any segment from θ*.
         self.max_margin_star = terms.max_margin
 
     @staticmethod
@@ -654,6 +667,43 @@ class LogisticProblem(Problem):
             max_margin=float(max_margin),
         )
 
+    def _moment_terms(self) -> _NewtonTerms:
+        """The Newton terms at θ = 0 from one pass of ``moment_sums``: σ(0) = ½, σ'(0) = ¼, every margin 0."""
+        first, second = self._rows.reduce(moment_sums)
+        curvature = second / (4 * self.n)
+        return _NewtonTerms(
+            loss=math.log(2),
+            gradient=-first / (2 * self.n),
+            curvature=curvature,
+            hessian=curvature + self.lam * np.eye(self.p),
+            max_margin=0.0,
+        )
+
+    def _certified_step(
+        self, theta: NDArray[np.float64], terms: _NewtonTerms, step: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], _NewtonTerms] | None:
+        """θ + s and its terms without a pass, when ‖∇L(θ + s)‖ ≤ 1e−10 is certain; else ``None``.
+
+        docs/mathematics.md, “The two learning problems”.
+        ∇L(θ + s) = ∇L(θ) + ∇²L(θ)s + ∫₀¹ (∇²L(θ + ts) − ∇²L(θ))s dt. Along the segment every
+        margin moves by at most t‖s‖∞ (‖x_i‖₁ ≤ 1), each curvature σ'(m_i) by at most κt‖s‖∞
+        (κ = max|σ''| = 1/(6√3)), so ‖∇²L(θ + ts) − ∇²L(θ)‖ ≤ κt‖s‖∞‖G‖ and
+        ‖∇L(θ + s)‖ ≤ ‖∇L(θ) + ∇²L(θ)s‖ + (κ/2)‖s‖∞‖G‖‖s‖: that bound is the residual the
+        lower bound allows for. The third-order term of L along s is at most (κ/6)‖s‖∞·sᵀGs
+        in size, so L(θ + s) ≥ the quadratic model less that; the largest margin at most the
+        last one plus ‖s‖∞.
+        """
+        reach = float(np.max(np.abs(step)))
+        model_gradient = terms.gradient + terms.hessian @ step
+        spread = CURVATURE_LIPSCHITZ * reach * float(np.linalg.eigvalsh(self.gram)[-1])
+        bound = float(np.linalg.norm(model_gradient)) + spread / 2 * float(np.linalg.norm(step))
+        if bound > LOGISTIC_GRADIENT_TOLERANCE:
+            return None
+        self._residual_norm = bound
+        model_loss = terms.loss + float(terms.gradient @ step) + 0.5 * float(step @ terms.hessian @ step)
+        loss = model_loss - spread / 6 * float(step @ self.gram @ step)
+        return theta + step, terms._replace(loss=loss, gradient=model_gradient, max_margin=terms.max_margin + reach)
+
     def _armijo_step(
         self, theta: NDArray[np.float64], terms: _NewtonTerms, step: NDArray[np.float64]
     ) -> tuple[NDArray[np.float64], _NewtonTerms]:
@@ -676,14 +726,19 @@ class LogisticProblem(Problem):
             trial = self._newton_terms(theta + scale * step)
         return theta + scale * step, trial
 
-    def _solve_unconstrained(self, terms: _NewtonTerms) -> tuple[NDArray[np.float64], _NewtonTerms]:
-        """argmin L over all θ by Newton from θ = 0, whose ``terms`` are given."""
+    def _solve_unconstrained(
+        self, terms: _NewtonTerms, certify: bool = False
+    ) -> tuple[NDArray[np.float64], _NewtonTerms]:
+        """argmin L over all θ by Newton from θ = 0, whose ``terms`` are given; ``certify``: see ``from_rows``."""
         theta = np.zeros(self.p)
         for _ in range(NEWTON_ITERATIONS):
             self._residual_norm = float(np.linalg.norm(terms.gradient))
             if self._residual_norm <= LOGISTIC_GRADIENT_TOLERANCE:
                 return theta, terms
-            theta, terms = self._armijo_step(theta, terms, -np.linalg.solve(terms.hessian, terms.gradient))
+            step = -np.linalg.solve(terms.hessian, terms.gradient)
+            if certify and (certified := self._certified_step(theta, terms, step)) is not None:
+                return certified
+            theta, terms = self._armijo_step(theta, terms, step)
         raise AccFirstError("Newton's method did not reach gradient norm 1e-10 for the logistic θ*")
 
     def _solve_on_ball(self, theta: NDArray[np.float64]) -> tuple[NDArray[np.float64], _NewtonTerms]:
