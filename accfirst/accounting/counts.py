@@ -33,7 +33,7 @@ from scipy.special import ndtri
 
 from accfirst.accounting.filters import ZCDPFilter
 from accfirst.errors import AccFirstError, DataError
-from accfirst.mechanisms.brownian import brownian_noise_reduction
+from accfirst.mechanisms.brownian import GAUSSIAN, brownian_noise_reduction
 from accfirst.validation import as_generator, validate_count, validate_positive
 
 COUNT_METHODS = ("nr", "doubling")
@@ -199,7 +199,7 @@ def _doubling_count(
         budget.charge(float(rho))
         spent += float(rho)
         sigma = 1.0 / math.sqrt(2.0 * rho)
-        released = q + sigma * float(rng.standard_normal())
+        released = float(GAUSSIAN.perturb(np.array([q]), 1.0, float(rho), rng)[0])
         if released >= c * sigma * (1.0 + 1.0 / alpha):
             return _outcome("certified", released, k + 1, sigma, c, spent)
     return _outcome("not certified", released, rhos.size, sigma, c, spent)

@@ -22,11 +22,27 @@ ex-post privacy this is not closed under post-processing; every such number is a
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from accfirst.errors import AccFirstError
+from accfirst.mechanisms.ideal_noise import (
+    GROW,
+    ROUNDOFF,
+    Interval,
+    UniformBits,
+    add,
+    draw_gaussian,
+    exact,
+    gaussian_exact,
+    gaussian_fast,
+    multiply,
+    scaled,
+    square_root,
+)
+from accfirst.mechanisms.lattice import lattice_spacing, release_nearest
 from accfirst.mechanisms.noise_reduction import NoiseFamily, ReleaseChain, validate_levels, validate_sensitivity
 from accfirst.validation import validate_delta, validate_positive
 
@@ -40,11 +56,15 @@ def validate_rhos(rhos: ArrayLike) -> NDArray[np.float64]:
 
 
 class BrownianReleaseChain(ReleaseChain):
-    """Releases v + B(T_k) read in increasing level order, sampled by time inversion (SPEC §14.2).
+    """Releases v + B(T_k) read in increasing level order, sampled by time inversion (SPEC §14.2), on a lattice.
 
-    Jumping from level j to a later level k draws the increment Z_k − Z_j in one
-    Gaussian (variance 1/T_k − 1/T_j): the levels read have exactly their joint law;
-    skipped levels are never sampled. ``extend`` appends larger ρ at any time.
+    Jumping from level j to a later level k draws the increment Z_k − Z_j in one ideal
+    Gaussian (variance 1/T_k − 1/T_j): the levels read have exactly their joint law; skipped
+    levels are never sampled. ``extend`` appends larger ρ at any time. Each release is the
+    ideal v + B(T_k) rounded to the lattice of its standard deviation √T_k
+    (``accfirst.mechanisms.lattice``): a post-processing, so every guarantee below holds as
+    for the ideal releases. The draws of each step are not kept: the bit generator's state
+    before them is, and an exact enclosure (rare) draws them again.
     """
 
     def __init__(
@@ -52,11 +72,16 @@ class BrownianReleaseChain(ReleaseChain):
     ) -> None:
         self.levels = rhos
         self._v = v
-        self._sensitivity = sensitivity
+        self._flat = v.ravel()
+        self._sensitivity = Fraction(sensitivity)
         self._rng = rng
+        self._bits = UniformBits(rng)
         self._level = -1
-        self._precision = 0.0  # 1/T at the current level (0 before the first release: B(∞)/∞ = 0)
-        self._z = np.zeros_like(v)
+        self._precision = Fraction(0)  # 1/T at the current level (0 before the first release: B(∞)/∞ = 0)
+        self._steps: list[tuple[dict, Fraction]] = []  # (bit generator state before the step's draws, precision gained)
+        self._z_mid = np.zeros(self._flat.size)
+        self._z_rad = np.zeros(self._flat.size)
+        self._released: NDArray[np.float64] | None = None
 
     def extend(self, rhos: ArrayLike) -> None:
         """Append levels above the current top (SPEC §14.2: the grid extends to the right)."""
@@ -65,19 +90,44 @@ class BrownianReleaseChain(ReleaseChain):
             raise AccFirstError(f"new levels must exceed the current top ρ = {self.levels[-1]:g}; got ρ = {more[0]:g}")
         self.levels = np.concatenate([self.levels, more])
 
+    def _step_draws(self, step: int) -> NDArray[np.int64]:
+        """The Gaussian draws of step ``step`` again, from the bit generator's state before them."""
+        bit_generator = type(self._rng.bit_generator)()
+        bit_generator.state = self._steps[step][0]
+        return draw_gaussian(np.random.Generator(bit_generator), self._flat.size)
+
+    def _exact_noise(self, j: int, precision: int) -> Interval | None:
+        """An exact enclosure of coordinate j's B(T_k) = T_k·Σ √(precision gained)·G over the steps so far."""
+        terms = []
+        for step, (_, gained) in enumerate(self._steps):
+            draws = self._step_draws(step)[:, j]
+            unit = gaussian_exact(self._bits, (j, step), (int(draws[0]), int(draws[1])), precision)
+            if unit is None:
+                return None
+            terms.append(multiply(square_root(exact(gained)), unit))
+        return multiply(exact(1 / self._precision), add(*terms))
+
     def release(self, level: int) -> NDArray[np.float64]:
         self._check_order(level, self._level)
-        # 1/T_k = 2ρ_k/Δ₂²; the increment of Z has the variance of the precision gained.
-        precision = 2.0 * self.levels[level] / self._sensitivity**2
         if level > self._level:
-            step = math.sqrt(precision - self._precision)
-            self._z = self._z + step * self._rng.standard_normal(self._v.shape)
+            # 1/T_k = 2ρ_k/Δ₂² exactly; the increment of Z has the variance of the precision gained.
+            precision = 2 * Fraction(float(self.levels[level])) / self._sensitivity**2
+            gained = precision - self._precision
+            self._steps.append((self._rng.bit_generator.state, gained))
+            unit, unit_rad = gaussian_fast(draw_gaussian(self._rng, self._flat.size))
+            step, step_rad = scaled(math.sqrt(float(gained)), unit, unit_rad)
+            self._z_mid = self._z_mid + step
+            self._z_rad = GROW * (self._z_rad + step_rad + ROUNDOFF * (np.abs(self._z_mid) + np.abs(step)))
             self._precision, self._level = precision, level
-        return self._v + self._z / precision
+            variance = float(1 / precision)
+            mid, rad = scaled(variance, self._z_mid, self._z_rad)
+            spacing = lattice_spacing(math.sqrt(variance))
+            self._released = release_nearest(self._flat, mid, rad, spacing, self._exact_noise)
+        return self._released.reshape(self._v.shape).copy()
 
 
 class GaussianNoise(NoiseFamily):
-    """Gaussian noise with ℓ2 sensitivity, at zCDP level ρ: variance Δ₂²/(2ρ) (SPEC §14)."""
+    """Gaussian noise with ℓ2 sensitivity, at zCDP level ρ: variance Δ₂²/(2ρ) (SPEC §14), released on a lattice."""
 
     name = "gaussian"
     norm = 2
@@ -85,7 +135,18 @@ class GaussianNoise(NoiseFamily):
     def perturb(
         self, v: NDArray[np.float64], sensitivity: float, level: float, rng: np.random.Generator
     ) -> NDArray[np.float64]:
-        return v + rng.normal(0.0, sensitivity / math.sqrt(2.0 * level), size=v.shape)
+        vector = np.asarray(v, dtype=np.float64)
+        variance = Fraction(sensitivity) ** 2 / (2 * Fraction(level))
+        deviation = math.sqrt(float(variance))
+        draws = draw_gaussian(rng, vector.size)
+        mid, rad = scaled(deviation, *gaussian_fast(draws))
+        bits = UniformBits(rng)
+
+        def noise(j: int, precision: int) -> Interval | None:
+            unit = gaussian_exact(bits, j, (int(draws[0, j]), int(draws[1, j])), precision)
+            return None if unit is None else multiply(square_root(exact(variance)), unit)
+
+        return release_nearest(vector.ravel(), mid, rad, lattice_spacing(deviation), noise).reshape(vector.shape)
 
     def chain(
         self, v: NDArray[np.float64], sensitivity: float, levels: NDArray[np.float64], rng: np.random.Generator

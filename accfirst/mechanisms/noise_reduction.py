@@ -18,13 +18,32 @@ family of the paper, Gaussian (``accfirst.mechanisms.brownian``, SPEC §14) the 
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 from abc import ABC, abstractmethod
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from accfirst.errors import AccFirstError
+from accfirst.mechanisms.ideal_noise import (
+    CELL,
+    GROW,
+    ROUNDOFF,
+    UNIFORM_BITS,
+    Interval,
+    UniformBits,
+    add,
+    draw_laplace,
+    exact,
+    laplace_exact,
+    laplace_fast,
+    multiply,
+    resolve,
+)
+from accfirst.mechanisms.lattice import lattice_spacing, nearest_exact, nearest_fast, release_nearest
 
 
 def validate_levels(levels: ArrayLike, name: str = "epsilons", symbol: str = "ε") -> NDArray[np.float64]:
@@ -100,40 +119,66 @@ class NoiseFamily(ABC):
 
 
 class LaplaceReleaseChain(ReleaseChain):
-    """Algorithm 1 with Laplace noise, sampled by re-draw events (see module doc).
+    """Algorithm 1 with ideal Laplace noise, sampled by re-draw events (see module doc), released on a lattice.
 
-    ``values[k, j]`` is coordinate j after its k-th re-draw counted from the top
-    (``values[0]`` is v̂_T); ``event_levels[k, j]`` is the level of re-draw k + 1,
-    or −1 once coordinate j has no more re-draws. The release at level t takes, for
-    each coordinate, the value after its last re-draw at a level ≥ t.
+    ``_state[k, j]`` encloses coordinate j's noise after its k-th re-draw counted from the top
+    (k = 0: the noise of v̂_T) as midpoint + i·radius, ``_event_levels[k, j]`` is the level of
+    re-draw k + 1, or −1 once coordinate j has no more re-draws; ``_draws[k]`` holds the unit
+    Laplace draws of re-draw k for the coordinates ``_drawn[k]`` (increasing). The noise at level t is the one after the last re-draw at a level
+    ≥ t; level t releases v + noise rounded to the lattice of its scale Δ/ε_t
+    (``accfirst.mechanisms.lattice``).
     """
 
     def __init__(
         self, v: NDArray[np.float64], sensitivity: float, epsilons: NDArray[np.float64], rng: np.random.Generator
     ) -> None:
         self.levels = epsilons
+        self._v = v
+        # The ideal scales Δ/ε_t exactly; float64 division rounds them correctly.
+        self._exact_scales = [Fraction(sensitivity) / Fraction(float(e)) for e in epsilons]
+        scales = sensitivity / epsilons
+        self._spacings = np.array([lattice_spacing(float(b)) for b in scales])
+        self._bits = UniformBits(rng)
+        self._redraw_keys = itertools.count()
+        self._squares = epsilons**2  # within 2⁻⁵³ of ε_t², for the re-draw search
         d = v.size
-        top = v + rng.laplace(0.0, sensitivity / epsilons[-1], size=d)
-        values = [top]
-        event_levels = []
-        level = np.full(d, epsilons.size - 1, dtype=np.int64)
+        # Row k of ``state`` encloses the noise after re-draw k (row 0: the top level): its real
+        # part is the midpoint, its imaginary part the radius (one array, so one gather and one
+        # scatter per re-draw). Rows grow by doubling.
+        rows = 32
+        state = np.empty((rows, d), dtype=np.complex128)
+        event_levels = np.full((rows, d), -1, dtype=np.int64)
         active = np.arange(d)
-        current = top
-        while active.size:
-            # Largest s with ε_s < ε_level·√U is the next re-draw; −1 means none.
-            cut = epsilons[level[active]] * np.sqrt(rng.random(active.size))
-            nxt = np.searchsorted(epsilons, cut, side="left") - 1
+        self._draws, self._drawn = [draw_laplace(rng, d)], [active]
+        mid, rad = laplace_fast(self._draws[0], scales[-1])
+        state[0] = mid + 1j * rad
+        level = np.full(d, epsilons.size - 1, dtype=np.int64)
+        k = 0
+        while True:
+            nxt = self._next_redraws(level[active], rng)
             moving = nxt >= 0
             active, nxt = active[moving], nxt[moving]
-            step_levels = np.full(d, -1, dtype=np.int64)
-            step_levels[active] = nxt
-            current = current.copy()
-            current[active] += rng.laplace(0.0, 1.0, size=active.size) * (sensitivity / epsilons[nxt])
+            if not active.size:
+                break
+            k += 1
+            if k == rows:
+                state = np.concatenate([state, np.empty_like(state)])
+                event_levels = np.concatenate([event_levels, np.full_like(event_levels, -1)])
+                rows *= 2
+            packed = draw_laplace(rng, active.size)
+            term, term_rad = laplace_fast(packed, scales[nxt])
+            state[k] = state[k - 1]
+            before = state[k, active]
+            # The sum's rounding is at most 2⁻⁵³ of |before| + |term|; GROW covers the radii's own.
+            state[k, active] = before + (
+                term + 1j * GROW * (term_rad + ROUNDOFF * (np.abs(before.real) + np.abs(term)))
+            )
+            event_levels[k - 1, active] = nxt
             level[active] = nxt
-            event_levels.append(step_levels)
-            values.append(current)
-        self._values = np.stack(values)
-        levels = np.stack(event_levels) if event_levels else np.empty((0, d), dtype=np.int64)
+            self._draws.append(packed)
+            self._drawn.append(active)
+        self._state = state[: k + 1]
+        levels = self._event_levels = event_levels[:k]
         flat = levels.ravel()
         has_event = flat >= 0
         coordinates = np.tile(np.arange(d), levels.shape[0])[has_event]
@@ -145,20 +190,100 @@ class LaplaceReleaseChain(ReleaseChain):
         # count[j] = re-draws of coordinate j at levels ≥ the current level.
         self._count = (levels >= 0).sum(axis=0)
         self._level = 0
-        self._current = self._values[self._count, np.arange(d)]
+        # Level t releases _table[count, j]: the states of the current lattice band, rounded.
+        self._everyone = np.arange(d)
+        self._table = np.empty(self._state.shape)
+        self._band_end = 0
+        self._released = np.empty(d)
+
+    def _next_redraws(self, levels: NDArray[np.int64], rng: np.random.Generator) -> NDArray[np.int64]:
+        """The next re-draw below each level u: the largest s with ε_s² < U·ε_u² (−1 if none).
+
+        U is an ideal uniform known to the cell [J, J + 1]·2⁻⁵³; the float search settles the
+        level unless a threshold ε_s²/ε_u² falls within rounding of that cell, when exact
+        rationals and more of U's bits do.
+        """
+        tops = rng.integers(0, 2**UNIFORM_BITS, size=levels.size, dtype=np.int64)
+        top_square = self._squares[levels]
+        low = tops * CELL * top_square * (1.0 - 4.0 * ROUNDOFF)
+        high = (tops + 1) * CELL * top_square * (1.0 + 4.0 * ROUNDOFF)
+        # Levels ≤ sure surely qualify; the level above sure surely does not unless it is within
+        # rounding of U's cell (or it is u itself, whose ratio is 1).
+        sure = np.minimum(np.searchsorted(self._squares, low, side="left") - 1, levels - 1)
+        above = sure + 1
+        unsettled = above < levels
+        unsettled[unsettled] = self._squares[above[unsettled]] < high[unsettled]
+        for i in np.flatnonzero(unsettled):
+            likely = int(np.searchsorted(self._squares, high[i], side="left")) - 1
+            sure[i] = self._exact_next_redraw(
+                int(levels[i]), int(tops[i]), int(sure[i]), min(likely, int(levels[i]) - 1)
+            )
+        return sure
+
+    def _exact_next_redraw(self, level: int, top: int, sure: int, likely: int) -> int:
+        key = ("re-draw", next(self._redraw_keys))
+        u = Fraction(float(self.levels[level])) ** 2
+        for s in range(likely, sure, -1):
+            threshold = Fraction(float(self.levels[s])) ** 2 / u
+
+            def below(lo: Fraction, hi: Fraction, threshold: Fraction = threshold) -> bool | None:
+                return True if threshold < lo else False if threshold >= hi else None
+
+            if resolve(lambda precision: self._bits.cell(key, top, precision), below):
+                return s
+        return sure
+
+    def _exact_noise(self, j: int, k: int, precision: int) -> Interval | None:
+        """An exact enclosure of coordinate j's noise after its re-draw k: the top draw and re-draws 1 … k."""
+        terms = []
+        for r in range(k + 1):
+            level = self.levels.size - 1 if r == 0 else int(self._event_levels[r - 1, j])
+            packed = self._draws[r][np.searchsorted(self._drawn[r], j)]
+            unit = laplace_exact(self._bits, (j, r), int(packed), precision)
+            if unit is None:
+                return None
+            terms.append(multiply(exact(self._exact_scales[level]), unit))
+        return add(*terms)
+
+    def _round_band(self, level: int) -> None:
+        """Round every noise state that a coordinate takes at ``level`` and the levels above it on the same lattice.
+
+        A coordinate's state k runs down from its count at ``level`` to its count at the
+        band's last level; one vectorised rounding serves every release in the band.
+        """
+        spacing = self._spacings[level]
+        end = int(np.searchsorted(-self._spacings, -spacing, side="right"))
+        leaving = self._event_coordinates[self._event_starts[level] : self._event_starts[end - 1]]
+        low = self._count - np.bincount(leaving, minlength=self._v.size)
+        sizes = self._count - low + 1
+        coordinate = np.repeat(self._everyone, sizes)
+        starts = np.cumsum(sizes) - sizes
+        state = np.repeat(low - starts, sizes) + np.arange(coordinate.size)
+        enclosure = self._state[state, coordinate]
+        values, unsettled = nearest_fast(self._v[coordinate], enclosure.real, enclosure.imag, spacing)
+        for i in np.flatnonzero(unsettled):
+            j, k = int(coordinate[i]), int(state[i])
+            noise = functools.partial(self._exact_noise, j, k)
+            values[i] = nearest_exact(float(self._v[j]), spacing, noise)
+        self._table[state, coordinate] = values
+        self._band_end = end
 
     def release(self, level: int) -> NDArray[np.float64]:
         self._check_order(level, self._level)
         # Passing level s removes the re-draws made at s from every count.
         passed = self._event_coordinates[self._event_starts[self._level] : self._event_starts[level]]
         np.subtract.at(self._count, passed, 1)
-        self._current[passed] = self._values[self._count[passed], passed]
         self._level = level
-        return self._current.copy()
+        if level >= self._band_end:
+            self._round_band(level)
+            self._released = self._table[self._count, self._everyone]
+        else:
+            self._released[passed] = self._table[self._count[passed], passed]
+        return self._released.copy()
 
 
 class LaplaceNoise(NoiseFamily):
-    """Laplace noise with ℓ1 sensitivity: pure ε-DP (SPEC §3, §5)."""
+    """Laplace noise with ℓ1 sensitivity: pure ε-DP (SPEC §3, §5), released on a lattice (exact, no ε added)."""
 
     name = "laplace"
     norm = 1
@@ -166,7 +291,18 @@ class LaplaceNoise(NoiseFamily):
     def perturb(
         self, v: NDArray[np.float64], sensitivity: float, level: float, rng: np.random.Generator
     ) -> NDArray[np.float64]:
-        return v + rng.laplace(0.0, sensitivity / level, size=v.shape)
+        vector = np.asarray(v, dtype=np.float64)
+        scale = Fraction(sensitivity) / Fraction(level)
+        packed = draw_laplace(rng, vector.size)
+        mid, rad = laplace_fast(packed, sensitivity / level)
+        bits = UniformBits(rng)
+
+        def noise(j: int, precision: int) -> Interval | None:
+            unit = laplace_exact(bits, j, int(packed[j]), precision)
+            return None if unit is None else multiply(exact(scale), unit)
+
+        spacing = lattice_spacing(sensitivity / level)
+        return release_nearest(vector.ravel(), mid, rad, spacing, noise).reshape(vector.shape)
 
     def chain(
         self, v: NDArray[np.float64], sensitivity: float, levels: NDArray[np.float64], rng: np.random.Generator
