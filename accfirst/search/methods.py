@@ -30,7 +30,12 @@ from accfirst.erm.generators import HypothesisGenerator, make_generator
 from accfirst.erm.problems import Problem
 from accfirst.erm.theory import theory_epsilon
 from accfirst.errors import AccFirstError
-from accfirst.mechanisms.above_threshold import SearchOutcome, interactive_above_threshold, sequential_test
+from accfirst.mechanisms.above_threshold import (
+    SearchOutcome,
+    ThresholdNoise,
+    interactive_above_threshold,
+    sequential_test,
+)
 from accfirst.mechanisms.brownian import DEFAULT_DELTA, brownian_expost_epsilon, variance_matched_rhos
 from accfirst.mechanisms.calibration import (
     DEFAULT_CALIBRATION,
@@ -253,9 +258,9 @@ def doubling(
     cost = generation_cost(gen, levels, delta, independent=True)
     sample_rng, test_rng = as_generator(rng).spawn(2)
     scale = doubling_test_scale(alpha, gamma, K, calibration)
-    query_noise = test_rng.laplace(0.0, scale, size=K)
+    noise = ThresholdNoise(-alpha / 2, scale, K, test_rng)
     hypotheses = (gen.sample(float(level), sample_rng) for level in cost.levels)
-    outcome = sequential_test(hypotheses, cost.label, query_noise, np.full(K, -alpha / 2), exact)
+    outcome = sequential_test(hypotheses, cost.label, noise, exact)
     eps_test = problem.query_sensitivity / scale
     halted = outcome.index is not None
     steps = outcome.index + 1 if halted else K
