@@ -50,6 +50,15 @@ def numpy_laplace_can_produce(y: float, centre: float, scale: float) -> bool:
     return numpy_laplace_value(low, centre, scale) == y
 
 
+def neighbour(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The dataset with its last row replaced by an extreme one (‖x‖₁ = 1, the label flipped)."""
+    X2, y2 = X.copy(), y.copy()
+    X2[-1] = 0.0
+    X2[-1, 0] = 1.0
+    y2[-1] = -y[-1]
+    return X2, y2
+
+
 def on_lattice(values: np.ndarray, spacing: float) -> np.ndarray:
     """Whether each value is a point of spacing·ℤ (``spacing`` a power of two: the division is exact)."""
     scaled = np.asarray(values, dtype=np.float64) / spacing

@@ -27,17 +27,8 @@ from accfirst.mechanisms.lattice import lattice_spacing
 from accfirst.mechanisms.noise_reduction import LAPLACE
 from accfirst.search.grid import epsilon_grid
 from accfirst.search.methods import noise_reduction, theory_run
-from tests.attacks import numpy_laplace_can_produce, numpy_laplace_value, on_lattice
+from tests.attacks import neighbour, numpy_laplace_can_produce, numpy_laplace_value, on_lattice
 from tests.data import make_logistic_data, make_ridge_data
-
-
-def neighbour(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The dataset with its last row replaced by an extreme one (‖x‖₁ = 1, the label flipped)."""
-    X2, y2 = X.copy(), y.copy()
-    X2[-1] = 0.0
-    X2[-1, 0] = 1.0
-    y2[-1] = -y[-1]
-    return X2, y2
 
 
 def test_the_check_replays_numpy_laplace_and_rules_the_neighbour_out() -> None:

@@ -31,6 +31,7 @@ from accfirst.errors import AccFirstError
 from accfirst.mechanisms.ideal_noise import (
     GROW,
     ROUNDOFF,
+    UNIFORM_BITS,
     Interval,
     UniformBits,
     add,
@@ -63,8 +64,8 @@ class BrownianReleaseChain(ReleaseChain):
     levels are never sampled. ``extend`` appends larger ρ at any time. Each release is the
     ideal v + B(T_k) rounded to the lattice of its standard deviation √T_k
     (``accfirst.mechanisms.lattice``): a post-processing, so every guarantee below holds as
-    for the ideal releases. The draws of each step are not kept: the bit generator's state
-    before them is, and an exact enclosure (rare) draws them again.
+    for the ideal releases. The draws of each step are not kept: an exact enclosure (rare)
+    reads a coordinate's again from the stream they came from.
     """
 
     def __init__(
@@ -74,11 +75,16 @@ class BrownianReleaseChain(ReleaseChain):
         self._v = v
         self._flat = v.ravel()
         self._sensitivity = Fraction(sensitivity)
-        self._rng = rng
         self._bits = UniformBits(rng)
+        # The steps' draws come from a stream of their own whose n-th word can be found again
+        # (PCG64.advance): an exact enclosure of one coordinate re-reads only that coordinate's.
+        self._stream = np.random.PCG64(int(rng.integers(0, 2**63)))
+        self._start = self._stream.state
+        self._replay = np.random.PCG64()
+        self._words = 0
         self._level = -1
         self._precision = Fraction(0)  # 1/T at the current level (0 before the first release: B(∞)/∞ = 0)
-        self._steps: list[tuple[dict, Fraction]] = []  # (bit generator state before the step's draws, precision gained)
+        self._steps: list[tuple[int, Fraction]] = []  # (first word of the step's draws, precision gained)
         self._z_mid = np.zeros(self._flat.size)
         self._z_rad = np.zeros(self._flat.size)
         self._released: NDArray[np.float64] | None = None
@@ -90,18 +96,19 @@ class BrownianReleaseChain(ReleaseChain):
             raise AccFirstError(f"new levels must exceed the current top ρ = {self.levels[-1]:g}; got ρ = {more[0]:g}")
         self.levels = np.concatenate([self.levels, more])
 
-    def _step_draws(self, step: int) -> NDArray[np.int64]:
-        """The Gaussian draws of step ``step`` again, from the bit generator's state before them."""
-        bit_generator = type(self._rng.bit_generator)()
-        bit_generator.state = self._steps[step][0]
-        return draw_gaussian(np.random.Generator(bit_generator), self._flat.size)
+    def _step_draws(self, step: int, j: int) -> tuple[int, int]:
+        """Coordinate j's Gaussian draw at step ``step`` again: words first + j and first + d + j of the stream."""
+        self._replay.state = self._start
+        self._replay.advance(self._steps[step][0] + j)
+        radius = int(self._replay.random_raw()) >> (64 - UNIFORM_BITS)
+        self._replay.advance(self._flat.size - 1)
+        return radius, int(self._replay.random_raw()) >> (64 - UNIFORM_BITS)
 
     def _exact_noise(self, j: int, precision: int) -> Interval | None:
         """An exact enclosure of coordinate j's B(T_k) = T_k·Σ √(precision gained)·G over the steps so far."""
         terms = []
         for step, (_, gained) in enumerate(self._steps):
-            draws = self._step_draws(step)[:, j]
-            unit = gaussian_exact(self._bits, (j, step), (int(draws[0]), int(draws[1])), precision)
+            unit = gaussian_exact(self._bits, (j, step), self._step_draws(step, j), precision)
             if unit is None:
                 return None
             terms.append(multiply(square_root(exact(gained)), unit))
@@ -113,8 +120,10 @@ class BrownianReleaseChain(ReleaseChain):
             # 1/T_k = 2ρ_k/Δ₂² exactly; the increment of Z has the variance of the precision gained.
             precision = 2 * Fraction(float(self.levels[level])) / self._sensitivity**2
             gained = precision - self._precision
-            self._steps.append((self._rng.bit_generator.state, gained))
-            unit, unit_rad = gaussian_fast(draw_gaussian(self._rng, self._flat.size))
+            self._steps.append((self._words, gained))
+            words = self._stream.random_raw(2 * self._flat.size)
+            self._words += words.size
+            unit, unit_rad = gaussian_fast((words >> (64 - UNIFORM_BITS)).astype(np.int64).reshape(2, -1))
             step, step_rad = scaled(math.sqrt(float(gained)), unit, unit_rad)
             self._z_mid = self._z_mid + step
             self._z_rad = GROW * (self._z_rad + step_rad + ROUNDOFF * (np.abs(self._z_mid) + np.abs(step)))

@@ -9,7 +9,7 @@ the lattice point of gℤ nearest to the ideal output. That is a post-processing
 mechanism, so its privacy guarantee holds unchanged: no ε is added. Every lattice point has
 positive probability under every input, so no released value can rule a dataset out, and the
 released float64 is the lattice point itself (exactly, while |v + N| < 2⁵³·g). g depends only on
-the noise scale (public); the rounding moves a value by at most g/2 ≤ 2⁻²¹·s.
+the noise scale (public); the rounding moves a value by at most g/2 ≤ 2⁻¹⁷·s.
 
 The rounding is decided exactly (``accfirst.mechanisms.ideal_noise``): from the fast float64
 enclosure of N for nearly every coordinate (all but about one in 10⁷), from exact enclosures
@@ -28,18 +28,18 @@ from numpy.typing import NDArray
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.ideal_noise import GROW, ROUNDOFF, Interval, resolve
 
-# The lattice spacing is a power of two between 2⁻²⁴ and 2⁻²⁰ of the noise scale, the same for
+# The lattice spacing is a power of two between 2⁻²⁰ and 2⁻¹⁶ of the noise scale, the same for
 # scales within a factor 16 (one rounding pass serves a noise-reduction chain across such a
-# band). The rounding adds a variance of at most g²/12 < 2⁻⁴³·s²; the fast enclosure (radius
-# ~2⁻⁴⁷·s per noise term) settles the cell of all but about 2⁻²⁰ of the coordinates.
-LATTICE_BITS = 20
+# band). The rounding adds a variance of at most g²/12 < 2⁻³⁵·s²; the fast enclosure (radius
+# ~2⁻⁴⁷·s per noise term) settles the cell of all but a few in 10⁸ coordinates.
+LATTICE_BITS = 16
 BAND_BITS = 4
 # Below this noise scale the lattice spacing would underflow float64.
 SMALLEST_SCALE = 2.0**-1000
 
 
 def lattice_spacing(scale: float) -> float:
-    """g = 2^(4·⌊⌊log₂ s⌋/4⌋ − 20) for a noise scale s > 0 (a Laplace scale or a Gaussian standard deviation)."""
+    """g = 2^(4·⌊⌊log₂ s⌋/4⌋ − 16) for a noise scale s > 0 (a Laplace scale or a Gaussian standard deviation)."""
     if not (SMALLEST_SCALE <= scale < math.inf):
         raise AccFirstError(f"a noise scale must be a finite number ≥ 2^-1000; got {scale!r}")
     _, exponent = math.frexp(scale)  # scale = m·2^exponent with m ∈ [½, 1): ⌊log₂ s⌋ = exponent − 1

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
-from decimal import Decimal
+from decimal import Decimal, localcontext
 
 import numpy as np
 import pytest
@@ -38,8 +38,8 @@ def test_spacing_is_a_power_of_two_fixed_across_bands_of_sixteen() -> None:
         mantissa, _ = math.frexp(g)
         assert mantissa == 0.5  # a power of two
         assert 2.0 ** -(LATTICE_BITS + 4) * scale < g <= 2.0**-LATTICE_BITS * scale
-    assert lattice_spacing(1.0) == lattice_spacing(15.99) == 2.0**-20
-    assert lattice_spacing(16.0) == 2.0**-16
+    assert lattice_spacing(1.0) == lattice_spacing(15.99) == 2.0**-LATTICE_BITS
+    assert lattice_spacing(16.0) == 2.0 ** (4 - LATTICE_BITS)
     for bad in (0.0, -1.0, math.inf, math.nan, 1e-305):
         with pytest.raises(AccFirstError, match="noise scale"):
             lattice_spacing(bad)
@@ -99,7 +99,7 @@ def test_rounded_values_have_the_law_of_the_nearest_lattice_point(force_exact: b
 
 def test_a_value_on_a_cell_boundary_is_decided_by_the_ideal_noise() -> None:
     """v exactly halfway between two lattice points: the sign of the (tiny) ideal noise decides."""
-    spacing = 2.0**-20
+    spacing = 2.0**-LATTICE_BITS
     centre = 1.0 - spacing / 2
     for sign, expected in ((1, 1.0), (-1, 1.0 - spacing)):
 
@@ -134,3 +134,32 @@ def test_forced_exact_path_is_deterministic_given_the_seed() -> None:
     v = np.linspace(-1, 1, 50)
     once = functools.partial(laplace_release, v, 0.2, lattice_spacing(0.2), 7, True)
     np.testing.assert_array_equal(once(), once())
+
+
+def test_chains_exact_enclosures_agree_with_their_fast_ones() -> None:
+    """The exact path of each chain finds each coordinate's draws again (the Laplace chain from its
+    stored draws, the Brownian one by re-reading its stream) and encloses a value inside the fast
+    enclosure, at every level read."""
+    v = np.linspace(-3.0, 3.0, 40)
+    chain = LAPLACE.chain(v, 1.0, np.geomspace(0.1, 10.0, 30), np.random.default_rng(8))
+    for level in (0, 11, 29):
+        chain.release(level)
+        for j in range(v.size):
+            k = int(chain._count[j])
+            with localcontext() as context:
+                context.prec = 40
+                interval = chain._exact_noise(j, k, 40)
+            mid, rad = chain._state[k, j].real, chain._state[k, j].imag
+            assert mid - rad <= float(interval.lo) and float(interval.hi) <= mid + rad
+    brownian = GAUSSIAN.chain(v, 1.0, np.geomspace(0.1, 10.0, 30), np.random.default_rng(9))
+    for level in (0, 1, 17, 29):
+        released = brownian.release(level)
+        variance = 1.0 / (2 * brownian.levels[level])
+        for j in range(v.size):
+            with localcontext() as context:
+                context.prec = 40
+                interval = brownian._exact_noise(j, 40)
+            mid, rad = variance * brownian._z_mid[j], variance * brownian._z_rad[j] * (1 + 1e-12)
+            assert mid - rad <= float(interval.lo) and float(interval.hi) <= mid + rad
+            # and the released value is the lattice point nearest to v + the enclosed noise
+            assert abs(released[j] - (v[j] + float(interval.lo))) <= lattice_spacing(math.sqrt(variance)) / 2 + 1e-12

@@ -35,8 +35,8 @@ def moved(out: np.ndarray, sensitivity: float, eps: np.ndarray) -> np.ndarray:
     """(T − 1, d): whether a coordinate was re-drawn between levels t and t + 1.
 
     Level t releases its value rounded to the lattice of spacing g_t: a kept value moves by at
-    most (g_t + g_{t+1})/2 (less than 2⁻²⁰ of the noise scale), a re-drawn one by fresh Laplace
-    noise, which falls that close with probability below 2⁻¹⁹.
+    most (g_t + g_{t+1})/2 (less than 2⁻¹⁶ of the noise scale), a re-drawn one by fresh Laplace
+    noise, which falls that close with probability below 2⁻¹⁵.
     """
     spacing = np.array([lattice_spacing(sensitivity / e) for e in eps])
     return np.abs(np.diff(out, axis=0)) > (0.5 * (spacing[:-1] + spacing[1:]))[:, None]
