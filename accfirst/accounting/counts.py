@@ -7,7 +7,8 @@ advance; each gets noisier-to-sharper Gaussian releases until one is *certified*
 with noise sd σ and noisy value y, stop and release iff y ≥ c·σ·(1 + 1/α), with
 c = Φ⁻¹(1 − β/(2K)) for at most K levels. Then, with probability ≥ 1 − β, every level has
 |y − q| ≤ cσ, and at the stop cσ ≤ α·q: the released count is within relative error α.
-The stop reads only the released values.
+The stop reads only the released values, which are lattice points: the ideal noisy
+counts rounded exactly (docs/mathematics.md, "Noise that float64 cannot betray").
 
 Two arms share the stop rule, the per-count cap ρ̄ = min(κ·ρ_B, remaining) on the noise
 level, and the lowest level ρ̄·2^{−19}:

@@ -10,7 +10,9 @@ mechanism at ρ_k; the prefix (v̂_1 … v̂_k) carries the same privacy loss as
 Sampling in release order by time inversion (SPEC §14.2): Z_k = B(T_k)/T_k has
 independent increments, Z_1 ∼ N(0, 1/T_1) and Z_{k+1} − Z_k ∼ N(0, 1/T_{k+1} − 1/T_k), so
 each release costs one Gaussian draw per coordinate, levels that are never read cost
-nothing, and the grid can be extended to the right at any time.
+nothing, and the grid can be extended to the right at any time. The path is the ideal,
+real-valued one, and each release its exact rounding to a lattice (docs/mathematics.md,
+"Noise that float64 cannot betray"): no released float64 can rule an input out.
 
 The ex-post guarantee (SPEC §14.4) holds under any stopping rule that reads only the
 releases: stopping at level k is (ℰ_BM(ρ_k), δ)-ex-post private, with ℰ_BM from a

@@ -8,8 +8,12 @@ probability (ε_t/ε_{t+1})², else adds fresh Lap(Δ/ε_t) noise. The prefix
 Sampling: the keep/re-draw coins are independent, and the chance that a coordinate
 keeps its value at every level from u − 1 down to s telescopes to (ε_s/ε_u)². So
 the next re-draw below level u is at the largest s with ε_s < ε_u·√U, U uniform —
-one draw per re-draw instead of one coin per level. Values are accumulated from the
-top down exactly as Algorithm 1 does, in float64 throughout.
+one draw per re-draw instead of one coin per level. The noise is the ideal, real-valued
+one (``accfirst.mechanisms.ideal_noise``), the re-draw levels are decided exactly, and each
+release is the ideal v̂_t rounded exactly to a lattice 2¹⁶–2²⁰ times finer than its noise
+scale (``accfirst.mechanisms.lattice``): a post-processing, so the guarantees above hold
+unchanged, and no released float64 can rule an input out (docs/mathematics.md, "Noise that
+float64 cannot betray").
 
 The noise family is pluggable: a ``NoiseFamily`` perturbs a vector once (the plain
 mechanism at one privacy level) and builds a noise-reduction chain; Laplace is the
