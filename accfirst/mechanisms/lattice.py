@@ -52,17 +52,25 @@ def nearest_fast(
     """g·⌊(v + N)/g + ½⌋ for every N in [mid − rad, mid + rad], and where that is not one lattice point.
 
     v/g splits exactly into a whole part and a fraction (g is a power of two), so the rounding
-    errors are those of numbers of the size of N/g, not of v/g.
+    errors are those of z = fraction + N/g + ½, a number of the size of N/g. z's cell is
+    certain when its distance to the nearest integer exceeds ``rad``/g plus those roundings
+    (at most 4·2⁻⁵³·(|z| + 2), bounded here by the largest |z|).
     """
-    scaled = centre / spacing
+    inverse = 1.0 / spacing  # exact: g is a power of two
+    scaled = centre * inverse
     whole = np.floor(scaled)
-    y = (scaled - whole) + mid / spacing
-    z = y + 0.5
-    reach = GROW * (rad / spacing + ROUNDOFF * (np.abs(y) + np.abs(z)))
-    reach = reach + 2.0 * ROUNDOFF * (np.abs(z) + reach)  # the roundings of z ± reach
-    low = np.floor(z - reach)
-    settled = low == np.floor(z + reach)
-    return whole * spacing + low * spacing, ~settled
+    z = scaled - whole
+    z += mid * inverse
+    z += 0.5
+    low = np.floor(z)
+    fraction = z - low
+    reach = rad * (GROW * inverse)
+    reach += 4.0 * ROUNDOFF * (float(np.max(np.abs(z), initial=0.0)) + 2.0)
+    unsettled = ~(reach < fraction)
+    unsettled |= ~(fraction < 1.0 - reach)
+    whole += low
+    whole *= spacing
+    return whole, unsettled
 
 
 def nearest_exact(centre: float, spacing: float, noise: Callable[[int], Interval | None]) -> float:

@@ -122,6 +122,42 @@ class NoiseFamily(ABC):
         """A noise-reduction chain whose prefix up to level t is as private as level t alone."""
 
 
+class _SortedSearch:
+    """``np.searchsorted(keys, values) − 1`` (the largest i with keys[i] < value) for many unsorted values, fast.
+
+    numpy's search pays a mispredicted branch per halving for unsorted values; here a table
+    over 4T equal buckets of log(key) gives each value a start at or below its answer, and a
+    few vectorised steps (one per key in its bucket) finish it exactly.
+    """
+
+    def __init__(self, keys: NDArray[np.float64]) -> None:
+        self.padded = np.append(keys, np.inf)  # the keys, then +∞
+        logs = np.log(keys)
+        self._low = logs[0]
+        self._buckets = 4 * keys.size
+        span = logs[-1] - logs[0]
+        self._scale = self._buckets / span if span > 0 else 0.0
+        edges = np.exp(self._low + np.arange(self._buckets + 1) / self._scale) if span > 0 else keys[:1]
+        # One below the answer at each bucket's edge: rounding may put a value just under its edge.
+        self._table = np.maximum(np.searchsorted(keys, edges, side="left") - 2, -1)
+
+    def below(self, values: NDArray[np.float64]) -> NDArray[np.int64]:
+        if self._scale == 0:
+            answer = np.full(values.size, -1, dtype=np.int64)
+        else:
+            with np.errstate(divide="ignore"):
+                position = np.log(values)
+            position -= self._low
+            position *= self._scale
+            np.clip(position, 0, self._buckets, out=position)
+            answer = self._table[position.astype(np.int64)]
+        while True:
+            step = self.padded[answer + 1] < values
+            if not step.any():
+                return answer
+            answer += step
+
+
 class LaplaceReleaseChain(ReleaseChain):
     """Algorithm 1 with ideal Laplace noise, sampled by re-draw events (see module doc), released on a lattice.
 
@@ -145,6 +181,7 @@ class LaplaceReleaseChain(ReleaseChain):
         self._bits = UniformBits(rng)
         self._redraw_keys = itertools.count()
         self._squares = epsilons**2  # within 2⁻⁵³ of ε_t², for the re-draw search
+        self._search = _SortedSearch(self._squares)
         d = v.size
         # Row k of ``state`` encloses the noise after re-draw k (row 0: the top level): its real
         # part is the midpoint, its imaginary part the radius (one array, so one gather and one
@@ -213,10 +250,9 @@ class LaplaceReleaseChain(ReleaseChain):
         high = (tops + 1) * CELL * top_square * (1.0 + 4.0 * ROUNDOFF)
         # Levels ≤ sure surely qualify; the level above sure surely does not unless it is within
         # rounding of U's cell (or it is u itself, whose ratio is 1).
-        sure = np.minimum(np.searchsorted(self._squares, low, side="left") - 1, levels - 1)
+        sure = np.minimum(self._search.below(low), levels - 1)
         above = sure + 1
-        unsettled = above < levels
-        unsettled[unsettled] = self._squares[above[unsettled]] < high[unsettled]
+        unsettled = (above < levels) & (self._search.padded[above] < high)
         for i in np.flatnonzero(unsettled):
             likely = int(np.searchsorted(self._squares, high[i], side="left")) - 1
             sure[i] = self._exact_next_redraw(

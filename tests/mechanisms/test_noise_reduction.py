@@ -15,7 +15,7 @@ from scipy import stats
 
 from accfirst import AccFirstError, laplace_noise_reduction
 from accfirst.mechanisms.lattice import lattice_spacing
-from accfirst.mechanisms.noise_reduction import LAPLACE
+from accfirst.mechanisms.noise_reduction import LAPLACE, _SortedSearch
 
 SAMPLES = 20_000
 ALPHA = 1e-3
@@ -151,3 +151,14 @@ def test_same_seed_same_releases() -> None:
 def test_bad_arguments_raise(epsilons, sensitivity, message) -> None:
     with pytest.raises(AccFirstError, match=message):
         laplace_noise_reduction(np.zeros(3), sensitivity, epsilons, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("grid_name", [*GRIDS, "one level"])
+def test_sorted_search_agrees_with_numpy(grid_name: str) -> None:
+    """The chain's re-draw search is numpy's searchsorted, faster: the same answer for every value,
+    including values equal to a key, 0, and values above the last key."""
+    keys = (GRIDS.get(grid_name, np.array([2.0]))) ** 2
+    rng = np.random.default_rng(12)
+    values = np.concatenate([rng.random(5000) * keys[-1] * 1.2, keys, [0.0, keys[-1] * 2]])
+    expected = np.searchsorted(keys, values, side="left") - 1
+    np.testing.assert_array_equal(_SortedSearch(keys).below(values), expected)
