@@ -122,6 +122,11 @@ class NoiseFamily(ABC):
         """A noise-reduction chain whose prefix up to level t is as private as level t alone."""
 
 
+# Levels rounded in one pass: enough to share numpy's call overhead, few enough not to round
+# many states of levels that a search stops before.
+ROUND_AHEAD = 16
+
+
 class _SortedSearch:
     """``np.searchsorted(keys, values) − 1`` (the largest i with keys[i] < value) for many unsorted values, fast.
 
@@ -231,10 +236,10 @@ class LaplaceReleaseChain(ReleaseChain):
         # count[j] = re-draws of coordinate j at levels ≥ the current level.
         self._count = (levels >= 0).sum(axis=0)
         self._level = 0
-        # Level t releases _table[count, j]: the states of the current lattice band, rounded.
+        # Level t releases _table[count, j]: the states rounded ahead (``_round_ahead``).
         self._everyone = np.arange(d)
         self._table = np.empty(self._state.shape)
-        self._band_end = 0
+        self._ahead_end, self._spacing = 0, math.nan
         self._released = np.empty(d)
 
     def _next_redraws(self, levels: NDArray[np.int64], rng: np.random.Generator) -> NDArray[np.int64]:
@@ -285,28 +290,40 @@ class LaplaceReleaseChain(ReleaseChain):
             terms.append(multiply(exact(self._exact_scales[level]), unit))
         return add(*terms)
 
-    def _round_band(self, level: int) -> None:
-        """Round every noise state that a coordinate takes at ``level`` and the levels above it on the same lattice.
+    def _round_ahead(self, level: int) -> bool:
+        """Round the noise states that the levels ``level`` … ``level`` + ROUND_AHEAD − 1 (on one lattice) release.
 
-        A coordinate's state k runs down from its count at ``level`` to its count at the
-        band's last level; one vectorised rounding serves every release in the band.
+        One vectorised rounding serves those releases: for each re-draw made at those levels,
+        the state that follows it, and — on a new lattice or after levels were skipped — every
+        coordinate's current state. Returns whether the current states were rounded.
         """
         spacing = self._spacings[level]
-        end = int(np.searchsorted(-self._spacings, -spacing, side="right"))
-        leaving = self._event_coordinates[self._event_starts[level] : self._event_starts[end - 1]]
-        low = self._count - np.bincount(leaving, minlength=self._v.size)
-        sizes = self._count - low + 1
-        coordinate = np.repeat(self._everyone, sizes)
-        starts = np.cumsum(sizes) - sizes
-        state = np.repeat(low - starts, sizes) + np.arange(coordinate.size)
-        enclosure = self._state[state, coordinate]
+        fresh = level != self._ahead_end or spacing != self._spacing
+        end = min(int(np.searchsorted(-self._spacings, -spacing, side="right")), level + ROUND_AHEAD)
+        # A re-draw made at one of these levels leaves its coordinate in the state it had one
+        # re-draw earlier; a level holds at most one re-draw per coordinate.
+        counts = self._count.copy()
+        coordinates, states = [], []
+        for s in range(level, end):
+            at = self._event_coordinates[self._event_starts[s] : self._event_starts[s + 1]]
+            counts[at] -= 1
+            coordinates.append(at)
+            states.append(counts[at])
+        if fresh:
+            coordinates.append(self._everyone)
+            states.append(self._count)
+        coordinate, state = np.concatenate(coordinates), np.concatenate(states)
+        # Flat indices: numpy gathers and scatters them several times faster than index pairs.
+        flat = state * self._v.size + coordinate
+        enclosure = self._state.reshape(-1)[flat]
         values, unsettled = nearest_fast(self._v[coordinate], enclosure.real, enclosure.imag, spacing)
         for i in np.flatnonzero(unsettled):
             j, k = int(coordinate[i]), int(state[i])
             noise = functools.partial(self._exact_noise, j, k)
             values[i] = nearest_exact(float(self._v[j]), spacing, noise)
-        self._table[state, coordinate] = values
-        self._band_end = end
+        self._table.reshape(-1)[flat] = values
+        self._ahead_end, self._spacing = end, spacing
+        return fresh
 
     def release(self, level: int) -> NDArray[np.float64]:
         self._check_order(level, self._level)
@@ -314,11 +331,11 @@ class LaplaceReleaseChain(ReleaseChain):
         passed = self._event_coordinates[self._event_starts[self._level] : self._event_starts[level]]
         np.subtract.at(self._count, passed, 1)
         self._level = level
-        if level >= self._band_end:
-            self._round_band(level)
-            self._released = self._table[self._count, self._everyone]
+        table, d = self._table.reshape(-1), self._v.size
+        if level >= self._ahead_end and self._round_ahead(level):
+            self._released = table[self._count * d + self._everyone]
         else:
-            self._released[passed] = self._table[self._count[passed], passed]
+            self._released[passed] = table[self._count[passed] * d + passed]
         return self._released.copy()
 
 
