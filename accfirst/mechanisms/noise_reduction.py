@@ -189,15 +189,14 @@ class LaplaceReleaseChain(ReleaseChain):
         self._search = _SortedSearch(self._squares)
         d = v.size
         # Row k of ``state`` encloses the noise after re-draw k (row 0: the top level): its real
-        # part is the midpoint, its imaginary part the radius (one array, so one gather and one
-        # scatter per re-draw). Rows grow by doubling.
+        # part is the midpoint, its imaginary part the radius (one array: one in-place add per
+        # re-draw). Rows grow by doubling.
         rows = 32
         state = np.empty((rows, d), dtype=np.complex128)
         event_levels = np.full((rows, d), -1, dtype=np.int64)
         active = np.arange(d)
         self._draws, self._drawn = [draw_laplace(rng, d)], [active]
-        mid, rad = laplace_fast(self._draws[0], scales[-1])
-        state[0] = mid + 1j * rad
+        state[0] = self._enclosed_term(self._draws[0], scales[-1], epsilons.size - 1)
         level = np.full(d, epsilons.size - 1, dtype=np.int64)
         k = 0
         while True:
@@ -212,13 +211,8 @@ class LaplaceReleaseChain(ReleaseChain):
                 event_levels = np.concatenate([event_levels, np.full_like(event_levels, -1)])
                 rows *= 2
             packed = draw_laplace(rng, active.size)
-            term, term_rad = laplace_fast(packed, scales[nxt])
             state[k] = state[k - 1]
-            before = state[k, active]
-            # The sum's rounding is at most 2⁻⁵³ of |before| + |term|; GROW covers the radii's own.
-            state[k, active] = before + (
-                term + 1j * GROW * (term_rad + ROUNDOFF * (np.abs(before.real) + np.abs(term)))
-            )
+            state[k, active] += self._enclosed_term(packed, scales[nxt], nxt)
             event_levels[k - 1, active] = nxt
             level[active] = nxt
             self._draws.append(packed)
@@ -241,6 +235,21 @@ class LaplaceReleaseChain(ReleaseChain):
         self._table = np.empty(self._state.shape)
         self._ahead_end, self._spacing = 0, math.nan
         self._released = np.empty(d)
+
+    @staticmethod
+    def _enclosed_term(
+        packed: NDArray[np.int64], scale: float | NDArray[np.float64], level: int | NDArray[np.int64]
+    ) -> NDArray[np.complex128]:
+        """A re-draw's noise as midpoint + i·radius, the radius also covering the roundings of the sums it enters.
+
+        A noise term drawn at level s is added to at most s + 1 partial sums (later re-draws are
+        at lower levels), each rounded to within 2⁻⁵³ of a sum of terms' magnitudes; GROW covers
+        the rounding of the radii's own sum.
+        """
+        mid, rad = laplace_fast(packed, scale)
+        rad += ROUNDOFF * (level + 1) * np.abs(mid)
+        rad *= GROW
+        return mid + 1j * rad
 
     def _next_redraws(self, levels: NDArray[np.int64], rng: np.random.Generator) -> NDArray[np.int64]:
         """The next re-draw below each level u: the largest s with ε_s² < U·ε_u² (−1 if none).
