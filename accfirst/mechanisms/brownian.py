@@ -99,18 +99,22 @@ class BrownianReleaseChain(ReleaseChain):
         self.levels = np.concatenate([self.levels, more])
 
     def _step_draws(self, step: int, j: int) -> tuple[int, int]:
-        """Coordinate j's Gaussian draw at step ``step`` again: words first + j and first + d + j of the stream."""
+        """The uniforms' cells of coordinate j's Box–Muller pair j // 2 at step ``step``, read again from the stream.
+
+        A step draws ⌈d/2⌉ words for the U₁'s, then ⌈d/2⌉ for the U₂'s.
+        """
+        pairs = (self._flat.size + 1) // 2
         self._replay.state = self._start
-        self._replay.advance(self._steps[step][0] + j)
+        self._replay.advance(self._steps[step][0] + j // 2)
         radius = int(self._replay.random_raw()) >> (64 - UNIFORM_BITS)
-        self._replay.advance(self._flat.size - 1)
+        self._replay.advance(pairs - 1)
         return radius, int(self._replay.random_raw()) >> (64 - UNIFORM_BITS)
 
     def _exact_noise(self, j: int, precision: int) -> Interval | None:
         """An exact enclosure of coordinate j's B(T_k) = T_k·Σ √(precision gained)·G over the steps so far."""
         terms = []
         for step, (_, gained) in enumerate(self._steps):
-            unit = gaussian_exact(self._bits, (j, step), self._step_draws(step, j), precision)
+            unit = gaussian_exact(self._bits, (step, j // 2), self._step_draws(step, j), j % 2 == 1, precision)
             if unit is None:
                 return None
             terms.append(multiply(square_root(exact(gained)), unit))
@@ -123,9 +127,10 @@ class BrownianReleaseChain(ReleaseChain):
             precision = 2 * Fraction(float(self.levels[level])) / self._sensitivity**2
             gained = precision - self._precision
             self._steps.append((self._words, gained))
-            words = self._stream.random_raw(2 * self._flat.size)
+            words = self._stream.random_raw(2 * ((self._flat.size + 1) // 2))
             self._words += words.size
-            unit, unit_rad = gaussian_fast((words >> (64 - UNIFORM_BITS)).astype(np.int64).reshape(2, -1))
+            tops = (words >> (64 - UNIFORM_BITS)).astype(np.int64).reshape(2, -1)
+            unit, unit_rad = gaussian_fast(tops, self._flat.size)
             step, step_rad = scaled(math.sqrt(float(gained)), unit, unit_rad)
             self._z_mid = self._z_mid + step
             self._z_rad = GROW * (self._z_rad + step_rad + ROUNDOFF * (np.abs(self._z_mid) + np.abs(step)))
@@ -150,11 +155,12 @@ class GaussianNoise(NoiseFamily):
         variance = Fraction(sensitivity) ** 2 / (2 * Fraction(level))
         deviation = math.sqrt(float(variance))
         draws = draw_gaussian(rng, vector.size)
-        mid, rad = scaled(deviation, *gaussian_fast(draws))
+        mid, rad = scaled(deviation, *gaussian_fast(draws, vector.size))
         bits = UniformBits(rng)
 
         def noise(j: int, precision: int) -> Interval | None:
-            unit = gaussian_exact(bits, j, (int(draws[0, j]), int(draws[1, j])), precision)
+            pair = (int(draws[0, j // 2]), int(draws[1, j // 2]))
+            unit = gaussian_exact(bits, j // 2, pair, j % 2 == 1, precision)
             return None if unit is None else multiply(square_root(exact(variance)), unit)
 
         return release_nearest(vector.ravel(), mid, rad, lattice_spacing(deviation), noise).reshape(vector.shape)

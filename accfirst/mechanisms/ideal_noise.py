@@ -66,20 +66,11 @@ def draw_laplace(rng: np.random.Generator, size: int | tuple[int, ...]) -> NDArr
 
 
 def draw_gaussian(rng: np.random.Generator, size: int) -> NDArray[np.int64]:
-    """Standard Gaussian draws: row 0 the cells of U₁ (radius), row 1 those of U₂ (angle)."""
-    return rng.integers(0, 2**UNIFORM_BITS, size=(2, size), dtype=np.int64)
+    """Standard Gaussian draws in Box–Muller pairs: row 0 the cells of U₁ (radius), row 1 those of U₂ (angle).
 
-
-def _exponential_fast(top: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Midpoint and radius of −ln U over U's cell [J·2⁻⁵³, (J + 1)·2⁻⁵³].
-
-    −ln U runs from −ln((J + 1)·2⁻⁵³) (computed, relative error ≤ LIBM_ERROR) to at most
-    1/J above it (ln(1 + 1/J) ≤ 1/J).
+    ⌈size/2⌉ pairs; value j is the cosine (j even) or sine (j odd) value of pair j // 2.
     """
-    low = -np.log((top + 1) * CELL)  # (J + 1)·2⁻⁵³ is exact
-    width = 1.0 / np.maximum(top, _SMALLEST_TOP)
-    mid = low + 0.5 * width
-    return mid, GROW * (0.5 * width + 2.0 * LIBM_ERROR * low + 2.0 * ROUNDOFF * mid)
+    return rng.integers(0, 2**UNIFORM_BITS, size=(2, (size + 1) // 2), dtype=np.int64)
 
 
 # For s·E with E = −ln U on U's cell, Ẽ the computed −ln of the cell's top end and w = 1/J ≥ the
@@ -100,17 +91,25 @@ def laplace_fast(
     return signed * (low + 0.5 * width), scale * (_WIDTH * width + _LOG * low)
 
 
-def gaussian_fast(tops: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Midpoints and radii enclosing the standard Gaussian values √(−2 ln U₁)·cos(2πU₂) of ``draw_gaussian``."""
-    e_mid, e_rad = _exponential_fast(tops[0])
-    # √ is correctly rounded: two roundings of ≤ 2⁻⁵³ on each end, covered by 4·2⁻⁵³.
-    r_low = np.sqrt(2.0 * np.maximum(e_mid - e_rad, 0.0)) * (1.0 - 4.0 * ROUNDOFF)
-    r_high = np.sqrt(2.0 * (e_mid + e_rad)) * (1.0 + 4.0 * ROUNDOFF)
-    r_mid = 0.5 * (r_low + r_high)
-    r_rad = GROW * (0.5 * (r_high - r_low) + ROUNDOFF * r_mid)
-    cosine = np.cos((2.0 * math.pi) * ((tops[1] + 0.5) * CELL))
-    mid = r_mid * cosine
-    rad = GROW * (r_rad * (np.abs(cosine) + _COS_RADIUS) + r_mid * _COS_RADIUS + 2.0 * ROUNDOFF * np.abs(mid))
+# √(2E) for E within e_rad of e > 0: |√(2E) − √(2e)| = 2|E − e|/(√(2E) + √(2e)) ≤ 2·e_rad/√(2e).
+def gaussian_fast(tops: NDArray[np.int64], size: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Midpoints and radii enclosing the ``size`` standard Gaussian values √(−2 ln U₁)·(cos, sin)(2πU₂) of ``draw_gaussian``."""
+    top = tops[0]
+    low = -np.log((top + 1) * CELL)
+    width = 1.0 / np.maximum(top, _SMALLEST_TOP)
+    energy = low + 0.5 * width
+    radius = np.sqrt(2.0 * energy)
+    # −ln U₁ lies within _WIDTH·w + _LOG·Ẽ of ``energy`` (as for laplace_fast at scale 1).
+    radius_rad = GROW * (2.0 * (_WIDTH * width + _LOG * low) / radius + ROUNDOFF * radius)
+    angle = (tops[1] + 0.5) * (2.0 * math.pi * CELL)
+    mid = np.empty(2 * top.size)
+    mid[0::2] = np.cos(angle)
+    mid[1::2] = np.sin(angle)
+    mid = mid[:size]
+    radius, radius_rad = np.repeat(radius, 2)[:size], np.repeat(radius_rad, 2)[:size]
+    mid *= radius
+    # |value| ≤ radius; each of cos, sin is within _COS_RADIUS of the computed one.
+    rad = GROW * (radius_rad * (1.0 + _COS_RADIUS) + radius * (_COS_RADIUS + 2.0 * ROUNDOFF))
     return mid, rad
 
 
@@ -245,11 +244,14 @@ def laplace_exact(bits: UniformBits, key: Hashable, packed: int, precision: int)
     return negate(magnitude) if int(packed) & 1 else magnitude
 
 
-def gaussian_exact(bits: UniformBits, key: Hashable, tops: tuple[int, int], precision: int) -> Interval | None:
-    """An enclosure of √(−2 ln U₁)·cos(2πU₂) for one ``draw_gaussian`` draw, or ``None`` if still unbounded.
+def gaussian_exact(
+    bits: UniformBits, key: Hashable, tops: tuple[int, int], sine: bool, precision: int
+) -> Interval | None:
+    """An enclosure of √(−2 ln U₁)·cos(2πU₂) (or ·sin, ``sine``) for one ``draw_gaussian`` pair, or ``None`` if still unbounded.
 
     The angle is reduced by the quadrant q = ⌊4U₂⌋ (U₂'s top two bits): cos(qπ/2 + y) is cos y,
-    −sin y, −cos y or sin y with y = 2π(U₂ − q/4) ∈ [0, π/2], where cos falls and sin rises.
+    −sin y, −cos y or sin y with y = 2π(U₂ − q/4) ∈ [0, π/2], where cos falls and sin rises;
+    sin(2πU₂) = cos((q − 1)π/2 + y).
     """
     energy = _exponential_exact(bits.cell((key, 0), tops[0], precision))
     if energy is None:
@@ -260,12 +262,13 @@ def gaussian_exact(bits: UniformBits, key: Hashable, tops: tuple[int, int], prec
     offset = add(angle, exact(Fraction(-quadrant, 4)))
     pi = _pi(getcontext().prec)
     y = multiply(multiply(exact(2), pi), Interval(max(offset.lo, Decimal(0)), offset.hi))
-    if quadrant % 2 == 0:  # ±cos y, falling in y on [0, π]
+    turn = (quadrant - 1) % 4 if sine else quadrant
+    if turn % 2 == 0:  # ±cos y, falling in y on [0, π]
         value = Interval(_cosine_at(y.hi).lo, _cosine_at(y.lo).hi)
     else:  # ±sin y, rising in y up to its maximum 1 at π/2 (which widening may overshoot)
         top = Decimal(1) if y.hi >= multiply(pi, exact(Fraction(1, 2))).lo else _sine_at(y.hi).hi
         value = Interval(_sine_at(y.lo).lo, top)
-    if quadrant in (1, 2):
+    if turn in (1, 2):
         value = negate(value)
     return multiply(radius, value)
 

@@ -77,10 +77,12 @@ def exact_laplace(bits: UniformBits, key: object, packed: int, precision: int = 
         return laplace_exact(bits, key, packed, precision)
 
 
-def exact_gaussian(bits: UniformBits, key: object, tops: tuple[int, int], precision: int = PRECISION):
+def exact_gaussian(
+    bits: UniformBits, key: object, tops: tuple[int, int], sine: bool = False, precision: int = PRECISION
+):
     with localcontext() as context:
         context.prec = precision
-        return gaussian_exact(bits, key, tops, precision)
+        return gaussian_exact(bits, key, tops, sine, precision)
 
 
 def test_fast_laplace_enclosure_holds_the_exact_one() -> None:
@@ -100,22 +102,27 @@ def test_fast_laplace_enclosure_holds_the_exact_one() -> None:
 
 
 def test_fast_gaussian_enclosure_holds_the_exact_one_in_every_quadrant() -> None:
+    """Both values of each Box–Muller pair (cosine and sine), uniforms near 0 and 1 and angles at
+    the quadrant boundaries included."""
     rng = np.random.default_rng(3)
     first = cells(rng, 2000)
     second = rng.integers(0, 2**UNIFORM_BITS, first.size)
     second[:8] = [0, 2**51, 2**52, 3 * 2**51, 2**51 - 1, 2**52 - 1, 3 * 2**51 - 1, 2**UNIFORM_BITS - 1]
     tops = np.stack([first, second])
-    mid, rad = gaussian_fast(tops)
+    mid, rad = gaussian_fast(tops, 2 * first.size)
     bits = UniformBits(np.random.default_rng(4))
     checked = 0
-    for j in range(first.size):
-        interval = exact_gaussian(bits, j, (int(tops[0, j]), int(tops[1, j])))
+    for j in range(2 * first.size):
+        pair = (int(tops[0, j // 2]), int(tops[1, j // 2]))
+        interval = exact_gaussian(bits, j // 2, pair, sine=j % 2 == 1)
         if interval is None:
-            assert tops[0, j] == 0
+            assert pair[0] == 0
             continue
         checked += 1
         assert mid[j] - rad[j] <= float(interval.lo) + 1e-300 and float(interval.hi) <= mid[j] + rad[j] + 1e-300, j
-    assert checked > 2000
+    assert checked > 4000
+    # An odd size drops the last sine.
+    assert gaussian_fast(tops[:, :3], 5)[0].size == 5
 
 
 def test_exact_enclosures_nest_and_shrink_with_precision() -> None:
@@ -124,7 +131,7 @@ def test_exact_enclosures_nest_and_shrink_with_precision() -> None:
     tops = tuple(int(t) for t in draw_gaussian(np.random.default_rng(7), 1)[:, 0])
     for enclose in (
         lambda p: exact_laplace(bits, "laplace", packed, p),
-        lambda p: exact_gaussian(bits, "gaussian", tops, p),
+        lambda p: exact_gaussian(bits, "gaussian", tops, precision=p),
     ):
         coarse, fine = enclose(30), enclose(120)
         assert coarse.lo <= fine.lo <= fine.hi <= coarse.hi
@@ -177,7 +184,7 @@ def test_midpoints_follow_the_laplace_and_gaussian_laws() -> None:
     rng = np.random.default_rng(11)
     mid, _ = laplace_fast(draw_laplace(rng, 50_000), 2.5)
     assert stats.kstest(mid, stats.laplace(scale=2.5).cdf).pvalue > 1e-3
-    mid, _ = gaussian_fast(draw_gaussian(rng, 50_000))
+    mid, _ = gaussian_fast(draw_gaussian(rng, 50_000), 50_000)
     assert stats.kstest(mid, stats.norm.cdf).pvalue > 1e-3
     # The same test sees a standard deviation 5% off: it has the power to catch a wrong law.
     assert stats.kstest(1.05 * mid, stats.norm.cdf).pvalue < 1e-3
@@ -188,8 +195,8 @@ def test_the_cell_at_zero_goes_to_the_exact_path() -> None:
     about it is taken exactly, where U's further bits bound it."""
     _, rad = laplace_fast(np.array([0, 1], dtype=np.int64), 1.0)
     assert np.all(rad > 1e15)
-    _, rad = gaussian_fast(np.array([[0], [5]], dtype=np.int64))
-    assert rad[0] > 1e6
+    _, rad = gaussian_fast(np.array([[0], [5]], dtype=np.int64), 2)
+    assert np.all(rad > 1e6)
     bits = UniformBits(np.random.default_rng(12))
     interval = exact_laplace(bits, "zero", 0)
     assert interval is not None and float(interval.hi - interval.lo) < 1e-30 and float(interval.lo) > 36
