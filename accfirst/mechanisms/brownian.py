@@ -42,7 +42,6 @@ from accfirst.mechanisms.ideal_noise import (
     gaussian_exact,
     gaussian_fast,
     multiply,
-    scaled,
     square_root,
 )
 from accfirst.mechanisms.lattice import lattice_spacing, release_nearest
@@ -84,9 +83,10 @@ class BrownianReleaseChain(ReleaseChain):
         self._start = self._stream.state
         self._replay = np.random.PCG64()
         self._words = 0
+        self._square = sensitivity * sensitivity  # Δ₂² to 2⁻⁵³
         self._level = -1
-        self._precision = Fraction(0)  # 1/T at the current level (0 before the first release: B(∞)/∞ = 0)
-        self._steps: list[tuple[int, Fraction]] = []  # (first word of the step's draws, precision gained)
+        self._rho = 0.0  # ρ at the current level (0 before the first release: B(∞)/∞ = 0)
+        self._steps: list[tuple[int, float]] = []  # (first word of the step's draws, its ρ)
         self._z_mid = np.zeros(self._flat.size)
         self._z_rad = np.zeros(self._flat.size)
         self._released: NDArray[np.float64] | None = None
@@ -98,47 +98,59 @@ class BrownianReleaseChain(ReleaseChain):
             raise AccFirstError(f"new levels must exceed the current top ρ = {self.levels[-1]:g}; got ρ = {more[0]:g}")
         self.levels = np.concatenate([self.levels, more])
 
-    def _step_draws(self, step: int, j: int) -> tuple[int, int]:
-        """The uniforms' cells of coordinate j's Box–Muller pair j // 2 at step ``step``, read again from the stream.
+    def _draws_of(self, j: int) -> list[tuple[int, int]]:
+        """The uniforms' cells of coordinate j's Box–Muller pair j // 2 at every step so far, read again from the stream.
 
         A step draws ⌈d/2⌉ words for the U₁'s, then ⌈d/2⌉ for the U₂'s.
         """
         pairs = (self._flat.size + 1) // 2
         self._replay.state = self._start
-        self._replay.advance(self._steps[step][0] + j // 2)
-        radius = int(self._replay.random_raw()) >> (64 - UNIFORM_BITS)
-        self._replay.advance(pairs - 1)
-        return radius, int(self._replay.random_raw()) >> (64 - UNIFORM_BITS)
+        position, draws = 0, []
+        for first, _ in self._steps:
+            cells = []
+            for word in (first + j // 2, first + pairs + j // 2):
+                self._replay.advance(word - position)
+                cells.append(int(self._replay.random_raw()) >> (64 - UNIFORM_BITS))
+                position = word + 1
+            draws.append((cells[0], cells[1]))
+        return draws
 
     def _exact_noise(self, j: int, precision: int) -> Interval | None:
-        """An exact enclosure of coordinate j's B(T_k) = T_k·Σ √(precision gained)·G over the steps so far."""
-        terms = []
-        for step, (_, gained) in enumerate(self._steps):
-            unit = gaussian_exact(self._bits, (step, j // 2), self._step_draws(step, j), j % 2 == 1, precision)
+        """An exact enclosure of coordinate j's B(T_k) = T_k·Σ √(precision gained)·G over the steps so far.
+
+        The precision at a level is 1/T = 2ρ/Δ₂², exactly, from the float64 ρ and Δ₂.
+        """
+        terms, before = [], Fraction(0)
+        for step, ((_, rho), pair) in enumerate(zip(self._steps, self._draws_of(j))):
+            unit = gaussian_exact(self._bits, (step, j // 2), pair, j % 2 == 1, precision)
             if unit is None:
                 return None
-            terms.append(multiply(square_root(exact(gained)), unit))
-        return multiply(exact(1 / self._precision), add(*terms))
+            now = 2 * Fraction(rho) / self._sensitivity**2
+            terms.append(multiply(square_root(exact(now - before)), unit))
+            before = now
+        return multiply(exact(1 / before), add(*terms))
 
     def release(self, level: int) -> NDArray[np.float64]:
         self._check_order(level, self._level)
         if level > self._level:
-            # 1/T_k = 2ρ_k/Δ₂² exactly; the increment of Z has the variance of the precision gained.
-            precision = 2 * Fraction(float(self.levels[level])) / self._sensitivity**2
-            gained = precision - self._precision
-            self._steps.append((self._words, gained))
+            # 1/T_k = 2ρ_k/Δ₂²; the increment of Z has the variance of the precision gained,
+            # 2(ρ_k − ρ_j)/Δ₂², which float64 gives to 3·2⁻⁵³ (one subtraction, a product, a
+            # quotient) and its square root to 2·2⁻⁵³. The exact rationals are for _exact_noise.
+            rho = float(self.levels[level])
+            gained = 2.0 * (rho - self._rho) / self._square
+            self._steps.append((self._words, rho))
             words = self._stream.random_raw(2 * ((self._flat.size + 1) // 2))
             self._words += words.size
-            tops = (words >> (64 - UNIFORM_BITS)).astype(np.int64).reshape(2, -1)
-            unit, unit_rad = gaussian_fast(tops, self._flat.size)
-            step, step_rad = scaled(math.sqrt(float(gained)), unit, unit_rad)
-            self._z_mid = self._z_mid + step
-            self._z_rad = GROW * (self._z_rad + step_rad + ROUNDOFF * (np.abs(self._z_mid) + np.abs(step)))
-            self._precision, self._level = precision, level
-            variance = float(1 / precision)
-            mid, rad = scaled(variance, self._z_mid, self._z_rad)
+            cells = (words >> (64 - UNIFORM_BITS)).reshape(2, -1)
+            step, step_rad = gaussian_fast(cells, self._flat.size, math.sqrt(gained))
+            self._z_mid += step
+            self._z_rad += step_rad
+            self._z_rad += ROUNDOFF * np.abs(self._z_mid)  # the sum's rounding
+            self._z_rad *= GROW
+            self._rho, self._level = rho, level
+            variance = self._square / (2.0 * rho)  # T_k to 2·2⁻⁵³
             spacing = lattice_spacing(math.sqrt(variance))
-            self._released = release_nearest(self._flat, mid, rad, spacing, self._exact_noise)
+            self._released = release_nearest(self._flat, self._z_mid, self._z_rad, spacing, self._exact_noise, variance)
         return self._released.reshape(self._v.shape).copy()
 
 
@@ -155,7 +167,7 @@ class GaussianNoise(NoiseFamily):
         variance = Fraction(sensitivity) ** 2 / (2 * Fraction(level))
         deviation = math.sqrt(float(variance))
         draws = draw_gaussian(rng, vector.size)
-        mid, rad = scaled(deviation, *gaussian_fast(draws, vector.size))
+        mid, rad = gaussian_fast(draws, vector.size, deviation)
         bits = UniformBits(rng)
 
         def noise(j: int, precision: int) -> Interval | None:

@@ -91,34 +91,36 @@ def laplace_fast(
     return signed * (low + 0.5 * width), scale * (_WIDTH * width + _LOG * low)
 
 
-# √(2E) for E within e_rad of e > 0: |√(2E) − √(2e)| = 2|E − e|/(√(2E) + √(2e)) ≤ 2·e_rad/√(2e).
-def gaussian_fast(tops: NDArray[np.int64], size: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Midpoints and radii enclosing the ``size`` standard Gaussian values √(−2 ln U₁)·(cos, sin)(2πU₂) of ``draw_gaussian``."""
-    top = tops[0]
-    low = -np.log((top + 1) * CELL)
-    width = 1.0 / np.maximum(top, _SMALLEST_TOP)
-    energy = low + 0.5 * width
-    radius = np.sqrt(2.0 * energy)
-    # −ln U₁ lies within _WIDTH·w + _LOG·Ẽ of ``energy`` (as for laplace_fast at scale 1).
-    radius_rad = GROW * (2.0 * (_WIDTH * width + _LOG * low) / radius + ROUNDOFF * radius)
-    angle = (tops[1] + 0.5) * (2.0 * math.pi * CELL)
-    mid = np.empty(2 * top.size)
-    mid[0::2] = np.cos(angle)
-    mid[1::2] = np.sin(angle)
-    mid = mid[:size]
-    radius, radius_rad = np.repeat(radius, 2)[:size], np.repeat(radius_rad, 2)[:size]
-    mid *= radius
-    # |value| ≤ radius; each of cos, sin is within _COS_RADIUS of the computed one.
-    rad = GROW * (radius_rad * (1.0 + _COS_RADIUS) + radius * (_COS_RADIUS + 2.0 * ROUNDOFF))
-    return mid, rad
+# Box–Muller's radius r = √(2E), E = −ln U₁ within e_rad = _WIDTH·w + _LOG·Ẽ of its computed
+# midpoint e (as in laplace_fast at scale 1): |r − √(2e)| = 2|E − e|/(r + √(2e)) ≤ 2·e_rad/√(2e).
+# A value r·c with c = cos or sin, |c| ≤ 1 and c within _COS_RADIUS of the computed one, is then
+# within (r's radius)(1 + _COS_RADIUS) + √(2e)(_COS_RADIUS + 2·2⁻⁵³) of √(2e)·c̃, roundings included:
+_PAIR_WIDTH = GROW**2 * 2.0 * (1.0 + _COS_RADIUS) * _WIDTH
+_PAIR_LOG = GROW**2 * 2.0 * (1.0 + _COS_RADIUS) * _LOG
+_PAIR_RADIUS = GROW**2 * (ROUNDOFF * (1.0 + _COS_RADIUS) + _COS_RADIUS + 2.0 * ROUNDOFF)
+# Times a scale s̃ within 2·2⁻⁵³ of s (and its rounding): 3·2⁻⁵³ of |value| ≤ √(2e) more.
+_SCALED_PAIR_RADIUS = _PAIR_RADIUS + 3.0 * GROW**2 * ROUNDOFF
 
 
-def scaled(
-    scale: float | NDArray[np.float64], mid: NDArray[np.float64], rad: NDArray[np.float64]
+def gaussian_fast(
+    tops: NDArray[np.integer], size: int, scale: float = 1.0
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """An enclosure of s·N from one of N, for a scale s ≥ 0 that ``scale`` holds to 2·2⁻⁵³ relative."""
-    product = scale * mid
-    return product, GROW * (scale * rad + 4.0 * ROUNDOFF * np.abs(product))
+    """Midpoints and radii enclosing ``size`` Gaussian values s·√(−2 ln U₁)·(cos, sin)(2πU₂) of ``draw_gaussian`` cells.
+
+    ``scale`` is the standard deviation s, held to 2·2⁻⁵³ relative.
+    """
+    log_top = np.log((tops[0] + 1) * CELL)  # −Ẽ; (J + 1)·2⁻⁵³ is exact
+    width = 1.0 / np.maximum(tops[0], _SMALLEST_TOP)
+    radius = np.sqrt(2.0 * (0.5 * width - log_top))
+    pair_rad = (_PAIR_WIDTH * width - _PAIR_LOG * log_top) / radius + _SCALED_PAIR_RADIUS * radius
+    pair_rad *= scale
+    radius *= scale
+    angle = (tops[1] + 0.5) * (2.0 * math.pi * CELL)
+    mid = np.empty((angle.size, 2))
+    np.cos(angle, out=mid[:, 0])
+    np.sin(angle, out=mid[:, 1])
+    mid *= radius[:, None]
+    return mid.reshape(-1)[:size], np.repeat(pair_rad, 2)[:size]
 
 
 @dataclass(frozen=True)
@@ -167,22 +169,37 @@ def square_root(a: Interval) -> Interval:
     return _out(max(a.lo, Decimal(0)).sqrt(), a.hi.sqrt())
 
 
-def _alternating(first: Interval, ratio: Callable[[int], Interval]) -> Interval:
-    """Σ_k (−1)^k t_k with t_0 = ``first`` and t_k = t_{k−1}·ratio(k), the t_k positive and falling
-    from k = 1 on: summed until a term is below 10^−(precision + 5), which then bounds the rest."""
-    floor = Decimal(10) ** -(getcontext().prec + 5)
-    total, term, k = first, first, 0
-    while True:
-        k += 1
-        term = multiply(term, ratio(k))
-        if term.hi < floor:
-            return add(total, Interval(-term.hi, term.hi))
-        total = add(total, negate(term) if k % 2 else term)
+_GUARD_DIGITS = 20
+
+
+def _alternating(first: Callable[[], Decimal], ratio: Callable[[int], Decimal]) -> Interval:
+    """Σ_k (−1)^k t_k with t_0 = ``first()`` ≤ 2 and t_k = t_{k−1}·ratio(k), the t_k falling from k = 1 on.
+
+    Evaluated with 20 guard digits (``first`` and ``ratio`` too) until a term is below
+    10^−(P+5), P the context's precision. ``first`` and each ratio take at most two roundings
+    and each step one more, so t_k carries a relative error ≤ 3(k + 1)·5·10^−(P+20); over
+    n ≤ 10⁵ terms of size ≤ 2 the sum is within 10^−(P+5) of the truncated series, and the
+    alternating tail is at most the first term left out (twice it covers its own rounding).
+    """
+    precision = getcontext().prec
+    with localcontext() as context:
+        context.prec = precision + _GUARD_DIGITS
+        floor = Decimal(10) ** -(precision + 5)
+        total = term = first()
+        k = 0
+        while True:
+            k += 1
+            term = term * ratio(k)
+            if term < floor:
+                break
+            total = total - term if k % 2 else total + term
+        allowance = floor + 2 * term
+        return Interval(total - allowance, total + allowance)
 
 
 def _arctan_inverse(x: int) -> Interval:
     """atan(1/x) = Σ (−1)^k / ((2k + 1)·x^{2k+1}) for an integer x ≥ 2."""
-    return _alternating(exact(Fraction(1, x)), lambda k: exact(Fraction(2 * k - 1, (2 * k + 1) * x * x)))
+    return _alternating(lambda: Decimal(1) / Decimal(x), lambda k: Decimal(2 * k - 1) / Decimal((2 * k + 1) * x * x))
 
 
 @lru_cache(maxsize=16)
@@ -195,14 +212,12 @@ def _pi(precision: int) -> Interval:
 
 def _cosine_at(y: Decimal) -> Interval:
     """cos y = Σ (−1)^k y^{2k}/(2k)! for 0 ≤ y ≤ 2 (the terms fall from k = 1 on)."""
-    square = multiply(Interval(y, y), Interval(y, y))
-    return _alternating(exact(1), lambda k: multiply(square, exact(Fraction(1, (2 * k - 1) * (2 * k)))))
+    return _alternating(lambda: Decimal(1), lambda k: y * y / Decimal((2 * k - 1) * (2 * k)))
 
 
 def _sine_at(y: Decimal) -> Interval:
     """sin y = Σ (−1)^k y^{2k+1}/(2k+1)! for 0 ≤ y ≤ 2."""
-    square = multiply(Interval(y, y), Interval(y, y))
-    return _alternating(Interval(y, y), lambda k: multiply(square, exact(Fraction(1, (2 * k) * (2 * k + 1)))))
+    return _alternating(lambda: y, lambda k: y * y / Decimal((2 * k) * (2 * k + 1)))
 
 
 class UniformBits:
@@ -230,10 +245,14 @@ class UniformBits:
 
 
 def _exponential_exact(u: Interval) -> Interval | None:
-    """−ln U over an enclosure of U; ``None`` while the enclosure reaches 0 (unbounded)."""
+    """−ln U over an enclosure of U; ``None`` while the enclosure reaches 0 (unbounded).
+
+    One logarithm: ln(hi) − ln(lo) ≤ (hi − lo)/lo.
+    """
     if u.lo <= 0:
         return None
-    return _out(-(u.hi.ln()), -(u.lo.ln()))
+    low = -(u.hi.ln())
+    return _out(low, low + ((u.hi - u.lo) / u.lo).next_plus())
 
 
 def laplace_exact(bits: UniformBits, key: Hashable, packed: int, precision: int) -> Interval | None:
@@ -250,8 +269,7 @@ def gaussian_exact(
     """An enclosure of √(−2 ln U₁)·cos(2πU₂) (or ·sin, ``sine``) for one ``draw_gaussian`` pair, or ``None`` if still unbounded.
 
     The angle is reduced by the quadrant q = ⌊4U₂⌋ (U₂'s top two bits): cos(qπ/2 + y) is cos y,
-    −sin y, −cos y or sin y with y = 2π(U₂ − q/4) ∈ [0, π/2], where cos falls and sin rises;
-    sin(2πU₂) = cos((q − 1)π/2 + y).
+    −sin y, −cos y or sin y with y = 2π(U₂ − q/4) ∈ [0, π/2]; sin(2πU₂) = cos((q − 1)π/2 + y).
     """
     energy = _exponential_exact(bits.cell((key, 0), tops[0], precision))
     if energy is None:
@@ -260,14 +278,13 @@ def gaussian_exact(
     quadrant = int(tops[1]) >> (UNIFORM_BITS - 2)
     angle = bits.cell((key, 1), tops[1], precision)
     offset = add(angle, exact(Fraction(-quadrant, 4)))
-    pi = _pi(getcontext().prec)
-    y = multiply(multiply(exact(2), pi), Interval(max(offset.lo, Decimal(0)), offset.hi))
+    y = multiply(multiply(exact(2), _pi(getcontext().prec)), Interval(max(offset.lo, Decimal(0)), offset.hi))
+    # cos and sin are 1-Lipschitz: their value at y's midpoint, widened by y's half-width.
+    middle = (y.lo + y.hi) / 2
+    spread = max(y.hi - middle, middle - y.lo).next_plus()
     turn = (quadrant - 1) % 4 if sine else quadrant
-    if turn % 2 == 0:  # ±cos y, falling in y on [0, π]
-        value = Interval(_cosine_at(y.hi).lo, _cosine_at(y.lo).hi)
-    else:  # ±sin y, rising in y up to its maximum 1 at π/2 (which widening may overshoot)
-        top = Decimal(1) if y.hi >= multiply(pi, exact(Fraction(1, 2))).lo else _sine_at(y.hi).hi
-        value = Interval(_sine_at(y.lo).lo, top)
+    value = _cosine_at(middle) if turn % 2 == 0 else _sine_at(middle)
+    value = _out(value.lo - spread, value.hi + spread)
     if turn in (1, 2):
         value = negate(value)
     return multiply(radius, value)

@@ -47,25 +47,31 @@ def lattice_spacing(scale: float) -> float:
 
 
 def nearest_fast(
-    centre: NDArray[np.float64], mid: NDArray[np.float64], rad: NDArray[np.float64], spacing: float
+    centre: NDArray[np.float64],
+    mid: NDArray[np.float64],
+    rad: NDArray[np.float64],
+    spacing: float,
+    scale: float = 1.0,
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
-    """g·⌊(v + N)/g + ½⌋ for every N in [mid − rad, mid + rad], and where that is not one lattice point.
+    """g·⌊(v + sN)/g + ½⌋ for every N in [mid − rad, mid + rad], and where that is not one lattice point.
 
-    v/g splits exactly into a whole part and a fraction (g is a power of two), so the rounding
-    errors are those of z = fraction + N/g + ½, a number of the size of N/g. z's cell is
-    certain when its distance to the nearest integer exceeds ``rad``/g plus those roundings
-    (at most 4·2⁻⁵³·(|z| + 2), bounded here by the largest |z|).
+    ``scale`` s ≥ 0 is held to 2·2⁻⁵³ relative. v/g splits exactly into a whole part and a
+    fraction (g is a power of two), so the rounding errors are those of z = fraction + sN/g + ½,
+    a number of the size of sN/g. z's cell is certain when its distance to the nearest integer
+    exceeds s·``rad``/g plus those roundings and the scale's error (at most 6·2⁻⁵³·(|z| + 2),
+    bounded here by the largest |z|).
     """
     inverse = 1.0 / spacing  # exact: g is a power of two
+    factor = scale * inverse
     scaled = centre * inverse
     whole = np.floor(scaled)
     z = scaled - whole
-    z += mid * inverse
+    z += mid * factor
     z += 0.5
     low = np.floor(z)
     fraction = z - low
-    reach = rad * (GROW * inverse)
-    reach += 4.0 * ROUNDOFF * (float(np.max(np.abs(z), initial=0.0)) + 2.0)
+    reach = rad * (GROW * factor)
+    reach += 6.0 * ROUNDOFF * (float(np.max(np.abs(z), initial=0.0)) + 2.0)
     unsettled = ~(reach < fraction)
     unsettled |= ~(fraction < 1.0 - reach)
     whole += low
@@ -90,13 +96,15 @@ def release_nearest(
     rad: NDArray[np.float64],
     spacing: float,
     noise: Callable[[int, int], Interval | None],
+    scale: float = 1.0,
 ) -> NDArray[np.float64]:
-    """The lattice points nearest to v + N, coordinate by coordinate, decided exactly.
+    """The lattice points nearest to v + sN, coordinate by coordinate, decided exactly.
 
-    ``mid`` ± ``rad`` is the fast enclosure of N; ``noise(j, precision)`` an exact enclosure
-    of coordinate j's N, asked for only where the fast one does not settle the cell.
+    ``mid`` ± ``rad`` is the fast enclosure of N and ``scale`` s as in ``nearest_fast``;
+    ``noise(j, precision)`` an exact enclosure of coordinate j's sN, asked for only where the
+    fast one does not settle the cell.
     """
-    values, unsettled = nearest_fast(centre, mid, rad, spacing)
+    values, unsettled = nearest_fast(centre, mid, rad, spacing, scale)
     for j in np.flatnonzero(unsettled):
         values[j] = nearest_exact(float(centre[j]), spacing, lambda precision, j=j: noise(int(j), precision))
     return values

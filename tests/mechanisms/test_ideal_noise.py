@@ -64,7 +64,7 @@ def test_numpy_log_and_cos_are_within_an_eighth_of_the_assumed_error() -> None:
         context.prec = PRECISION
         for angle, computed in zip(angles, np.cos(angles)):
             # cos of the float angle itself, to 40 digits, from the series the exact path uses
-            exact = ideal_noise._cosine_at(Decimal(float(angle)) / 4)  # cos y = 8c⁴ − 8c² + 1 with c = cos(y/4)
+            exact = ideal_noise._cosine_at(Decimal(float(angle)) / 4)  # cos y = 8c⁴ − 8c² + 1, c = cos(y/4)
             c = (exact.lo + exact.hi) / 2
             reference = 8 * c**4 - 8 * c**2 + 1
             worst_cos = max(worst_cos, abs(float(Decimal(float(computed)) - reference)))
