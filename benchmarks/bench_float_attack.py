@@ -65,9 +65,9 @@ def counting_decisions():
     counts = {"cells": 0, "exact": 0}
     fast, exact = lattice.nearest_fast, lattice.nearest_exact
 
-    def counted_fast(centre, mid, rad, spacing):
+    def counted_fast(centre, *arguments):
         counts["cells"] += np.size(centre)
-        return fast(centre, mid, rad, spacing)
+        return fast(centre, *arguments)
 
     def counted_exact(*arguments):
         counts["exact"] += 1

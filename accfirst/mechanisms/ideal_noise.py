@@ -7,19 +7,19 @@ A float64 sample of Laplace or Gaussian noise is not the real-valued noise the p
 are about: its values lie on an irregular grid, and which grid points v + noise can reach
 depends on v (Mironov 2012). Here the noise is the ideal real-valued one. Every noise value is
 a fixed function of independent ideal uniforms U ∈ (0, 1) — a unit Laplace value is
-s·(−ln U) with a random sign s, a standard Gaussian one √(−2 ln U₁)·cos(2πU₂) (Box–Muller) —
-and a uniform is known by its first 53 bits, which put it in a cell of width 2⁻⁵³; its
-further bits are drawn only when a decision needs them (``UniformBits``).
+s·(−ln U) with a random sign s, a pair of standard Gaussian ones √(−2 ln U₁)·(cos, sin)(2πU₂)
+(Box–Muller) — and a uniform is known by its first 53 bits, which put it in a cell of width
+2⁻⁵³; its further bits are drawn only when a decision needs them (``UniformBits``).
 
 Two evaluations enclose a noise value:
 
 - *fast*, vectorised in float64: a midpoint and a radius bounding every rounding, the width of
-  the uniform's cell, and the error of numpy's log and cos, assumed at most ``LIBM_ERROR``
+  the uniform's cell, and the error of numpy's log, cos and sin, assumed at most ``LIBM_ERROR``
   (2⁻⁴⁸: 32 units in the last place; a test measures the real error, about one unit);
 - *exact*, one value at a time in decimal arithmetic at any precision: each operation is
   correctly rounded by Python's decimal module and then widened outwards by one unit in the
-  last place, π and the cosine come from alternating series with their remainder bound, and
-  each uniform brings as many bits as the precision needs.
+  last place; π, cos and sin come from alternating series summed with guard digits and
+  bounded by their first omitted term; each uniform brings as many bits as the precision needs.
 
 A decision about the ideal value (which lattice cell holds v + N, whether N clears a threshold)
 is taken from the fast enclosure when it settles it, else from exact enclosures at doubling
@@ -41,15 +41,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 UNIFORM_BITS = 53
-# Assumed bound on numpy's float64 log (relative) and cos (absolute, on [0, 2π]); measured ≈ 2⁻⁵³.
+# Assumed bound on numpy's float64 log (relative) and cos, sin (absolute, on [0, 2π]); measured ≈ 2⁻⁵³.
 LIBM_ERROR = 2.0**-48
 ROUNDOFF = 2.0**-53
 # A radius computed in float64 is multiplied by this: it covers the few dozen roundings (each
 # ≤ 2⁻⁵³ relative) made while computing it.
 GROW = 1.0 + 2.0**-40
 CELL = 2.0**-UNIFORM_BITS
-# cos(2πU) on U's cell, taken at the cell's midpoint: the cell (2π·2⁻⁵⁴), the float 2π and the
-# product's rounding (< 2⁻⁴⁹·⁵ together) and numpy's cos (LIBM_ERROR): < 2⁻⁴⁷.
+# cos or sin of 2πU on U's cell, computed at (J + ½)·fl(2π)·2⁻⁵³: the cell and the rounding of
+# J + ½ (2π·2⁻⁵³), the float 2π (2⁻⁵¹), the product's rounding (2π·2⁻⁵³) and numpy's cos or sin
+# (LIBM_ERROR) add up to less than 2⁻⁴⁷.
 _COS_RADIUS = 2.0**-47
 # J = 0 (probability 2⁻⁵³) has an unbounded cell for −ln U: a finite stand-in keeps NaN out.
 _SMALLEST_TOP = 2.0**-60

@@ -3,7 +3,7 @@
 [derived] docs/mathematics.md, "Noise that float64 cannot betray". A mechanism whose ideal
 output is v + N (N real Laplace or Gaussian noise of scale s) releases instead
 
-    g·⌊(v + N)/g + ½⌋,   g = 2^(⌊log₂ s⌋ − LATTICE_BITS),
+    g·⌊(v + N)/g + ½⌋,   g = 2^(4·⌊⌊log₂ s⌋/4⌋ − 16),
 
 the lattice point of gℤ nearest to the ideal output. That is a post-processing of the ideal
 mechanism, so its privacy guarantee holds unchanged: no ε is added. Every lattice point has

@@ -169,9 +169,10 @@ class LaplaceReleaseChain(ReleaseChain):
     ``_state[k, j]`` encloses coordinate j's noise after its k-th re-draw counted from the top
     (k = 0: the noise of v̂_T) as midpoint + i·radius, ``_event_levels[k, j]`` is the level of
     re-draw k + 1, or −1 once coordinate j has no more re-draws; ``_draws[k]`` holds the unit
-    Laplace draws of re-draw k for the coordinates ``_drawn[k]`` (increasing). The noise at level t is the one after the last re-draw at a level
-    ≥ t; level t releases v + noise rounded to the lattice of its scale Δ/ε_t
-    (``accfirst.mechanisms.lattice``).
+    Laplace draws of re-draw k for the coordinates ``_drawn[k]`` (increasing). The noise at
+    level t is the one after the last re-draw at a level ≥ t; level t releases v + noise
+    rounded to the lattice of its scale Δ/ε_t (``accfirst.mechanisms.lattice``), looked up in
+    ``_table``, which ``_round_ahead`` fills a few levels at a time.
     """
 
     def __init__(
