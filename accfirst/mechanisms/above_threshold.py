@@ -82,11 +82,12 @@ class ThresholdNoise:
         shared, shared_rad = (0.0, 0.0) if self._shared is None else laplace_fast(self._shared, threshold_scale)
         self.query_noise, query_rad = laplace_fast(self._queries, query_scale)
         self.noisy_threshold = np.full(size, threshold + shared)
-        # Allowance A_t = Z_t − Y − W: test t passes iff R_t ≤ A_t.
-        self._allowance = self.query_noise - self.noisy_threshold
-        self._allowance_rad = GROW * (
+        # Allowance A_t = Z_t − Y − W: test t passes iff R_t ≤ A_t. Python floats: read one at a time.
+        allowance = self.query_noise - self.noisy_threshold
+        radius = GROW * (
             query_rad + shared_rad + 2.0 * ROUNDOFF * (np.abs(self.query_noise) + np.abs(self.noisy_threshold))
         )
+        self._allowance, self._allowance_rad = allowance.tolist(), radius.tolist()
 
     def cannot_pass(self, t: int, bound: float) -> bool:
         """Whether a certified lower bound on R_t already exceeds every allowance A_t the enclosure admits."""

@@ -38,12 +38,17 @@ BAND_BITS = 4
 SMALLEST_SCALE = 2.0**-1000
 
 
-def lattice_spacing(scale: float) -> float:
-    """g = 2^(4·⌊⌊log₂ s⌋/4⌋ − 16) for a noise scale s > 0 (a Laplace scale or a Gaussian standard deviation)."""
-    if not (SMALLEST_SCALE <= scale < math.inf):
+def lattice_spacing(scale: float | NDArray[np.float64]) -> float | NDArray[np.float64]:
+    """g = 2^(4·⌊⌊log₂ s⌋/4⌋ − 16) for a noise scale s > 0 (a Laplace scale or a Gaussian standard deviation).
+
+    ``scale`` may be an array of scales (a chain's levels); then so is the result.
+    """
+    scales = np.asarray(scale, dtype=np.float64)
+    if not np.all((scales >= SMALLEST_SCALE) & (scales < math.inf)):
         raise AccFirstError(f"a noise scale must be a finite number ≥ 2^-1000; got {scale!r}")
-    _, exponent = math.frexp(scale)  # scale = m·2^exponent with m ∈ [½, 1): ⌊log₂ s⌋ = exponent − 1
-    return math.ldexp(1.0, (exponent - 1) // BAND_BITS * BAND_BITS - LATTICE_BITS)
+    _, exponent = np.frexp(scales)  # s = m·2^exponent with m ∈ [½, 1): ⌊log₂ s⌋ = exponent − 1
+    spacing = np.ldexp(1.0, (exponent - 1) // BAND_BITS * BAND_BITS - LATTICE_BITS)
+    return float(spacing) if spacing.ndim == 0 else spacing
 
 
 def nearest_fast(

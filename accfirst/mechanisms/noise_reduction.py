@@ -180,10 +180,9 @@ class LaplaceReleaseChain(ReleaseChain):
     ) -> None:
         self.levels = epsilons
         self._v = v
-        # The ideal scales Δ/ε_t exactly; float64 division rounds them correctly.
-        self._exact_scales = [Fraction(sensitivity) / Fraction(float(e)) for e in epsilons]
-        scales = sensitivity / epsilons
-        self._spacings = np.array([lattice_spacing(float(b)) for b in scales])
+        self._sensitivity = sensitivity
+        scales = sensitivity / epsilons  # the ideal scales Δ/ε_t, correctly rounded
+        self._spacings = lattice_spacing(scales)
         self._bits = UniformBits(rng)
         self._redraw_keys = itertools.count()
         self._squares = epsilons**2  # within 2⁻⁵³ of ε_t², for the re-draw search
@@ -297,7 +296,8 @@ class LaplaceReleaseChain(ReleaseChain):
             unit = laplace_exact(self._bits, (j, r), int(packed), precision)
             if unit is None:
                 return None
-            terms.append(multiply(exact(self._exact_scales[level]), unit))
+            scale = Fraction(self._sensitivity) / Fraction(float(self.levels[level]))
+            terms.append(multiply(exact(scale), unit))
         return add(*terms)
 
     def _round_ahead(self, level: int) -> bool:
