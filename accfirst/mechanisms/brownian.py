@@ -87,6 +87,8 @@ class BrownianReleaseChain(ReleaseChain):
         self._level = -1
         self._rho = 0.0  # ρ at the current level (0 before the first release: B(∞)/∞ = 0)
         self._steps: list[tuple[int, float]] = []  # (first word of the step's draws, its ρ)
+        self._gains: list[Fraction] = []  # filled by _exact_noise only
+        self._reached = Fraction(0)  # the precision 2ρ/Δ₂² after the gains so far
         self._z_mid = np.zeros(self._flat.size)
         self._z_rad = np.zeros(self._flat.size)
         self._released: NDArray[np.float64] | None = None
@@ -120,15 +122,17 @@ class BrownianReleaseChain(ReleaseChain):
 
         The precision at a level is 1/T = 2ρ/Δ₂², exactly, from the float64 ρ and Δ₂.
         """
-        terms, before = [], Fraction(0)
-        for step, ((_, rho), pair) in enumerate(zip(self._steps, self._draws_of(j))):
+        while len(self._gains) < len(self._steps):  # the precision each step gained, exactly
+            reached = 2 * Fraction(self._steps[len(self._gains)][1]) / self._sensitivity**2
+            self._gains.append(reached - self._reached)
+            self._reached = reached
+        terms = []
+        for step, (gained, pair) in enumerate(zip(self._gains, self._draws_of(j))):
             unit = gaussian_exact(self._bits, (step, j // 2), pair, j % 2 == 1, precision)
             if unit is None:
                 return None
-            now = 2 * Fraction(rho) / self._sensitivity**2
-            terms.append(multiply(square_root(exact(now - before)), unit))
-            before = now
-        return multiply(exact(1 / before), add(*terms))
+            terms.append(multiply(square_root(exact(gained)), unit))
+        return multiply(exact(1 / self._reached), add(*terms))
 
     def release(self, level: int) -> NDArray[np.float64]:
         self._check_order(level, self._level)

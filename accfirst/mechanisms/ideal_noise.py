@@ -140,8 +140,11 @@ def _out(lo: Decimal, hi: Decimal) -> Interval:
     return Interval(lo.next_minus(), hi.next_plus())
 
 
-def exact(value: int | Fraction) -> Interval:
-    """An enclosure of a rational number."""
+def exact(value: int | float | Fraction) -> Interval:
+    """An enclosure of a rational number (a float64 is one; an integer is held exactly)."""
+    if isinstance(value, int):
+        whole = Decimal(value)
+        return Interval(whole, whole)
     q = Fraction(value)
     nearest = Decimal(q.numerator) / Decimal(q.denominator)
     return _out(nearest, nearest)
