@@ -79,9 +79,8 @@ class BrownianReleaseChain(ReleaseChain):
         self._bits = UniformBits(rng)
         # The steps' draws come from a stream of their own whose n-th word can be found again
         # (PCG64.advance): an exact enclosure of one coordinate re-reads only that coordinate's.
-        self._stream = np.random.PCG64(int(rng.integers(0, 2**63)))
+        self._stream = np.random.PCG64(rng.integers(0, 2**63, size=4).tolist())  # 252 bits of seed
         self._start = self._stream.state
-        self._replay = np.random.PCG64()
         self._words = 0
         self._square = sensitivity * sensitivity  # Δ₂² to 2⁻⁵³
         self._level = -1
@@ -106,13 +105,14 @@ class BrownianReleaseChain(ReleaseChain):
         A step draws ⌈d/2⌉ words for the U₁'s, then ⌈d/2⌉ for the U₂'s.
         """
         pairs = (self._flat.size + 1) // 2
-        self._replay.state = self._start
+        replay = np.random.PCG64(0)
+        replay.state = self._start
         position, draws = 0, []
         for first, _ in self._steps:
             cells = []
             for word in (first + j // 2, first + pairs + j // 2):
-                self._replay.advance(word - position)
-                cells.append(int(self._replay.random_raw()) >> (64 - UNIFORM_BITS))
+                replay.advance(word - position)
+                cells.append(int(replay.random_raw()) >> (64 - UNIFORM_BITS))
                 position = word + 1
             draws.append((cells[0], cells[1]))
         return draws
