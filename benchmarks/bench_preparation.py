@@ -26,7 +26,8 @@ import numpy as np
 
 from accfirst import LogisticProblem, RidgeProblem
 from accfirst.datasets import ColumnSpec, PreparedData, Schema, from_frame
-from accfirst.search.experiments import SearchOptions, search, trial_rng
+from accfirst.methods.options import SearchOptions
+from accfirst.search.experiments import search, trial_rng
 from tests.data import PLAN_EFFECT, REGION_EFFECT, mixed_table
 
 LAM = 0.005

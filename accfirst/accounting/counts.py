@@ -7,7 +7,8 @@ advance; each gets noisier-to-sharper Gaussian releases until one is *certified*
 with noise sd σ and noisy value y, stop and release iff y ≥ c·σ·(1 + 1/α), with
 c = Φ⁻¹(1 − β/(2K)) for at most K levels. Then, with probability ≥ 1 − β, every level has
 |y − q| ≤ cσ, and at the stop cσ ≤ α·q: the released count is within relative error α.
-The stop reads only the released values.
+The stop reads only the released values, which are lattice points: the ideal noisy
+counts rounded exactly (docs/mathematics.md, "Noise that float64 cannot betray").
 
 Two arms share the stop rule, the per-count cap ρ̄ = min(κ·ρ_B, remaining) on the noise
 level, and the lowest level ρ̄·2^{−19}:
@@ -33,7 +34,7 @@ from scipy.special import ndtri
 
 from accfirst.accounting.filters import ZCDPFilter
 from accfirst.errors import AccFirstError, DataError
-from accfirst.mechanisms.brownian import brownian_noise_reduction
+from accfirst.mechanisms.brownian import GAUSSIAN, brownian_noise_reduction
 from accfirst.validation import as_generator, release_seed, validate_count, validate_positive
 
 COUNT_METHODS = ("nr", "doubling")
@@ -199,7 +200,7 @@ def _doubling_count(
         budget.charge(float(rho))
         spent += float(rho)
         sigma = 1.0 / math.sqrt(2.0 * rho)
-        released = q + sigma * float(rng.standard_normal())
+        released = float(GAUSSIAN.perturb(np.array([q]), 1.0, float(rho), rng)[0])
         if released >= c * sigma * (1.0 + 1.0 / alpha):
             return _outcome("certified", released, k + 1, sigma, c, spent)
     return _outcome("not certified", released, rhos.size, sigma, c, spent)

@@ -3,7 +3,9 @@
 SPEC §3 (one ε), §5 (CovNR, OutputNR along a noise-reduction chain) and §14
 (the same with Gaussian noise along a Brownian path). A generator names the private
 vector it perturbs and its ℓ1- and ℓ2-sensitivities; its noise family picks the one
-it needs. A noisy release of that vector is post-processed into a ``Hypothesis``.
+it needs. A noisy release of that vector — the ideal noisy vector rounded exactly to a
+lattice, so that no float64 of it can rule an input out (docs/mathematics.md, "Noise that
+float64 cannot betray") — is post-processed into a ``Hypothesis``.
 
 A ``Hypothesis`` offers a certified lower bound on its excess risk that is cheap
 to compute (O(p²) and, for covariance perturbation, at most one Cholesky

@@ -2,7 +2,8 @@
 
 SPEC §6, Algorithm 2. With f_t = −R(θ_t): draw Ŵ = W + Lap(threshold scale) once;
 for t = 1, 2, …, halt at the first t with f_t(D) + Lap(query scale) ≥ Ŵ. The ex-post
-loss of halting at t is ε_A + ε_t (Lemma 2.8, Thm 3.2, 3.4).
+loss of halting at t is ε_A + ε_t (Lemma 2.8, Thm 3.2, 3.4). The noises are ideal
+(real-valued) and each comparison is decided exactly (``ThresholdNoise``).
 
 The calibration (ε_A, W and the two noise scales) is pluggable; the presets of
 ``CALIBRATIONS`` live in ``calibration.py`` (SPEC §12.3), each guaranteeing that the
@@ -22,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -29,6 +31,20 @@ from numpy.typing import NDArray
 
 # CALIBRATIONS is re-exported: code that knew it here before calibration.py existed keeps working.
 from accfirst.mechanisms.calibration import CALIBRATIONS, AboveThresholdCalibration  # noqa: F401
+from accfirst.mechanisms.ideal_noise import (
+    GROW,
+    ROUNDOFF,
+    Interval,
+    UniformBits,
+    add,
+    draw_laplace,
+    exact,
+    laplace_exact,
+    laplace_fast,
+    multiply,
+    negate,
+    resolve,
+)
 from accfirst.result import Trace
 
 if TYPE_CHECKING:  # a type only: mechanisms do not depend on the learning problems
@@ -36,6 +52,73 @@ if TYPE_CHECKING:  # a type only: mechanisms do not depend on the learning probl
 
 # A lower bound decides a test only when it clears the threshold by more than rounding.
 DECISION_MARGIN = 1e-12
+
+
+class ThresholdNoise:
+    """The Laplace noise of a private test, ideal and compared exactly (docs/mathematics.md, "Noise that float64 cannot betray").
+
+    Test t passes when −R_t + Z_t ≥ W + Y: Z_t ∼ Lap(query scale) fresh per test, Y ∼
+    Lap(threshold scale) drawn once (InteractiveAboveThreshold) or absent (the doubling test),
+    W the threshold. Only these pass/fail decisions leave the test; each is taken on the ideal
+    noise (``accfirst.mechanisms.ideal_noise``), so the test's output has exactly the law its
+    privacy proof assumes. ``query_noise`` and ``noisy_threshold`` keep the noises' float64
+    midpoints for the trace.
+    """
+
+    def __init__(
+        self,
+        threshold: float,
+        query_scale: float,
+        size: int,
+        rng: np.random.Generator,
+        threshold_scale: float | None = None,
+    ) -> None:
+        self._threshold = Fraction(threshold)
+        self._threshold_scale = threshold_scale
+        self._shared = draw_laplace(rng, 1) if threshold_scale is not None else None
+        self._query_scale = query_scale
+        self._queries = draw_laplace(rng, size)
+        self._bits = UniformBits(rng)
+        shared, shared_rad = (0.0, 0.0) if self._shared is None else laplace_fast(self._shared, threshold_scale)
+        self.query_noise, query_rad = laplace_fast(self._queries, query_scale)
+        self.noisy_threshold = np.full(size, threshold + shared)
+        # Allowance A_t = Z_t − Y − W: test t passes iff R_t ≤ A_t. Python floats: read one at a time.
+        allowance = self.query_noise - self.noisy_threshold
+        radius = GROW * (
+            query_rad + shared_rad + 2.0 * ROUNDOFF * (np.abs(self.query_noise) + np.abs(self.noisy_threshold))
+        )
+        self._allowance, self._allowance_rad = allowance.tolist(), radius.tolist()
+
+    def cannot_pass(self, t: int, bound: float) -> bool:
+        """Whether a certified lower bound on R_t already exceeds every allowance A_t the enclosure admits."""
+        highest = self._allowance[t] + self._allowance_rad[t]
+        return bound - highest > DECISION_MARGIN * max(1.0, abs(highest))
+
+    def passes(self, t: int, risk: float) -> bool:
+        """Whether −R_t + Z_t ≥ W + Y for the ideal noises, R_t = ``risk``."""
+        margin = self._allowance_rad[t] + 4.0 * ROUNDOFF * (abs(self._allowance[t]) + abs(risk))
+        if risk <= self._allowance[t] - margin:
+            return True
+        if risk > self._allowance[t] + margin:
+            return False
+        target = Fraction(risk)
+
+        def clears(lo: Fraction, hi: Fraction) -> bool | None:
+            return True if lo >= target else False if hi < target else None
+
+        return resolve(lambda precision: self._exact_allowance(t, precision), clears)
+
+    def _exact_allowance(self, t: int, precision: int) -> Interval | None:
+        query = laplace_exact(self._bits, ("query", t), int(self._queries[t]), precision)
+        if query is None:
+            return None
+        terms = [multiply(exact(Fraction(self._query_scale)), query), exact(-self._threshold)]
+        if self._shared is not None:
+            shared = laplace_exact(self._bits, "threshold", int(self._shared[0]), precision)
+            if shared is None:
+                return None
+            terms.append(negate(multiply(exact(Fraction(self._threshold_scale)), shared)))
+        return add(*terms)
 
 
 @dataclass(frozen=True)
@@ -48,13 +131,9 @@ class SearchOutcome:
 
 
 def sequential_test(
-    hypotheses: Iterable[Hypothesis],
-    epsilons: NDArray[np.float64],
-    query_noise: NDArray[np.float64],
-    noisy_threshold: NDArray[np.float64],
-    exact: bool,
+    hypotheses: Iterable[Hypothesis], epsilons: NDArray[np.float64], noise: ThresholdNoise, exact: bool
 ) -> SearchOutcome:
-    """Halt at the first t with −R(θ_t) + query_noise[t] ≥ noisy_threshold[t].
+    """Halt at the first t with −R(θ_t) + Z_t ≥ W + Y (``noise``).
 
     Shared by InteractiveAboveThreshold (one noisy threshold) and the doubling
     method (a fixed threshold, fresh noise per test). Unless ``exact``, a level
@@ -63,29 +142,27 @@ def sequential_test(
     """
     risks, bounds = [], []
     for t, hypothesis in enumerate(hypotheses):
-        # Halting needs R ≤ query_noise − threshold.
-        allowance = query_noise[t] - noisy_threshold[t]
         bound = hypothesis.risk_lower_bound
         bounds.append(bound)
-        if not exact and bound - allowance > DECISION_MARGIN * max(1.0, abs(allowance)):
+        if not exact and noise.cannot_pass(t, bound):
             risks.append(math.nan)
             continue
         risk = hypothesis.excess_risk
         risks.append(risk)
-        if -risk + query_noise[t] >= noisy_threshold[t]:
-            return SearchOutcome(t, hypothesis, _trace(epsilons, risks, bounds, query_noise, noisy_threshold))
-    return SearchOutcome(None, None, _trace(epsilons, risks, bounds, query_noise, noisy_threshold))
+        if noise.passes(t, risk):
+            return SearchOutcome(t, hypothesis, _trace(epsilons, risks, bounds, noise))
+    return SearchOutcome(None, None, _trace(epsilons, risks, bounds, noise))
 
 
-def _trace(epsilons, risks, bounds, query_noise, noisy_threshold) -> Trace:
+def _trace(epsilons, risks, bounds, noise: ThresholdNoise) -> Trace:
     k = len(risks)
     return Trace(
         level=np.arange(1, k + 1),
         epsilon=np.asarray(epsilons[:k], dtype=np.float64),
         excess_risk=np.asarray(risks, dtype=np.float64),
         risk_lower_bound=np.asarray(bounds, dtype=np.float64),
-        query_noise=np.asarray(query_noise[:k], dtype=np.float64),
-        noisy_threshold=np.asarray(noisy_threshold[:k], dtype=np.float64),
+        query_noise=noise.query_noise[:k].copy(),
+        noisy_threshold=noise.noisy_threshold[:k].copy(),
     )
 
 
@@ -101,7 +178,7 @@ def interactive_above_threshold(
     The threshold noise and all T query noises are drawn up front from ``rng``
     (independent draws: the same distribution as drawing each when needed).
     """
-    T = epsilons.size
-    noisy_threshold = calibration.threshold + rng.laplace(0.0, calibration.threshold_scale)
-    query_noise = rng.laplace(0.0, calibration.query_scale, size=T)
-    return sequential_test(hypotheses, epsilons, query_noise, np.full(T, noisy_threshold), exact)
+    noise = ThresholdNoise(
+        calibration.threshold, calibration.query_scale, epsilons.size, rng, calibration.threshold_scale
+    )
+    return sequential_test(hypotheses, epsilons, noise, exact)

@@ -10,7 +10,9 @@ mechanism at ρ_k; the prefix (v̂_1 … v̂_k) carries the same privacy loss as
 Sampling in release order by time inversion (SPEC §14.2): Z_k = B(T_k)/T_k has
 independent increments, Z_1 ∼ N(0, 1/T_1) and Z_{k+1} − Z_k ∼ N(0, 1/T_{k+1} − 1/T_k), so
 each release costs one Gaussian draw per coordinate, levels that are never read cost
-nothing, and the grid can be extended to the right at any time.
+nothing, and the grid can be extended to the right at any time. The path is the ideal,
+real-valued one, and each release its exact rounding to a lattice (docs/mathematics.md,
+"Noise that float64 cannot betray"): no released float64 can rule an input out.
 
 The ex-post guarantee (SPEC §14.4) holds under any stopping rule that reads only the
 releases: stopping at level k is (ℰ_BM(ρ_k), δ)-ex-post private, with ℰ_BM from a
@@ -22,11 +24,27 @@ ex-post privacy this is not closed under post-processing; every such number is a
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from accfirst.errors import AccFirstError
+from accfirst.mechanisms.ideal_noise import (
+    GROW,
+    ROUNDOFF,
+    UNIFORM_BITS,
+    Interval,
+    UniformBits,
+    add,
+    draw_gaussian,
+    exact,
+    gaussian_exact,
+    gaussian_fast,
+    multiply,
+    square_root,
+)
+from accfirst.mechanisms.lattice import lattice_spacing, release_nearest
 from accfirst.mechanisms.noise_reduction import NoiseFamily, ReleaseChain, validate_levels, validate_sensitivity
 from accfirst.validation import validate_delta, validate_positive
 
@@ -40,11 +58,15 @@ def validate_rhos(rhos: ArrayLike) -> NDArray[np.float64]:
 
 
 class BrownianReleaseChain(ReleaseChain):
-    """Releases v + B(T_k) read in increasing level order, sampled by time inversion (SPEC §14.2).
+    """Releases v + B(T_k) read in increasing level order, sampled by time inversion (SPEC §14.2), on a lattice.
 
-    Jumping from level j to a later level k draws the increment Z_k − Z_j in one
-    Gaussian (variance 1/T_k − 1/T_j): the levels read have exactly their joint law;
-    skipped levels are never sampled. ``extend`` appends larger ρ at any time.
+    Jumping from level j to a later level k draws the increment Z_k − Z_j in one ideal
+    Gaussian (variance 1/T_k − 1/T_j): the levels read have exactly their joint law; skipped
+    levels are never sampled. ``extend`` appends larger ρ at any time. Each release is the
+    ideal v + B(T_k) rounded to the lattice of its standard deviation √T_k
+    (``accfirst.mechanisms.lattice``): a post-processing, so every guarantee below holds as
+    for the ideal releases. The draws of each step are not kept: an exact enclosure (rare)
+    reads a coordinate's again from the stream they came from.
     """
 
     def __init__(
@@ -52,11 +74,23 @@ class BrownianReleaseChain(ReleaseChain):
     ) -> None:
         self.levels = rhos
         self._v = v
-        self._sensitivity = sensitivity
-        self._rng = rng
+        self._flat = v.ravel()
+        self._sensitivity = Fraction(sensitivity)
+        self._bits = UniformBits(rng)
+        # The steps' draws come from a stream of their own whose n-th word can be found again
+        # (PCG64.advance): an exact enclosure of one coordinate re-reads only that coordinate's.
+        self._stream = np.random.PCG64(rng.integers(0, 2**63, size=4).tolist())  # 252 bits of seed
+        self._start = self._stream.state
+        self._words = 0
+        self._square = sensitivity * sensitivity  # Δ₂² to 2⁻⁵³
         self._level = -1
-        self._precision = 0.0  # 1/T at the current level (0 before the first release: B(∞)/∞ = 0)
-        self._z = np.zeros_like(v)
+        self._rho = 0.0  # ρ at the current level (0 before the first release: B(∞)/∞ = 0)
+        self._steps: list[tuple[int, float]] = []  # (first word of the step's draws, its ρ)
+        self._gains: list[Fraction] = []  # filled by _exact_noise only
+        self._reached = Fraction(0)  # the precision 2ρ/Δ₂² after the gains so far
+        self._z_mid = np.zeros(self._flat.size)
+        self._z_rad = np.zeros(self._flat.size)
+        self._released: NDArray[np.float64] | None = None
 
     def extend(self, rhos: ArrayLike) -> None:
         """Append levels above the current top (SPEC §14.2: the grid extends to the right)."""
@@ -65,19 +99,67 @@ class BrownianReleaseChain(ReleaseChain):
             raise AccFirstError(f"new levels must exceed the current top ρ = {self.levels[-1]:g}; got ρ = {more[0]:g}")
         self.levels = np.concatenate([self.levels, more])
 
+    def _draws_of(self, j: int) -> list[tuple[int, int]]:
+        """The uniforms' cells of coordinate j's Box–Muller pair j // 2 at every step so far, read again from the stream.
+
+        A step draws ⌈d/2⌉ words for the U₁'s, then ⌈d/2⌉ for the U₂'s.
+        """
+        pairs = (self._flat.size + 1) // 2
+        replay = np.random.PCG64(0)
+        replay.state = self._start
+        position, draws = 0, []
+        for first, _ in self._steps:
+            cells = []
+            for word in (first + j // 2, first + pairs + j // 2):
+                replay.advance(word - position)
+                cells.append(int(replay.random_raw()) >> (64 - UNIFORM_BITS))
+                position = word + 1
+            draws.append((cells[0], cells[1]))
+        return draws
+
+    def _exact_noise(self, j: int, precision: int) -> Interval | None:
+        """An exact enclosure of coordinate j's B(T_k) = T_k·Σ √(precision gained)·G over the steps so far.
+
+        The precision at a level is 1/T = 2ρ/Δ₂², exactly, from the float64 ρ and Δ₂.
+        """
+        while len(self._gains) < len(self._steps):  # the precision each step gained, exactly
+            reached = 2 * Fraction(self._steps[len(self._gains)][1]) / self._sensitivity**2
+            self._gains.append(reached - self._reached)
+            self._reached = reached
+        terms = []
+        for step, (gained, pair) in enumerate(zip(self._gains, self._draws_of(j))):
+            unit = gaussian_exact(self._bits, (step, j // 2), pair, j % 2 == 1, precision)
+            if unit is None:
+                return None
+            terms.append(multiply(square_root(exact(gained)), unit))
+        return multiply(exact(1 / self._reached), add(*terms))
+
     def release(self, level: int) -> NDArray[np.float64]:
         self._check_order(level, self._level)
-        # 1/T_k = 2ρ_k/Δ₂²; the increment of Z has the variance of the precision gained.
-        precision = 2.0 * self.levels[level] / self._sensitivity**2
         if level > self._level:
-            step = math.sqrt(precision - self._precision)
-            self._z = self._z + step * self._rng.standard_normal(self._v.shape)
-            self._precision, self._level = precision, level
-        return self._v + self._z / precision
+            # 1/T_k = 2ρ_k/Δ₂²; the increment of Z has the variance of the precision gained,
+            # 2(ρ_k − ρ_j)/Δ₂², which float64 gives to 3·2⁻⁵³ (one subtraction, a product, a
+            # quotient) and its square root to 2·2⁻⁵³. The exact rationals are for _exact_noise.
+            rho = float(self.levels[level])
+            gained = 2.0 * (rho - self._rho) / self._square
+            self._steps.append((self._words, rho))
+            words = self._stream.random_raw(2 * ((self._flat.size + 1) // 2))
+            self._words += words.size
+            cells = (words >> (64 - UNIFORM_BITS)).reshape(2, -1)
+            step, step_rad = gaussian_fast(cells, self._flat.size, math.sqrt(gained))
+            self._z_mid += step
+            self._z_rad += step_rad
+            self._z_rad += ROUNDOFF * np.abs(self._z_mid)  # the sum's rounding
+            self._z_rad *= GROW
+            self._rho, self._level = rho, level
+            variance = self._square / (2.0 * rho)  # T_k to 2·2⁻⁵³
+            spacing = lattice_spacing(math.sqrt(variance))
+            self._released = release_nearest(self._flat, self._z_mid, self._z_rad, spacing, self._exact_noise, variance)
+        return self._released.reshape(self._v.shape).copy()
 
 
 class GaussianNoise(NoiseFamily):
-    """Gaussian noise with ℓ2 sensitivity, at zCDP level ρ: variance Δ₂²/(2ρ) (SPEC §14)."""
+    """Gaussian noise with ℓ2 sensitivity, at zCDP level ρ: variance Δ₂²/(2ρ) (SPEC §14), released on a lattice."""
 
     name = "gaussian"
     norm = 2
@@ -85,7 +167,19 @@ class GaussianNoise(NoiseFamily):
     def perturb(
         self, v: NDArray[np.float64], sensitivity: float, level: float, rng: np.random.Generator
     ) -> NDArray[np.float64]:
-        return v + rng.normal(0.0, sensitivity / math.sqrt(2.0 * level), size=v.shape)
+        vector = np.asarray(v, dtype=np.float64)
+        variance = Fraction(sensitivity) ** 2 / (2 * Fraction(level))
+        deviation = math.sqrt(float(variance))
+        draws = draw_gaussian(rng, vector.size)
+        mid, rad = gaussian_fast(draws, vector.size, deviation)
+        bits = UniformBits(rng)
+
+        def noise(j: int, precision: int) -> Interval | None:
+            pair = (int(draws[0, j // 2]), int(draws[1, j // 2]))
+            unit = gaussian_exact(bits, j // 2, pair, j % 2 == 1, precision)
+            return None if unit is None else multiply(square_root(exact(variance)), unit)
+
+        return release_nearest(vector.ravel(), mid, rad, lattice_spacing(deviation), noise).reshape(vector.shape)
 
     def chain(
         self, v: NDArray[np.float64], sensitivity: float, levels: NDArray[np.float64], rng: np.random.Generator

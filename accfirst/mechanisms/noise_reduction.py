@@ -8,8 +8,12 @@ probability (ε_t/ε_{t+1})², else adds fresh Lap(Δ/ε_t) noise. The prefix
 Sampling: the keep/re-draw coins are independent, and the chance that a coordinate
 keeps its value at every level from u − 1 down to s telescopes to (ε_s/ε_u)². So
 the next re-draw below level u is at the largest s with ε_s < ε_u·√U, U uniform —
-one draw per re-draw instead of one coin per level. Values are accumulated from the
-top down exactly as Algorithm 1 does, in float64 throughout.
+one draw per re-draw instead of one coin per level. The noise is the ideal, real-valued
+one (``accfirst.mechanisms.ideal_noise``), the re-draw levels are decided exactly, and each
+release is the ideal v̂_t rounded exactly to a lattice 2¹⁶–2²⁰ times finer than its noise
+scale (``accfirst.mechanisms.lattice``): a post-processing, so the guarantees above hold
+unchanged, and no released float64 can rule an input out (docs/mathematics.md, "Noise that
+float64 cannot betray").
 
 The noise family is pluggable: a ``NoiseFamily`` perturbs a vector once (the plain
 mechanism at one privacy level) and builds a noise-reduction chain; Laplace is the
@@ -18,13 +22,32 @@ family of the paper, Gaussian (``accfirst.mechanisms.brownian``, SPEC §14) the 
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 from abc import ABC, abstractmethod
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from accfirst.errors import AccFirstError
+from accfirst.mechanisms.ideal_noise import (
+    CELL,
+    GROW,
+    ROUNDOFF,
+    UNIFORM_BITS,
+    Interval,
+    UniformBits,
+    add,
+    draw_laplace,
+    exact,
+    laplace_exact,
+    laplace_fast,
+    multiply,
+    resolve,
+)
+from accfirst.mechanisms.lattice import lattice_spacing, nearest_exact, nearest_fast, release_nearest
 
 
 def validate_levels(levels: ArrayLike, name: str = "epsilons", symbol: str = "ε") -> NDArray[np.float64]:
@@ -99,41 +122,103 @@ class NoiseFamily(ABC):
         """A noise-reduction chain whose prefix up to level t is as private as level t alone."""
 
 
-class LaplaceReleaseChain(ReleaseChain):
-    """Algorithm 1 with Laplace noise, sampled by re-draw events (see module doc).
+# Levels rounded in one pass: enough to share numpy's call overhead, few enough not to round
+# many states of levels that a search stops before.
+ROUND_AHEAD = 16
 
-    ``values[k, j]`` is coordinate j after its k-th re-draw counted from the top
-    (``values[0]`` is v̂_T); ``event_levels[k, j]`` is the level of re-draw k + 1,
-    or −1 once coordinate j has no more re-draws. The release at level t takes, for
-    each coordinate, the value after its last re-draw at a level ≥ t.
+
+class _SortedSearch:
+    """``np.searchsorted(keys, values) − 1`` (the largest i with keys[i] < value) for many unsorted values, fast.
+
+    numpy's search pays a mispredicted branch per halving for unsorted values; here a table
+    over 4T equal buckets of log(key) gives each value a start at or below its answer, and a
+    few vectorised steps (one per key in its bucket) finish it exactly.
+    """
+
+    def __init__(self, keys: NDArray[np.float64]) -> None:
+        self.padded = np.append(keys, np.inf)  # the keys, then +∞
+        logs = np.log(keys)
+        self._low = logs[0]
+        self._buckets = 4 * keys.size
+        span = logs[-1] - logs[0]
+        self._scale = self._buckets / span if span > 0 else 0.0
+        edges = np.exp(self._low + np.arange(self._buckets + 1) / self._scale) if span > 0 else keys[:1]
+        # One below the answer at each bucket's edge: rounding may put a value just under its edge.
+        self._table = np.maximum(np.searchsorted(keys, edges, side="left") - 2, -1)
+
+    def below(self, values: NDArray[np.float64]) -> NDArray[np.int64]:
+        if self._scale == 0:
+            answer = np.full(values.size, -1, dtype=np.int64)
+        else:
+            with np.errstate(divide="ignore"):
+                position = np.log(values)
+            position -= self._low
+            position *= self._scale
+            np.clip(position, 0, self._buckets, out=position)
+            answer = self._table[position.astype(np.int64)]
+        while True:
+            step = self.padded[answer + 1] < values
+            if not step.any():
+                return answer
+            answer += step
+
+
+class LaplaceReleaseChain(ReleaseChain):
+    """Algorithm 1 with ideal Laplace noise, sampled by re-draw events (see module doc), released on a lattice.
+
+    ``_state[k, j]`` encloses coordinate j's noise after its k-th re-draw counted from the top
+    (k = 0: the noise of v̂_T) as midpoint + i·radius, ``_event_levels[k, j]`` is the level of
+    re-draw k + 1, or −1 once coordinate j has no more re-draws; ``_draws[k]`` holds the unit
+    Laplace draws of re-draw k for the coordinates ``_drawn[k]`` (increasing). The noise at
+    level t is the one after the last re-draw at a level ≥ t; level t releases v + noise
+    rounded to the lattice of its scale Δ/ε_t (``accfirst.mechanisms.lattice``), looked up in
+    ``_table``, which ``_round_ahead`` fills a few levels at a time.
     """
 
     def __init__(
         self, v: NDArray[np.float64], sensitivity: float, epsilons: NDArray[np.float64], rng: np.random.Generator
     ) -> None:
         self.levels = epsilons
+        self._v = v
+        self._sensitivity = sensitivity
+        scales = sensitivity / epsilons  # the ideal scales Δ/ε_t, correctly rounded
+        self._spacings = lattice_spacing(scales)
+        self._bits = UniformBits(rng)
+        self._redraw_keys = itertools.count()
+        self._squares = epsilons**2  # within 2⁻⁵³ of ε_t², for the re-draw search
+        self._search = _SortedSearch(self._squares)
         d = v.size
-        top = v + rng.laplace(0.0, sensitivity / epsilons[-1], size=d)
-        values = [top]
-        event_levels = []
-        level = np.full(d, epsilons.size - 1, dtype=np.int64)
+        # Row k of ``state`` encloses the noise after re-draw k (row 0: the top level): its real
+        # part is the midpoint, its imaginary part the radius (one array: one in-place add per
+        # re-draw). Rows grow by doubling.
+        rows = 32
+        state = np.empty((rows, d), dtype=np.complex128)
+        event_levels = np.full((rows, d), -1, dtype=np.int64)
         active = np.arange(d)
-        current = top
-        while active.size:
-            # Largest s with ε_s < ε_level·√U is the next re-draw; −1 means none.
-            cut = epsilons[level[active]] * np.sqrt(rng.random(active.size))
-            nxt = np.searchsorted(epsilons, cut, side="left") - 1
+        self._draws, self._drawn = [draw_laplace(rng, d)], [active]
+        state[0] = self._enclosed_term(self._draws[0], scales[-1], epsilons.size - 1)
+        level = np.full(d, epsilons.size - 1, dtype=np.int64)
+        k = 0
+        while True:
+            nxt = self._next_redraws(level[active], rng)
             moving = nxt >= 0
             active, nxt = active[moving], nxt[moving]
-            step_levels = np.full(d, -1, dtype=np.int64)
-            step_levels[active] = nxt
-            current = current.copy()
-            current[active] += rng.laplace(0.0, 1.0, size=active.size) * (sensitivity / epsilons[nxt])
+            if not active.size:
+                break
+            k += 1
+            if k == rows:
+                state = np.concatenate([state, np.empty_like(state)])
+                event_levels = np.concatenate([event_levels, np.full_like(event_levels, -1)])
+                rows *= 2
+            packed = draw_laplace(rng, active.size)
+            state[k] = state[k - 1]
+            state[k, active] += self._enclosed_term(packed, scales[nxt], nxt)
+            event_levels[k - 1, active] = nxt
             level[active] = nxt
-            event_levels.append(step_levels)
-            values.append(current)
-        self._values = np.stack(values)
-        levels = np.stack(event_levels) if event_levels else np.empty((0, d), dtype=np.int64)
+            self._draws.append(packed)
+            self._drawn.append(active)
+        self._state = state[: k + 1]
+        levels = self._event_levels = event_levels[:k]
         flat = levels.ravel()
         has_event = flat >= 0
         coordinates = np.tile(np.arange(d), levels.shape[0])[has_event]
@@ -145,20 +230,127 @@ class LaplaceReleaseChain(ReleaseChain):
         # count[j] = re-draws of coordinate j at levels ≥ the current level.
         self._count = (levels >= 0).sum(axis=0)
         self._level = 0
-        self._current = self._values[self._count, np.arange(d)]
+        # Level t releases _table[count, j]: the states rounded ahead (``_round_ahead``).
+        self._everyone = np.arange(d)
+        self._table = np.empty(self._state.shape)
+        self._ahead_end, self._spacing = 0, math.nan
+        self._released = np.empty(d)
+
+    @staticmethod
+    def _enclosed_term(
+        packed: NDArray[np.int64], scale: float | NDArray[np.float64], level: int | NDArray[np.int64]
+    ) -> NDArray[np.complex128]:
+        """A re-draw's noise as midpoint + i·radius, the radius also covering the roundings of the sums it enters.
+
+        A noise term drawn at level s is added to at most s + 1 partial sums (later re-draws are
+        at lower levels), each rounded to within 2⁻⁵³ of a sum of terms' magnitudes; GROW covers
+        the rounding of the radii's own sum.
+        """
+        mid, rad = laplace_fast(packed, scale)
+        rad += ROUNDOFF * (level + 1) * np.abs(mid)
+        rad *= GROW
+        return mid + 1j * rad
+
+    def _next_redraws(self, levels: NDArray[np.int64], rng: np.random.Generator) -> NDArray[np.int64]:
+        """The next re-draw below each level u: the largest s with ε_s² < U·ε_u² (−1 if none).
+
+        U is an ideal uniform known to the cell [J, J + 1]·2⁻⁵³; the float search settles the
+        level unless a threshold ε_s²/ε_u² falls within rounding of that cell, when exact
+        rationals and more of U's bits do.
+        """
+        tops = rng.integers(0, 2**UNIFORM_BITS, size=levels.size, dtype=np.int64)
+        top_square = self._squares[levels]
+        low = tops * CELL * top_square * (1.0 - 4.0 * ROUNDOFF)
+        high = (tops + 1) * CELL * top_square * (1.0 + 4.0 * ROUNDOFF)
+        # Levels ≤ sure surely qualify; the level above sure surely does not unless it is within
+        # rounding of U's cell (or it is u itself, whose ratio is 1).
+        sure = np.minimum(self._search.below(low), levels - 1)
+        above = sure + 1
+        unsettled = (above < levels) & (self._search.padded[above] < high)
+        for i in np.flatnonzero(unsettled):
+            likely = int(np.searchsorted(self._squares, high[i], side="left")) - 1
+            sure[i] = self._exact_next_redraw(
+                int(levels[i]), int(tops[i]), int(sure[i]), min(likely, int(levels[i]) - 1)
+            )
+        return sure
+
+    def _exact_next_redraw(self, level: int, top: int, sure: int, likely: int) -> int:
+        key = ("re-draw", next(self._redraw_keys))
+        u = Fraction(float(self.levels[level])) ** 2
+        for s in range(likely, sure, -1):
+            threshold = Fraction(float(self.levels[s])) ** 2 / u
+
+            def below(lo: Fraction, hi: Fraction, threshold: Fraction = threshold) -> bool | None:
+                return True if threshold < lo else False if threshold >= hi else None
+
+            if resolve(lambda precision: self._bits.cell(key, top, precision), below):
+                return s
+        return sure
+
+    def _exact_noise(self, j: int, k: int, precision: int) -> Interval | None:
+        """An exact enclosure of coordinate j's noise after its re-draw k: the top draw and re-draws 1 … k."""
+        terms = []
+        for r in range(k + 1):
+            level = self.levels.size - 1 if r == 0 else int(self._event_levels[r - 1, j])
+            packed = self._draws[r][np.searchsorted(self._drawn[r], j)]
+            unit = laplace_exact(self._bits, (j, r), int(packed), precision)
+            if unit is None:
+                return None
+            scale = Fraction(self._sensitivity) / Fraction(float(self.levels[level]))
+            terms.append(multiply(exact(scale), unit))
+        return add(*terms)
+
+    def _round_ahead(self, level: int) -> bool:
+        """Round the noise states that the levels ``level`` … ``level`` + ROUND_AHEAD − 1 (on one lattice) release.
+
+        One vectorised rounding serves those releases: for each re-draw made at those levels,
+        the state that follows it, and — on a new lattice or after levels were skipped — every
+        coordinate's current state. Returns whether the current states were rounded.
+        """
+        spacing = self._spacings[level]
+        fresh = level != self._ahead_end or spacing != self._spacing
+        end = min(int(np.searchsorted(-self._spacings, -spacing, side="right")), level + ROUND_AHEAD)
+        # A re-draw made at one of these levels leaves its coordinate in the state it had one
+        # re-draw earlier; a level holds at most one re-draw per coordinate.
+        counts = self._count.copy()
+        coordinates, states = [], []
+        for s in range(level, end):
+            at = self._event_coordinates[self._event_starts[s] : self._event_starts[s + 1]]
+            counts[at] -= 1
+            coordinates.append(at)
+            states.append(counts[at])
+        if fresh:
+            coordinates.append(self._everyone)
+            states.append(self._count)
+        coordinate, state = np.concatenate(coordinates), np.concatenate(states)
+        # Flat indices: numpy gathers and scatters them several times faster than index pairs.
+        flat = state * self._v.size + coordinate
+        enclosure = self._state.reshape(-1)[flat]
+        values, unsettled = nearest_fast(self._v[coordinate], enclosure.real, enclosure.imag, spacing)
+        for i in np.flatnonzero(unsettled):
+            j, k = int(coordinate[i]), int(state[i])
+            noise = functools.partial(self._exact_noise, j, k)
+            values[i] = nearest_exact(float(self._v[j]), spacing, noise)
+        self._table.reshape(-1)[flat] = values
+        self._ahead_end, self._spacing = end, spacing
+        return fresh
 
     def release(self, level: int) -> NDArray[np.float64]:
         self._check_order(level, self._level)
         # Passing level s removes the re-draws made at s from every count.
         passed = self._event_coordinates[self._event_starts[self._level] : self._event_starts[level]]
         np.subtract.at(self._count, passed, 1)
-        self._current[passed] = self._values[self._count[passed], passed]
         self._level = level
-        return self._current.copy()
+        table, d = self._table.reshape(-1), self._v.size
+        if level >= self._ahead_end and self._round_ahead(level):
+            self._released = table[self._count * d + self._everyone]
+        else:
+            self._released[passed] = table[self._count[passed] * d + passed]
+        return self._released.copy()
 
 
 class LaplaceNoise(NoiseFamily):
-    """Laplace noise with ℓ1 sensitivity: pure ε-DP (SPEC §3, §5)."""
+    """Laplace noise with ℓ1 sensitivity: pure ε-DP (SPEC §3, §5), released on a lattice (exact, no ε added)."""
 
     name = "laplace"
     norm = 1
@@ -166,7 +358,18 @@ class LaplaceNoise(NoiseFamily):
     def perturb(
         self, v: NDArray[np.float64], sensitivity: float, level: float, rng: np.random.Generator
     ) -> NDArray[np.float64]:
-        return v + rng.laplace(0.0, sensitivity / level, size=v.shape)
+        vector = np.asarray(v, dtype=np.float64)
+        scale = Fraction(sensitivity) / Fraction(level)
+        packed = draw_laplace(rng, vector.size)
+        mid, rad = laplace_fast(packed, sensitivity / level)
+        bits = UniformBits(rng)
+
+        def noise(j: int, precision: int) -> Interval | None:
+            unit = laplace_exact(bits, j, int(packed[j]), precision)
+            return None if unit is None else multiply(exact(scale), unit)
+
+        spacing = lattice_spacing(sensitivity / level)
+        return release_nearest(vector.ravel(), mid, rad, spacing, noise).reshape(vector.shape)
 
     def chain(
         self, v: NDArray[np.float64], sensitivity: float, levels: NDArray[np.float64], rng: np.random.Generator

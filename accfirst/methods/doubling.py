@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from accfirst.erm.generators import HypothesisGenerator, make_generator
 from accfirst.erm.problems import Problem
 from accfirst.errors import AccFirstError
-from accfirst.mechanisms.above_threshold import sequential_test
+from accfirst.mechanisms.above_threshold import ThresholdNoise, sequential_test
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import doubling_calibration, doubling_test_scale
 from accfirst.methods.base import Method, generation_cost, searched_result
@@ -78,9 +78,9 @@ def doubling(
     cost = generation_cost(gen, levels, delta, independent=True)
     sample_rng, test_rng = rng.spawn(2)
     scale = doubling_test_scale(alpha, gamma, K, calibration)
-    query_noise = test_rng.laplace(0.0, scale, size=K)
+    query_noise = ThresholdNoise(-alpha / 2, scale, K, test_rng)
     hypotheses = (gen.sample(float(level), sample_rng) for level in cost.levels)
-    outcome = sequential_test(hypotheses, cost.label, query_noise, np.full(K, -alpha / 2), exact)
+    outcome = sequential_test(hypotheses, cost.label, query_noise, exact)
     eps_test = problem.query_sensitivity / scale
     halted = outcome.index is not None
     steps = outcome.index + 1 if halted else K

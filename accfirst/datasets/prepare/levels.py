@@ -17,7 +17,7 @@ import numpy as np
 
 from accfirst.datasets.columns import listing, quoted
 from accfirst.datasets.prepare.base import PRIVATE, ColumnPlan, Context, Step, StepRecord
-from accfirst.datasets.prepare.noise import laplace
+from accfirst.datasets.prepare.noise import laplace_release
 
 COUNT_SENSITIVITY = 2.0
 
@@ -56,7 +56,7 @@ class PrivateLevels(Step):
         levels = context.values(plan.name).levels
         counts = self.statistic(context)
         present = np.flatnonzero(counts > 0)
-        noisy = counts[present] + laplace(COUNT_SENSITIVITY / epsilon, context.rng, present.size)
+        noisy = laplace_release(counts[present], COUNT_SENSITIVITY, epsilon, context.rng)
         tau = threshold(epsilon, delta)
         passed = noisy > tau
         order = np.argsort(-noisy[passed], kind="stable")[: self.max_levels]

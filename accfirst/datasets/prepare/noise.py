@@ -1,8 +1,9 @@
 """Where the preparation draws its randomness: Laplace noise and the exponential mechanism.
 
-Every private step of the preparation draws through these two functions and nothing else,
-so that the floating-point-safe samplers of ``accfirst.mechanisms`` can replace them in one
-place. ``preparation_rng`` turns the caller's choice into a generator: operating-system
+Every private step of the preparation draws through these two functions and nothing else.
+Laplace releases go through the floating-point-safe sampler of ``accfirst.mechanisms`` (the
+ideal noisy value rounded exactly to a lattice: docs/mathematics.md, "Noise that float64
+cannot betray"). ``preparation_rng`` turns the caller's choice into a generator: operating-system
 entropy for a release (the default), or a seed for a repeatable run, which is then not a
 private release (an attacker who knows the seed knows the noise).
 """
@@ -14,6 +15,7 @@ import numbers
 import numpy as np
 
 from accfirst.errors import DataError
+from accfirst.mechanisms.noise_reduction import LAPLACE
 
 
 def validate_noise_seed(noise_seed: object) -> int | None:
@@ -32,9 +34,11 @@ def preparation_rng(noise_seed: int | None) -> np.random.Generator:
     return np.random.default_rng(noise_seed)
 
 
-def laplace(scale: float, rng: np.random.Generator, size: int | None = None) -> float | np.ndarray:
-    """Laplace noise of the given scale (one draw, or ``size`` independent draws)."""
-    return rng.laplace(0.0, scale, size)
+def laplace_release(
+    values: np.ndarray | float, sensitivity: float, epsilon: float, rng: np.random.Generator
+) -> np.ndarray:
+    """``values`` plus Laplace noise of scale sensitivity/ε per coordinate, released on a lattice (float-safe)."""
+    return LAPLACE.perturb(np.atleast_1d(np.asarray(values, dtype=np.float64)), sensitivity, epsilon, rng)
 
 
 def exponential_mechanism(utility: np.ndarray, epsilon: float, sensitivity: float, rng: np.random.Generator) -> int:

@@ -1,0 +1,134 @@
+"""Empirical privacy loss on worst-case neighbouring pairs: a lower bound that must stay below the claimed ε.
+
+Many releases under D and under D′ (inputs at the full sensitivity apart) are binned; per cell a
+Clopper–Pearson lower bound of one probability over an upper bound of the other bounds the
+privacy loss from below (``epsilon_lower_bound``). With probability ≥ 1 − 10⁻³ that bound is
+below the true loss, so a mechanism that keeps its claim fails a test with probability ≤ 10⁻³
+(seeds fixed: the outcome is deterministic). Each test also shows that the bound comes close to
+the claim: it would see a mechanism that paid more. The float support attack, which no
+histogram of this kind sees, is tests/test_float_support_attack.py.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import integrate, stats
+
+from accfirst.mechanisms.above_threshold import interactive_above_threshold
+from accfirst.mechanisms.brownian import GAUSSIAN
+from accfirst.mechanisms.calibration import AboveThresholdCalibration
+from accfirst.mechanisms.noise_reduction import LAPLACE
+from tests.attacks import epsilon_lower_bound
+
+RELEASES = 200_000
+
+
+def histogram(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    return np.histogram(values, bins=np.concatenate([[-np.inf], edges, [np.inf]]))[0]
+
+
+def test_laplace_mechanism_loss_stays_below_epsilon() -> None:
+    epsilon = 1.0
+    edges = np.linspace(-6.0, 7.0, 27)
+    here = histogram(LAPLACE.perturb(np.zeros(RELEASES), 1.0, epsilon, np.random.default_rng(0)), edges)
+    there = histogram(LAPLACE.perturb(np.ones(RELEASES), 1.0, epsilon, np.random.default_rng(1)), edges)
+    bound = epsilon_lower_bound(here, there)
+    assert 0.9 * epsilon < bound <= epsilon, bound
+
+
+def test_noise_reduction_prefix_loss_is_that_of_its_last_level() -> None:
+    """Per level t, the release v̂_t alone, and the pair (v̂_{t−1}, v̂_t) jointly (an 8 × 8 grid):
+    both bounded by ε_t. Independent releases at the two levels pay ε_{t−1} + ε_t, and the same
+    joint test sees that."""
+    eps = np.array([0.3, 0.5, 0.8, 1.2])
+    half = RELEASES // 2
+    here = LAPLACE.chain(np.zeros(half), 1.0, eps, np.random.default_rng(2))
+    there = LAPLACE.chain(np.ones(half), 1.0, eps, np.random.default_rng(3))
+
+    def joint(first: np.ndarray, second: np.ndarray, level: float) -> np.ndarray:
+        edges = np.linspace(-3.0, 4.0, 7) / level
+        return np.bincount(np.searchsorted(edges, first) * 8 + np.searchsorted(edges, second), minlength=64)
+
+    previous = None
+    for t, level in enumerate(eps):
+        a, b = here.release(t), there.release(t)
+        edges = np.linspace(-6.0, 7.0, 27) / level
+        bound = epsilon_lower_bound(histogram(a, edges), histogram(b, edges))
+        assert 0.75 * level < bound <= level, (t, bound)
+        if previous is not None:
+            assert epsilon_lower_bound(joint(previous[0], a, eps[t - 1]), joint(previous[1], b, eps[t - 1])) <= level
+        previous = (a, b)
+    rng = np.random.default_rng(4)
+    separate = [[LAPLACE.perturb(np.full(half, v), 1.0, e, rng) for e in eps[-2:]] for v in (0.0, 1.0)]
+    independent = epsilon_lower_bound(joint(*separate[0], eps[-2]), joint(*separate[1], eps[-2]))
+    assert independent > eps[-1], independent
+
+
+def test_gaussian_mechanism_stays_within_its_privacy_profile() -> None:
+    """(ε, δ(ε)) for N(0, σ²) vs N(Δ, σ²), μ = Δ/σ = 1: δ(ε) = Φ(μ/2 − ε/μ) − e^ε·Φ(−μ/2 − ε/μ).
+    Lower confidence bounds of P(Y ≤ c | D′) − e^ε·P(Y ≤ c | D) over 30 cut points stay below δ(ε)."""
+    rho = 0.5  # σ = Δ/√(2ρ) = 1
+    low = GAUSSIAN.perturb(np.zeros(RELEASES), 1.0, rho, np.random.default_rng(14))
+    high = GAUSSIAN.perturb(np.ones(RELEASES), 1.0, rho, np.random.default_rng(5))
+    cuts = np.linspace(-3.0, 1.5, 30)
+    level = 1e-3 / (2 * cuts.size)
+    for epsilon in (0.5, 1.0, 2.0):
+        delta = stats.norm.cdf(0.5 - epsilon) - math.exp(epsilon) * stats.norm.cdf(-0.5 - epsilon)
+        best = -1.0
+        for c in cuts:
+            k_low, k_high = int(np.count_nonzero(low <= c)), int(np.count_nonzero(high <= c))
+            lower = stats.beta.ppf(level, max(k_low, 1), RELEASES - k_low + 1)
+            upper = stats.beta.isf(level, k_high + 1, max(RELEASES - k_high, 1))
+            best = max(best, lower - math.exp(epsilon) * upper)
+        assert 0.5 * delta < best <= delta, (epsilon, best, delta)
+
+
+@dataclass
+class FixedRisk:
+    """A hypothesis whose excess risk is given (the test reads nothing else)."""
+
+    excess_risk: float
+
+    @property
+    def risk_lower_bound(self) -> float:
+        return self.excess_risk
+
+
+def halting_law(risk: float, calibration: AboveThresholdCalibration, T: int) -> np.ndarray:
+    """P(halt at t), t < T, and P(no halt) when every level has excess risk ``risk``: with the
+    threshold noise Y, each level passes independently with p(Y) = P(Z ≥ risk + W + Y)."""
+    threshold = stats.laplace(scale=calibration.threshold_scale)
+    query = stats.laplace(scale=calibration.query_scale)
+
+    def at(t: int) -> float:
+        def integrand(y: float) -> float:
+            p = query.sf(risk + calibration.threshold + y)
+            return threshold.pdf(y) * (1 - p) ** t * (p if t < T else 1.0)
+
+        return integrate.quad(integrand, -80, 80, points=[0.0, -risk - calibration.threshold], limit=200)[0]
+
+    return np.array([at(t) for t in range(T + 1)])
+
+
+def test_above_threshold_halting_level_has_its_exact_law_and_stays_below_its_epsilon() -> None:
+    """Δ_R = 1, threshold noise Lap(2), query noise Lap(4): ε_A = 1/2 + 2/4 = 1. D's three risks are
+    one above D′'s. The halting level's counts over 40,000 runs each match its exact law (chi-square,
+    p > 1e-3 each), its exact loss is below ε_A, and so is the empirical lower bound."""
+    calibration = AboveThresholdCalibration(epsilon=1.0, threshold=-1.0, threshold_scale=2.0, query_scale=4.0)
+    T, runs = 3, 40_000
+    counts, laws = [], []
+    for risk, seed in ((2.0, 6), (1.0, 7)):
+        rng = np.random.default_rng(seed)
+        outcomes = np.zeros(T + 1, dtype=int)
+        for _ in range(runs):
+            index = interactive_above_threshold([FixedRisk(risk)] * T, np.ones(T), calibration, rng).index
+            outcomes[T if index is None else index] += 1
+        law = halting_law(risk, calibration, T)
+        assert stats.chisquare(outcomes, law * runs).pvalue > 1e-3
+        counts.append(outcomes)
+        laws.append(law)
+    assert np.max(np.abs(np.log(laws[0] / laws[1]))) <= calibration.epsilon
+    assert epsilon_lower_bound(*counts) <= calibration.epsilon
