@@ -13,10 +13,10 @@ from collections.abc import Mapping
 import numpy as np
 
 from accfirst.erm.generators import HypothesisGenerator, make_generator
-from accfirst.erm.problems import Problem
+from accfirst.erm.problems import Problem, ProblemShape
 from accfirst.erm.theory import theory_epsilon
 from accfirst.errors import AccFirstError
-from accfirst.methods.base import Method
+from accfirst.methods.base import Method, Prediction
 from accfirst.methods.options import SearchOptions
 from accfirst.result import RunResult
 from accfirst.validation import as_generator, validate_alpha, validate_gamma
@@ -96,3 +96,7 @@ class Theory(Method):
         self, problem: Problem, alpha: float, gamma: float, options: SearchOptions
     ) -> tuple[float, float]:
         return theory_epsilon(problem, alpha, options.generator), 0.0
+
+    def predict(self, shape: ProblemShape, alpha: float, gamma: float, options: SearchOptions) -> Prediction:
+        """Its ε = E exactly: no test."""
+        return Prediction(0.0, theory_epsilon(shape, alpha, options.generator))

@@ -18,8 +18,8 @@ import pandas as pd
 from accfirst.erm.problems import Problem
 from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
-from accfirst.methods.pipeline import feasible_problem, run_method
-from accfirst.methods.registry import METHODS, method_position, validate_methods
+from accfirst.methods.pipeline import run_method, run_step
+from accfirst.methods.registry import method_position, validate_methods
 from accfirst.result import RunResult
 from accfirst.validation import validate_alpha, validate_count, validate_gamma
 
@@ -85,10 +85,11 @@ def declared_bound(
 
     Noise reduction and doubling: the ex-post loss of halting at the top level; theory:
     its ε = E (pure DP); the Gibbs posterior: its (ε, δ), fixed in advance (ridge only). A
-    privacy filter admits the run on this bound. Reads no data.
+    private radius adds its ε_R (a Gaussian one is inside the Brownian bound), on top of the
+    method's worst case on the ceiling, which no released radius exceeds. A privacy filter
+    admits the run on this bound. Reads no data.
     """
-    validate_methods([method], options)
-    return METHODS[method].declared_bound(feasible_problem(problem, method, options), alpha, gamma, options)
+    return run_step(problem, method, alpha, gamma, options).declared_bound()
 
 
 def run_one(
