@@ -91,6 +91,20 @@ def test_ridge_fit_is_the_search_run_of_its_seed() -> None:
     assert not np.array_equal(other.coef_, model.coef_)
 
 
+@pytest.mark.parametrize("mode", ["private", "free", "none"])
+def test_the_radius_mode_reaches_the_search(mode: str) -> None:
+    """Each radius mode gives the run of ``search`` with that mode; a private radius reports its part."""
+    X, y = raw_regression(0)
+    model = AccuracyFirstRidge(excess_risk=0.05, feature_bound=10.0, target_bound=3.0, radius_mode=mode, random_state=2)
+    model.fit(X, y)
+    problem = RidgeProblem(scale_rows(X.copy(), 10.0), scale_target(y.copy(), 3.0), 0.005)
+    run = search(problem, "nr", 0.05, 0.1, trial_rng(2, "nr", 0.05, 0), SearchOptions(radius_mode=mode))
+    np.testing.assert_array_equal(model.coef_, run.theta)
+    assert model.epsilon_radius_ == run.eps_radius and model.epsilon_ == run.eps_total
+    assert model.run_.norm_bound == run.norm_bound < (problem.max_norm if mode != "none" else math.inf)
+    assert (model.epsilon_radius_ > 0) == (mode == "private")
+
+
 def test_a_pipeline_with_the_scaler_is_the_estimator_with_the_bound() -> None:
     X, y = raw_regression(1)
     pipeline = make_pipeline(

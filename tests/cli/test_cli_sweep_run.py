@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import signal
@@ -101,6 +102,18 @@ def test_run_with_a_public_radius(tmp_path, capsys):
     problem = RidgeProblem(data.X_train, data.y_train, 0.005, radius=2.5)
     expected = search(problem, "nr", 0.3, 0.1, trial_rng(0, "nr", 0.3, 0), SearchOptions(T=100))
     assert "norm_bound=2.5," in printed and f"eps_total={expected.eps_total!r}" in printed
+
+
+def test_run_with_a_private_radius_prints_its_part(capsys):
+    status = main(["run", "--dataset", "diabetes", "--alpha", "0.1", "--T", "100", "--radius-mode", "private"])
+    assert status == 0
+    printed = capsys.readouterr().out
+    data = load_builtin("diabetes")
+    problem = RidgeProblem(data.X_train, data.y_train, 0.005)
+    options = SearchOptions(T=100, radius_mode="private")
+    expected = search(problem, "nr", 0.1, 0.1, trial_rng(0, "nr", 0.1, 0), options)
+    assert expected.eps_radius > 0 and f"eps_total={expected.eps_total!r}" in printed
+    assert f"(radius {expected.eps_radius:.6g} (R = {expected.norm_bound:.4g}) + testing" in printed
 
 
 def test_csv_input_with_task_inferred(tmp_path, capsys):
@@ -266,6 +279,15 @@ def test_command_line_round_trips_through_the_parser():
     )
     args = build_parser().parse_args(command_line(gaussian).split()[3:])
     assert (args.noise, args.delta) == ("gaussian", 1e-5)
+    for mode in ("none", "free", "private"):
+        stated = {"radius_epsilon": 0.2, "radius_beta": 0.01} if mode == "private" else {}
+        settings = dataclasses.replace(gaussian, options=SearchOptions(radius_mode=mode, **stated))
+        args = build_parser().parse_args(command_line(settings).split()[3:])
+        assert (args.radius_mode, args.radius_epsilon, args.radius_beta) == (
+            mode,
+            stated.get("radius_epsilon"),
+            stated.get("radius_beta"),
+        )
 
 
 def test_run_with_gaussian_noise_states_its_delta(capsys):
