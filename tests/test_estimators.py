@@ -83,7 +83,7 @@ def test_ridge_fit_is_the_search_run_of_its_seed() -> None:
     assert not run.fallback and math.isfinite(run.eps_total)
     np.testing.assert_array_equal(model.coef_, run.theta)
     assert model.epsilon_ == run.eps_total == model.run_.eps_total
-    assert model.epsilon_ == model.epsilon_test_ + model.epsilon_hypothesis_
+    assert model.epsilon_ == model.epsilon_radius_ + model.epsilon_test_ + model.epsilon_hypothesis_
     assert model.delta_ == 0.0
     again = clone(model).fit(X, y)
     np.testing.assert_array_equal(again.coef_, model.coef_)
@@ -168,6 +168,6 @@ def test_a_fallback_is_never_silent() -> None:
     X = rng.uniform(-0.2, 0.2, size=(60, 3))
     y = np.clip(X.sum(axis=1) + rng.normal(scale=0.1, size=60), -1, 1)
     with pytest.warns(NoPrivacyWarning, match="epsilon_ = inf"):
-        model = AccuracyFirstRidge(excess_risk=0.01, failure_prob=0.5, random_state=14).fit(X, y)
+        model = AccuracyFirstRidge(excess_risk=0.01, failure_prob=0.5, radius_mode="none", random_state=14).fit(X, y)
     assert model.run_.fallback and model.epsilon_ == math.inf
     np.testing.assert_allclose(model.coef_, RidgeProblem(X, y, 0.005).theta_star)

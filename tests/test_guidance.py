@@ -60,7 +60,7 @@ def diabetes():
 
 def test_sentence_states_the_sensitivity_and_the_test_cost(diabetes):
     _, problem = diabetes
-    options = SearchOptions()
+    options = SearchOptions(radius_mode="none")  # on M: the sentence's Δ_R is (M+1)²/n
     summary = runs(problem, 0.05, options, trials=5)
     advice = advise(problem, 0.05, GAMMA, options, summary, lam_choices=LAMBDAS)
     assert advice is not None and advice.method == "nr"
@@ -127,14 +127,15 @@ def test_more_rows_prediction_matches_four_times_the_rows():
 def test_a_flipped_ranking_is_explained_with_both_methods_numbers(diabetes):
     _, problem = diabetes
     summary = summary_frame(nr=12.0, doubling=9.0)
-    advice = advise(problem, 0.05, GAMMA, SearchOptions(), summary)
+    options = SearchOptions(radius_mode="none")
+    advice = advise(problem, 0.05, GAMMA, options, summary)
     assert advice is not None and advice.method == "doubling"
     assert advice.why.startswith("Noise reduction paid more than doubling here (median ε 12.0 against 9.00)")
     assert "ε_A = 6.00" in advice.why and "the 4.50 that doubling's few tests cost" in advice.why
     # Doubling's measured parts are scaled: 4α quarters the testing part; covariance perturbation below its
     # cliff (4.5 < 2ε_c) keeps the generation part.
     row = summary.iloc[1]
-    assert predict_epsilon(problem, row, GAMMA, SearchOptions(), alpha=0.2) == pytest.approx(4.5 / 4 + 4.5, rel=1e-12)
+    assert predict_epsilon(problem, row, GAMMA, options, alpha=0.2) == pytest.approx(4.5 / 4 + 4.5, rel=1e-12)
 
 
 def test_the_lambda_fix_drops_a_stated_radius_that_the_new_bound_undercuts(diabetes):

@@ -43,8 +43,10 @@ class SearchOptions:
     noise : "laplace" (the paper's) or "gaussian" (SPEC §14; noise reduction and doubling only).
     delta : δ of the (ε, δ) guarantees, in [0, 1): of Gaussian runs' ex-post loss (δ > 0; Laplace runs
         record δ = 0) and of the Gibbs posterior (SPEC §17; 0 asks it for pure ε, ridge only).
-    radius_mode : the radius of the feasible set a method that uses one runs on (``RADIUS_MODES``):
-        "none" runs on the problem's own (M, or a public radius stated when it was built, SPEC §13);
+    radius_mode : the radius of the feasible set a method that uses one runs on (``RADIUS_MODES``;
+        default "private": it paid the least total ε on the built-in data, README, "A bound on the
+        model's size"): "none" runs on the problem's own (M, or a public radius stated when it was
+        built, SPEC §13);
         "free" on the free radius R₀ (M/2 for ridge, ≈ 0.448·M for logistic: it holds for every
         dataset and reads none, SPEC §19.0), or the public radius if that is smaller;
         "private" releases a tighter radius below that ceiling with a small part of the budget
@@ -64,7 +66,7 @@ class SearchOptions:
     spacing: str = "geometric"
     noise: str = "laplace"
     delta: float = DEFAULT_DELTA
-    radius_mode: str = "none"
+    radius_mode: str = "private"
     radius_epsilon: float | None = None
     radius_beta: float | None = None
 

@@ -170,7 +170,18 @@ def test_csv_preparation_options_reach_from_frame(tmp_path, capsys):
 
 def test_run_prints_a_huge_risk_factor_as_a_power_of_ten(tmp_path):
     done = accfirst(
-        "run", "--dataset", "diabetes", "--alpha", "0.01", "--T", "100", "--method", "doubling", cwd=tmp_path
+        "run",
+        "--dataset",
+        "diabetes",
+        "--alpha",
+        "0.01",
+        "--T",
+        "100",
+        "--method",
+        "doubling",
+        "--radius-mode",
+        "none",
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     eps = float(done.stdout.split("eps_total=")[1].split(",")[0])

@@ -99,7 +99,7 @@ def test_a_filter_admits_the_radius_inside_the_search(ridge_problem: RidgeProble
 
 def test_stated_radius_options_are_checked(ridge_problem: RidgeProblem) -> None:
     with pytest.raises(AccFirstError, match="only apply with radius_mode='private'"):
-        SearchOptions(radius_epsilon=0.1)
+        SearchOptions(radius_mode="free", radius_epsilon=0.1)
     with pytest.raises(AccFirstError, match="radius_beta"):
         SearchOptions(radius_mode="private", radius_beta=0.7)
     with pytest.raises(AccFirstError, match="smaller than γ"):
