@@ -383,7 +383,8 @@ def advise(
         )
     )
     radius = _round_up(problem.max_norm * RADIUS_SHARE)
-    if problem.radius is None and radius < feasible_radius(problem, problem.lam, None, options.radius_mode):
+    ceiling = feasible_radius(problem, problem.lam, None, options.radius_mode)
+    if problem.radius is None and radius < ceiling:
         predicted = predict(radius=radius)
         at_most = (options.generator or default_generator_name(problem)) == CovariancePerturbation.name
         fixes.append(
@@ -391,9 +392,15 @@ def advise(
                 f"State a public bound ‖θ‖ ≤ {radius:g}",
                 predicted,
                 f"Only if domain knowledge, never this data, says the model's norm is at most {radius:g} (M = "
-                f"{problem.max_norm:.3g}): Δ_R = {type(problem).risk_sensitivity(radius, problem.n):.3g} instead of "
-                f"{type(problem).risk_sensitivity(runs_radius(problem, row, options), problem.n):.3g}; predicted "
-                f"median {'at most ' if at_most else ''}{_eps_text(predicted)}.",
+                f"{problem.max_norm:.3g}): the search's ceiling falls from {ceiling:.3g} to {radius:g}, Δ_R there from "
+                f"{type(problem).risk_sensitivity(ceiling, problem.n):.3g} to "
+                f"{type(problem).risk_sensitivity(radius, problem.n):.3g}"
+                + (
+                    " (a private radius is still bought below it where it pays)"
+                    if options.radius_mode == "private"
+                    else ""
+                )
+                + f"; predicted median {'at most ' if at_most else ''}{_eps_text(predicted)}.",
                 {"radius": radius},
                 at_most,
             )

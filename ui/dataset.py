@@ -212,7 +212,7 @@ def dataset_sidebar() -> Selection | None:
     name = DATASET.widget(sidebar)
     lam = float(LAMBDA.widget(sidebar))
     radius_mode = RADIUS_MODE.widget(sidebar)
-    docs_link(sidebar, "charts", "why-checking-accuracy-costs-privacy", label="Why a bound on the model's size saves")
+    docs_link(sidebar, "charts", "why-checking-accuracy-costs-privacy", label="Why a size bound saves privacy")
     radius = RADIUS.widget(sidebar)
     write_to_url(SHARED_SETTINGS)
     chosen: Selection | None = None

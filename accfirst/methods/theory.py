@@ -79,7 +79,13 @@ class Theory(Method):
     noise_refusal = THEORY_NEEDS_LAPLACE
 
     def summary_note(self, summary: Mapping[str, object]) -> str:
-        return " The theory approach promises the target only on average, not with probability 1 − γ."
+        note = " The theory approach promises the target only on average, not with probability 1 − γ."
+        if float(summary.get("median_eps_radius") or 0.0) > 0:  # SPEC §19.3: a bound below ‖θ*‖ costs up to R(0)
+            note += (
+                " With a bound on the model's size bought privately, which is too small with a small probability β, "
+                "that average is within α + β·R(0), R(0) the excess risk of predicting zero."
+            )
+        return note
 
     def run(
         self,
