@@ -318,6 +318,11 @@ if regressions:
             f"4E, would be {paper_max:.3g} at α = {regressions[0].target:g}: a search declares about that much before "
             "it runs, so a realistic budget would admit almost nothing. A smaller ε_max is admitted more easily; a "
             "search that would need more falls back and releases nothing."
+            + (
+                " A bound on the model's size bought privately is part of its search's declared bound and charge."
+                if chosen.radius_mode == "private"
+                else ""
+            )
         )
 
 # ---------------------------------------------------------------- the ledger, live
