@@ -105,7 +105,8 @@ def run_one(
     """One run of ``method`` on the SPEC §8 grid (doubling spans the same ε range).
 
     ``options`` are the fields of ``SearchOptions`` (T, generator, calibration, eps_min,
-    eps_max, spacing, noise, delta); ``exact`` solves every tested level (same output, full trace).
+    eps_max, spacing, noise, delta, radius_mode, radius_epsilon, radius_beta); ``exact`` solves every tested
+    level (same output, full trace).
     """
     return search(problem, method, alpha, gamma, rng, SearchOptions.from_keywords(options), exact)
 
@@ -176,7 +177,8 @@ def run_trials(
     """Run every (method, α, trial) and return one row each (SPEC §9).
 
     ``options`` are the fields of ``SearchOptions`` (T, generator, calibration, eps_min,
-    eps_max, spacing, noise, delta), the same for every run. Fallback rows keep ``eps_total = inf``.
+    eps_max, spacing, noise, delta, radius_mode, radius_epsilon, radius_beta), the same for every run. Fallback
+    rows keep ``eps_total = inf``.
     ``progress(done, total)`` is called after each run. Arguments are validated before
     any work starts.
     """
