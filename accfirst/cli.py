@@ -241,7 +241,22 @@ def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
         choices=RADIUS_MODES,
         default=SearchOptions().radius_mode,
         help="the radius the methods run on: 'none' (M, or --radius), 'free' (R₀, a bound on ‖θ*‖ that holds for "
-        f"every dataset and reads none, or --radius if smaller) (default: {SearchOptions().radius_mode})",
+        "every dataset and reads none, or --radius if smaller), 'private' (a tighter radius below R₀ bought with a "
+        "small part of the budget when a prediction from public quantities says it pays; derived) "
+        f"(default: {SearchOptions().radius_mode})",
+    )
+    algo.add_argument(
+        "--radius-epsilon",
+        type=float,
+        metavar="ε",
+        help="with --radius-mode private: the radius's ε_R (default: chosen from public quantities)",
+    )
+    algo.add_argument(
+        "--radius-beta",
+        type=float,
+        metavar="β",
+        help="with --radius-mode private: the probability β < γ that the radius falls below ‖θ*‖ "
+        "(default: chosen from public quantities)",
     )
     algo.add_argument(
         "--gamma", type=float, default=0.1, metavar="γ", help="failure probability γ in (0, 1) (default: 0.1)"
@@ -486,6 +501,9 @@ def command_line(settings: RunSettings, alphas_text: str | None = None) -> str:
         words += ["--noise", options.noise]
     if options.radius_mode != SearchOptions().radius_mode:
         words += ["--radius-mode", options.radius_mode]
+    for flag, value in (("--radius-epsilon", options.radius_epsilon), ("--radius-beta", options.radius_beta)):
+        if value is not None:
+            words += [flag, repr(value)]
     if options.noise != "laplace" or options.delta != DEFAULT_DELTA:
         words += ["--delta", repr(options.delta)]
     return shlex.join(words)
@@ -744,6 +762,7 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         "preparation": steps[-1].removeprefix("preparation: "),
         "λ": args.lam,
         "public radius R": "none (R = M)" if args.radius is None else args.radius,
+        "radius mode": args.radius_mode,
         "γ": args.gamma,
         "T": args.T,
         "generator": frame["generator"].iloc[0] if len(frame) else args.generator,
@@ -843,8 +862,9 @@ def _run_command(args: argparse.Namespace) -> int:
         kind = f"(ε, δ)-DP with δ = {result.delta:g}" if result.delta else "pure"
     else:
         kind = f"(ε, δ)-ex-post with δ = {result.delta:g}" if result.delta else "ex-post"
+    radius = f", released radius R = {result.norm_bound:.4g}" if result.eps_radius else ""
     print(
-        f"{kind} {bill_text(result)}, e^ε = {format_exp_epsilon(result.eps_total)}, "
+        f"{kind} {bill_text(result)}{radius}, e^ε = {format_exp_epsilon(result.eps_total)}, "
         f"excess risk {result.excess_risk:.6g} "
         f"{'≤' if result.success else '>'} α = {result.alpha:g}"
         + (" — fallback: θ* released" if result.fallback else "")

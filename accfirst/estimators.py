@@ -4,8 +4,9 @@ SPEC §1–§3 (the problems), §5–§9 (the search and what a run reports), §
 (public radius), §14 (Gaussian noise), §17 (Gibbs posterior). ``fit`` builds the ERM problem
 of the training rows and runs one accuracy-first search (``search`` with ``SearchOptions``):
 the released coefficients meet the excess risk α with probability ≥ 1 − γ, and the
-estimator reports the ex-post ε it paid (``epsilon_``, split into ``epsilon_test_`` and
-``epsilon_hypothesis_``, with the ``delta_`` of an (ε, δ) guarantee) and keeps the whole
+estimator reports the ex-post ε it paid (``epsilon_``, split into ``epsilon_radius_`` (a private
+radius, SPEC §19), ``epsilon_test_`` and ``epsilon_hypothesis_``, with the ``delta_`` of an (ε, δ)
+guarantee) and keeps the whole
 ``RunResult`` (``run_``). With ``random_state=s`` a fit is the run that
 ``python -m accfirst run --seed s`` makes on the same (scaled) rows.
 
@@ -106,6 +107,9 @@ class _AccuracyFirst(BaseEstimator):
     noise : "laplace" (pure ex-post ε) or "gaussian" ((ε, δ)-ex-post; SPEC §14, derived).
     delta : δ of Gaussian noise and of the Gibbs posterior (SPEC §14, §17).
     radius : a public bound R ≤ M on ‖θ‖, from domain knowledge, never from the data (SPEC §13).
+    radius_mode : the radius the search runs on (``SearchOptions.radius_mode``): "private" (a tighter radius
+        bought privately below R₀ when it pays, SPEC §19), "free" (R₀, which reads nothing) or "none" (M or
+        ``radius``).
     T : privacy levels on the noise-reduction grid, ≥ 2.
     feature_bound : a public bound on ‖x‖₁: rows are divided by it and clipped (SPEC §11),
         in ``fit`` and ``predict``; ``None`` (default): rows must already have ‖x‖₁ ≤ 1.
@@ -128,6 +132,7 @@ class _AccuracyFirst(BaseEstimator):
         noise: str = "laplace",
         delta: float = DEFAULT_DELTA,
         radius: float | None = None,
+        radius_mode: str = SearchOptions.radius_mode,
         T: int = SearchOptions.T,
         feature_bound: float | None = None,
         random_state: int | np.random.Generator | None = None,
@@ -141,6 +146,7 @@ class _AccuracyFirst(BaseEstimator):
         self.noise = noise
         self.delta = delta
         self.radius = radius
+        self.radius_mode = radius_mode
         self.T = T
         self.feature_bound = feature_bound
         self.random_state = random_state
@@ -161,7 +167,12 @@ class _AccuracyFirst(BaseEstimator):
                 "accfirst.theory_run for it)"
             )
         options = SearchOptions(
-            T=self.T, generator=self.generator, calibration=self.calibration, noise=self.noise, delta=self.delta
+            T=self.T,
+            generator=self.generator,
+            calibration=self.calibration,
+            noise=self.noise,
+            delta=self.delta,
+            radius_mode=self.radius_mode,
         )
         try:
             problem = self._problem_class(self._features(X), y, self.lam, self.radius)
@@ -170,6 +181,7 @@ class _AccuracyFirst(BaseEstimator):
         run = search(problem, self.method, alpha, gamma, self._rng(alpha), options)
         self.run_ = run
         self.epsilon_ = run.eps_total
+        self.epsilon_radius_ = run.eps_radius
         self.epsilon_test_ = run.eps_test
         self.epsilon_hypothesis_ = run.eps_hypothesis
         self.delta_ = run.delta
@@ -198,7 +210,7 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
     L(θ) = (1/2n)‖y − Xθ‖² + (λ/2)‖θ‖², no intercept (SPEC §2), on rows with ‖x‖₁ ≤ 1 and
     |y| ≤ 1 (SPEC §1). Parameters as for the shared base (``excess_risk``, ``failure_prob``,
     ``lam``, ``method``, ``generator``, ``calibration``, ``noise``, ``delta``, ``radius``,
-    ``T``, ``feature_bound``, ``random_state``), and
+    ``radius_mode``, ``T``, ``feature_bound``, ``random_state``), and
 
     target_bound : a public bound on |y|: the target is divided by it and clipped to
         [−1, 1] in ``fit``, and predictions are multiplied by it; ``None`` (default): |y| ≤ 1 already.
@@ -207,7 +219,7 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
     ----------
     coef_ : (p,) the released θ, on the scaled rows: ``predict(X)`` is
         ``target_bound · scaled(X) @ coef_`` (X @ coef_ without bounds).
-    epsilon_, epsilon_test_, epsilon_hypothesis_ : the ex-post ε and its two parts (∞ on fallback).
+    epsilon_, epsilon_radius_, epsilon_test_, epsilon_hypothesis_ : the ex-post ε and its parts (∞ on fallback).
     delta_ : δ of the guarantee (0 for pure ex-post ε).
     run_ : the ``RunResult`` (its ``excess_risk`` reads the data: evaluation only).
     n_features_in_, feature_names_in_ : as in scikit-learn.
@@ -226,6 +238,7 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
         noise: str = "laplace",
         delta: float = DEFAULT_DELTA,
         radius: float | None = None,
+        radius_mode: str = SearchOptions.radius_mode,
         T: int = SearchOptions.T,
         feature_bound: float | None = None,
         target_bound: float | None = None,
@@ -241,6 +254,7 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
             noise=noise,
             delta=delta,
             radius=radius,
+            radius_mode=radius_mode,
             T=T,
             feature_bound=feature_bound,
             random_state=random_state,
@@ -274,13 +288,13 @@ class AccuracyFirstLogistic(ClassifierMixin, _AccuracyFirst):
     L(θ) = (1/n) Σ log(1 + exp(−y_i θᵀx_i)) + (λ/2)‖θ‖², no intercept (SPEC §2), on rows with
     ‖x‖₁ ≤ 1. Any two labels: ``classes_[1]`` is the +1 class. Parameters as for the shared
     base (``excess_risk``, ``failure_prob``, ``lam``, ``method``, ``generator``,
-    ``calibration``, ``noise``, ``delta``, ``radius``, ``T``, ``feature_bound``, ``random_state``).
+    ``calibration``, ``noise``, ``delta``, ``radius``, ``radius_mode``, ``T``, ``feature_bound``, ``random_state``).
 
     Attributes
     ----------
     coef_ : (1, p) the released θ (scikit-learn's binary layout), on the scaled rows.
     classes_ : the two labels, sorted.
-    epsilon_, epsilon_test_, epsilon_hypothesis_, delta_, run_, n_features_in_,
+    epsilon_, epsilon_radius_, epsilon_test_, epsilon_hypothesis_, delta_, run_, n_features_in_,
     feature_names_in_ : as for ``AccuracyFirstRidge``.
     """
 

@@ -22,13 +22,20 @@ a scaling law of the generator:
 - n·k rows from the same population: every part scales as 1/k (Δ_R, Δ_θ and the noise on
   A/n all carry 1/n).
 
+The radius the runs used is the median of their released radii (M, R₀, a public or a private
+radius, SPEC §13, §19). With a private radius (``radius_mode="private"``) a prediction re-plans it
+at the new setting with the rule of SPEC §19.4 and adds its ε_R; the radius moves with the rule's
+margin around the norm the released radii imply (their median less the margin; the rule's guess
+when none was bought).
+
 These laws were checked against reruns (``benchmarks/bench_guidance.py``). The guidance reads
-only public constants (n, p, λ, R, α, γ, T) and the runs' released ε: post-processing, no
-further look at the data.
+only public constants (n, p, λ, R, α, γ, T) and the runs' released ε and radii: post-processing,
+no further look at the data.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -36,13 +43,14 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from accfirst.erm.generators import CovariancePerturbation, default_generator_name
-from accfirst.erm.problems import Problem
+from accfirst.erm.problems import Problem, ProblemShape
+from accfirst.erm.radius import radius_margin
 from accfirst.interpret import format_epsilon, format_exp_epsilon
-from accfirst.mechanisms.calibration import calibrated_epsilon, calibration_constant
 from accfirst.methods.doubling import Doubling
 from accfirst.methods.nr import NoiseReduction
 from accfirst.methods.options import SearchOptions
-from accfirst.methods.registry import method_keys, method_label
+from accfirst.methods.radius import plan_radius
+from accfirst.methods.registry import METHODS, method_keys, method_label
 from accfirst.validation import validate_alpha, validate_positive
 
 # Guidance appears when the best pure-ε search pays more than this median ε, or a risk factor
@@ -60,7 +68,7 @@ RADIUS_SHARE = 1 / 3
 class Fix:
     """One suggested change with the median ε it is predicted to give.
 
-    ``changes`` maps the app's URL keys ("alpha", "lam", "radius") to new values (``None``:
+    ``changes`` maps the app's URL keys ("alpha", "lam", "radius", "rmode") to new values (``None``:
     no radius); empty
     for advice the app cannot apply (more rows). ``at_most`` marks a prediction that is an
     upper estimate (a public radius with covariance perturbation: it may remove the cliff).
@@ -69,7 +77,7 @@ class Fix:
     title: str
     predicted_eps: float
     sentence: str
-    changes: dict[str, float | None] = field(default_factory=dict)
+    changes: dict[str, float | str | None] = field(default_factory=dict)
     at_most: bool = False
 
 
@@ -93,10 +101,51 @@ class Constants:
     n: float
 
 
-def feasible_radius(problem: Problem, lam: float, radius: float | None) -> float:
-    """R of the feasible set at λ: the public radius (at most M(λ)) if given, else M(λ) (SPEC §13)."""
+def feasible_radius(problem: Problem, lam: float, radius: float | None, mode: str = "none") -> float:
+    """R of the feasible set at λ before any private radius (SPEC §13, §19.0).
+
+    The public radius (at most M(λ)) if given, else M(λ); with ``mode`` "free" or "private", at most R₀(λ).
+    """
     bound = problem.implied_norm_bound(lam)
-    return bound if radius is None else min(radius, bound)
+    ceiling = bound if radius is None else min(radius, bound)
+    return ceiling if mode == "none" else min(ceiling, problem.free_radius(lam))
+
+
+def runs_radius(problem: Problem, summary_row: pd.Series | dict, options: SearchOptions) -> float:
+    """The radius the runs of ``summary_row`` used: their median released radius, else the mode's ceiling."""
+    used = float(dict(summary_row).get("median_norm_bound", math.nan))
+    if math.isfinite(used):
+        return used
+    return feasible_radius(problem, problem.lam, problem.radius, options.radius_mode)
+
+
+def _margin(plan) -> float:
+    return radius_margin(plan.sensitivity, plan.level, plan.beta, plan.noise)
+
+
+def private_radius(
+    problem: Problem, summary_row: dict, gamma: float, options: SearchOptions, ceiling: float, after: Constants
+) -> tuple[float, float]:
+    """(R, ε_R): the private radius a run at ``after`` would use and what it adds, re-planned (SPEC §19.4).
+
+    The norm is the runs' median radius less their plan's margin when they bought one (scaled with
+    R₀ when λ changes), else the rule's guess; the new radius is that norm plus the new plan's
+    margin, at most ``ceiling``.
+    """
+    method = str(summary_row["method"])
+    private = dataclasses.replace(options, radius_mode="private")
+    shape = ProblemShape(type(problem), max(round(after.n), 1), problem.p, after.lam, ceiling)
+    plan = plan_radius(shape, method, after.alpha, gamma, private)
+    if plan.skipped:
+        return ceiling, 0.0
+    norm = plan.guess
+    if options.radius_mode == "private" and float(summary_row.get("median_eps_radius", 0.0)) > 0:
+        start = feasible_radius(problem, problem.lam, problem.radius, "private")
+        before = plan_radius(problem.shape.with_radius(start), method, float(summary_row["alpha"]), gamma, options)
+        # The norm keeps its share of the free radius when λ changes (R₀ ∝ 1/√λ).
+        shrink = problem.free_radius(after.lam) / problem.free_radius(problem.lam)
+        norm = max(runs_radius(problem, summary_row, options) - _margin(before), 0.0) * shrink
+    return min(ceiling, norm + _margin(plan)), plan.cost
 
 
 def cliff_epsilon(p: int, n: float, lam: float) -> float:
@@ -123,12 +172,9 @@ def generation_factor(problem: Problem, generator: str, measured: float, before:
     return sensitivity * curvature * math.sqrt(before.alpha / after.alpha)
 
 
-def testing_part(problem: Problem, summary_row: pd.Series | dict, gamma: float, options: SearchOptions) -> float:
-    """The testing part of a method's ε: noise reduction's ε_A = c·Δ_R/α (SPEC §12.3), else its measured one."""
-    row = dict(summary_row)
-    if row["method"] == NoiseReduction.key:
-        return calibrated_epsilon(options.calibration, options.T, gamma, problem.query_sensitivity, float(row["alpha"]))
-    return float(row["median_eps_test"])
+def testing_part(summary_row: pd.Series | dict) -> float:
+    """The testing part of a method's ε as measured: noise reduction's ε_A = c·Δ_R/α (SPEC §12.3), the doubling tests."""
+    return float(dict(summary_row)["median_eps_test"])
 
 
 def predict_epsilon(
@@ -141,8 +187,12 @@ def predict_epsilon(
     lam: float | None = None,
     radius: float | None = None,
     rows_factor: float = 1.0,
+    radius_mode: str | None = None,
 ) -> float:
     """The predicted median ex-post ε of ``summary_row``'s method after a change (module docstring).
+
+    The preparation's ε (SPEC §20.3) is part of every run's total and stays as it was: a change
+    of α, λ or the radius does not touch it, and more rows are assumed prepared at the same ε.
 
     Parameters
     ----------
@@ -151,28 +201,38 @@ def predict_epsilon(
     gamma, options : the runs' γ and search options.
     alpha, lam, radius : new values (``None`` keeps the runs' own).
     rows_factor : k for n·k rows from the same population.
+    radius_mode : a new ``SearchOptions.radius_mode`` (``None`` keeps the runs' own).
     """
     row = dict(summary_row)
     alpha_now = float(row["alpha"])
-    before = Constants(alpha_now, problem.lam, problem.norm_bound, problem.n)
+    mode = options.radius_mode if radius_mode is None else radius_mode
+    before = Constants(alpha_now, problem.lam, runs_radius(problem, row, options), problem.n)
     lam_new = problem.lam if lam is None else validate_positive("lam", lam)
     radius_new = problem.radius if radius is None else validate_positive("radius", radius)
     after = Constants(
         alpha_now if alpha is None else validate_alpha(alpha),
         lam_new,
-        feasible_radius(problem, lam_new, radius_new),
+        feasible_radius(problem, lam_new, radius_new, mode),
         problem.n * validate_positive("rows_factor", rows_factor),
     )
+    radius_part = 0.0
+    if mode == "private" and METHODS[str(row["method"])].uses_radius:
+        released, radius_part = private_radius(problem, row, gamma, options, after.radius, after)
+        after = dataclasses.replace(after, radius=released)
     testing_scale = (
         type(problem).risk_sensitivity(after.radius, after.n)
         / type(problem).risk_sensitivity(before.radius, before.n)
         * before.alpha
         / after.alpha
     )
-    testing = testing_part(problem, row, gamma, options)
     generation = float(row["median_eps_hypothesis"])
     generator = options.generator or default_generator_name(problem)
-    return testing * testing_scale + generation * generation_factor(problem, generator, generation, before, after)
+    return (
+        problem.prep_epsilon
+        + radius_part
+        + testing_part(row) * testing_scale
+        + generation * generation_factor(problem, generator, generation, before, after)
+    )
 
 
 def needs_guidance(summary: pd.DataFrame) -> str | None:
@@ -213,12 +273,13 @@ def explain(problem: Problem, summary: pd.DataFrame, method: str, gamma: float, 
     rows = summary.set_index("method")
     row = rows.loc[method]
     alpha, eps, n = float(row["alpha"]), float(row["median_eps"]), problem.n
-    bound = "R" if problem.radius is not None else "M"
+    radius = runs_radius(problem, {**row, "method": method}, options)
+    bound = radius_name(problem, radius, options)
     formula = problem.sensitivity_formula.format(R=bound)
-    delta_r = problem.query_sensitivity
-    testing = testing_part(problem, {**row, "method": method}, gamma, options)
+    delta_r = type(problem).risk_sensitivity(radius, n)
+    testing = testing_part(row)
     if method == NoiseReduction.key:
-        c = calibration_constant(options.T, gamma, options.calibration)
+        c = testing * alpha / delta_r  # the calibration's constant (at γ − β after a private radius)
         test_text = (
             f"the test alone costs ε_A = c·Δ_R/α = {c:.3g} × {delta_r:.3g} / {alpha:g} = {format_epsilon(testing)}"
         )
@@ -237,13 +298,22 @@ def explain(problem: Problem, summary: pd.DataFrame, method: str, gamma: float, 
     if testing >= generation:
         return (
             f"n = {n:,} rows is too few for α = {alpha:g}: Δ_R = {formula} = {delta_r:.3g} "
-            f"({bound} = {problem.norm_bound:.3g}), so {test_text} of {label.lower()}'s median ε = "
+            f"({bound} = {radius:.3g}), so {test_text} of {label.lower()}'s median ε = "
             f"{format_epsilon(eps)}."
         )
     return (
         f"With n = {n:,} rows, the private model itself needs ε_t = {format_epsilon(generation)} (median) to reach "
         f"excess risk below α = {alpha:g}, and {test_text}: together ε = {format_epsilon(eps)}."
     )
+
+
+def radius_name(problem: Problem, radius: float, options: SearchOptions) -> str:
+    """How a sentence names the runs' radius: M, R₀, or R (a public or a private radius)."""
+    if math.isclose(radius, problem.max_norm, rel_tol=1e-9):
+        return "M"
+    if math.isclose(radius, problem.free_radius(problem.lam), rel_tol=1e-9):
+        return "R₀"
+    return "R"
 
 
 def advise(
@@ -302,22 +372,23 @@ def advise(
         )
     lam = _next_choice(problem.lam, lam_choices, 4)
     predicted = predict(lam=lam)
-    radius_after = feasible_radius(problem, lam, problem.radius)
-    changes: dict[str, float | None] = {"lam": lam}
-    if problem.radius is not None and radius_after < problem.radius:
+    radius_after = feasible_radius(problem, lam, problem.radius, options.radius_mode)
+    changes: dict[str, float | str | None] = {"lam": lam}
+    if problem.radius is not None and problem.implied_norm_bound(lam) < problem.radius:
         changes["radius"] = None  # the stated radius would exceed the new M, which then bounds ‖θ‖ alone
     fixes.append(
         Fix(
             f"Regularise more: λ = {lam:g}",
             predicted,
-            f"The feasible radius shrinks from {problem.norm_bound:.3g} to {radius_after:.3g}, so Δ_R and the noise "
-            "shrink; the model is more biased (α is measured against the more regularised optimum); predicted median "
-            f"{_eps_text(predicted)}.",
+            f"The feasible radius shrinks from {feasible_radius(problem, problem.lam, problem.radius, options.radius_mode):.3g} "
+            f"to {radius_after:.3g}, so Δ_R and the noise shrink; the model is more biased (α is measured against the "
+            f"more regularised optimum); predicted median {_eps_text(predicted)}.",
             changes,
         )
     )
-    if problem.radius is None:
-        radius = _round_up(problem.max_norm * RADIUS_SHARE)
+    radius = _round_up(problem.max_norm * RADIUS_SHARE)
+    ceiling = feasible_radius(problem, problem.lam, None, options.radius_mode)
+    if problem.radius is None and radius < ceiling:
         predicted = predict(radius=radius)
         at_most = (options.generator or default_generator_name(problem)) == CovariancePerturbation.name
         fixes.append(
@@ -325,12 +396,32 @@ def advise(
                 f"State a public bound ‖θ‖ ≤ {radius:g}",
                 predicted,
                 f"Only if domain knowledge, never this data, says the model's norm is at most {radius:g} (M = "
-                f"{problem.max_norm:.3g}): Δ_R = {type(problem).risk_sensitivity(radius, problem.n):.3g} instead of "
-                f"{problem.query_sensitivity:.3g}; predicted median {'at most ' if at_most else ''}{_eps_text(predicted)}.",
+                f"{problem.max_norm:.3g}): the search's ceiling falls from {ceiling:.3g} to {radius:g}, Δ_R there from "
+                f"{type(problem).risk_sensitivity(ceiling, problem.n):.3g} to "
+                f"{type(problem).risk_sensitivity(radius, problem.n):.3g}"
+                + (
+                    " (a private radius is still bought below it where it pays)"
+                    if options.radius_mode == "private"
+                    else ""
+                )
+                + f"; predicted median {'at most ' if at_most else ''}{_eps_text(predicted)}.",
                 {"radius": radius},
                 at_most,
             )
         )
+    if options.radius_mode != "private" and METHODS[method].uses_radius:
+        private = predict(radius_mode="private")
+        if private < eps:
+            fixes.append(
+                Fix(
+                    "Buy a tighter radius privately",
+                    private,
+                    "A small part of the budget releases an upper bound on the model's norm, so the accuracy check "
+                    f"costs less; a rule that reads no data chooses its ε and skips it when it would not pay; "
+                    f"predicted median {_eps_text(private)}.",
+                    {"rmode": "private"},
+                )
+            )
     predicted = predict(rows_factor=ROWS_FACTOR)
     fixes.append(
         Fix(

@@ -25,6 +25,9 @@ from accfirst.erm.gibbs import APPROXIMATE_ACCURACY, DATA_DEPENDENT_ACCURACY
 from accfirst.erm.problems import Problem, RidgeProblem
 from accfirst.erm.trust_region import solve_trust_region
 from accfirst.errors import AccFirstError
+from accfirst.mechanisms.calibration import calibrated_epsilon
+from accfirst.methods.nr import NoiseReduction
+from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import METHODS, method_label
 from accfirst.result import RunResult
 from accfirst.validation import validate_alpha
@@ -213,9 +216,11 @@ SUMMARY_COLUMNS = (
     "successes",
     "fallback_share",
     "fallbacks",
+    "median_eps_radius",
     "median_eps_test",
     "median_eps_hypothesis",
     "median_excess_risk",
+    "median_norm_bound",
     "alpha",
     "gamma",
     "delta",
@@ -227,8 +232,9 @@ SUMMARY_COLUMNS = (
 def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
     """One row per method of a ``run_trials`` frame: the numbers of the explorer's headline.
 
-    Medians keep fallback runs as ∞ (SPEC §9); the testing/generation medians are over
-    the runs that halted (a fallback has no generation part). Expects a single α.
+    Medians keep fallback runs as ∞ (SPEC §9); the radius/testing/generation medians are over
+    the runs that halted (a fallback has no generation part); ``median_norm_bound`` is the median
+    radius the runs used (M, R₀, a public or a private radius). Expects a single α.
 
     Returns a frame with ``SUMMARY_COLUMNS``; posterior columns are the SPEC §10 bound
     for a 1% and a 50% prior at the median ε; ``delta`` is the largest δ of the method's
@@ -257,9 +263,13 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
                 "successes": int(runs["success"].astype(bool).sum()),
                 "fallback_share": float(runs["fallback"].astype(bool).mean()),
                 "fallbacks": int(runs["fallback"].astype(bool).sum()),
+                "median_eps_radius": float(halted["eps_radius"].median())
+                if len(halted) and "eps_radius" in runs.columns
+                else (0.0 if len(halted) else math.nan),
                 "median_eps_test": float(halted["eps_test"].median()) if len(halted) else math.nan,
                 "median_eps_hypothesis": float(halted["eps_hypothesis"].median()) if len(halted) else math.nan,
                 "median_excess_risk": float(runs["excess_risk"].median()),
+                "median_norm_bound": float(runs["norm_bound"].median()) if "norm_bound" in runs.columns else math.nan,
                 "alpha": float(runs["alpha"].iloc[0]),
                 "gamma": float(runs["gamma"].iloc[0]),
                 "delta": float(runs["delta"].max()) if "delta" in runs.columns else 0.0,
@@ -315,6 +325,36 @@ def plain_sentence(summary: pd.Series | dict) -> str:
         )
     method = METHODS.get(str(row["method"]))
     return sentence if method is None else sentence + method.summary_note(row)
+
+
+def radius_sentence(problem: Problem, summary_row: pd.Series | dict, gamma: float, options: SearchOptions) -> str:
+    """What bounding the model's size saved, in words a stakeholder can repeat (SPEC §13, §19); "" when nothing.
+
+    For noise reduction, whose check costs exactly ε_A = c(T, γ)·Δ_R/α: without a bound below the
+    paper's M the check alone would have cost c·Δ_R(M)/α, and the sentence sets the whole median
+    bill (bound, check and model) against that. Reads public constants and released numbers only.
+    """
+    row = dict(summary_row)
+    paid, radius = float(row["median_eps"]), float(row.get("median_norm_bound", math.nan))
+    if row["method"] != NoiseReduction.key or not math.isfinite(paid) or not radius < problem.max_norm * (1 - 1e-9):
+        return ""
+    alpha = float(row["alpha"])
+    unbounded = calibrated_epsilon(
+        options.calibration, options.T, gamma, type(problem).risk_sensitivity(problem.max_norm, problem.n), alpha
+    )
+    if not unbounded > paid:
+        return ""
+    if float(row.get("median_eps_radius", 0.0)) > 0:
+        how = "with a bound bought privately"
+    elif math.isclose(radius, problem.free_radius(problem.lam), rel_tol=1e-9):
+        how = "with a bound that holds for every dataset, at no cost"
+    else:
+        how = "with your public bound"
+    return (
+        f"Without a bound on the model's size the accuracy check alone would have cost ε = {format_epsilon(unbounded)}; "
+        f"{how}, the whole bill (bound, check and model) was ε = {format_epsilon(paid)}: "
+        f"{unbounded / paid:.1f}× less privacy for the same accuracy."
+    )
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,8 @@ LEGACY_PREPARATION = {
     "missing": "drop",
     "max_levels": 0,
 }
+# Search options whose defaults changed: a record without them was written before they existed and meant these.
+LEGACY_SEARCH = {"radius_mode": "none"}
 RESULTS_FILE = "accfirst_rerun.csv"
 
 Plain = str | int | float | bool | None | tuple
@@ -220,8 +222,9 @@ def settings_from_json(text: str) -> RunSettings:
         options = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in stated.items())
         dataset = DatasetSpec(builtin=data.get("builtin"), filename=data.get("filename"), options=options)
         extra = {k: tuple(v) if isinstance(v, list) else v for k, v in record.get("extra", {}).items()}
-        # Options a record lacks (written by an older version) take their defaults.
-        options = SearchOptions(**{f.name: record[f.name] for f in fields(SearchOptions) if f.name in record})
+        # Options a record lacks (written by an older version) take their defaults, or what they meant then.
+        stated = {f.name: record[f.name] for f in fields(SearchOptions) if f.name in record}
+        options = SearchOptions(**{**LEGACY_SEARCH, **stated})
         return RunSettings(
             dataset=dataset,
             task=record["task"],

@@ -199,15 +199,15 @@ def run_queues(
     slots: dict[str, Any],
 ) -> dict[str, list[SessionStep]]:
     """The queue and its doubling twin, each drawn live in its slot as it runs; kept per session (uploads)."""
-    key = (chosen.key, chosen.lam, queue, counts, params)
+    key = (chosen.problem_key, queue, counts, params)
     return session_memo("budget", key, lambda: _run_live(problem, queue, counts, params, slots), max_entries=4)
 
 
 def _run_live(
     problem: Problem, queue: tuple[str, ...], counts: tuple[float, ...], params: tuple, slots: dict[str, Any]
 ) -> dict[str, list[SessionStep]]:
-    epsilon, delta, share, gamma, eps_max, cap, seed = params
-    options = SearchOptions(eps_max=eps_max)
+    epsilon, delta, share, gamma, eps_max, cap, seed, radius_mode = params
+    options = SearchOptions(eps_max=eps_max, radius_mode=radius_mode)
     analyses = [Analysis.from_text(item) for item in queue]
     steps: dict[str, list[SessionStep]] = {}
     for method, slot in slots.items():
@@ -326,6 +326,11 @@ if regressions:
             f"4E, would be {paper_max:.3g} at α = {regressions[0].target:g}: a search declares about that much before "
             "it runs, so a realistic budget would admit almost nothing. A smaller ε_max is admitted more easily; a "
             "search that would need more falls back and releases nothing."
+            + (
+                " A bound on the model's size bought privately is part of its search's declared bound and charge."
+                if chosen.radius_mode == "private"
+                else ""
+            )
         )
 
 # ---------------------------------------------------------------- the ledger, live
@@ -335,7 +340,16 @@ st.markdown("##### Your queue")
 mine = st.empty()
 st.markdown("##### The same queue under doubling")
 slots = {"nr": mine, "doubling": st.empty()}
-params = (float(epsilon), float(delta), float(share), float(gamma), float(eps_max), float(cap), int(seed))
+params = (
+    float(epsilon),
+    float(delta),
+    float(share),
+    float(gamma),
+    float(eps_max),
+    float(cap),
+    int(seed),
+    chosen.radius_mode,
+)
 with package_errors():
     steps = run_queues(chosen, problem, queue, tuple(float(c) for c in counts), params, slots)
 for method, slot in slots.items():

@@ -2,8 +2,8 @@
 
 The screen, top to bottom: the data report (open for an upload); the accuracy target α
 and the methods; the headline per method (median ex-post ε, e^ε, posterior bounds,
-success and fallback, one sentence); ε across trials and its split into testing and
-generating; one trial's search step by step; the accuracy reached; downloads. Settings
+success and fallback, where the privacy went — the bound on the model's size, the check,
+the model — and what the bound saved, one sentence each); ε across trials and its split; one trial's search step by step; the accuracy reached; downloads. Settings
 of the search sit in the sidebar under the shared dataset picker. Every setting lives
 in the URL.
 """
@@ -26,6 +26,7 @@ from accfirst.interpret import (
     format_exp_epsilon,
     format_posterior,
     plain_sentence,
+    radius_sentence,
     ranking_sentence,
     summarise_runs,
 )
@@ -46,6 +47,7 @@ from ui.dataset import (
     LAMBDA,
     LAMBDA_OPTIONS,
     RADIUS,
+    RADIUS_MODE,
     UPLOAD,
     Selection,
     require_selection,
@@ -166,12 +168,13 @@ PAPER_SETTINGS = (
     (EPS_MIN, PAPER.eps_min),
     (EPS_MAX, PAPER.eps_max),
     (RADIUS, None),
+    (RADIUS_MODE, PAPER.radius_mode),
 )
 # A preset sets every one of these: the values it names, the defaults for the rest.
-PRESET_SETTINGS = (DATASET, LAMBDA, RADIUS, *SETTINGS)
+PRESET_SETTINGS = (DATASET, LAMBDA, RADIUS_MODE, RADIUS, *SETTINGS)
 PRESETS = {
-    # Measured (20 trials, seed 0, 2 cores busy): noise reduction ε = 1.08 (e^ε ≈ 2.9), doubling 4.45, theory 11.1,
-    # no fallbacks, 3.8 s for the 60 runs on one core: a large saving and a meaningful privacy, live.
+    # Measured (20 trials, seed 0, the private radius): noise reduction ε = 0.357 (e^ε ≈ 1.43), doubling 0.661,
+    # theory 1.07, no fallbacks: a visible saving and a meaningful privacy, live.
     "Classroom demo": ((DATASET, "synthetic-buzz"), (ALPHA, 0.1)),
     "Paper's Figure 1 settings": ((DATASET, "synthetic-buzz"), (ALPHA, 0.05), *PAPER_SETTINGS),
     "Your data": ((DATASET, UPLOAD),),
@@ -203,8 +206,13 @@ LAST_HEADLINE = f"{SCOPE}.last_headline"
 CONFIRMED = f"{SCOPE}.confirmed"
 
 
-def draw_headline(summary: pd.DataFrame, done: int, total: int, then: str = "refining…") -> None:
-    """One bordered card per method: the numbers and a sentence to read aloud."""
+def draw_headline(
+    summary: pd.DataFrame, done: int, total: int, then: str = "refining…", saved: dict[str, str] | None = None
+) -> None:
+    """One bordered card per method: the numbers, where the privacy went, and sentences to read aloud.
+
+    ``saved`` maps a method to the sentence saying what the bound on the model's size saved it.
+    """
     # Same structure on every draw, so each redraw replaces the previous one element for element.
     runs_per_method = int(summary["trials"].max()) if len(summary) else 0
     if done < total:
@@ -237,7 +245,15 @@ def draw_headline(summary: pd.DataFrame, done: int, total: int, then: str = "ref
                 f"Met α: **{row['successes']}/{row['trials']}** ({row['success_rate']:.0%}) · "
                 f"fallback: **{row['fallbacks']}/{row['trials']}** ({row['fallback_share']:.0%})"
             )
+            if (method.tests_accuracy or row["median_eps_radius"] > 0) and row["fallbacks"] < row["trials"]:
+                check = f" · the check **{format_epsilon(row['median_eps_test'])}**" if method.tests_accuracy else ""
+                st.markdown(
+                    f"Where it went (medians): bound on the model's size **{format_epsilon(row['median_eps_radius'])}**"
+                    f"{check} · the model **{format_epsilon(row['median_eps_hypothesis'])}**"
+                )
             st.caption(plain_sentence(row))
+            if words := (saved or {}).get(row["method"]):
+                st.caption(words)
 
 
 def show_chart(figure, key: str) -> None:
@@ -308,7 +324,8 @@ sidebar.button(
     key=f"{SCOPE}.paper",
     on_click=apply_settings,
     args=(PAPER_SETTINGS,),
-    help=f"The authors' configuration: their code's calibration, T = {PAPER.T}, λ = 0.005, γ = 0.1, Laplace noise.",
+    help=f"The authors' configuration: their code's calibration, T = {PAPER.T}, λ = 0.005, γ = 0.1, Laplace noise, "
+    "no bound on the model's size but the paper's M.",
 )
 delta = DELTA.widget(sidebar)
 if message := delta_problem(delta, methods, chosen.task, noise):
@@ -359,8 +376,17 @@ request = RunRequest(
         spacing=spacing,
         noise=noise,
         delta=float(delta),
+        radius_mode=chosen.radius_mode,
     ),
 )
+
+
+def savings(summary: pd.DataFrame) -> dict[str, str]:
+    """What the bound on the model's size saved each method (public constants and released numbers only)."""
+    return {
+        row["method"]: radius_sentence(problem, row, float(gamma), request.options) for _, row in summary.iterrows()
+    }
+
 
 # ---------------------------------------------------------------- 1. headline (live)
 st.subheader(f"What each method paid for excess risk ≤ {alpha:g}")
@@ -368,7 +394,7 @@ headline = st.empty()
 progress_slot = st.empty()
 if LAST_HEADLINE in st.session_state:  # keep the previous numbers on screen until new ones arrive
     with headline.container():
-        draw_headline(*st.session_state[LAST_HEADLINE])
+        draw_headline(**st.session_state[LAST_HEADLINE])
 last_draw, drawn, paused = 0.0, 0, None
 confirmed = st.session_state.setdefault(CONFIRMED, set())
 with package_errors():
@@ -377,7 +403,7 @@ with package_errors():
         if progress.done > drawn and (progress.finished or now - last_draw > 0.25):
             summary = summarise_runs(progress.frame)
             with headline.container():
-                draw_headline(summary, progress.done, progress.total)
+                draw_headline(summary, progress.done, progress.total, saved=savings(summary))
             last_draw, drawn = now, progress.done
         if progress.done == len(methods) and not progress.finished and request not in confirmed:
             # Trial 0 of each method measured what a run costs here: ask before a long wait.
@@ -393,7 +419,9 @@ with package_errors():
 if paused is not None:
     summary = summarise_runs(progress.frame)
     with headline.container():
-        draw_headline(summary, progress.done, progress.total, then="the rest waits for your go-ahead below.")
+        draw_headline(
+            summary, progress.done, progress.total, "the rest waits for your go-ahead below.", savings(summary)
+        )
     with progress_slot.container():
         st.warning(f"The other trials would take {paused.describe()}.", icon="⏳")
         st.button(
@@ -403,7 +431,12 @@ if paused is not None:
             on_click=confirmed.add,
             args=(request,),
         )
-st.session_state[LAST_HEADLINE] = (summary, progress.done, progress.total)
+st.session_state[LAST_HEADLINE] = {
+    "summary": summary,
+    "done": progress.done,
+    "total": progress.total,
+    "saved": savings(summary),
+}
 results = progress.frame
 if progress.finished:  # guidance (issue 10): why ε is weak and what would lower it, from the numbers
     advice = advise(
@@ -419,9 +452,9 @@ with left:
 with right:
     show_chart(figure_breakdown(results), "eps_breakdown")
     st.caption(
-        "Testing: the privacy of the private accuracy test (ε_A for noise reduction, one Laplace test per "
-        "step for doubling). Generating: the ε of the released hypothesis. The theory approach and the Gibbs "
-        "posterior do not test."
+        "Radius: the privacy of a bound on the model's size bought privately (when one was). Testing: the privacy "
+        "of the private accuracy test (ε_A for noise reduction, one Laplace test per step for doubling). "
+        "Generating: the ε of the released hypothesis. The theory approach and the Gibbs posterior do not test."
     )
 compared = [m for m in methods if METHODS[m].noises >= {"laplace", "gaussian"}]
 if noise == "gaussian" and compared and paused is None:

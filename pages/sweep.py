@@ -158,6 +158,7 @@ def report_settings(request: RunSettings, title: str, alphas_text: str) -> dict[
         "task": request.task,
         "λ": request.lam,
         "public bound on ‖θ‖": "none" if request.radius is None else request.radius,
+        "bound on the model's size": request.options.radius_mode,
         "γ": request.gamma,
         "T": request.options.T,
         "generator": request.options.generator or "the paper's",
@@ -233,7 +234,13 @@ if not problems:
         trials=int(trials),
         seed=int(seed),
         radius=chosen.radius,
-        options=SearchOptions(T=int(levels), generator=generator, calibration=calibration, delta=float(delta)),
+        options=SearchOptions(
+            T=int(levels),
+            generator=generator,
+            calibration=calibration,
+            delta=float(delta),
+            radius_mode=chosen.radius_mode,
+        ),
     )
     total = len(alphas) * len(methods) * int(trials)
     refusal = runs_refusal(total)

@@ -83,12 +83,26 @@ def test_ridge_fit_is_the_search_run_of_its_seed() -> None:
     assert not run.fallback and math.isfinite(run.eps_total)
     np.testing.assert_array_equal(model.coef_, run.theta)
     assert model.epsilon_ == run.eps_total == model.run_.eps_total
-    assert model.epsilon_ == model.epsilon_test_ + model.epsilon_hypothesis_
+    assert model.epsilon_ == model.epsilon_radius_ + model.epsilon_test_ + model.epsilon_hypothesis_
     assert model.delta_ == 0.0
     again = clone(model).fit(X, y)
     np.testing.assert_array_equal(again.coef_, model.coef_)
     other = clone(model).set_params(random_state=8).fit(X, y)
     assert not np.array_equal(other.coef_, model.coef_)
+
+
+@pytest.mark.parametrize("mode", ["private", "free", "none"])
+def test_the_radius_mode_reaches_the_search(mode: str) -> None:
+    """Each radius mode gives the run of ``search`` with that mode; a private radius reports its part."""
+    X, y = raw_regression(0)
+    model = AccuracyFirstRidge(excess_risk=0.05, feature_bound=10.0, target_bound=3.0, radius_mode=mode, random_state=2)
+    model.fit(X, y)
+    problem = RidgeProblem(scale_rows(X.copy(), 10.0), scale_target(y.copy(), 3.0), 0.005)
+    run = search(problem, "nr", 0.05, 0.1, trial_rng(2, "nr", 0.05, 0), SearchOptions(radius_mode=mode))
+    np.testing.assert_array_equal(model.coef_, run.theta)
+    assert model.epsilon_radius_ == run.eps_radius and model.epsilon_ == run.eps_total
+    assert model.run_.norm_bound == run.norm_bound < (problem.max_norm if mode != "none" else math.inf)
+    assert (model.epsilon_radius_ > 0) == (mode == "private")
 
 
 def test_a_pipeline_with_the_scaler_is_the_estimator_with_the_bound() -> None:
@@ -154,6 +168,6 @@ def test_a_fallback_is_never_silent() -> None:
     X = rng.uniform(-0.2, 0.2, size=(60, 3))
     y = np.clip(X.sum(axis=1) + rng.normal(scale=0.1, size=60), -1, 1)
     with pytest.warns(NoPrivacyWarning, match="epsilon_ = inf"):
-        model = AccuracyFirstRidge(excess_risk=0.01, failure_prob=0.5, random_state=126).fit(X, y)
+        model = AccuracyFirstRidge(excess_risk=0.01, failure_prob=0.5, radius_mode="none", random_state=126).fit(X, y)
     assert model.run_.fallback and model.epsilon_ == math.inf
     np.testing.assert_allclose(model.coef_, RidgeProblem(X, y, 0.005).theta_star)

@@ -38,7 +38,7 @@ def _settings(**changes):
         "trials": 3,
         "seed": 7,
     }
-    names = ("eps_min", "eps_max", "generator", "noise", "delta")
+    names = ("eps_min", "eps_max", "generator", "noise", "delta", "radius_mode", "radius_epsilon", "radius_beta")
     options = {name: changes.pop(name) for name in names if name in changes}
     return RunSettings(**{**base, **changes}, options=SearchOptions(T=50, **options))
 
@@ -160,3 +160,15 @@ def test_the_radius_round_trips_and_builds_the_problem(monkeypatch, tmp_path):
     assert " radius=" not in reproduction_snippet(_settings()) and ", radius=" not in reproduction_snippet(_settings())
     with pytest.raises(AccFirstError, match="radius must be > 0"):
         _settings(radius=-1.0)
+
+
+def test_a_record_from_before_the_radius_modes_keeps_the_papers_radius():
+    """Records written before the radius modes ran on M: they read back as "none", whatever the default is now."""
+    record = json.loads(settings_json(_settings()))
+    del record["radius_mode"], record["radius_epsilon"], record["radius_beta"]
+    assert settings_from_json(json.dumps(record)).options.radius_mode == "none"
+    private = _settings(radius_mode="private", radius_epsilon=0.2, radius_beta=0.01)
+    assert settings_from_json(settings_json(private)) == private
+    assert "radius_mode='private'" in reproduction_snippet(private) and "radius_beta=0.01" in reproduction_snippet(
+        private
+    )

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from accfirst import Problem
+from accfirst import Problem, SearchOptions
 from accfirst.datasets import BUILTIN_DATASETS, PreparedData, UploadLimits, from_frame, load_builtin, read_upload
 from accfirst.erm.problems import PROBLEMS, prepared_problem, validate_radius
 from accfirst.errors import AccFirstError
@@ -98,7 +98,23 @@ RADIUS = OptionalFloat(
     "means smaller sensitivities, so less noise and a smaller ε. It must come from domain knowledge, never "
     "from this data.",
 )
-SHARED_SETTINGS = (DATASET, LAMBDA, RADIUS)
+RADIUS_MODE = Choice(
+    scope="app",
+    key="rmode",
+    label="Bound on the model's size",
+    default=SearchOptions.radius_mode,
+    options=("private", "free", "none"),
+    labels={
+        "private": "private: R₀, and a tighter bound bought with a little privacy when it pays",
+        "free": "R₀ only: a bound that holds for every dataset, free",
+        "none": "none: M, the paper's bound (or your public bound below)",
+    },
+    help="The private accuracy check costs privacy in proportion to how large the model may be. R₀ bounds every "
+    "model's size for free (it reads no data); the private option also buys a tighter bound with a small part of "
+    "the budget when a rule that reads no data predicts it pays. A public bound below, from domain knowledge, "
+    "caps both.",
+)
+SHARED_SETTINGS = (DATASET, LAMBDA, RADIUS_MODE, RADIUS)
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,6 +131,7 @@ class Selection:
     lam : λ.
     shared : ``True`` for built-ins (public: cross-session caches allowed).
     radius : a public bound R on ‖θ‖ (SPEC §13), or ``None``; part of the problem like λ.
+    radius_mode : the ``SearchOptions.radius_mode`` the sidebar chose (SPEC §19); not part of the problem.
     """
 
     key: tuple[Hashable, ...]
@@ -124,6 +141,7 @@ class Selection:
     lam: float
     shared: bool
     radius: float | None = None
+    radius_mode: str = SearchOptions.radius_mode
 
     @property
     def task(self) -> str:
@@ -192,6 +210,8 @@ def dataset_sidebar() -> Selection | None:
     sidebar.header("Data")
     name = DATASET.widget(sidebar)
     lam = float(LAMBDA.widget(sidebar))
+    radius_mode = RADIUS_MODE.widget(sidebar)
+    docs_link(sidebar, "charts", "why-checking-accuracy-costs-privacy", label="Why a size bound saves privacy")
     radius = RADIUS.widget(sidebar)
     write_to_url(SHARED_SETTINGS)
     chosen: Selection | None = None
@@ -221,6 +241,8 @@ def dataset_sidebar() -> Selection | None:
         sidebar.error(message)
         st.session_state[PROBLEM_KEY] = message
         chosen = None
+    if chosen is not None:
+        chosen = replace(chosen, radius_mode=radius_mode)
     st.session_state[STATE_KEY] = chosen
     return chosen
 

@@ -14,13 +14,13 @@ import streamlit as st
 from accfirst.guidance import Advice, Fix
 from accfirst.interpret import format_epsilon, format_exp_epsilon
 from accfirst.methods.registry import method_label
-from ui.dataset import LAMBDA, RADIUS
+from ui.dataset import LAMBDA, RADIUS, RADIUS_MODE
 from ui.docs import docs_link
 from ui.settings import Setting
 from ui.text import plain
 
 # The shared sidebar's settings a fix may change, by URL key; a page adds its own (e.g. α).
-SHARED_FIXABLE: dict[str, Setting] = {LAMBDA.key: LAMBDA, RADIUS.key: RADIUS}
+SHARED_FIXABLE: dict[str, Setting] = {LAMBDA.key: LAMBDA, RADIUS.key: RADIUS, RADIUS_MODE.key: RADIUS_MODE}
 
 
 def _apply(fix: Fix, settings: Mapping[str, Setting]) -> None:
@@ -59,7 +59,7 @@ def show_guidance(where: Any, advice: Advice | None, settings: Mapping[str, Sett
                     help=plain(f"Sets {', '.join(fix.changes)} and reruns."),
                 )
         st.caption(
-            "Predictions scale the measured testing and generation parts by their formulas; they read only "
-            "public constants and the released ε."
+            "Predictions scale the measured radius, testing and generation parts by their formulas; they read only "
+            "public constants and the released ε and radii."
         )
         docs_link(st, "mathematics", "the-guidances-predictions", label="How the predictions are made")

@@ -25,7 +25,7 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
-from accfirst.erm.problems import Problem, RidgeProblem
+from accfirst.erm.problems import Problem, ProblemShape, RidgeProblem
 from accfirst.erm.trust_region import has_negative_minor, interior_solution, shifted_cholesky_fails, solve_trust_region
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.brownian import GAUSSIAN
@@ -143,15 +143,20 @@ class HypothesisGenerator(ABC):
         self.problem = problem
         self.noise = noise
 
-    @property
+    @staticmethod
     @abstractmethod
-    def sensitivity(self) -> float:
-        """ℓ1-sensitivity of the perturbed vector."""
+    def sensitivities(problem: Problem | ProblemShape) -> tuple[float, float]:
+        """(Δ₁, Δ₂) of the perturbed vector on a problem (or its shape): public constants (SPEC §3, §14.6)."""
 
     @property
-    @abstractmethod
+    def sensitivity(self) -> float:
+        """ℓ1-sensitivity of the perturbed vector."""
+        return self.sensitivities(self.problem)[0]
+
+    @property
     def l2_sensitivity(self) -> float:
         """ℓ2-sensitivity of the perturbed vector (SPEC §14.6)."""
+        return self.sensitivities(self.problem)[1]
 
     @property
     def noise_sensitivity(self) -> float:
@@ -177,6 +182,9 @@ class HypothesisGenerator(ABC):
             yield self.hypothesis(releases.release(level))
 
 
+COVARIANCE_NEEDS_RIDGE = "covariance perturbation applies to ridge regression only; use output perturbation"
+
+
 class CovariancePerturbation(HypothesisGenerator):
     """Covariance perturbation for ridge (Thm 3.1): noise on (XᵀX, Xᵀy), ℓ1-sensitivity 4."""
 
@@ -184,19 +192,15 @@ class CovariancePerturbation(HypothesisGenerator):
 
     def __init__(self, problem: Problem, noise: NoiseFamily = LAPLACE) -> None:
         if not isinstance(problem, RidgeProblem):
-            raise AccFirstError("covariance perturbation applies to ridge regression only; use output perturbation")
+            raise AccFirstError(COVARIANCE_NEEDS_RIDGE)
         super().__init__(problem, noise)
         self._vector = np.concatenate([problem.A.ravel(), problem.b])
 
-    @property
-    def sensitivity(self) -> float:
-        """Lemma A.6: ‖ΔA‖₁ ≤ 2 and ‖Δb‖₁ ≤ 2."""
-        return 4.0
-
-    @property
-    def l2_sensitivity(self) -> float:
-        """3/√2: ‖ΔA‖_F² + ‖Δb‖² ≤ 4 − 2c² + 2|c| ≤ 4.5 with c = ⟨x, x′⟩, full p×p matrix plus b (SPEC §14.6)."""
-        return 3.0 / math.sqrt(2.0)
+    @staticmethod
+    def sensitivities(problem: Problem | ProblemShape) -> tuple[float, float]:
+        """Δ₁ = 4 (Lemma A.6: ‖ΔA‖₁ ≤ 2, ‖Δb‖₁ ≤ 2) and Δ₂ = 3/√2 (‖ΔA‖_F² + ‖Δb‖² ≤ 4 − 2c² + 2|c| ≤ 4.5 with
+        c = ⟨x, x′⟩, full p×p matrix plus b, SPEC §14.6), whatever the radius."""
+        return 4.0, 3.0 / math.sqrt(2.0)
 
     def private_vector(self) -> NDArray[np.float64]:
         return self._vector
@@ -210,14 +214,10 @@ class OutputPerturbation(HypothesisGenerator):
 
     name = "output"
 
-    @property
-    def sensitivity(self) -> float:
-        return self.problem.theta_sensitivity
-
-    @property
-    def l2_sensitivity(self) -> float:
-        """2G/(nλ) (SPEC §14.6); the ℓ1 bound Δ_θ is √p times it (SPEC §3, §13)."""
-        return self.problem.theta_sensitivity / math.sqrt(self.problem.p)
+    @staticmethod
+    def sensitivities(problem: Problem | ProblemShape) -> tuple[float, float]:
+        """Δ₁ = Δ_θ (SPEC §3, §13) and Δ₂ = 2G/(nλ) = Δ_θ/√p (SPEC §14.6)."""
+        return problem.theta_sensitivity, problem.theta_sensitivity / math.sqrt(problem.p)
 
     def private_vector(self) -> NDArray[np.float64]:
         return self.problem.theta_star
@@ -232,9 +232,23 @@ GENERATORS: dict[str, type[HypothesisGenerator]] = {
 }
 
 
-def default_generator_name(problem: Problem) -> str:
+def default_generator_name(problem: Problem | ProblemShape) -> str:
     """The paper's pairing: covariance perturbation for ridge, output perturbation for logistic."""
-    return CovariancePerturbation.name if isinstance(problem, RidgeProblem) else OutputPerturbation.name
+    return CovariancePerturbation.name if problem.name == RidgeProblem.name else OutputPerturbation.name
+
+
+def generator_class(
+    problem: Problem | ProblemShape, generator: str | HypothesisGenerator | None
+) -> type[HypothesisGenerator]:
+    """The generator class a name (or ``None`` for the paper's pairing) gives on ``problem``, built from nothing."""
+    if isinstance(generator, HypothesisGenerator):
+        return type(generator)
+    name = default_generator_name(problem) if generator is None else generator
+    if name not in GENERATORS:
+        raise AccFirstError(f"unknown generator {name!r}; choose one of {sorted(GENERATORS)}")
+    if name == CovariancePerturbation.name and problem.name != RidgeProblem.name:
+        raise AccFirstError(COVARIANCE_NEEDS_RIDGE)
+    return GENERATORS[name]
 
 
 def make_generator(
@@ -252,7 +266,4 @@ def make_generator(
         if family is not None and generator.noise is not family:
             raise AccFirstError(f"the generator adds {generator.noise.name} noise, not {family.name}")
         return generator
-    name = default_generator_name(problem) if generator is None else generator
-    if name not in GENERATORS:
-        raise AccFirstError(f"unknown generator {name!r}; choose one of {sorted(GENERATORS)}")
-    return GENERATORS[name](problem, LAPLACE if family is None else family)
+    return generator_class(problem, generator)(problem, LAPLACE if family is None else family)

@@ -21,6 +21,7 @@ import copy
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from functools import cached_property, partial
 from typing import NamedTuple
 
@@ -162,6 +163,9 @@ class Problem(ABC):
     prep_epsilon: float = 0.0
     prep_delta: float = 0.0
     prep_mode: str = "given"
+    #: ρ that a Gaussian release made on these rows before the run, on the same Brownian clock as a Gaussian
+    #: run's privacy loss (a private radius, SPEC §19.2): such a run's loss continues from it. 0 otherwise.
+    spent_rho: float = 0.0
     #: How M depends on λ, and Δ_R on the radius ``{R}`` and n, for messages ("1/√λ", "({R}+1)²/n").
     bound_formula: str
     sensitivity_formula: str
@@ -228,6 +232,17 @@ class Problem(ABC):
         problem.prep_delta = validate_probability("prep_delta", delta, zero=True)
         problem.prep_mode = mode
         return problem
+
+    def with_spent_rho(self, rho: float) -> Problem:
+        """The same problem carrying the ρ a Gaussian release spent on the rows before the run (SPEC §19.2)."""
+        problem = copy.copy(self)
+        problem.spent_rho = validate_nonnegative("spent_rho", rho)
+        return problem
+
+    @property
+    def shape(self) -> ProblemShape:
+        """Its public constants (kind, n, p, λ, stated radius): what a prediction may read (SPEC §19.4)."""
+        return ProblemShape(type(self), self.n, self.p, self.lam, self.radius)
 
     @cached_property
     def zero_risk(self) -> float:
@@ -803,6 +818,46 @@ class LogisticProblem(Problem):
         outside = min(float(self._theta_star @ self._theta_star) - float(theta @ theta), 0.0)
         first_order = 0.5 * self._multiplier * outside - self._residual_norm * math.sqrt(squared)
         return max(quadratic * (1 - 1e-12) + first_order, 0.0)
+
+
+@dataclass(frozen=True)
+class ProblemShape:
+    """A problem's public constants without its rows: kind, n, p, λ and the stated radius (SPEC §2, §13, §19.4).
+
+    What a choice made before a run may read (the private radius's rule, the guidance): the
+    same ``max_norm``, ``norm_bound``, ``query_sensitivity`` and ``theta_sensitivity`` as the
+    problem, and ``with_radius`` for the constants on another ball, without touching data.
+    """
+
+    kind: type[Problem]
+    n: int
+    p: int
+    lam: float
+    radius: float | None = None
+
+    @property
+    def name(self) -> str:
+        return self.kind.name
+
+    @property
+    def max_norm(self) -> float:
+        return self.kind.implied_norm_bound(self.lam)
+
+    @property
+    def norm_bound(self) -> float:
+        return self.max_norm if self.radius is None else self.radius
+
+    @property
+    def query_sensitivity(self) -> float:
+        return self.kind.risk_sensitivity(self.norm_bound, self.n)
+
+    @property
+    def theta_sensitivity(self) -> float:
+        return self.kind.output_sensitivity(self.norm_bound, self.n, self.p, self.lam)
+
+    def with_radius(self, radius: float | None) -> ProblemShape:
+        """The constants on the ball ‖θ‖ ≤ ``radius`` (``None``: M); checked like a problem's radius."""
+        return replace(self, radius=validate_radius(radius, self.max_norm))
 
 
 # The problem class of each task, as a prepared dataset names it (``PreparedData.task``).

@@ -7,31 +7,33 @@ from __future__ import annotations
 
 import math
 
-from accfirst.erm.generators import CovariancePerturbation, HypothesisGenerator, make_generator
-from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
+from accfirst.erm.generators import CovariancePerturbation, HypothesisGenerator, generator_class
+from accfirst.erm.problems import LogisticProblem, Problem, ProblemShape
 from accfirst.validation import checked, validate_alpha
 
 
 @checked(alpha=validate_alpha)
-def theory_epsilon(problem: Problem, alpha: float, generator: str | HypothesisGenerator | None = None) -> float:
+def theory_epsilon(
+    problem: Problem | ProblemShape, alpha: float, generator: str | HypothesisGenerator | None = None
+) -> float:
     """E: the ε at which the utility theorem's expected excess risk equals α (SPEC §4, §13).
 
-    With R the radius of the feasible set (M unless a public radius is given):
+    It reads only public constants, so a ``ProblemShape`` will do. With R the radius of the
+    feasible set (M unless a public radius is given):
     covariance (ridge, Thm 3.1 with M → R): E = 4√2(2√p·R + p·R²)/(nα);
     output (logistic, Thm 3.3): the positive root of 2√2p/(nλε) + 4p²/(n²λε²) = α;
     output (ridge): see ``ridge_output_epsilon``.
     """
-    gen = make_generator(problem, generator)
     n, p, lam, R = problem.n, problem.p, problem.lam, problem.norm_bound
-    if isinstance(gen, CovariancePerturbation):
+    if generator_class(problem, generator) is CovariancePerturbation:
         return 4 * math.sqrt(2) * (2 * math.sqrt(p) * R + p * R**2) / (n * alpha)
-    if isinstance(problem, LogisticProblem):
+    if problem.name == LogisticProblem.name:
         # a·u² + b·u − α = 0 in u = 1/ε.
         return 1 / _positive_root(4 * p**2 / (n**2 * lam), 2 * math.sqrt(2) * p / (n * lam), alpha)
     return ridge_output_epsilon(problem, alpha)
 
 
-def ridge_output_epsilon(problem: RidgeProblem, alpha: float) -> float:
+def ridge_output_epsilon(problem: Problem | ProblemShape, alpha: float) -> float:
     """E for ridge with output perturbation: ε = Δ_θ/b for the noise scale b below (SPEC §4, §13).
 
     Without a radius (R = M), SPEC §4 (corrected): E[R] ≤ b²(1 + 5pλ), E = Δ_θ√((1 + 5pλ)/α).

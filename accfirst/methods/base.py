@@ -11,6 +11,7 @@ fixed in advance? which noise does it accept? does its guarantee hold with proba
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,8 +20,8 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from accfirst.erm.generators import NOISES, HypothesisGenerator
-from accfirst.erm.problems import Problem
+from accfirst.erm.generators import NOISES, CovariancePerturbation, HypothesisGenerator, generator_class
+from accfirst.erm.problems import Problem, ProblemShape
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.above_threshold import SearchOutcome
 from accfirst.mechanisms.brownian import brownian_expost_epsilon, variance_matched_rhos
@@ -97,8 +98,46 @@ class Method(ABC):
     ) -> tuple[float, float]:
         """(ℰ̄, δ): the most a run can lose unless it falls back, known before it runs (SPEC §15.2). Reads no data."""
 
+    def predict(self, shape: ProblemShape, alpha: float, gamma: float, options: SearchOptions) -> Prediction | None:
+        """A prediction of a run's median ε on a problem of this ``shape``, from public quantities only (SPEC §19.4).
+
+        The private radius's rule compares it across radii; ``None`` (the default) when the
+        method makes none, and the rule then spends nothing on a radius.
+        """
+        return None
+
     def __repr__(self) -> str:
         return f"<method {self.key!r}: {self.label}>"
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A predicted median ε of a run, in its testing and generation parts (SPEC §19.4); reads no data."""
+
+    test: float
+    generation: float
+
+    @property
+    def total(self) -> float:
+        return self.test + self.generation
+
+
+# The level at which the first private model passes the test, predicted from public constants only
+# (docs/mathematics.md, "A private radius"): output perturbation's excess risk ½ξᵀHξ with
+# E‖ξ‖² = 2p(Δ_θ/ε)² and tr H/p ≈ (κ + pλ)/p reaches HALT_SHARE·α at ε = Δ_θ·√((κ + pλ)/(HALT_SHARE·α)),
+# κ the loss's curvature over p; covariance perturbation halts near its cliff, COVARIANCE_FACTOR × 8√p/(nλ).
+# Fitted to noise reduction on the built-in data at R₀ (HALT_SHARE 0.19–0.40, COVARIANCE_FACTOR 0.8–2.2).
+HALT_SHARE = 0.3
+COVARIANCE_FACTOR = 1.5
+
+
+def predicted_generation(shape: ProblemShape, alpha: float, generator: str | None) -> float:
+    """ε_t at which a private model of ``generator`` first passes a test at α, predicted (see the constants above)."""
+    p = shape.p
+    if generator_class(shape, generator) is CovariancePerturbation:
+        return COVARIANCE_FACTOR * 8 * math.sqrt(p) / (shape.n * shape.lam)
+    curvature = shape.kind.loss_curvature / p
+    return shape.theta_sensitivity * math.sqrt((curvature + p * shape.lam) / (HALT_SHARE * alpha))
 
 
 @dataclass(frozen=True)
@@ -108,13 +147,15 @@ class GenerationCost:
     ``levels`` go to the generator (ε_t, or ρ_t variance-matched to ε_t for Gaussian
     noise); ``label`` is each level's own ε (ε_t, or ℰ_BM(ρ_t)), the trace's x axis;
     ``loss`` is the generation part of the ex-post loss when halting at each level;
-    ``delta`` the δ of the guarantee (0 for Laplace).
+    ``delta`` the δ of the guarantee (0 for Laplace); ``radius`` the part a Gaussian private
+    radius adds to the joint loss at each level (0 without one).
     """
 
     levels: NDArray[np.float64]
     label: NDArray[np.float64]
     loss: NDArray[np.float64]
     delta: float
+    radius: NDArray[np.float64]
 
 
 def generation_cost(
@@ -124,14 +165,26 @@ def generation_cost(
 
     ``independent`` levels (doubling) add up: Σ_{j≤k} ε_j for Laplace, ℰ_BM(Σ_{j≤k} ρ_j)
     for Gaussian; otherwise (one noise-reduction chain) level k costs ε_k or ℰ_BM(ρ_k).
+
+    When a Gaussian release spent ρ_R on the rows before the run (``Problem.spent_rho``, a private
+    radius), the run's Brownian privacy loss continues from it: the joint loss at level k is
+    ℰ_BM(ρ_R + ρ_k) with the same boundary, and ``radius`` holds what the earlier release adds,
+    ℰ_BM(ρ_R + ρ_k) − ℰ_BM(ρ_k) [derived; docs/mathematics.md, "A private radius"]. The boundary's ρ̃ = ρ_1
+    is fixed before that release: ρ_1 matches ε_1 through Δ₂/Δ₁, which no radius changes.
     """
+    spent = generator.problem.spent_rho
     if generator.noise.norm == 1:
-        return GenerationCost(epsilons, epsilons, np.cumsum(epsilons) if independent else epsilons, 0.0)
+        if spent:
+            raise AccFirstError("a run with Laplace noise cannot continue a Gaussian release's Brownian clock")
+        loss = np.cumsum(epsilons) if independent else epsilons
+        return GenerationCost(epsilons, epsilons, loss, 0.0, np.zeros_like(loss))
     delta = validate_delta(delta)
     rhos = variance_matched_rhos(epsilons, generator.sensitivity, generator.l2_sensitivity)
+    clock = np.cumsum(rhos) if independent else rhos
     own = brownian_expost_epsilon(rhos, delta, rho_ref=rhos[0])
-    loss = brownian_expost_epsilon(np.cumsum(rhos), delta, rho_ref=rhos[0]) if independent else own
-    return GenerationCost(rhos, own, loss, delta)
+    loss = brownian_expost_epsilon(clock, delta, rho_ref=rhos[0])
+    radius = brownian_expost_epsilon(spent + clock, delta, rho_ref=rhos[0]) - loss if spent else np.zeros_like(loss)
+    return GenerationCost(rhos, own, loss, delta, radius)
 
 
 def searched_result(
@@ -149,8 +202,12 @@ def searched_result(
     eps_hypothesis: float,
     started: float,
     delta: float = 0.0,
+    eps_radius: float = 0.0,
 ) -> RunResult:
-    """The record of a run whose hypotheses went through a private test: the halting one, or θ* on fallback."""
+    """The record of a run whose hypotheses went through a private test: the halting one, or θ* on fallback.
+
+    ``eps_radius`` is what a Gaussian private radius adds to the run's joint Brownian loss (``GenerationCost``).
+    """
     theta = problem.theta_star.copy() if outcome.hypothesis is None else outcome.hypothesis.theta
     return RunResult.released(
         problem,
@@ -165,7 +222,8 @@ def searched_result(
         stop_index=stop_index,
         eps_test=eps_test,
         eps_hypothesis=eps_hypothesis,
-        eps_total=eps_test + eps_hypothesis,
+        eps_total=eps_test + eps_hypothesis + eps_radius,
+        eps_radius=eps_radius,
         fallback=stop_index is None,
         trace=outcome.trace,
         noise=generator.noise.name,

@@ -16,12 +16,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from accfirst.erm.generators import HypothesisGenerator, make_generator
-from accfirst.erm.problems import Problem
+from accfirst.erm.problems import Problem, ProblemShape
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.above_threshold import ThresholdNoise, sequential_test
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import doubling_calibration, doubling_test_scale
-from accfirst.methods.base import Method, generation_cost, searched_result
+from accfirst.methods.base import Method, Prediction, generation_cost, predicted_generation, searched_result
 from accfirst.methods.options import SearchOptions
 from accfirst.result import RunResult
 from accfirst.validation import as_generator, checked, validate_alpha, validate_gamma, validate_positive
@@ -98,6 +98,7 @@ def doubling(
         eps_hypothesis=float(cost.loss[steps - 1]) if halted else math.inf,
         started=started,
         delta=cost.delta,
+        eps_radius=float(cost.radius[steps - 1]),
     )
 
 
@@ -122,7 +123,7 @@ def doubling_bound(
     levels = doubling_levels(eps_min, eps_max)
     cost = generation_cost(make_generator(problem, generator, noise), levels, delta, independent=True)
     eps_test = problem.query_sensitivity / doubling_test_scale(alpha, gamma, levels.size, calibration)
-    return levels.size * eps_test + float(cost.loss[-1]), cost.delta
+    return levels.size * eps_test + float(cost.loss[-1] + cost.radius[-1]), cost.delta
 
 
 class Doubling(Method):
@@ -178,3 +179,13 @@ class Doubling(Method):
             noise=options.noise,
             delta=options.delta,
         )
+
+    def predict(self, shape: ProblemShape, alpha: float, gamma: float, options: SearchOptions) -> Prediction:
+        """Tests up to the first level at or above the predicted passing ε (``predicted_generation``), each Δ_R/b."""
+        grid = options.grid(shape, alpha)
+        levels = doubling_levels(float(grid[0]), float(grid[-1]))
+        scale = doubling_test_scale(alpha, gamma, levels.size, doubling_calibration(options.calibration))
+        steps = min(
+            int(np.searchsorted(levels, predicted_generation(shape, alpha, options.generator))) + 1, levels.size
+        )
+        return Prediction(steps * shape.query_sensitivity / scale, float(levels[:steps].sum()))

@@ -18,12 +18,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from accfirst.erm.generators import HypothesisGenerator, make_generator
-from accfirst.erm.problems import Problem
+from accfirst.erm.problems import Problem, ProblemShape
 from accfirst.mechanisms.above_threshold import interactive_above_threshold
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
-from accfirst.mechanisms.calibration import DEFAULT_CALIBRATION, Calibration, resolve_calibration
+from accfirst.mechanisms.calibration import DEFAULT_CALIBRATION, Calibration, calibrated_epsilon, resolve_calibration
 from accfirst.mechanisms.noise_reduction import validate_epsilons
-from accfirst.methods.base import Method, generation_cost, searched_result
+from accfirst.methods.base import Method, Prediction, generation_cost, predicted_generation, searched_result
 from accfirst.methods.options import SearchOptions
 from accfirst.result import RunResult
 from accfirst.validation import as_generator, checked, validate_alpha, validate_gamma
@@ -87,6 +87,7 @@ def noise_reduction(
         eps_hypothesis=float(cost.loss[outcome.index]) if halted else math.inf,
         started=started,
         delta=cost.delta,
+        eps_radius=float(cost.radius[outcome.index if halted else -1]),
     )
 
 
@@ -104,13 +105,14 @@ def noise_reduction_bound(
 ) -> tuple[float, float]:
     """(ℰ̄, δ): the ex-post loss of a ``noise_reduction`` run that halts at its top level (SPEC §15.2).
 
-    ℰ̄ = ε_A + ε_T (Laplace, δ = 0) or ε_A + ℰ_BM(ρ_T) (Gaussian): every outcome but the
-    fallback costs at most this. Parameters as for ``noise_reduction``; reads no data.
+    ℰ̄ = ε_A + ε_T (Laplace, δ = 0) or ε_A + ℰ_BM(ρ_T) (Gaussian; ε_A + ℰ_BM(ρ_R + ρ_T) after a Gaussian
+    private radius): every outcome but the fallback costs at most this. Parameters as for
+    ``noise_reduction``; reads no data.
     """
     eps = np.asarray(epsilons)
     cost = generation_cost(make_generator(problem, generator, noise), eps, delta, independent=False)
     params = resolve_calibration(calibration).calibrate(alpha, gamma, eps.size, problem.query_sensitivity)
-    return params.epsilon + float(cost.loss[-1]), cost.delta
+    return params.epsilon + float(cost.loss[-1] + cost.radius[-1]), cost.delta
 
 
 class NoiseReduction(Method):
@@ -157,4 +159,11 @@ class NoiseReduction(Method):
             calibration=options.calibration,
             noise=options.noise,
             delta=options.delta,
+        )
+
+    def predict(self, shape: ProblemShape, alpha: float, gamma: float, options: SearchOptions) -> Prediction:
+        """The test's ε_A = c(T, γ)·Δ_R/α exactly, and the predicted level that passes (``predicted_generation``)."""
+        return Prediction(
+            calibrated_epsilon(options.calibration, options.T, gamma, shape.query_sensitivity, alpha),
+            predicted_generation(shape, alpha, options.generator),
         )

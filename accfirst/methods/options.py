@@ -18,7 +18,7 @@ from accfirst.methods.grid import SPACINGS, epsilon_grid
 from accfirst.validation import echo, validate_count, validate_delta, validate_positive, validate_probability
 
 # How a method that uses a radius chooses the one it runs on (see ``SearchOptions``).
-RADIUS_MODES = ("none", "free")
+RADIUS_MODES = ("none", "free", "private")
 
 
 @dataclass(frozen=True)
@@ -43,11 +43,19 @@ class SearchOptions:
     noise : "laplace" (the paper's) or "gaussian" (SPEC §14; noise reduction and doubling only).
     delta : δ of the (ε, δ) guarantees, in [0, 1): of Gaussian runs' ex-post loss (δ > 0; Laplace runs
         record δ = 0) and of the Gibbs posterior (SPEC §17; 0 asks it for pure ε, ridge only).
-    radius_mode : the radius of the feasible set a method that uses one runs on (``RADIUS_MODES``):
-        "none" runs on the problem's own (M, or a public radius stated when it was built, SPEC §13);
+    radius_mode : the radius of the feasible set a method that uses one runs on (``RADIUS_MODES``;
+        default "private": it paid the least total ε on the built-in data, README, "A bound on the
+        model's size"): "none" runs on the problem's own (M, or a public radius stated when it was
+        built, SPEC §13);
         "free" on the free radius R₀ (M/2 for ridge, ≈ 0.448·M for logistic: it holds for every
-        dataset and reads none, SPEC §19.0), or the public radius if that is smaller.
-        ``SearchOptions.paper()`` uses "none" (the paper's M).
+        dataset and reads none, SPEC §19.0), or the public radius if that is smaller;
+        "private" releases a tighter radius below that ceiling with a small part of the budget
+        (SPEC §19), when a prediction from public quantities says it pays, and runs on it with
+        γ − β. ``SearchOptions.paper()`` uses "none" (the paper's M).
+    radius_epsilon, radius_beta : the private radius's ε_R > 0 (its Laplace noise Lap(Δ_N/ε_R); with
+        Gaussian noise, Gaussian noise of the same variance, ρ_R = ε_R²/4) and the probability β ∈ (0, ½)
+        that it falls below ‖θ*‖ (β < γ at run time); ``None`` (default) lets the rule choose them from
+        public quantities (SPEC §19.4). Both given: the radius is always bought.
     """
 
     T: int = 100
@@ -58,7 +66,9 @@ class SearchOptions:
     spacing: str = "geometric"
     noise: str = "laplace"
     delta: float = DEFAULT_DELTA
-    radius_mode: str = "none"
+    radius_mode: str = "private"
+    radius_epsilon: float | None = None
+    radius_beta: float | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -79,6 +89,16 @@ class SearchOptions:
         set_(self, "delta", delta)
         if self.radius_mode not in RADIUS_MODES:
             raise AccFirstError(f"radius_mode must be one of {RADIUS_MODES}; got {echo(self.radius_mode)}")
+        if self.radius_epsilon is not None:
+            set_(self, "radius_epsilon", validate_positive("radius_epsilon", self.radius_epsilon))
+        if self.radius_beta is not None:
+            beta = validate_probability("radius_beta", self.radius_beta)
+            if beta >= 0.5:
+                raise AccFirstError(f"radius_beta must be below ½ (and below γ); got {beta:g}")
+            set_(self, "radius_beta", beta)
+        stated = [name for name in ("radius_epsilon", "radius_beta") if getattr(self, name) is not None]
+        if stated and self.radius_mode != "private":
+            raise AccFirstError(f"{' and '.join(stated)} only apply with radius_mode='private'")
 
     @classmethod
     def paper(cls) -> SearchOptions:

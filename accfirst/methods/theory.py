@@ -13,10 +13,10 @@ from collections.abc import Mapping
 import numpy as np
 
 from accfirst.erm.generators import HypothesisGenerator, make_generator
-from accfirst.erm.problems import Problem
+from accfirst.erm.problems import Problem, ProblemShape
 from accfirst.erm.theory import theory_epsilon
 from accfirst.errors import AccFirstError
-from accfirst.methods.base import Method
+from accfirst.methods.base import Method, Prediction
 from accfirst.methods.options import SearchOptions
 from accfirst.result import RunResult
 from accfirst.validation import as_generator, checked, validate_alpha, validate_gamma
@@ -80,7 +80,13 @@ class Theory(Method):
     noise_refusal = THEORY_NEEDS_LAPLACE
 
     def summary_note(self, summary: Mapping[str, object]) -> str:
-        return " The theory approach promises the target only on average, not with probability 1 − γ."
+        note = " The theory approach promises the target only on average, not with probability 1 − γ."
+        if float(summary.get("median_eps_radius") or 0.0) > 0:  # SPEC §19.3: a bound below ‖θ*‖ costs up to R(0)
+            note += (
+                " With a bound on the model's size bought privately, which is too small with a small probability β, "
+                "that average is within α + β·R(0), R(0) the excess risk of predicting zero."
+            )
+        return note
 
     def run(
         self,
@@ -97,3 +103,7 @@ class Theory(Method):
         self, problem: Problem, alpha: float, gamma: float, options: SearchOptions
     ) -> tuple[float, float]:
         return theory_epsilon(problem, alpha, options.generator), 0.0
+
+    def predict(self, shape: ProblemShape, alpha: float, gamma: float, options: SearchOptions) -> Prediction:
+        """Its ε = E exactly: no test."""
+        return Prediction(0.0, theory_epsilon(shape, alpha, options.generator))

@@ -93,7 +93,7 @@ def figure_epsilon_distribution(results: pd.DataFrame) -> go.Figure:
 
 
 def breakdown_frame(results: pd.DataFrame) -> pd.DataFrame:
-    """Median testing and generation parts of ε per method, over the trials that halted (SPEC §6).
+    """Median radius, testing and generation parts of ε per method, over the trials that halted (SPEC §6, §19).
 
     ``label`` names each method with its δ when it has one (``method_label``).
     """
@@ -108,6 +108,9 @@ def breakdown_frame(results: pd.DataFrame) -> pd.DataFrame:
                 "label": method_label(method, runs),
                 "halted": len(halted),
                 "trials": len(runs),
+                "eps_radius": float(halted["eps_radius"].median())
+                if len(halted) and "eps_radius" in halted.columns
+                else (0.0 if len(halted) else math.nan),
                 "eps_test": float(halted["eps_test"].median()) if len(halted) else math.nan,
                 "eps_hypothesis": float(halted["eps_hypothesis"].median()) if len(halted) else math.nan,
                 "eps_total": median_with_inf(runs["eps_total"]),
@@ -117,10 +120,11 @@ def breakdown_frame(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def figure_breakdown(results: pd.DataFrame) -> go.Figure:
-    """Where the privacy goes (output 3, the paper's Fig. 3 for this run): testing vs generating.
+    """Where the privacy goes (output 3, the paper's Fig. 3 for this run): radius, testing, generating.
 
-    Stacked bars of the median testing part (ε_A, or the doubling tests) and the median
-    generation part (ε_t) over the trials that halted; the theory approach and the Gibbs
+    Stacked bars of the median radius part (a private bound on the model's size, SPEC §19; drawn
+    only when some run bought one), the median testing part (ε_A, or the doubling tests) and the
+    median generation part (ε_t) over the trials that halted; the theory approach and the Gibbs
     posterior have no test.
     """
     parts = breakdown_frame(results)
@@ -129,10 +133,13 @@ def figure_breakdown(results: pd.DataFrame) -> go.Figure:
         for label, h, t in zip(parts["label"], parts["halted"], parts["trials"], strict=True)
     ]
     fig = go.Figure()
-    for column, name, pattern in (
+    segments = [
         ("eps_test", "testing (ε of the private test)", ""),
         ("eps_hypothesis", "generating (ε of the released hypothesis)", "/"),
-    ):
+    ]
+    if (parts["eps_radius"] > 0).any():
+        segments.insert(0, ("eps_radius", "radius (ε of the private bound on ‖θ‖)", "."))
+    for column, name, pattern in segments:
         fig.add_trace(
             go.Bar(
                 x=parts[column],
@@ -153,7 +160,10 @@ def figure_breakdown(results: pd.DataFrame) -> go.Figure:
     fig.update_layout(barmode="stack", legend_traceorder="normal", uniformtext={"minsize": 9, "mode": "hide"})
     fig.update_xaxes(title_text="median ε over trials that halted", rangemode="tozero")
     fig.update_yaxes(autorange="reversed")
-    return layout(fig, title="Privacy spent on testing vs on generating", height=40 + 60 * len(parts))
+    title = "Privacy spent on " + (
+        "the radius, testing and generating" if len(segments) == 3 else "testing vs on generating"
+    )
+    return layout(fig, title=title, height=40 + 60 * len(parts))
 
 
 def figure_search(

@@ -18,8 +18,8 @@ import pandas as pd
 from accfirst.erm.problems import Problem
 from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
-from accfirst.methods.pipeline import feasible_problem, run_method
-from accfirst.methods.registry import METHODS, method_position, validate_methods
+from accfirst.methods.pipeline import run_method, run_step
+from accfirst.methods.registry import method_position, validate_methods
 from accfirst.result import RunResult
 from accfirst.validation import as_generator, checked, validate_alpha, validate_count, validate_gamma
 
@@ -88,10 +88,11 @@ def declared_bound(
 
     Noise reduction and doubling: the ex-post loss of halting at the top level; theory:
     its ε = E (pure DP); the Gibbs posterior: its (ε, δ), fixed in advance (ridge only). A
-    privacy filter admits the run on this bound. Reads no data.
+    private radius adds its ε_R (a Gaussian one is inside the Brownian bound), on top of the
+    method's worst case on the ceiling, which no released radius exceeds. A privacy filter
+    admits the run on this bound. Reads no data.
     """
-    validate_methods([method], options)
-    return METHODS[method].declared_bound(feasible_problem(problem, method, options), alpha, gamma, options)
+    return run_step(problem, method, alpha, gamma, options).declared_bound()
 
 
 def run_one(
@@ -107,7 +108,8 @@ def run_one(
     """One run of ``method`` on the SPEC §8 grid (doubling spans the same ε range).
 
     ``options`` are the fields of ``SearchOptions`` (T, generator, calibration, eps_min,
-    eps_max, spacing, noise, delta); ``exact`` solves every tested level (same output, full trace).
+    eps_max, spacing, noise, delta, radius_mode, radius_epsilon, radius_beta); ``exact`` solves every tested
+    level (same output, full trace).
     """
     return search(problem, method, alpha, gamma, rng, SearchOptions.from_keywords(options), exact)
 
@@ -179,7 +181,8 @@ def run_trials(
     """Run every (method, α, trial) and return one row each (SPEC §9).
 
     ``options`` are the fields of ``SearchOptions`` (T, generator, calibration, eps_min,
-    eps_max, spacing, noise, delta), the same for every run. Fallback rows keep ``eps_total = inf``.
+    eps_max, spacing, noise, delta, radius_mode, radius_epsilon, radius_beta), the same for every run. Fallback
+    rows keep ``eps_total = inf``.
     ``progress(done, total)`` is called after each run. Arguments are validated before
     any work starts.
     """

@@ -6,9 +6,10 @@ worker ran it, in which chunk, or in which order — the sweep's rows equal
 ``run_trials``' rows for the same seed (except the wall-clock ``seconds``).
 
 The frame has the ``COLUMNS`` of ``run_trials`` plus ``eps_theory``: E(α), the ε of
-the theory approach for the row's generator (SPEC §4). It is deterministic, so the
-paper's Fig. 1 "theory curve" can be drawn from any sweep, whether or not the
-``theory`` method was run (when it was, its ``eps_total`` equals ``eps_theory``).
+the theory approach for the row's generator (SPEC §4) on the radius the options give before
+any private radius (M, R₀ or a public radius). It is deterministic, so the paper's Fig. 1
+"theory curve" can be drawn from any sweep, whether or not the ``theory`` method was run
+(when it was, without a private radius, its ``eps_total`` equals ``eps_theory``).
 
 Parallelism: the cells are cut into chunks that worker processes run
 (``accfirst.parallel.pool``): a pool started for this sweep, whose workers receive the
@@ -34,6 +35,7 @@ from accfirst.erm.problems import Problem
 from accfirst.erm.theory import theory_epsilon
 from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
+from accfirst.methods.pipeline import feasible_problem
 from accfirst.parallel.pool import BACKGROUND, Cancelled, PickledSource, Source, WorkerPool, still_wanted
 from accfirst.search.experiments import COLUMNS, trial_row, validate_batch
 from accfirst.validation import echo, shorten, validate_alpha, validate_count
@@ -182,7 +184,8 @@ def sweep(
             rows = _run_pool(own_pool, own, arguments, chunks, len(cells), progress, should_stop)
         finally:
             own_pool.close()
-    theory = {alpha: theory_epsilon(problem, alpha, search_options.generator) for alpha in alpha_values}
+    ceiling = feasible_problem(problem, "theory", search_options).shape
+    theory = {alpha: theory_epsilon(ceiling, alpha, search_options.generator) for alpha in alpha_values}
     order = {cell: i for i, cell in enumerate((m, a, t) for m in chosen for a in alpha_values for t in range(trials))}
     rows.sort(key=lambda row: order[(row["method"], row["alpha"], row["trial"])])
     frame = pd.DataFrame(rows, columns=list(COLUMNS))

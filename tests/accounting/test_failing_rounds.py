@@ -98,5 +98,7 @@ def test_a_gibbs_round_whose_radius_is_too_small_is_refused_before_it_reads_anyt
     assert budget.spent == 0 and budget.remaining == 50.0
     assert list(budget.ledger["status"]) == ["refused"]
     # The next round is admitted as if nothing happened.
-    next_round = filtered_search(budget, problem, "nr", 0.1, 0.1, 0, SearchOptions(T=50, eps_max=1.0))
+    next_round = filtered_search(
+        budget, problem, "nr", 0.1, 0.1, 0, SearchOptions(T=50, eps_max=1.0, radius_mode="none")
+    )
     assert next_round.status in ("released", "fallback") and budget.spent > 0

@@ -22,7 +22,8 @@ def problem() -> RidgeProblem:
 
 
 def final(problem, analyses, epsilon=8.0, delta=1e-6, options=None, **kwargs):
-    options = SearchOptions(eps_max=1.0) if options is None else options
+    """The last step of a session; the budgets below were set for searches on M (``radius_mode="none"``)."""
+    options = SearchOptions(eps_max=1.0, radius_mode="none") if options is None else options
     steps = list(run_session(problem, analyses, [5_000, 20_000, 800], epsilon, delta, options=options, **kwargs))
     assert [len(step.ledger) for step in steps] == list(range(1, len(analyses) + 1))  # one row more per analysis
     return steps[-1]
@@ -93,7 +94,7 @@ def test_one_kind_gets_the_whole_budget() -> None:
 
 def test_a_fallback_releases_nothing_and_is_charged_its_bound(problem) -> None:
     # A grid far too noisy for α: no level passes.
-    options = SearchOptions(eps_min=1e-6, eps_max=1e-5)
+    options = SearchOptions(eps_min=1e-6, eps_max=1e-5, radius_mode="none")
     ledger = final(problem, [Analysis("regression", "nr", 0.01)], epsilon=1e3, options=options).ledger
     row = ledger.iloc[0]
     assert row["status"] == "fallback" and row["realised"] == row["declared"] and row["fits"]

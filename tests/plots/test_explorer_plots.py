@@ -60,16 +60,21 @@ def test_epsilon_distribution_all_fallback_keeps_the_row(results):
 
 
 def test_breakdown_parts_are_medians_over_halted_trials(results):
+    """The default's private radius is a third part, drawn first; without one the chart keeps two."""
     frame = with_fallbacks(results, "nr", 1)
     parts = breakdown_frame(frame).set_index("method")
     halted = frame[(frame["method"] == "nr") & ~frame["fallback"]]
+    assert parts.loc["nr", "eps_radius"] == pytest.approx(halted["eps_radius"].median())
+    assert parts.loc["nr", "eps_radius"] > 0
     assert parts.loc["nr", "eps_test"] == pytest.approx(halted["eps_test"].median())
     assert parts.loc["nr", "eps_hypothesis"] == pytest.approx(halted["eps_hypothesis"].median())
     assert parts.loc["theory", "eps_test"] == 0
     fig = figure_breakdown(frame)
-    assert fig.layout.barmode == "stack" and len(fig.data) == 2
-    np.testing.assert_allclose(np.asarray(fig.data[0].x, dtype=float), parts["eps_test"].to_numpy())
+    assert fig.layout.barmode == "stack" and len(fig.data) == 3 and "radius" in fig.data[0].name
+    np.testing.assert_allclose(np.asarray(fig.data[0].x, dtype=float), parts["eps_radius"].to_numpy())
+    np.testing.assert_allclose(np.asarray(fig.data[1].x, dtype=float), parts["eps_test"].to_numpy())
     assert "4 of 5 halted" in fig.data[0].y[0]
+    assert len(figure_breakdown(frame.assign(eps_radius=0.0)).data) == 2
 
 
 @pytest.mark.parametrize("method", ["nr", "doubling"])
@@ -94,7 +99,9 @@ def test_search_shows_true_risk_noisy_values_and_the_stop(ridge_problem, method)
 
 
 def test_search_without_exact_risks_draws_the_lower_bounds(ridge_problem):
-    result = run_one(ridge_problem, "nr", ALPHA, 0.1, trial_rng(1, "nr", ALPHA, 0), T=100, exact=False)
+    result = run_one(
+        ridge_problem, "nr", ALPHA, 0.1, trial_rng(1, "nr", ALPHA, 0), T=100, exact=False, radius_mode="none"
+    )
     trace = result.trace.to_frame().assign(query_noise=result.trace.query_noise)
     bounded = trace["excess_risk"].isna().to_numpy()
     assert bounded.any(), "this seed should reject some levels on their lower bound"

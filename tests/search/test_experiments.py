@@ -28,7 +28,7 @@ def test_one_row_per_method_alpha_trial(ridge_problem) -> None:
     assert len(df) == 18
     assert df.groupby(["method", "alpha"]).size().eq(3).all()
     assert calls == [(i, 18) for i in range(1, 19)]
-    assert np.allclose(df.eps_total, df.eps_test + df.eps_hypothesis)
+    assert np.allclose(df.eps_total, df.eps_radius + df.eps_test + df.eps_hypothesis)
     with np.errstate(over="ignore"):
         np.testing.assert_allclose(df.exp_eps_total, np.exp(df.eps_total), rtol=1e-12)
     assert set(df.generator) == {"covariance"}
@@ -79,9 +79,14 @@ def test_bad_settings_fail_before_any_work(kwargs, message, ridge_problem) -> No
 
 
 def test_defaults_and_the_papers_configuration(ridge_problem) -> None:
-    """The defaults chosen by measurement (README, "Calibration"); paper() is the authors' setup."""
-    assert (SearchOptions().T, SearchOptions().calibration) == (100, "exact-paper-opt")
-    assert SearchOptions.paper() == SearchOptions(T=1000, calibration="paper-code")
+    """The defaults chosen by measurement (README, "Calibration", "A bound on the model's size"); paper() is the
+    authors' setup, on their radius M."""
+    assert (SearchOptions().T, SearchOptions().calibration, SearchOptions().radius_mode) == (
+        100,
+        "exact-paper-opt",
+        "private",
+    )
+    assert SearchOptions.paper() == SearchOptions(T=1000, calibration="paper-code", radius_mode="none")
     rows = run_trials(ridge_problem, [0.05], 0.1, ["nr", "doubling"], 1, seed=2)
     assert list(rows["calibration"]) == ["exact-paper-opt", "exact"] and rows["T"].iloc[0] == 100
     paper = run_trials(ridge_problem, [0.05], 0.1, ["nr", "doubling"], 1, seed=2, **SearchOptions.paper().to_dict())

@@ -97,10 +97,13 @@ def test_sweep_carries_the_radius_and_an_exact_calibration_to_its_workers():
     assert set(frame["norm_bound"]) == {1.5} and set(frame["calibration"]) == {"exact-opt", "exact"}
 
 
-def test_eps_theory_is_the_theory_methods_epsilon(ridge_problem):
-    frame = sweep(ridge_problem, [0.03, 0.06], 0.1, ["theory", "nr"], 2, seed=0, T=100, workers=1)
+@pytest.mark.parametrize("mode", ["none", "free"])
+def test_eps_theory_is_the_theory_methods_epsilon(ridge_problem, mode):
+    """E on the radius the options give: M, or R₀ (without a private radius the theory runs pay exactly that)."""
+    frame = sweep(ridge_problem, [0.03, 0.06], 0.1, ["theory", "nr"], 2, seed=0, T=100, workers=1, radius_mode=mode)
+    radius = None if mode == "none" else ridge_problem.free_radius(ridge_problem.lam)
     for alpha, rows in frame.groupby("alpha"):
-        expected = theory_epsilon(ridge_problem, alpha)
+        expected = theory_epsilon(ridge_problem.with_radius(radius), alpha)
         assert np.allclose(rows["eps_theory"], expected, rtol=0, atol=0)
         assert np.all(rows.loc[rows["method"] == "theory", "eps_total"] == expected)
 

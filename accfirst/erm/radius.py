@@ -1,0 +1,91 @@
+"""A private radius: a released upper bound on ‖θ*‖ that shrinks the feasible set (SPEC §19). [derived]
+
+The free radius R₀ of SPEC §19.0 bounds ‖θ*‖ on every dataset (``Problem.free_radius``); the
+data's own norm is often far below it. This module releases a tighter bound with a small,
+charged part of the budget:
+
+- sensitivity (§19.1): N(D) = ‖θ*_D‖ over a ball of radius C (the ceiling: R₀, or a smaller
+  public radius). The objective is λ-strongly convex and one replaced row moves its gradient by
+  at most 2L/n, L the per-row Lipschitz constant on the ball (ridge C + 1, logistic 1), so
+  ‖θ*_D − θ*_D′‖ ≤ 2L/(nλ) and, the norm being 1-Lipschitz, Δ_N = 2L/(nλ);
+- release (§19.2): R̂ = N(D) + Z + m with Z ∼ Lap(b), b = Δ_N/ε_R, and the margin
+  m = b·ln(1/(2β)), so that P(R̂ < N) = P(Z < −m) = β; the Gaussian variant draws
+  Z ∼ N(0, σ²), σ = Δ_N/√(2ρ_R), with m = σ·Φ⁻¹(1 − β). Then R = min(C, max(R̂, r_min)):
+  post-processing, and R ≥ N whenever R̂ ≥ N because N ≤ C.
+
+The noise comes through the project's ``NoiseFamily.perturb`` (``LAPLACE``, ``GAUSSIAN``), the
+samplers every released value uses. docs/mathematics.md, "A private radius".
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import ndtri
+
+from accfirst.erm.problems import MIN_RADIUS_SHARE, Problem, ProblemShape
+from accfirst.errors import AccFirstError
+from accfirst.mechanisms.brownian import GAUSSIAN
+from accfirst.mechanisms.noise_reduction import LAPLACE, NoiseFamily
+from accfirst.validation import validate_positive
+
+RADIUS_NOISES: dict[str, NoiseFamily] = {LAPLACE.name: LAPLACE, GAUSSIAN.name: GAUSSIAN}
+
+
+def norm_sensitivity(problem: Problem | ProblemShape, ceiling: float) -> float:
+    """Δ_N = 2L/(nλ): how far one replaced row moves ‖θ*‖ over the ball ‖θ‖ ≤ ``ceiling`` (SPEC §19.1).
+
+    L is the per-row Lipschitz constant on that ball (``Problem.lipschitz_on``): ridge
+    ceiling + 1 (with ceiling R₀ = M/2, Δ_N = (M + 2)/(nλ)), logistic 1. Public constants only.
+    """
+    kind = problem.kind if isinstance(problem, ProblemShape) else type(problem)
+    return 2.0 * kind.lipschitz_on(validate_positive("ceiling", ceiling)) / (problem.n * problem.lam)
+
+
+def smallest_radius(problem: Problem | ProblemShape) -> float:
+    """r_min: the smallest radius a problem accepts (SPEC §13), the floor of a released radius."""
+    return MIN_RADIUS_SHARE * problem.max_norm
+
+
+def radius_margin(sensitivity: float, level: float, beta: float, noise: str) -> float:
+    """m: the shift that makes P(N + Z + m < N) = β (SPEC §19.2).
+
+    Laplace at ε_R = ``level``: b·ln(1/(2β)), b = Δ_N/ε_R. Gaussian at ρ_R = ``level``:
+    σ·Φ⁻¹(1 − β), σ = Δ_N/√(2ρ_R).
+    """
+    if not 0 < beta < 0.5:
+        raise AccFirstError(f"the radius's failure probability β must be in (0, 0.5); got {beta!r}")
+    if noise == LAPLACE.name:
+        return sensitivity / level * math.log(1.0 / (2.0 * beta))
+    if noise == GAUSSIAN.name:
+        return sensitivity / math.sqrt(2.0 * level) * float(ndtri(1.0 - beta))
+    raise AccFirstError(f"unknown noise {noise!r}; choose one of {sorted(RADIUS_NOISES)}")
+
+
+def release_radius(
+    norm: float,
+    sensitivity: float,
+    level: float,
+    beta: float,
+    ceiling: float,
+    floor: float,
+    noise: str,
+    rng: np.random.Generator,
+) -> float:
+    """R = min(C, max(N + Z + m, r_min)): an upper bound on ‖θ*‖ with probability ≥ 1 − β (SPEC §19.2).
+
+    Parameters
+    ----------
+    norm : N(D) = ‖θ*‖ over the ceiling's ball (private).
+    sensitivity : Δ_N (``norm_sensitivity``).
+    level : ε_R (Laplace, pure ε_R-DP) or ρ_R (Gaussian, ρ_R-zCDP).
+    beta : the probability that R < N, in (0, 0.5).
+    ceiling, floor : C and r_min, public.
+    noise : "laplace" or "gaussian".
+    rng : the release's own generator.
+    """
+    level = validate_positive("the radius's privacy level", level)
+    margin = radius_margin(sensitivity, level, beta, noise)
+    noisy = float(RADIUS_NOISES[noise].perturb(np.array([norm]), sensitivity, level, rng)[0])
+    return min(ceiling, max(noisy + margin, floor))
