@@ -2,7 +2,8 @@
 
 Before a method runs, the public quantities it needs are fixed: the radius of the feasible set
 it runs on (the problem's own, or the free radius R₀ of SPEC §19.0, which holds for every
-dataset and reads none). After it runs, its record gets the parts of the bill that are not the
+dataset and reads none), and, for a relative target κ, the private lower bound Ŝ of R(0) that
+turns κ into α = κ·Ŝ (SPEC §21, ``accfirst.methods.relative``). After it runs, its record gets the parts of the bill that are not the
 method's own: the preparation of the rows (SPEC §20.3, paid once per prepared table and shared
 by every run on it) is added to the total, so that every number shown is the whole bill.
 """
@@ -16,6 +17,7 @@ import numpy as np
 from accfirst.erm.problems import Problem
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import METHODS, validate_methods
+from accfirst.methods.relative import RelativeTarget, relative_run
 from accfirst.result import RunResult
 
 
@@ -32,22 +34,38 @@ def feasible_problem(problem: Problem, method: str, options: SearchOptions) -> P
     return problem if problem.norm_bound <= free else problem.with_radius(free)
 
 
-def run_method(
+def run_target(
     problem: Problem,
     method: str,
-    alpha: float,
+    target: float | RelativeTarget,
     gamma: float,
     rng: np.random.Generator,
     options: SearchOptions,
     exact: bool = False,
 ) -> RunResult:
-    """One run of the registered ``method`` at excess risk α and failure probability γ, with its whole bill.
+    """The method's run on the problem in force: at α itself, or at α = κ·Ŝ after releasing Ŝ (SPEC §21)."""
+    if isinstance(target, RelativeTarget):
+        return relative_run(problem, method, target, gamma, rng, options, exact)
+    return METHODS[method].run(problem, target, gamma, rng, options, exact)
 
-    The run's ``eps_total`` includes the preparation's ``problem.prep_epsilon`` and its ``delta`` the
+
+def run_method(
+    problem: Problem,
+    method: str,
+    alpha: float | RelativeTarget,
+    gamma: float,
+    rng: np.random.Generator,
+    options: SearchOptions,
+    exact: bool = False,
+) -> RunResult:
+    """One run of the registered ``method`` at excess risk α (or a relative target κ) and failure probability γ.
+
+    With its whole bill: a relative target's ε_S is part of the run (``run_target``), and the run's
+    ``eps_total`` includes the preparation's ``problem.prep_epsilon`` and its ``delta`` the
     preparation's δ (SPEC §20.3).
     """
     validate_methods([method], options)
-    result = METHODS[method].run(feasible_problem(problem, method, options), alpha, gamma, rng, options, exact)
+    result = run_target(feasible_problem(problem, method, options), method, alpha, gamma, rng, options, exact)
     if problem.prep_epsilon == 0 and problem.prep_delta == 0:
         return result
     return dataclasses.replace(
