@@ -192,6 +192,9 @@ SUMMARY_COLUMNS = (
     "delta",
     "approximate",
     "data_dependent_accuracy",
+    "kappa",
+    "median_eps_scale",
+    "no_signals",
 )
 
 
@@ -199,7 +202,10 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
     """One row per method of a ``run_trials`` frame: the numbers of the explorer's headline.
 
     Medians keep fallback runs as ∞ (SPEC §9); the testing/generation medians are over
-    the runs that halted (a fallback has no generation part). Expects a single α.
+    the runs that halted (a fallback has no generation part). Expects a single α, or a single
+    relative target κ (SPEC §21): then ``alpha`` is the median released α = κ·Ŝ (NaN when every
+    run showed no signal), ``median_eps_scale`` the median ε_S and ``no_signals`` the runs whose Ŝ
+    showed no signal a private model could keep (``kappa`` is NaN for an absolute α).
 
     Returns a frame with ``SUMMARY_COLUMNS``; posterior columns are the SPEC §10 bound
     for a 1% and a 50% prior at the median ε; ``delta`` is the largest δ of the method's
@@ -209,7 +215,13 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
     """
     if results.empty:
         return pd.DataFrame(columns=list(SUMMARY_COLUMNS))
-    if results["alpha"].nunique() != 1:
+    kappas = results["kappa"] if "kappa" in results.columns else pd.Series(math.nan, index=results.index)
+    relative = bool(kappas.notna().any())
+    if relative and (kappas.isna().any() or kappas.nunique() != 1):
+        raise AccFirstError(
+            "summarise_runs expects the runs of a single kappa (relative target); filter the frame first"
+        )
+    if not relative and results["alpha"].nunique() != 1:
         raise AccFirstError("summarise_runs expects the runs of a single alpha; filter the frame first")
     rows = []
     for method, runs in results.groupby("method", sort=False):
@@ -231,13 +243,16 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
                 "median_eps_test": float(halted["eps_test"].median()) if len(halted) else math.nan,
                 "median_eps_hypothesis": float(halted["eps_hypothesis"].median()) if len(halted) else math.nan,
                 "median_excess_risk": float(runs["excess_risk"].median()),
-                "alpha": float(runs["alpha"].iloc[0]),
+                "alpha": float(runs["alpha"].median()) if relative else float(runs["alpha"].iloc[0]),
                 "gamma": float(runs["gamma"].iloc[0]),
                 "delta": float(runs["delta"].max()) if "delta" in runs.columns else 0.0,
                 "approximate": "calibration" in runs.columns
                 and bool((runs["calibration"] == APPROXIMATE_ACCURACY).any()),
                 "data_dependent_accuracy": "calibration" in runs.columns
                 and bool((runs["calibration"] == DATA_DEPENDENT_ACCURACY).any()),
+                "kappa": float(kappas[runs.index].iloc[0]),
+                "median_eps_scale": float(runs["eps_scale"].median()) if relative else 0.0,
+                "no_signals": int(runs["alpha"].isna().sum()) if relative else 0,
             }
         )
     return pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
@@ -257,6 +272,9 @@ def plain_sentence(summary: pd.Series | dict) -> str:
     trials, successes, fallbacks = int(row["trials"]), int(row["successes"]), int(row["fallbacks"])
     alpha, eps = float(row["alpha"]), float(row["median_eps"])
     runs = "run" if trials == 1 else "runs"
+    kappa = float(row.get("kappa", math.nan))
+    if not math.isnan(kappa):
+        return _capitalised(relative_sentence(row, label, kappa, trials))
     met = f"met the accuracy target (excess risk ≤ {alpha:g}) in {successes} of {trials} {runs}"
     if math.isinf(eps):
         sentence = (
@@ -286,6 +304,39 @@ def plain_sentence(summary: pd.Series | dict) -> str:
             f" This is an (ε, δ) guarantee with δ = {format_delta(delta)}: the bound may fail with probability "
             "up to δ, a weaker promise than a pure ε, so compare it with the other methods with care."
         )
+    method = METHODS.get(str(row["method"]))
+    return sentence if method is None else sentence + method.summary_note(row)
+
+
+def relative_sentence(row: dict, label: str, kappa: float, trials: int) -> str:
+    """``plain_sentence`` for the runs of a relative target κ (SPEC §21): the share kept, α released, ε paid."""
+    runs = "run" if trials == 1 else "runs"
+    no_signals = int(row.get("no_signals", 0))
+    share = f"{1 - kappa:.0%}"
+    eps = float(row["median_eps"])
+    if no_signals == trials:
+        return (
+            f"{label}: in {'every' if trials > 1 else 'its'} run the data showed no signal a private model could "
+            f"keep at this budget and n, so nothing was learnt; measuring that cost "
+            f"ε = {format_epsilon(float(row['median_eps_scale']))}."
+        )
+    kept = (
+        f"{label} kept at least {share} of what the best model gains over predicting nothing (excess risk ≤ "
+        f"κ·R(0) with κ = {kappa:g}) in {int(row['successes'])} of {trials} {runs}"
+    )
+    if math.isinf(eps):
+        sentence = f"{kept}, but the typical privacy loss is unbounded (ε = ∞): {int(row['fallbacks'])} runs fell back."
+    else:
+        sentence = (
+            f"{kept}, with a typical privacy loss of ε = {format_epsilon(eps)} (e^ε = {format_exp_epsilon(eps)}), "
+            f"of which ε = {format_epsilon(float(row['median_eps_scale']))} bought the private bound on R(0) that "
+            f"set α = κ·Ŝ (median α = {float(row['alpha']):.3g})."
+        )
+    if no_signals:
+        sentence += f" In {no_signals} of {trials} {runs} the data showed no signal a private model could keep."
+    delta = float(row.get("delta", 0.0))
+    if 0 < delta < 1:
+        sentence += f" An (ε, δ) guarantee with δ = {format_delta(delta)}."
     method = METHODS.get(str(row["method"]))
     return sentence if method is None else sentence + method.summary_note(row)
 

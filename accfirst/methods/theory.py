@@ -2,11 +2,13 @@
 
 No test and no fallback; it promises only the expected excess risk α (Theorems 3.1 and 3.3
 inverted), so its γ is recorded for comparison with the other methods and plays no part.
-It inverts a Laplace utility theorem and has no Gaussian version.
+It inverts a Laplace utility theorem and has no Gaussian version. With a relative target κ
+(SPEC §21) it runs, like every method, at the privately released α = κ·Ŝ.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping
 
@@ -79,7 +81,11 @@ class Theory(Method):
     noise_refusal = THEORY_NEEDS_LAPLACE
 
     def summary_note(self, summary: Mapping[str, object]) -> str:
-        return " The theory approach promises the target only on average, not with probability 1 − γ."
+        note = " The theory approach promises the target only on average, not with probability 1 − γ."
+        kappa = summary.get("kappa")
+        if isinstance(kappa, float) and not math.isnan(kappa):
+            note += " With a relative target it aims at the privately released α = κ·Ŝ, like the other methods."
+        return note
 
     def run(
         self,
