@@ -52,10 +52,13 @@ from accfirst.methods.grid import SPACINGS
 from accfirst.methods.nr import NoiseReduction
 from accfirst.methods.options import RADIUS_MODES, SearchOptions
 from accfirst.methods.registry import METHODS, paper_methods, validate_methods
+from accfirst.methods.relative import DEFAULT_TEST_BUDGET, NoSignal, RelativeTarget
 from accfirst.plots.counts import count_figures
 from accfirst.plots.paper import html_page, html_report
+from accfirst.plots.relative import html_relative_report
+from accfirst.result import RunResult
 from accfirst.search.experiments import search, trial_rng
-from accfirst.search.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
+from accfirst.search.sweep import PAPER_ALPHAS_TEXT, parse_alphas, parse_kappas, sweep
 from accfirst.snippet import PREPARATION_OPTIONS, RunSettings
 from accfirst.validation import validate_count, validate_gamma
 
@@ -251,6 +254,13 @@ def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
         help="δ of the (ε, δ) guarantees: of --noise gaussian (in (0, 1)) and of the Gibbs posterior (derived; "
         f"0 asks it for pure ε on ridge) (default: {DEFAULT_DELTA:g})",
     )
+    algo.add_argument(
+        "--test-budget",
+        type=float,
+        metavar="ε",
+        help="with --kappa: the most the private test may be predicted to cost at the released α; below the bound "
+        f"on R(0) this implies, the data show no signal a private model could keep (default: {DEFAULT_TEST_BUDGET:g})",
+    )
     algo.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the runs (default: 0)")
 
 
@@ -277,11 +287,18 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="M,M,...",
         help=f"methods among {','.join(METHODS)} (default: the paper's {','.join(paper_methods())})",
     )
-    runs.add_argument(
+    target = runs.add_mutually_exclusive_group()
+    target.add_argument(
         "--alphas",
-        default=PAPER_ALPHAS_TEXT,
         metavar="START:STOP:STEP|A,A,...",
         help=f"requested excess risks α: a range with STOP included, or a list (default: {PAPER_ALPHAS_TEXT})",
+    )
+    target.add_argument(
+        "--kappa",
+        metavar="K,K,...",
+        help="relative targets instead of α: each κ in (0, 1) asks the model to keep at least 1 − κ of what the "
+        "best model gains over predicting nothing (excess risk ≤ κ·R(0)); each run first buys a private lower "
+        "bound of R(0) and reports its ε beside the others (derived)",
     )
     runs.add_argument("--trials", type=int, default=20, metavar="N", help="runs per method and α (default: 20)")
     runs.add_argument(
@@ -313,7 +330,15 @@ def build_parser() -> argparse.ArgumentParser:
         default=NoiseReduction.key,
         help=f"the method (default: {NoiseReduction.key})",
     )
-    one.add_argument("--alpha", type=float, required=True, metavar="α", help="requested excess risk α > 0")
+    target = one.add_mutually_exclusive_group(required=True)
+    target.add_argument("--alpha", type=float, metavar="α", help="requested excess risk α > 0")
+    target.add_argument(
+        "--kappa",
+        type=float,
+        metavar="κ",
+        help="a relative target instead of α: keep at least 1 − κ of what the best model gains over predicting "
+        "nothing (excess risk ≤ κ·R(0)), κ in (0, 1); the run first buys a private lower bound of R(0) (derived)",
+    )
     one.add_argument(
         "--trial",
         type=int,
@@ -410,8 +435,11 @@ def command_line(settings: RunSettings, alphas_text: str | None = None) -> str:
         words += ["--test-size", repr(options["test_size"])]
     if "seed" in options:
         words += ["--split-seed", str(options["seed"])]
-    alphas = alphas_text or ",".join(repr(a) for a in settings.alphas)
-    words += ["--alphas", alphas, "--methods", ",".join(settings.methods), "--trials", str(settings.trials)]
+    if settings.kappas:
+        words += ["--kappa", ",".join(repr(k) for k in settings.kappas)]
+    else:
+        words += ["--alphas", alphas_text or ",".join(repr(a) for a in settings.alphas)]
+    words += ["--methods", ",".join(settings.methods), "--trials", str(settings.trials)]
     options = settings.options
     words += ["--lam", repr(settings.lam), "--gamma", repr(settings.gamma), "--T", str(options.T)]
     if settings.radius is not None:
@@ -604,8 +632,23 @@ def _make_out_folder(out: Path) -> None:
         _fail(f"cannot write to --out {out}: {exc.strerror or exc}")
 
 
+def _test_budget(args: argparse.Namespace) -> float:
+    """``--test-budget``, which applies to a relative target only."""
+    if args.kappa is None and args.test_budget is not None:
+        _fail("--test-budget only applies with --kappa")
+    return DEFAULT_TEST_BUDGET if args.test_budget is None else args.test_budget
+
+
+def _targets(args: argparse.Namespace) -> tuple[list[float], list[RelativeTarget]]:
+    """The sweep's α values, or its relative targets (``--kappa``), never both."""
+    budget = _test_budget(args)
+    if args.kappa is not None:
+        return [], [RelativeTarget(kappa, budget) for kappa in parse_kappas(args.kappa)]
+    return parse_alphas(args.alphas or PAPER_ALPHAS_TEXT), []
+
+
 def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    alphas = parse_alphas(args.alphas)
+    alphas, kappas = _targets(args)
     options = _search_options(args)
     validate_methods(args.methods, options)
     validate_gamma(args.gamma)
@@ -627,12 +670,13 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
             workers=args.workers,
             progress=_ProgressLine(sys.stderr),
             should_stop=stopped,
+            kappas=kappas,
             **options.to_dict(),
         )
     finally:
         restore()
     seconds = time.perf_counter() - started
-    total = len(alphas) * len(args.methods) * args.trials
+    total = (len(alphas) + len(kappas)) * len(args.methods) * args.trials
     settings = {
         "command": " ".join([PROG, *argv]),
         "data": args.dataset or str(args.csv or args.parquet),
@@ -649,7 +693,7 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         + (f" (δ = {args.delta:g}; derived, consistent with Rogers et al. 2023)" if args.noise == "gaussian" else ""),
         "δ of the Gibbs posterior": args.delta if "gibbs" in args.methods else "not run",
         "methods": ", ".join(args.methods),
-        "α": f"{args.alphas} ({len(alphas)} values)",
+        **_target_settings(args, alphas, kappas),
         "trials": args.trials,
         "seed": args.seed,
         "runs": f"{len(frame)} of {total}" + (" (interrupted)" if len(frame) < total else ""),
@@ -657,12 +701,25 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     }
     frame.to_csv(args.out / "results.csv", index=False)
     if len(frame):
-        (args.out / "report.html").write_text(html_report(frame, settings, steps), encoding="utf-8")
+        report = html_relative_report if kappas else html_report
+        (args.out / "report.html").write_text(report(frame, settings, steps), encoding="utf-8")
     print(f"wrote {args.out / 'results.csv'} ({len(frame)} runs) and {args.out / 'report.html'} in {seconds:.1f} s")
     if len(frame) < total:
         print(f"{PROG}: interrupted after {len(frame)} of {total} runs", file=sys.stderr)
         return EXIT_INTERRUPTED
     return 0
+
+
+def _target_settings(args: argparse.Namespace, alphas: list[float], kappas: list[RelativeTarget]) -> dict[str, str]:
+    """The report's rows about the target: the α grid, or the relative targets and what they cost."""
+    if not kappas:
+        return {"α": f"{args.alphas or PAPER_ALPHAS_TEXT} ({len(alphas)} values)"}
+    shares = ", ".join(f"{target.share_kept:.0%}" for target in kappas)
+    return {
+        "target": f"relative: κ = {args.kappa} (keep at least {shares} of what the best model gains over predicting "
+        "nothing); α = κ·Ŝ, Ŝ a private lower bound of R(0) bought in each run (derived)",
+        "test budget": f"ε = {kappas[0].test_budget:g} (a bound on R(0) below what this allows: no signal)",
+    }
 
 
 def _counts_to_release(args: argparse.Namespace) -> tuple[pd.Series, str]:
@@ -730,18 +787,20 @@ def _run_command(args: argparse.Namespace) -> int:
     validate_count("--trial", args.trial, 0)
     validate_count("--seed", args.seed, 0)
     problem, _, _ = _problem(args)
-    rng = trial_rng(args.seed, args.method, args.alpha, args.trial)
-    result = search(problem, args.method, args.alpha, args.gamma, rng, _search_options(args))
+    budget = _test_budget(args)
+    target = args.alpha if args.kappa is None else RelativeTarget(args.kappa, budget)
+    rng = trial_rng(args.seed, args.method, target, args.trial)
+    result = search(problem, args.method, target, args.gamma, rng, _search_options(args))
     print(result)
     if result.method == "gibbs":  # fixed in advance, not ex-post (SPEC §17)
         kind = f"(ε, δ)-DP with δ = {result.delta:g}" if result.delta else "pure"
     else:
         kind = f"(ε, δ)-ex-post with δ = {result.delta:g}" if result.delta else "ex-post"
+    scale = f"bounding R(0) {result.eps_scale:.6g} + " if args.kappa is not None else ""
     print(
-        f"{kind} ε = {result.eps_total:.6g} (testing {result.eps_test:.6g} + generation "
+        f"{kind} ε = {result.eps_total:.6g} ({scale}testing {result.eps_test:.6g} + generation "
         f"{result.eps_hypothesis:.6g}), e^ε = {format_exp_epsilon(result.eps_total)}, "
-        f"excess risk {result.excess_risk:.6g} "
-        f"{'≤' if result.success else '>'} α = {result.alpha:g}"
+        + _accuracy_line(result)
         + (" — fallback: θ* released" if result.fallback else "")
     )
     if result.sampler is not None:
@@ -753,6 +812,19 @@ def _run_command(args: argparse.Namespace) -> int:
             + " (acceptance rate and R̂ read the data: evaluation only)"
         )
     return 0
+
+
+def _accuracy_line(result: RunResult) -> str:
+    """How the run's true excess risk compares with its target (evaluation only for a relative target)."""
+    if isinstance(result, NoSignal):
+        return result.message
+    sign = "≤" if result.success else ">"
+    if math.isnan(result.kappa):
+        return f"excess risk {result.excess_risk:.6g} {sign} α = {result.alpha:g}"
+    return (
+        f"released α = κ·Ŝ = {result.alpha:.6g} (Ŝ = {result.scale:.6g}); excess risk {result.excess_risk:.6g} {sign} "
+        f"κ·R(0) = {result.kappa * result.r0:.6g} (R(0) = {result.r0:.6g}: evaluation only)"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -82,14 +82,27 @@ def parse_alphas(text: str) -> list[float]:
     return values
 
 
-def _number(part: str, text: str) -> float:
+def _number(part: str, text: str, what: str = "alphas") -> float:
     try:
         value = float(part)
     except ValueError:
-        raise AccFirstError(f"{echo(part.strip())} in alphas {echo(text)} is not a number") from None
+        raise AccFirstError(f"{echo(part.strip())} in {what} {echo(text)} is not a number") from None
     if not math.isfinite(value):
-        raise AccFirstError(f"alphas must be finite numbers; got {echo(part.strip())} in {echo(text)}")
+        raise AccFirstError(f"{what} must be finite numbers; got {echo(part.strip())} in {echo(text)}")
     return value
+
+
+def parse_kappas(text: str) -> list[float]:
+    """Relative targets κ from a comma list ``"0.5,0.2,0.1"``, each in (0, 1) (SPEC §21).
+
+    Raises ``AccFirstError`` on anything else (empty, non-numeric, κ outside (0, 1), repeated values).
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise AccFirstError("kappas must be a list like 0.5,0.2,0.1 (each κ in (0, 1))")
+    values = [RelativeTarget(_number(part, text, "kappas")).kappa for part in text.split(",")]
+    if len(set(values)) < len(values):
+        raise AccFirstError(f"kappa values must not repeat; got {echo(text)}")
+    return values
 
 
 Cell = tuple[str, float | RelativeTarget, int]
