@@ -50,9 +50,9 @@ from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import CALIBRATIONS
 from accfirst.methods.grid import SPACINGS
 from accfirst.methods.nr import NoiseReduction
-from accfirst.methods.options import RADIUS_MODES, SearchOptions
+from accfirst.methods.options import DEFAULT_TEST_BUDGET, RADIUS_MODES, SearchOptions
 from accfirst.methods.registry import METHODS, paper_methods, validate_methods
-from accfirst.methods.relative import DEFAULT_TEST_BUDGET, NoSignal, RelativeTarget
+from accfirst.methods.relative import NoSignal, RelativeTarget
 from accfirst.plots.counts import count_figures
 from accfirst.plots.paper import html_page, html_report
 from accfirst.plots.relative import html_relative_report
@@ -437,6 +437,8 @@ def command_line(settings: RunSettings, alphas_text: str | None = None) -> str:
         words += ["--split-seed", str(options["seed"])]
     if settings.kappas:
         words += ["--kappa", ",".join(repr(k) for k in settings.kappas)]
+        if settings.options.test_budget != DEFAULT_TEST_BUDGET:
+            words += ["--test-budget", repr(settings.options.test_budget)]
     else:
         words += ["--alphas", alphas_text or ",".join(repr(a) for a in settings.alphas)]
     words += ["--methods", ",".join(settings.methods), "--trials", str(settings.trials)]
@@ -583,8 +585,11 @@ def _csv_options(args: argparse.Namespace) -> dict[str, object]:
 
 
 def _search_options(args: argparse.Namespace) -> SearchOptions:
-    """The search options given on the command line (the same names as ``SearchOptions``)."""
-    return SearchOptions(**{f.name: getattr(args, f.name) for f in fields(SearchOptions)})
+    """The search options given on the command line (the same names as ``SearchOptions``; unset ones default)."""
+    if args.kappa is None and args.test_budget is not None:
+        _fail("--test-budget only applies with --kappa")
+    given = {f.name: getattr(args, f.name) for f in fields(SearchOptions)}
+    return SearchOptions(**{name: value for name, value in given.items() if value is not None})
 
 
 def build_problem(data: PreparedData, lam: float, radius: float | None = None) -> Problem:
@@ -632,18 +637,10 @@ def _make_out_folder(out: Path) -> None:
         _fail(f"cannot write to --out {out}: {exc.strerror or exc}")
 
 
-def _test_budget(args: argparse.Namespace) -> float:
-    """``--test-budget``, which applies to a relative target only."""
-    if args.kappa is None and args.test_budget is not None:
-        _fail("--test-budget only applies with --kappa")
-    return DEFAULT_TEST_BUDGET if args.test_budget is None else args.test_budget
-
-
 def _targets(args: argparse.Namespace) -> tuple[list[float], list[RelativeTarget]]:
     """The sweep's α values, or its relative targets (``--kappa``), never both."""
-    budget = _test_budget(args)
     if args.kappa is not None:
-        return [], [RelativeTarget(kappa, budget) for kappa in parse_kappas(args.kappa)]
+        return [], [RelativeTarget(kappa) for kappa in parse_kappas(args.kappa)]
     return parse_alphas(args.alphas or PAPER_ALPHAS_TEXT), []
 
 
@@ -718,7 +715,8 @@ def _target_settings(args: argparse.Namespace, alphas: list[float], kappas: list
     return {
         "target": f"relative: κ = {args.kappa} (keep at least {shares} of what the best model gains over predicting "
         "nothing); α = κ·Ŝ, Ŝ a private lower bound of R(0) bought in each run (derived)",
-        "test budget": f"ε = {kappas[0].test_budget:g} (a bound on R(0) below what this allows: no signal)",
+        "test budget": f"ε = {SearchOptions.test_budget if args.test_budget is None else args.test_budget:g} "
+        "(a bound on R(0) below what this allows: no signal)",
     }
 
 
@@ -786,11 +784,11 @@ def _counts_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
 def _run_command(args: argparse.Namespace) -> int:
     validate_count("--trial", args.trial, 0)
     validate_count("--seed", args.seed, 0)
+    options = _search_options(args)
     problem, _, _ = _problem(args)
-    budget = _test_budget(args)
-    target = args.alpha if args.kappa is None else RelativeTarget(args.kappa, budget)
+    target = args.alpha if args.kappa is None else RelativeTarget(args.kappa)
     rng = trial_rng(args.seed, args.method, target, args.trial)
-    result = search(problem, args.method, target, args.gamma, rng, _search_options(args))
+    result = search(problem, args.method, target, args.gamma, rng, options)
     print(result)
     if result.method == "gibbs":  # fixed in advance, not ex-post (SPEC §17)
         kind = f"(ε, δ)-DP with δ = {result.delta:g}" if result.delta else "pure"

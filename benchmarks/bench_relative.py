@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
@@ -38,7 +39,8 @@ import pandas as pd
 
 from accfirst import RelativeTarget, RidgeProblem, SearchOptions
 from accfirst.datasets import PreparedData, from_frame, load_builtin
-from accfirst.methods.relative import DEFAULT_TEST_BUDGET, NoSignal
+from accfirst.methods.options import DEFAULT_TEST_BUDGET
+from accfirst.methods.relative import NoSignal
 from accfirst.search.experiments import search, trial_rng
 
 LAM, GAMMA = 0.005, 0.1
@@ -163,11 +165,12 @@ def measure(name: str, data: PreparedData, budget: float, trials: int, seed: int
     problem = RidgeProblem(data.X_train, data.y_train, LAM)
     nonprivate = data.test_quality(problem.theta_star)["r2"]
     zero_mse = data.test_quality(np.zeros(problem.p))["mse"]
+    options = replace(OPTIONS, test_budget=budget)
     rows = []
     for kappa in KAPPAS:
-        target = RelativeTarget(kappa, budget)
+        target = RelativeTarget(kappa)
         started = time.perf_counter()
-        runs = [search(problem, "nr", target, GAMMA, trial_rng(seed, "nr", target, t), OPTIONS) for t in range(trials)]
+        runs = [search(problem, "nr", target, GAMMA, trial_rng(seed, "nr", target, t), options) for t in range(trials)]
         released = [r for r in runs if not isinstance(r, NoSignal) and not r.fallback]
         quality = [data.test_quality(r.theta) for r in released]
         r2 = float(np.median([q["r2"] for q in quality])) if quality else float("nan")

@@ -19,6 +19,9 @@ from accfirst.validation import echo, validate_count, validate_delta, validate_p
 
 # How a method that uses a radius chooses the one it runs on (see ``SearchOptions``).
 RADIUS_MODES = ("none", "free")
+#: The test budget of a relative target (SPEC §21): the most the private test may be predicted to cost at
+#: the released α (e^10 ≈ 22,000).
+DEFAULT_TEST_BUDGET = 10.0
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,10 @@ class SearchOptions:
         "free" on the free radius R₀ (M/2 for ridge, ≈ 0.448·M for logistic: it holds for every
         dataset and reads none, SPEC §19.0), or the public radius if that is smaller.
         ``SearchOptions.paper()`` uses "none" (the paper's M).
+    test_budget : for a relative target κ only (SPEC §21, ``accfirst.methods.relative``): the most the private
+        test may be predicted to cost at the released α = κ·Ŝ, > 0 (default 10). A bound Ŝ below what this
+        allows means the data show no signal a private model could keep; ε_S is designed for data on which
+        the test costs a tenth of it.
     """
 
     T: int = 100
@@ -59,6 +66,7 @@ class SearchOptions:
     noise: str = "laplace"
     delta: float = DEFAULT_DELTA
     radius_mode: str = "none"
+    test_budget: float = DEFAULT_TEST_BUDGET
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -79,6 +87,7 @@ class SearchOptions:
         set_(self, "delta", delta)
         if self.radius_mode not in RADIUS_MODES:
             raise AccFirstError(f"radius_mode must be one of {RADIUS_MODES}; got {echo(self.radius_mode)}")
+        set_(self, "test_budget", validate_positive("test_budget", self.test_budget))
 
     @classmethod
     def paper(cls) -> SearchOptions:

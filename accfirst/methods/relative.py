@@ -10,7 +10,7 @@ R(θ) ≤ α ≤ κ·R(0) with probability ≥ 1 − γ. Privacy: ε_S + the met
 (sequential composition; docs/mathematics.md, “A relative accuracy target”).
 
 The rule (``scale_plan``) reads only public quantities — the problem's class, n, λ and the
-radius in force, κ, γ, the test budget and the search options — never the data:
+radius in force, κ, γ and the search options (with the test budget) — never the data:
 
 - the *floor*: Ŝ at or below c·Δ_R/(κ·budget) (c the calibration constant of the private test at
   γ − β_S, Δ_R the excess-risk sensitivity) would make the test alone cost more than the test
@@ -43,10 +43,8 @@ from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import METHODS
 from accfirst.result import RunResult
 from accfirst.teaching.composition import zcdp_to_dp
-from accfirst.validation import validate_gamma, validate_positive, validate_probability
+from accfirst.validation import validate_gamma, validate_probability
 
-#: The test budget: the most the private test may be predicted to cost at α = κ·Ŝ (e^10 ≈ 22,000).
-DEFAULT_TEST_BUDGET = 10.0
 #: ε_S is designed for data on which the test at κ would cost this share of the test budget.
 DESIGN_SHARE = 0.1
 #: β_S is chosen among these shares of γ.
@@ -59,19 +57,14 @@ LEVEL_GRID = np.geomspace(1e-9, 1e6, 7001)
 class RelativeTarget:
     """The target R(θ) ≤ κ·R(0): keep at least 1 − κ of the loss reduction the best model achieves (SPEC §21.1).
 
-    Parameters
-    ----------
-    kappa : κ in (0, 1); 0.1 keeps at least 90% of what the best model gains over predicting nothing.
-    test_budget : the most the private test may be predicted to cost at the released α, > 0 (default 10):
-        it sets the floor below which the data show no signal, and the design point of ε_S.
+    κ in (0, 1); 0.1 keeps at least 90% of what the best model gains over predicting nothing. The
+    test budget that sets the no-signal floor is a search option (``SearchOptions.test_budget``).
     """
 
     kappa: float
-    test_budget: float = DEFAULT_TEST_BUDGET
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kappa", validate_probability("kappa (the relative target)", self.kappa))
-        object.__setattr__(self, "test_budget", validate_positive("test_budget", self.test_budget))
 
     @property
     def share_kept(self) -> float:
@@ -90,7 +83,6 @@ class ScalePlan:
     """
 
     kappa: float
-    test_budget: float
     noise: str
     sensitivity: float
     level: float
@@ -114,12 +106,13 @@ def scale_plan(problem: Problem, target: RelativeTarget, gamma: float, options: 
         problem.n,
         problem.norm_bound,
         problem.lam,
-        target,
+        target.kappa,
         validate_gamma(gamma),
         options.T,
         options.calibration,
         options.noise,
         options.delta,
+        options.test_budget,
     )
 
 
@@ -129,17 +122,17 @@ def _plan(
     n: int,
     radius: float,
     lam: float,
-    target: RelativeTarget,
+    kappa: float,
     gamma: float,
     T: int,
     calibration: str,
     noise: str,
     delta: float,
+    budget: float,
 ) -> ScalePlan:
     """``scale_plan`` on the public quantities alone (cached)."""
     risk_sensitivity = problem_type.risk_sensitivity(radius, n)
     sensitivity = problem_type.zero_risk_width(radius, lam) / n
-    kappa, budget = target.kappa, target.test_budget
     design = calibration_constant(T, gamma, calibration) * risk_sensitivity / (kappa * budget * DESIGN_SHARE)
     gaussian = noise_family(noise).norm == 2
     charged = np.array([zcdp_to_dp(level, delta) for level in LEVEL_GRID]) if gaussian else LEVEL_GRID
@@ -158,7 +151,6 @@ def _plan(
     floor = calibration_constant(T, gamma - beta, calibration) * risk_sensitivity / (kappa * budget)
     return ScalePlan(
         kappa=kappa,
-        test_budget=budget,
         noise=noise,
         sensitivity=sensitivity,
         level=level,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pandas as pd
 import pytest
 
@@ -86,3 +88,6 @@ def test_a_relative_view_reruns_from_the_command_line_and_the_snippet() -> None:
     assert args.kappa == "0.2" and args.alphas is None
     assert settings_from_json(settings_json(settings)) == settings
     assert "kappas=[0.2]" in reproduction_snippet(settings) and "'kappa'" in reproduction_snippet(settings)
+    budgeted = dataclasses.replace(settings, options=SearchOptions(test_budget=30.0))
+    args = build_parser().parse_args(command_line(budgeted).split()[3:])
+    assert args.test_budget == 30.0 and "test_budget=30.0" in reproduction_snippet(budgeted)

@@ -156,8 +156,10 @@ def test_the_rule_reads_only_public_quantities() -> None:
     strong, weak = _pair_with_equal_public_quantities()
     assert strong.zero_risk > 10 * weak.zero_risk
     for options in (FREE, SearchOptions(), dataclasses.replace(FREE, noise="gaussian", T=50)):
-        for target in (RelativeTarget(0.5), RelativeTarget(0.1, test_budget=3.0)):
-            assert scale_plan(strong, target, 0.1, options) == scale_plan(weak, target, 0.1, options)
+        for target in (RelativeTarget(0.5), RelativeTarget(0.1)):
+            for budget in (3.0, 10.0):
+                budgeted = dataclasses.replace(options, test_budget=budget)
+                assert scale_plan(strong, target, 0.1, budgeted) == scale_plan(weak, target, 0.1, budgeted)
 
 
 def test_the_rule_splits_gamma_and_charges_what_it_releases(ridge_problem: RidgeProblem) -> None:
@@ -173,7 +175,7 @@ def test_the_rule_splits_gamma_and_charges_what_it_releases(ridge_problem: Ridge
     # The floor on Ŝ scales as 1/(κ·budget): a smaller κ needs a larger R(0), a larger budget a smaller one.
     half = scale_plan(problem, RelativeTarget(0.1), 0.1, FREE)
     assert half.floor > laplace.floor
-    wide = scale_plan(problem, RelativeTarget(0.2, test_budget=100.0), 0.1, FREE)
+    wide = scale_plan(problem, RelativeTarget(0.2), 0.1, dataclasses.replace(FREE, test_budget=100.0))
     assert wide.floor == pytest.approx(laplace.floor / 10)
     # ε_S scales with the design point: ten times the budget, ten times ε_S (β_S unchanged).
     assert wide.epsilon == pytest.approx(10 * laplace.epsilon, rel=0.01) and wide.beta == laplace.beta
@@ -205,7 +207,7 @@ def test_bad_targets_are_refused(ridge_problem: RidgeProblem) -> None:
         with pytest.raises(AccFirstError, match="kappa"):
             RelativeTarget(kappa)  # type: ignore[arg-type]
     with pytest.raises(AccFirstError, match="test_budget"):
-        RelativeTarget(0.2, test_budget=0.0)
+        SearchOptions(test_budget=0.0)
     with pytest.raises(AccFirstError, match="alpha or kappa"):
         run_trials(ridge_problem, [], 0.1, ["nr"], 1, 0)
 
@@ -260,8 +262,8 @@ def test_the_guarantee_holds_on_a_table_whose_r0_is_tiny() -> None:
     data = from_frame(table, target="y", task="ridge")
     problem = RidgeProblem(data.X_train, data.y_train, 0.005)
     assert problem.zero_risk < 0.005
-    options = dataclasses.replace(FREE, generator="output", T=20)
-    failures, no_signal = _guarantee_failures(problem, RelativeTarget(0.5, test_budget=100.0), 1000, options)
+    options = dataclasses.replace(FREE, generator="output", T=20, test_budget=100.0)
+    failures, no_signal = _guarantee_failures(problem, RelativeTarget(0.5), 1000, options)
     assert no_signal <= 20  # nearly every run released a model
     assert failures <= _failure_ceiling(1000, 0.1), failures
 
@@ -281,10 +283,10 @@ def test_the_guarantee_holds_on_buzz() -> None:
 
 def test_a_relative_run_records_its_whole_bill(ridge_problem: RidgeProblem) -> None:
     strong = ridge_problem.with_preparation(0.3, 1e-8)
-    target = RelativeTarget(0.5, test_budget=10_000.0)
-    result = run_method(strong, "nr", target, 0.1, trial_rng(0, "nr", target, 0), FREE)
+    target, options = RelativeTarget(0.5), dataclasses.replace(FREE, test_budget=10_000.0)
+    result = run_method(strong, "nr", target, 0.1, trial_rng(0, "nr", target, 0), options)
     assert not isinstance(result, NoSignal)
-    plan = scale_plan(feasible_problem(strong, "nr", FREE), target, 0.1, FREE)
+    plan = scale_plan(feasible_problem(strong, "nr", options), target, 0.1, options)
     assert result.eps_scale == plan.epsilon and result.kappa == 0.5 and result.gamma == 0.1
     assert result.alpha == pytest.approx(0.5 * result.scale) and result.scale > plan.floor
     assert result.eps_total == pytest.approx(
@@ -292,14 +294,14 @@ def test_a_relative_run_records_its_whole_bill(ridge_problem: RidgeProblem) -> N
     )
     assert result.eps_prep == 0.3 and result.delta == pytest.approx(1e-8)
     assert result.success == (result.excess_risk <= 0.5 * result.r0)
-    bound, delta = declared_bound(strong, "nr", target, 0.1, FREE)
+    bound, delta = declared_bound(strong, "nr", target, 0.1, options)
     assert bound >= result.eps_scale + result.eps_test + result.eps_hypothesis and delta == 0
-    assert (bound, delta) == relative_bound(feasible_problem(strong, "nr", FREE), "nr", target, 0.1, FREE)
+    assert (bound, delta) == relative_bound(feasible_problem(strong, "nr", options), "nr", target, 0.1, options)
 
 
 def test_a_gaussian_relative_run_adds_the_scale_delta(ridge_problem: RidgeProblem) -> None:
-    options = dataclasses.replace(FREE, noise="gaussian", delta=1e-6)
-    target = RelativeTarget(0.5, test_budget=10_000.0)
+    options = dataclasses.replace(FREE, noise="gaussian", delta=1e-6, test_budget=10_000.0)
+    target = RelativeTarget(0.5)
     result = run_method(ridge_problem, "nr", target, 0.1, trial_rng(0, "nr", target, 1), options)
     absolute = run_method(ridge_problem, "nr", 0.01, 0.1, trial_rng(0, "nr", 0.01, 1), options)
     assert absolute.delta == 1e-6 and result.delta == pytest.approx(2e-6)
@@ -326,7 +328,7 @@ def test_kappa_cells_never_share_noise_with_alpha_cells() -> None:
         alpha_draw = trial_rng(0, "nr", value, 0).random()
         kappa_draw = trial_rng(0, "nr", RelativeTarget(value), 0).random()
         assert alpha_draw != kappa_draw
-        assert kappa_draw == trial_rng(0, "nr", RelativeTarget(value, test_budget=3.0), 0).random()
+        assert kappa_draw == trial_rng(0, "nr", RelativeTarget(value), 0).random()
 
 
 def test_summaries_and_sentences_of_a_relative_target() -> None:
