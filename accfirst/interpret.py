@@ -447,8 +447,9 @@ def ranking_sentence(summary: pd.DataFrame) -> str:
     doubling for the same accuracy target"). Medians equal to 3 significant digits are a
     tie. An (ε, δ) figure among the ranked methods (Gaussian noise) names its δ. A Gibbs
     posterior with δ > 0 is named with its δ but not ranked: an (ε, δ) guarantee fixed in
-    advance is a different promise (with δ = 0 it is a pure ε and ranked). Empty when there
-    is nothing to compare.
+    advance is a different promise (with δ = 0 it is a pure ε and ranked); nor is a method whose
+    every run at a relative target showed no signal (it learnt nothing). Empty when there is
+    nothing to compare.
 
     Parameters
     ----------
@@ -459,7 +460,9 @@ def ranking_sentence(summary: pd.DataFrame) -> str:
     order = summary["median_eps"].astype(float).rank(method="first")
     fixed = summary["method"].map(lambda key: key in METHODS and METHODS[key].fixed_epsilon).astype(bool)
     apart = fixed & (summary["delta"].astype(float) > 0)
-    ranked = summary.loc[~apart].assign(order=order).sort_values("order")
+    if "no_signals" in summary.columns:  # a method whose every run showed no signal learnt nothing to rank
+        apart |= summary["no_signals"] >= summary["trials"]
+    ranked = summary.assign(order=order).loc[~apart].sort_values("order")
     parts = []
     if len(ranked) >= 2:
         parts.append(
