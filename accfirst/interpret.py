@@ -459,9 +459,10 @@ def ranking_sentence(summary: pd.DataFrame) -> str:
         return ""
     order = summary["median_eps"].astype(float).rank(method="first")
     fixed = summary["method"].map(lambda key: key in METHODS and METHODS[key].fixed_epsilon).astype(bool)
-    apart = fixed & (summary["delta"].astype(float) > 0)
-    if "no_signals" in summary.columns:  # a method whose every run showed no signal learnt nothing to rank
-        apart |= summary["no_signals"] >= summary["trials"]
+    different = fixed & (summary["delta"].astype(float) > 0)
+    # A method whose every run at a relative target showed no signal learnt nothing to rank.
+    silent = summary["no_signals"] >= summary["trials"] if "no_signals" in summary.columns else different & False
+    apart = different | silent
     ranked = summary.assign(order=order).loc[~apart].sort_values("order")
     parts = []
     if len(ranked) >= 2:
@@ -506,9 +507,11 @@ def ranking_sentence(summary: pd.DataFrame) -> str:
             parts.append(f"Figures with δ = {format_delta(delta)} are (ε, δ) guarantees; the others are pure ε.")
         elif delta > 0:
             parts.append(f"These are ex-post (ε, δ) guarantees with δ = {format_delta(delta)}.")
-    for _, row in summary.loc[apart].iterrows():
+    for _, row in summary.loc[different & ~silent].iterrows():
         parts.append(
             f"The {row['label']} (ε = {format_epsilon(row['median_eps'])}, δ = {format_delta(row['delta'])}) is not "
             "ranked: its (ε, δ) guarantee is a different promise from a pure ε."
         )
+    if silent.all():
+        parts.append("No method learnt anything: in every run the data showed no signal a private model could keep.")
     return " ".join(parts)

@@ -158,7 +158,12 @@ def figure_breakdown(results: pd.DataFrame) -> go.Figure:
     fig.update_layout(barmode="stack", legend_traceorder="normal", uniformtext={"minsize": 9, "mode": "hide"})
     fig.update_xaxes(title_text="median ε over trials that halted", rangemode="tozero")
     fig.update_yaxes(autorange="reversed")
-    return layout(fig, title="Privacy spent on testing vs on generating", height=40 + 60 * len(parts))
+    title = (
+        "Privacy spent on bounding R(0), testing and generating"
+        if scale
+        else "Privacy spent on testing vs on generating"
+    )
+    return layout(fig, title=title, height=40 + 60 * len(parts))
 
 
 def figure_search(
