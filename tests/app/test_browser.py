@@ -272,9 +272,11 @@ def test_phone_width_has_no_overflow_or_overlapping_controls(server, browser, tm
     wait_idle(page)
     width = page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollWidth")
     assert width <= 390, f"the main area scrolls sideways at 390 px: {width}px"
+    groups = page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]')
     boxes = [
+        groups.filter(has_text="Excess risk α").bounding_box(),  # the kind of target
         page.locator('[data-testid="stSlider"]').filter(has=page.locator(ALPHA_SLIDER)).bounding_box(),
-        page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]').first.bounding_box(),
+        groups.filter(has_text="Noise reduction").bounding_box(),  # the methods
         page.locator('[data-testid="stMetric"]').first.bounding_box(),
     ]
     for upper, lower in itertools.pairwise(boxes):
