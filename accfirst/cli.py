@@ -39,13 +39,16 @@ from accfirst.accounting.counts import (
     log_uniform_counts,
     summarise_counts,
 )
-from accfirst.datasets import BUILTIN_DATASETS, PreparedData, from_frame, load_builtin, read_upload
-from accfirst.datasets.preprocess import DEFAULT_MAX_LEVELS, MISSING_CHOICES, OUT_OF_CORE_SCALING
+from accfirst.datasets import BUILTIN_DATASETS, PreparedData, Schema, from_frame, load_builtin, load_schema, read_upload
+from accfirst.datasets.encode import is_text
+from accfirst.datasets.prepare.budget import DEFAULT_PREP_DELTA
+from accfirst.datasets.prepared import PREPARATIONS, PRIVATE_MODE
+from accfirst.datasets.preprocess import DEFAULT_MAX_LEVELS, MISSING_CHOICES, OUT_OF_CORE_SCALING, SCALINGS
 from accfirst.erm.generators import GENERATORS, NOISES
 from accfirst.erm.gibbs import APPROXIMATE_ACCURACY
-from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
+from accfirst.erm.problems import Problem, prepared_problem
 from accfirst.errors import AccFirstError
-from accfirst.interpret import format_exp_epsilon
+from accfirst.interpret import bill_text, format_exp_epsilon
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import CALIBRATIONS
 from accfirst.methods.grid import SPACINGS
@@ -127,6 +130,38 @@ def _add_data_options(parser: argparse.ArgumentParser) -> None:
         "1/True to +1 and −1/0/False to −1)",
     )
     data.add_argument(
+        "--schema",
+        type=Path,
+        metavar="PATH",
+        help='with --csv: declared metadata, a JSON (or YAML) file of per-column ranges, levels, "read": false '
+        "and log1p, and the positive class; declared numbers cost no privacy (docs/data-preparation.md)",
+    )
+    data.add_argument(
+        "--preparation",
+        choices=PREPARATIONS,
+        help="with --csv: 'private' estimates what the schema does not declare with charged mechanisms; "
+        "'evaluation' reads the data without noise (every ε then excludes preparation) (default: private)",
+    )
+    data.add_argument(
+        "--prep-epsilon",
+        type=float,
+        metavar="ε",
+        help="with --csv: the private preparation's ε (default: 150 × the steps' total weight / n)",
+    )
+    data.add_argument(
+        "--prep-delta",
+        type=float,
+        metavar="δ",
+        help=f"with --csv: the private preparation's δ, for its level selections (default: {DEFAULT_PREP_DELTA:g})",
+    )
+    data.add_argument(
+        "--noise-seed",
+        type=int,
+        metavar="N",
+        help="with --csv: seed of the preparation's noise, for a repeatable run, which is then not a private "
+        "release (default: noise from the operating system)",
+    )
+    data.add_argument(
         "--log1p",
         type=_columns,
         default=[],
@@ -138,15 +173,16 @@ def _add_data_options(parser: argparse.ArgumentParser) -> None:
     )
     data.add_argument(
         "--scaling",
-        choices=("paper", "clip"),
-        help="with --csv: 'paper' divides by the data's largest row norm (reads the data; not private), "
-        "'clip' divides by --feature-bound/--target-bound and clips (private) (default: paper; --parquet always "
-        "clips)",
+        choices=sorted({scaling for choices in SCALINGS.values() for scaling in choices}),
+        help="with --csv: 'ranges' divides rows by the sum of the columns' released half-ranges (private), "
+        "'paper' by the data's largest row norm (evaluation only), 'clip' by --feature-bound/--target-bound "
+        "and clips (default: ranges, or paper with --preparation evaluation; --parquet always clips)",
     )
     data.add_argument(
         "--missing",
-        choices=MISSING_CHOICES,
-        help="with --csv: 'impute' fills a gap with the training median or most frequent level, "
+        choices=sorted({fill for choices in MISSING_CHOICES.values() for fill in choices}),
+        help="with --csv: 'impute' fills a gap with the private mean (evaluation only: the training median or "
+        "most frequent level); 'median' (a private median) or 'centre' (the range's centre); evaluation only: "
         "'drop' drops the row (default: impute)",
     )
     data.add_argument(
@@ -159,12 +195,14 @@ def _add_data_options(parser: argparse.ArgumentParser) -> None:
     data.add_argument(
         "--center",
         action=argparse.BooleanOptionalAction,
-        help="with --csv: subtract the training means (the models have no intercept) (default: --center)",
+        help="with --csv: subtract each column's mean, private (evaluation only: the training means); the models "
+        "have no intercept (default: --center)",
     )
     data.add_argument(
         "--standardize",
         action=argparse.BooleanOptionalAction,
-        help="with --csv: divide each numeric column by its training standard deviation (default: --standardize)",
+        help="with --csv: divide each numeric column by half its range (evaluation only: its training standard "
+        "deviation) (default: --standardize)",
     )
     data.add_argument(
         "--feature-bound", type=float, metavar="B", help="with --scaling clip or --parquet: public bound on ‖x‖₁"
@@ -386,6 +424,13 @@ def _add_counts_parser(commands: argparse._SubParsersAction) -> None:
         metavar="LOW:HIGH",
         help="with --bins: public bounds of the bins (default: the column's min and max, which is not private)",
     )
+    data.add_argument(
+        "--schema",
+        type=Path,
+        metavar="PATH",
+        help="with --csv: declared metadata (JSON or YAML): the column's declared levels are the categories and "
+        "its declared range the bins' bounds, unless --categories or --range say otherwise",
+    )
     release = parser.add_argument_group("release (derived, consistent with Rogers et al. 2023)")
     release.add_argument("--rel-error", type=float, required=True, metavar="α", help="target relative error α > 0")
     release.add_argument("--epsilon", type=float, default=1.0, metavar="ε", help="the budget's ε (default: 1)")
@@ -465,13 +510,14 @@ def command_line(settings: RunSettings, alphas_text: str | None = None) -> str:
 
 
 def _problem(args: argparse.Namespace) -> tuple[Problem, str, list[str]]:
-    """The ERM problem of ``--dataset``, ``--csv`` or ``--parquet``, its task and preparation steps (SPEC §1–§2, §11)."""
+    """The ERM problem of ``--dataset``, ``--csv`` or ``--parquet``, its task and preparation steps (SPEC §1–§2, §11,
+    §20); the last step is the preparation's cost."""
     if args.parquet is not None:
         return _parquet_problem(args)
     if args.scheduler is not None:
         _fail("--scheduler only applies with --parquet")
     data = _load_data(args)
-    return build_problem(data, args.lam, args.radius), data.task, data.report.steps
+    return build_problem(data, args.lam, args.radius), data.task, list(data.report.steps)
 
 
 def _load_data(args: argparse.Namespace) -> PreparedData:
@@ -487,23 +533,39 @@ def _load_data(args: argparse.Namespace) -> PreparedData:
     if args.target is None:
         _fail("--csv needs --target COL, the column to predict")
     table = _read_table(args.csv, args.target, "--target")
-    task = args.task or ("logistic" if table[args.target].dropna().nunique() == 2 else "ridge")
+    private = (args.preparation or PRIVATE_MODE) == PRIVATE_MODE
+    task = args.task or _guess_task(table[args.target], private)
     preparation = {name: getattr(args, name) for name in PREPARATION_OPTIONS if getattr(args, name) is not None}
+    budget = {"prep_epsilon": args.prep_epsilon, "prep_delta": args.prep_delta, "noise_seed": args.noise_seed}
     return from_frame(
         table,
         target=args.target,
         task=task,
         features=args.features,
         positive_class=args.positive_class,
+        schema=_schema(args.schema),
         log1p_columns=args.log1p,
         log1p_target=args.log1p_target,
-        scaling=args.scaling or "paper",
+        scaling=args.scaling,
         feature_bound=args.feature_bound,
         target_bound=args.target_bound,
         test_size=test_size,
         seed=seed,
         **preparation,
+        **{name: value for name, value in budget.items() if value is not None},
     )
+
+
+def _guess_task(target: pd.Series, private: bool) -> str:
+    """Logistic for a text (or true/false) target, else ridge; evaluation only also looks for two values."""
+    if private:
+        return "logistic" if is_text(target) or pd.api.types.is_bool_dtype(target.dtype) else "ridge"
+    return "logistic" if target.dropna().nunique() == 2 else "ridge"
+
+
+def _schema(path: Path | None) -> Schema | None:
+    """The declared metadata of ``--schema`` (``None`` without it)."""
+    return None if path is None else load_schema(path)
 
 
 def _parquet_problem(args: argparse.Namespace) -> tuple[Problem, str, list[str]]:
@@ -517,6 +579,11 @@ def _parquet_problem(args: argparse.Namespace) -> tuple[Problem, str, list[str]]
         "--max-levels": args.max_levels is not None,
         "--center/--no-center": args.center is not None,
         "--standardize/--no-standardize": args.standardize is not None,
+        "--schema": args.schema is not None,
+        "--preparation": args.preparation is not None,
+        "--prep-epsilon": args.prep_epsilon is not None,
+        "--prep-delta": args.prep_delta is not None,
+        "--noise-seed": args.noise_seed is not None,
         "--test-size": args.test_size is not None,
         "--split-seed": args.split_seed is not None,
     }
@@ -550,6 +617,7 @@ def _parquet_problem(args: argparse.Namespace) -> tuple[Problem, str, list[str]]
         f"divided every feature by the stated bound {args.feature_bound:g}{target}, then clipped rows to ‖x‖₁ ≤ 1"
         + (" (and y to [−1, 1])" if task == "ridge" else "")
         + f" (public bounds: this step reads nothing from the data); {OUT_OF_CORE_SCALING}",
+        "preparation: ε = 0 (public bounds only: nothing read from the data)",
     ]
     return problem, task, steps
 
@@ -581,6 +649,11 @@ def _csv_options(args: argparse.Namespace) -> dict[str, object]:
         "--max-levels": args.max_levels is not None,
         "--center/--no-center": args.center is not None,
         "--standardize/--no-standardize": args.standardize is not None,
+        "--schema": args.schema is not None,
+        "--preparation": args.preparation is not None,
+        "--prep-epsilon": args.prep_epsilon is not None,
+        "--prep-delta": args.prep_delta is not None,
+        "--noise-seed": args.noise_seed is not None,
     }
 
 
@@ -594,8 +667,7 @@ def _search_options(args: argparse.Namespace) -> SearchOptions:
 
 def build_problem(data: PreparedData, lam: float, radius: float | None = None) -> Problem:
     """The ERM problem of the training part (SPEC §2, §13): ridge or logistic by the data's task."""
-    problem_class = RidgeProblem if data.task == "ridge" else LogisticProblem
-    return problem_class(data.X_train, data.y_train, lam, radius)
+    return prepared_problem(data, lam, radius)
 
 
 class _ProgressLine:
@@ -653,7 +725,7 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         validate_count(f"--{name}", getattr(args, name), 0 if name == "seed" else 1)
     _make_out_folder(args.out)
     problem, task, steps = _problem(args)
-    print(f"{PROG}: {task} problem, n = {problem.n}, p = {problem.p}", file=sys.stderr)
+    print(f"{PROG}: {task} problem, n = {problem.n}, p = {problem.p}; {steps[-1]}", file=sys.stderr)
     started = time.perf_counter()
     stopped, restore = _interrupt_flag()
     try:
@@ -680,6 +752,7 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         "task": task,
         "n (training rows)": problem.n,
         "p (features)": problem.p,
+        "preparation": steps[-1].removeprefix("preparation: "),
         "λ": args.lam,
         "public radius R": "none (R = M)" if args.radius is None else args.radius,
         "γ": args.gamma,
@@ -723,7 +796,8 @@ def _target_settings(args: argparse.Namespace, alphas: list[float], kappas: list
 def _counts_to_release(args: argparse.Namespace) -> tuple[pd.Series, str]:
     """The counts of ``--synthetic`` or ``--csv`` and a line saying where they came from."""
     if args.csv is None:
-        for flag, value in (("--column", args.column), ("--categories", args.categories), ("--bins", args.bins)):
+        given = (("--column", args.column), ("--categories", args.categories), ("--bins", args.bins))
+        for flag, value in (*given, ("--schema", args.schema)):
             if value is not None:
                 _fail(f"{flag} only applies with --csv")
         validate_count("--synthetic", args.synthetic, 1)
@@ -736,11 +810,14 @@ def _counts_to_release(args: argparse.Namespace) -> tuple[pd.Series, str]:
     if args.range is not None and args.bins is None:
         _fail("--range only applies with --bins")
     column = _read_table(args.csv, args.column, "--column")[args.column]
+    declared = (_schema(args.schema) or Schema()).column(args.column)
     if args.bins is not None:
-        private = "" if args.range else " (range read from the data: not private)"
-        return histogram_counts(column, args.bins, args.range), f"{args.column} in {args.bins} bins{private}"
-    private = "" if args.categories else " (category list read from the data: not private)"
-    return category_counts(column, args.categories), f"rows per category of {args.column}{private}"
+        bounds = args.range or declared.range
+        private = "" if bounds else " (range read from the data: not private)"
+        return histogram_counts(column, args.bins, bounds), f"{args.column} in {args.bins} bins{private}"
+    categories = args.categories or (None if declared.levels is None else list(declared.levels))
+    private = "" if categories else " (category list read from the data: not private)"
+    return category_counts(column, categories), f"rows per category of {args.column}{private}"
 
 
 def _counts_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
@@ -785,19 +862,18 @@ def _run_command(args: argparse.Namespace) -> int:
     validate_count("--trial", args.trial, 0)
     validate_count("--seed", args.seed, 0)
     options = _search_options(args)
-    problem, _, _ = _problem(args)
+    problem, _, steps = _problem(args)
+    print(f"{PROG}: {steps[-1]}", file=sys.stderr)
     target = args.alpha if args.kappa is None else RelativeTarget(args.kappa)
     rng = trial_rng(args.seed, args.method, target, args.trial)
     result = search(problem, args.method, target, args.gamma, rng, options)
     print(result)
-    if result.method == "gibbs":  # fixed in advance, not ex-post (SPEC §17)
+    if METHODS[result.method].fixed_epsilon:  # set in advance, not ex-post (SPEC §4, §17)
         kind = f"(ε, δ)-DP with δ = {result.delta:g}" if result.delta else "pure"
     else:
         kind = f"(ε, δ)-ex-post with δ = {result.delta:g}" if result.delta else "ex-post"
-    scale = f"bounding R(0) {result.eps_scale:.6g} + " if args.kappa is not None else ""
     print(
-        f"{kind} ε = {result.eps_total:.6g} ({scale}testing {result.eps_test:.6g} + generation "
-        f"{result.eps_hypothesis:.6g}), e^ε = {format_exp_epsilon(result.eps_total)}, "
+        f"{kind} {bill_text(result)}, e^ε = {format_exp_epsilon(result.eps_total)}, "
         + _accuracy_line(result)
         + (" — fallback: θ* released" if result.fallback else "")
     )
@@ -806,8 +882,8 @@ def _run_command(args: argparse.Namespace) -> int:
         print(
             f"Gibbs posterior: β = {report.beta:.6g}, acceptance rate {report.acceptance_rate:.3g}, "
             f"P(R > α) {'≈' if result.calibration == APPROXIMATE_ACCURACY else '≤'} {report.failure_bound:.3g}"
-            + ("" if math.isnan(report.rhat) else f", split-R̂ {report.rhat:.3f}")
-            + " (acceptance rate and R̂ read the data: evaluation only)"
+            + (f", drawn within total variation {report.tv_bound:.3g} of the posterior" if report.tv_bound else "")
+            + " (the acceptance rate reads the data: evaluation only)"
         )
     return 0
 

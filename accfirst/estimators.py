@@ -50,7 +50,7 @@ SCALING_ADVICE = (
 
 
 class NoPrivacyWarning(UserWarning):
-    """A fit whose coefficients carry no privacy guarantee: a fallback (ε = ∞) or a failed sampler check (δ = 1)."""
+    """A fit whose coefficients carry no privacy guarantee: a fallback (ε = ∞)."""
 
 
 class PublicBoundScaler(TransformerMixin, BaseEstimator):
@@ -171,13 +171,6 @@ class _AccuracyFirst(BaseEstimator):
             warnings.warn(
                 f"no hypothesis passed the accuracy test at excess_risk = {alpha:g}: the non-private minimiser θ* "
                 "was released and the privacy loss is infinite (epsilon_ = inf); raise excess_risk or fit on more rows",
-                NoPrivacyWarning,
-                stacklevel=3,
-            )
-        elif run.delta >= 1:
-            warnings.warn(
-                "the Gibbs sampler failed its convergence check: the coefficients carry no privacy guarantee "
-                "(delta_ = 1)",
                 NoPrivacyWarning,
                 stacklevel=3,
             )

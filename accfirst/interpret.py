@@ -20,11 +20,13 @@ from numpy.typing import ArrayLike
 from scipy.special import expit
 
 from accfirst.datasets import PrepReport
+from accfirst.datasets.prepared import EVALUATION_MODE, EXCLUDES_PREPARATION
 from accfirst.erm.gibbs import APPROXIMATE_ACCURACY, DATA_DEPENDENT_ACCURACY
 from accfirst.erm.problems import Problem, RidgeProblem
 from accfirst.erm.trust_region import solve_trust_region
 from accfirst.errors import AccFirstError
 from accfirst.methods.registry import METHODS, method_label
+from accfirst.result import RunResult
 from accfirst.validation import validate_alpha
 
 # e^ε overflows float64 above ~709.78; beyond this we only ever print powers of ten.
@@ -172,6 +174,33 @@ def median_with_inf(values: ArrayLike) -> float:
     return quantile_with_inf(values, 0.5)
 
 
+# The parts of a run's ex-post ε, in the order they are paid, and how a sentence names each.
+BILL_PARTS = (
+    ("eps_prep", "preparing the data"),
+    ("eps_radius", "the private radius"),
+    ("eps_scale", "the zero model's risk"),
+    ("eps_test", "testing"),
+    ("eps_hypothesis", "generating"),
+)
+
+
+def bill_text(result: RunResult) -> str:
+    """A run's whole ε and its parts in words: "ε = 1.23 (preparing the data 0.09 + testing 0.7 + generating 0.44)".
+
+    Parts that are zero are left out, except testing and generating. After a preparation that read
+    the data without noise the sentence says that the figure excludes it (evaluation only).
+    """
+    parts = [
+        f"{name} {format_epsilon(float(getattr(result, field)))}"
+        for field, name in BILL_PARTS
+        if field in ("eps_test", "eps_hypothesis") or getattr(result, field) > 0
+    ]
+    text = f"ε = {format_epsilon(result.eps_total)} ({' + '.join(parts)})"
+    if result.prep_mode == EVALUATION_MODE:
+        text += f"; {EXCLUDES_PREPARATION}"
+    return text
+
+
 SUMMARY_COLUMNS = (
     "method",
     "label",
@@ -297,9 +326,7 @@ def plain_sentence(summary: pd.Series | dict) -> str:
                 "non-private model was released (ε = ∞)."
             )
     delta = float(row.get("delta", 0.0))
-    if delta >= 1:
-        sentence += " Its sampler's convergence check failed, so no privacy guarantee is claimed (δ = 1)."
-    elif delta > 0:
+    if delta > 0:
         sentence += (
             f" This is an (ε, δ) guarantee with δ = {format_delta(delta)}: the bound may fail with probability "
             "up to δ, a weaker promise than a pure ε, so compare it with the other methods with care."

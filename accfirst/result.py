@@ -61,19 +61,19 @@ class SamplerReport:
     """How a sampling method drew its hypothesis (the Gibbs posterior, SPEC §17.4).
 
     ``beta`` is the posterior's inverse temperature; ``acceptance_rate`` the share of
-    proposals kept (rejection on C for ridge, Metropolis steps for MALA); ``failure_bound``
-    a bound on P(R > α) for the released hypothesis; ``rhat`` the largest split-R̂ over the
-    chains (NaN for exact sampling); ``steps`` the draws (exact) or iterations per chain
-    (MALA); ``tv_allowance`` the sampler's declared total-variation distance from the
-    posterior (0 for exact sampling). Acceptance rate and R̂ read the data: evaluation only.
+    proposals kept (rejection on C for ridge, the certified sampler's rejection steps for
+    logistic); ``failure_bound`` a bound on P(R > α) for the released hypothesis; ``steps`` the
+    proposals (ridge) or the proximal sampler's steps (logistic; 1 for exact rejection);
+    ``tv_bound`` the proven bound on the sampler's total-variation distance from the posterior,
+    fixed before the run (0 for ridge's exact sampling). Acceptance rate and steps read the
+    data: evaluation only.
     """
 
     beta: float
     acceptance_rate: float
     failure_bound: float
-    rhat: float
     steps: int
-    tv_allowance: float
+    tv_bound: float
 
 
 @dataclass(frozen=True)
@@ -87,8 +87,10 @@ class RunResult:
     SPEC §19), ``eps_scale`` (the zero model's private risk bound of a relative target, SPEC §21),
     ``eps_test`` (the private accuracy test) and ``eps_hypothesis`` (generating the released
     model). ``noise`` names the noise of the hypothesis generator ("laplace" or "gaussian");
-    ``delta`` is the δ of an (ε, δ)-ex-post guarantee (the preparation's ``delta_prep``
-    included), 0 for pure ex-post privacy. ``kappa`` is the relative target (NaN for an
+    ``delta`` is the δ of an (ε, δ)-ex-post guarantee (the preparation's δ included), 0 for
+    pure ex-post privacy. ``prep_mode`` says how the rows were prepared (``Problem.prep_mode``):
+    after an "evaluation" preparation, which read the data without noise, no ε covers the
+    preparation and every figure excludes it. ``kappa`` is the relative target (NaN for an
     absolute α), ``scale`` the released lower bound on R(0) that turned κ into α (NaN
     otherwise), and ``r0`` the true R(0) = L(0) − L(θ*) (evaluation only, like
     ``excess_risk``). ``norm_bound`` is the radius of the feasible set the run used.
@@ -119,6 +121,7 @@ class RunResult:
     delta: float = 0.0
     sampler: SamplerReport | None = field(default=None, repr=False)
     eps_prep: float = 0.0
+    prep_mode: str = "given"
     eps_radius: float = 0.0
     eps_scale: float = 0.0
     kappa: float = math.nan

@@ -16,7 +16,7 @@ import numbers
 from dataclasses import dataclass, field, fields
 from importlib import metadata
 
-from accfirst.datasets import from_frame
+from accfirst.datasets.preprocess import preparation_options
 from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import validate_methods
@@ -31,6 +31,10 @@ UPLOAD_OPTIONS = (
     "task",
     "features",
     "positive_class",
+    "preparation",
+    "prep_epsilon",
+    "prep_delta",
+    "noise_seed",
     "log1p_columns",
     "log1p_target",
     "scaling",
@@ -45,9 +49,16 @@ UPLOAD_OPTIONS = (
 )
 # Preparation choices whose defaults changed: every new upload spec states them, so that a
 # record means the same preparation whatever later defaults become. A record written before
-# they existed lacks them and meant the preparation of that time (LEGACY_PREPARATION).
-PREPARATION_OPTIONS = ("center", "standardize", "missing", "max_levels")
-LEGACY_PREPARATION = {"center": False, "standardize": False, "missing": "drop", "max_levels": 0}
+# they existed lacks them and meant the preparation of that time (LEGACY_PREPARATION): before
+# the private preparation became the default, every preparation was evaluation only.
+PREPARATION_OPTIONS = ("preparation", "center", "standardize", "missing", "max_levels")
+LEGACY_PREPARATION = {
+    "preparation": "evaluation",
+    "center": False,
+    "standardize": False,
+    "missing": "drop",
+    "max_levels": 0,
+}
 RESULTS_FILE = "accfirst_rerun.csv"
 
 Plain = str | int | float | bool | None | tuple
@@ -106,7 +117,7 @@ class DatasetSpec:
 
         The preparation options left out take ``from_frame``'s defaults, written out.
         """
-        defaults = inspect.signature(from_frame).parameters
+        defaults = inspect.signature(preparation_options).parameters
         stated = {name: defaults[name].default for name in PREPARATION_OPTIONS if name not in options}
         return cls(filename=filename, options=tuple({**options, **stated}.items()))
 

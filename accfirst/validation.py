@@ -6,8 +6,12 @@ can show them as they are (CONVENTIONS: no silent coercion of bad input).
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import numbers
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -103,3 +107,58 @@ def validate_probability(name: str, value: object, *, zero: bool = False, one: b
         interval = f"{'[' if zero else '('}0, 1{']' if one else ')'}"
         raise AccFirstError(f"{name} must be in {interval}; got {result}")
     return result
+
+
+# --- declared parameter constraints ------------------------------------------------------
+
+Check = Callable[[Any], Any]
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def positive(name: str) -> Check:
+    """The check of a finite number > 0 named ``name`` in messages."""
+    return functools.partial(validate_positive, name)
+
+
+def count(name: str, minimum: int) -> Check:
+    """The check of a whole number ≥ ``minimum`` named ``name`` in messages."""
+    return lambda value: validate_count(name, value, minimum)
+
+
+def probability(name: str, *, zero: bool = False, one: bool = False) -> Check:
+    """The check of a probability named ``name``, with 0 and/or 1 allowed when ``zero``/``one`` say so."""
+    return lambda value: validate_probability(name, value, zero=zero, one=one)
+
+
+def optional(check: Check) -> Check:
+    """``check``, or ``None`` let through."""
+    return lambda value: None if value is None else check(value)
+
+
+def checked(**constraints: Check) -> Callable[[F], F]:
+    """Declare a public function's parameter constraints; they are checked once, when it is called.
+
+    Each keyword names a parameter and the check that turns the value given into the clean one (or
+    raises ``AccFirstError`` saying what is wrong), as scikit-learn declares
+    ``_parameter_constraints``. The function receives the clean values and trusts them; the
+    declaration is kept as ``parameter_constraints`` on the wrapper, for documentation and tests.
+    """
+
+    def declare(function: F) -> F:
+        signature = inspect.signature(function)
+        unknown = sorted(set(constraints) - set(signature.parameters))
+        if unknown:
+            raise TypeError(f"{function.__qualname__} has no parameter(s) {unknown}")
+
+        @functools.wraps(function)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind(*args, **kwargs)
+            for name, check in constraints.items():
+                if name in bound.arguments:
+                    bound.arguments[name] = check(bound.arguments[name])
+            return function(*bound.args, **bound.kwargs)
+
+        call.parameter_constraints = dict(constraints)  # type: ignore[attr-defined]
+        return call  # type: ignore[return-value]
+
+    return declare

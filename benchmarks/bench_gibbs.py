@@ -1,6 +1,7 @@
-"""Noise reduction against the Gibbs posterior (issue 12). Prints figures; asserts nothing.
+"""Noise reduction against the Gibbs posterior (issue 12), and how often a logistic Gibbs run
+releases (issue 24). Prints figures; asserts nothing.
 
-Ridge on the training part of synthetic-buzz (n = 80,000, p = 77) and of diabetes
+Ridge part: ridge on the training part of synthetic-buzz (n = 80,000, p = 77) and of diabetes
 (n = 354, p = 10), λ = 0.005, γ = 0.1, the SPEC §8 grid, α ∈ {0.01, 0.05, 0.1}.
 Median ε over the trials (∞ on fallback; SPEC §9) and the share of runs that met α, for:
 noise reduction (covariance perturbation) with the theorem's and the paper code's test
@@ -10,14 +11,25 @@ the derived (ε, δ) and the exponential mechanism's pure ε) and at δ = 0 (pur
 Gibbs ε is fixed before the run, so its median is its value. Different guarantees: compare a
 row at δ > 0 with the pure ones with care.
 
-Usage: python benchmarks/bench_gibbs.py [--trials 20]
+Logistic part: the share of ``gibbs_run`` calls that release (no error, the δ asked for), the
+median seconds per run, the share of the certified sampler's proposals kept (pooled over the
+runs) and its proximal steps (1: exact rejection), δ = 10⁻⁶, γ = 0.1, on: the skewed 1-D posterior of issue 24 (n = 20
+rows x ~ U(−1, 1) with y = sign(x), a new dataset per run, λ = 0.002, α chosen so that βn = 13.5),
+and synthetic-intrusion's training part (n = 80,000, p = 38, λ = 0.005) at α = 0.05 and 0.1.
+
+Usage: python benchmarks/bench_gibbs.py [--trials 20] [--runs 100] [--part ridge|logistic|all]
 """
 
 from __future__ import annotations
 
 import argparse
+import time
+from collections.abc import Callable
 
-from accfirst import RidgeProblem, run_trials
+import numpy as np
+from scipy import stats
+
+from accfirst import AccFirstError, LogisticProblem, RidgeProblem, gibbs_run, run_trials
 from accfirst.datasets import load_builtin
 from accfirst.interpret import format_delta, median_with_inf
 
@@ -33,23 +45,74 @@ ARMS = (
 )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--trials", type=int, default=20)
-    args = parser.parse_args()
+def ridge_part(trials: int) -> None:
     for name in ("synthetic-buzz", "diabetes"):
         data = load_builtin(name)
         problem = RidgeProblem(data.X_train, data.y_train, LAM)
-        print(f"\n{name}: ridge, n = {problem.n:,}, p = {problem.p}, λ = {LAM}, γ = {GAMMA}, {args.trials} trials")
+        print(f"\n{name}: ridge, n = {problem.n:,}, p = {problem.p}, λ = {LAM}, γ = {GAMMA}, {trials} trials")
         print(f"| method | {' | '.join(f'α = {a}' for a in ALPHAS)} |")
         print(f"| --- | {' | '.join('---' for _ in ALPHAS)} |")
         for label, method, options in ARMS:
-            frame = run_trials(problem, ALPHAS, GAMMA, [method], args.trials, 0, **options)
+            frame = run_trials(problem, ALPHAS, GAMMA, [method], trials, 0, **options)
             cells = []
             for alpha in ALPHAS:
                 rows = frame[frame["alpha"] == alpha]
                 cells.append(f"{median_with_inf(rows['eps_total']):.3g} ({rows['success'].mean():.0%} met α)")
             print(f"| {label} | {' | '.join(cells)} |")
+
+
+def skewed_problem(seed: int) -> LogisticProblem:
+    """Issue 24's skewed case: 20 rows x ~ U(−1, 1), separable labels y = sign(x), λ = 0.002."""
+    x = np.random.default_rng(seed).uniform(-1, 1, size=(20, 1))
+    return LogisticProblem(x, np.where(x[:, 0] > 0, 1.0, -1.0), 0.002)
+
+
+def release_row(label: str, problems: Callable[[int], LogisticProblem], alpha: float, runs: int) -> str:
+    released, seconds, kept, steps = 0, [], [], []
+    for k in range(runs):
+        problem = problems(k)
+        started = time.perf_counter()
+        try:
+            run = gibbs_run(problem, alpha, GAMMA, 1e-6, np.random.default_rng(10_000 + k))
+        except AccFirstError:
+            run = None
+        seconds.append(time.perf_counter() - started)
+        if run is not None and run.delta < 1:
+            released += 1
+            kept.append(run.sampler.acceptance_rate)
+            steps.append(run.sampler.steps)
+    cells = [f"{released / runs:.1%}", f"{np.median(seconds):.3f}"]
+    if kept:  # pooled: accepted proposals (one per step) over all proposals
+        steps_kept = np.asarray(steps, dtype=float)
+        cells += [f"{steps_kept.sum() / np.sum(steps_kept / np.asarray(kept)):.2f}", f"{np.median(steps):g}"]
+    else:
+        cells += ["–", "–"]
+    return f"| {label} | {runs} | {' | '.join(cells)} |"
+
+
+def logistic_part(runs: int) -> None:
+    print(f"\nLogistic Gibbs runs that release (δ = 10⁻⁶, γ = {GAMMA})")
+    print("| case | runs | released | median s | proposals kept | proximal steps |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    skewed_alpha = float(stats.chi2.isf(GAMMA, 1)) / (2 * 13.5)  # βn = 13.5 at n = 20, p = 1
+    print(release_row("skewed 1-D, n = 20, βn = 13.5, λ = 0.002", skewed_problem, skewed_alpha, runs))
+    data = load_builtin("synthetic-intrusion")
+    intrusion = LogisticProblem(data.X_train, data.y_train, LAM)
+    for alpha in (0.05, 0.1):
+        label = f"synthetic-intrusion, n = {intrusion.n:,}, p = {intrusion.p}, α = {alpha}"
+        print(release_row(label, lambda _: intrusion, alpha, max(runs // 5, 10)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trials", type=int, default=20)
+    parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--part", choices=("ridge", "logistic", "all"), default="all")
+    args = parser.parse_args()
+    if args.part in ("ridge", "all"):
+        ridge_part(args.trials)
+    if args.part in ("logistic", "all"):
+        logistic_part(args.runs)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@ from ui.docs import docs_link
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
 from ui.settings import Choice, FloatSlider, IntSetting, InvalidValue, Setting, restore_from_url, write_to_url
+from ui.text import plain
 
 PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 SCOPE = "budget"
@@ -155,12 +156,16 @@ def ledger_table(ledger: pd.DataFrame, analyses: list[Analysis]) -> pd.DataFrame
     """The ledger as a visitor reads it: amounts with their unit, δ beside each declared bound."""
 
     def amounts(column: str) -> list[str]:
-        return [f"{value:.3g} {unit}" for value, unit in zip(ledger[column], ledger["unit"])]
+        # A round refused before it could declare a bound (a public check) has none: "—".
+        return [f"{value:.3g} {unit}" if value == value else "—" for value, unit in zip(ledger[column], ledger["unit"])]
 
     return pd.DataFrame(
         {
             "#": ledger["analysis"],
-            "analysis": [short_label(analyses[i - 1].under(m)) for i, m in zip(ledger["analysis"], ledger["method"])],
+            "analysis": [
+                short_label(analyses[i - 1].under(m)) if i else "preparing the table"
+                for i, m in zip(ledger["analysis"], ledger["method"])
+            ],
             "outcome": ledger["status"],
             "declared": amounts("declared"),
             "δ": [format_delta(d) for d in ledger["delta"]],
@@ -176,10 +181,13 @@ def draw_ledger(where: Any, ledger: pd.DataFrame, analyses: list[Analysis]) -> N
         running = f" ({len(ledger)} of {len(analyses)} run so far)" if len(ledger) < len(analyses) else ""
         st.markdown(f"**{fitted(ledger)} of {len(analyses)} analyses fit**{running}")
         st.dataframe(ledger_table(ledger, analyses), hide_index=True, width="stretch")
-        refused = ledger[ledger["status"] == "refused"]
-        if len(refused):
-            lines = [f"Analysis {row['analysis']} ({row['label']}): {row['note']}" for _, row in refused.iterrows()]
-            st.error("  \n".join(lines), icon="✋")
+        for status, icon in (("refused", "✋"), ("failed", "⚠️")):
+            rows = ledger[ledger["status"] == status]
+            if len(rows):
+                lines = [
+                    plain(f"Analysis {row['analysis']} ({row['label']}): {row['note']}") for _, row in rows.iterrows()
+                ]
+                st.error("  \n".join(lines), icon=icon)
 
 
 def run_queues(

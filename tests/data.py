@@ -43,3 +43,53 @@ def parquet_bomb(rows: int = 500_000, columns: int = 300) -> bytes:
         for _ in range(10):
             writer.write_table(part)
     return buffer.getvalue()
+
+
+REGION_EFFECT = {"north": 80.0, "south": -60.0, "east": 20.0, "west": -30.0, "centre": 120.0}
+PLAN_EFFECT = {"basic": -40.0, "plus": 0.0, "pro": 90.0}
+
+
+def mixed_table(n: int, seed: int, gap_share: float = 0.05):
+    """A customer table as people upload them: numbers, text, a heavy tail, a flag and gaps.
+
+    Generated from public parameters (no real person in it). Numbers: age (uniform 18–80), income
+    (log-normal, σ = 1: heavy-tailed), visits (Poisson 3), score (normal), tenure (exponential),
+    member (a 0/1 flag, 30% ones); text: region (5 levels, 10–30% each), plan (3 levels), colour
+    (30 levels, geometric: most are rare; no effect). ``spend`` (ridge) depends on all but colour,
+    plus noise; ``churn`` (yes/no, logistic) on age, visits, plan and member. Every column but the
+    targets has ``gap_share`` of its values missing, and 2% of the ``spend`` values are missing.
+    """
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    region = rng.choice(list(REGION_EFFECT), n, p=[0.3, 0.25, 0.2, 0.15, 0.1])
+    plan = rng.choice(list(PLAN_EFFECT), n, p=[0.5, 0.3, 0.2])
+    age = rng.uniform(18, 80, n).round()
+    income = np.round(rng.lognormal(10.3, 1.0, n), -2)
+    visits = rng.poisson(3, n).astype(float)
+    score = rng.normal(50, 10, n)
+    tenure = rng.exponential(4.0, n).round(1)
+    member = (rng.random(n) < 0.3).astype(float)
+    colour = np.array([f"c{i}" for i in range(30)])[np.minimum(rng.geometric(0.25, n) - 1, 29)]
+    effects = pd.Series(region).map(REGION_EFFECT).to_numpy() + pd.Series(plan).map(PLAN_EFFECT).to_numpy()
+    spend = 150 + effects + 1.5 * age + 0.001 * income + 8 * visits + 0.5 * score + 3 * tenure + 40 * member
+    churn_margin = 0.04 * (45 - age) - 0.4 * (visits - 3) + np.where(plan == "basic", 0.8, -0.5) - 1.0 * member
+    frame = pd.DataFrame(
+        {
+            "age": age,
+            "income": income,
+            "visits": visits,
+            "score": score.round(2),
+            "tenure": tenure,
+            "member": member,
+            "region": region,
+            "plan": plan,
+            "colour": colour,
+            "spend": (spend + rng.normal(0, 30, n)).round(2),
+            "churn": np.where(churn_margin + rng.logistic(size=n) > 0, "yes", "no"),
+        }
+    )
+    for column in ("age", "income", "visits", "score", "tenure", "member", "region", "plan", "colour"):
+        frame.loc[rng.random(n) < gap_share, column] = np.nan
+    frame.loc[rng.random(n) < 0.02, "spend"] = np.nan
+    return frame

@@ -171,7 +171,7 @@ def _ridge_problem(p: int = 3, n: int = 400, seed: int = 5) -> tuple[RidgeProble
     rng = np.random.default_rng(seed)
     frame = pd.DataFrame(rng.normal(size=(n, p)), columns=[f"x{j}" for j in range(p)])
     frame["y"] = 50 + frame.to_numpy() @ np.arange(1.0, p + 1) * 10 + rng.normal(0, 5, n)
-    data = from_frame(frame, target="y", task="ridge")
+    data = from_frame(frame, target="y", task="ridge", noise_seed=0)
     return RidgeProblem(data.X_train, data.y_train, 0.005), data
 
 
@@ -219,7 +219,7 @@ def test_alpha_meaning_for_logistic_bounds_the_log_loss_increase():
     X = rng.normal(size=(500, 4))
     labels = np.where(X @ np.array([1.0, -1.0, 0.5, 0.0]) + rng.normal(size=500) > 0, "a", "b")
     frame = pd.DataFrame(X, columns=list("pqrs")).assign(label=labels)
-    data = from_frame(frame, target="label", task="logistic")
+    data = from_frame(frame, target="label", task="logistic", positive_class="a", noise_seed=0)
     problem = LogisticProblem(data.X_train, data.y_train, 0.005)
     alpha = 0.02
     meaning = alpha_meaning(problem, alpha)

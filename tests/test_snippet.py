@@ -119,18 +119,19 @@ def test_noise_and_delta_round_trip_and_reach_the_snippet():
 
 
 def test_an_upload_spec_states_every_preparation_option():
-    spec = DatasetSpec.from_upload("t.csv", target="y", task="ridge", missing="drop")
+    spec = DatasetSpec.from_upload("t.csv", target="y", task="ridge", missing="median")
     options = dict(spec.options)
     assert options == {
         "target": "y",
         "task": "ridge",
-        "missing": "drop",
+        "missing": "median",
+        "preparation": "private",
         "center": True,
         "standardize": True,
         "max_levels": 20,
     }
     source = reproduction_snippet(_settings(dataset=spec))
-    for text in ("center=True", "standardize=True", "missing='drop'", "max_levels=20"):
+    for text in ("preparation='private'", "center=True", "standardize=True", "missing='median'", "max_levels=20"):
         assert text in source
     again = settings_from_json(settings_json(_settings(dataset=spec)))
     assert dict(again.dataset.options) == options

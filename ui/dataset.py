@@ -22,9 +22,9 @@ import streamlit as st
 
 from accfirst import Problem
 from accfirst.datasets import BUILTIN_DATASETS, PreparedData, UploadLimits, from_frame, load_builtin, read_upload
-from accfirst.erm.problems import PROBLEMS, validate_radius
+from accfirst.erm.problems import PROBLEMS, prepared_problem, validate_radius
 from accfirst.errors import AccFirstError
-from accfirst.search.pool import BuiltinProblem
+from accfirst.search.sources import BuiltinProblem
 from accfirst.snippet import DatasetSpec
 from accfirst.validation import shorten
 from ui import memory
@@ -146,7 +146,7 @@ class Selection:
         return session_memo(
             "problems",
             self.problem_key,
-            lambda: PROBLEMS[self.task](self.data.X_train, self.data.y_train, self.lam, radius=self.radius),
+            lambda: prepared_problem(self.data, self.lam, self.radius),
             max_entries=1,
         )
 
@@ -161,7 +161,7 @@ def builtin_data(name: str) -> PreparedData:
 def builtin_problem(name: str, lam: float, radius: float | None = None) -> Problem:
     """The problem of a built-in dataset at λ (and public radius R), built once per server."""
     data = builtin_data(name)
-    return PROBLEMS[data.task](data.X_train, data.y_train, lam, radius=radius)
+    return prepared_problem(data, lam, radius)
 
 
 def selection() -> Selection | None:
@@ -316,7 +316,8 @@ def _preparation_controls(sidebar: Any, frame: pd.DataFrame, digest: str) -> dic
         format_func={"ridge": "ridge regression (numeric target)", "logistic": "logistic regression (two classes)"}.get,
         horizontal=True,
     )
-    options: dict[str, Any] = {"target": target, "task": task}
+    # The app's controls are round 2's (evaluation only) until its editable schema table lands.
+    options: dict[str, Any] = {"target": target, "task": task, "preparation": "evaluation"}
     with sidebar.expander("Preparation (features, scaling)", expanded=False):
         others = [c for c in columns if c != target]
         features = st.multiselect(

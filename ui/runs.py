@@ -32,8 +32,9 @@ from accfirst import RunResult
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import validate_methods
 from accfirst.methods.relative import RelativeTarget
+from accfirst.parallel.pool import WorkerPool, available_cores
 from accfirst.search.experiments import COLUMNS, trial_result
-from accfirst.search.pool import BuiltinProblem, WorkerPool, available_cores
+from accfirst.search.sources import BuiltinProblem
 from accfirst.search.sweep import run_cells
 from accfirst.snippet import RunSettings
 from ui.cache import session_memo

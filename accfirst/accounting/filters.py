@@ -24,8 +24,11 @@ reveals nothing new, and a refused round never touches the data.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -37,7 +40,7 @@ from accfirst.methods.registry import method_label
 from accfirst.result import RunResult
 from accfirst.search.experiments import declared_bound, search
 from accfirst.teaching.composition import dp_to_zcdp
-from accfirst.validation import as_generator, validate_delta, validate_positive
+from accfirst.validation import as_generator, shorten, validate_delta, validate_positive
 
 LEDGER_COLUMNS = (
     "round",
@@ -82,7 +85,7 @@ class PrivacyFilter:
         self.delta_spent = 0.0
         # Round numbers; filters run concurrently (``SplitBudget``) share one counter.
         self._rounds: Iterator[int] = itertools.count(1)
-        self._open: dict[str, object] | None = None
+        self._open: dict[str, Any] | None = None
         self._rows: list[dict[str, object]] = []
 
     @property
@@ -98,11 +101,11 @@ class PrivacyFilter:
         bound, δ, realised charge, refund, the remaining budget after it, and why it was refused."""
         return pd.DataFrame(self._rows, columns=list(LEDGER_COLUMNS))
 
-    def _admit(self, bound: object, delta: float, kind: str, label: str) -> bool:
+    def _row(self, bound: float, delta: float, kind: str, label: str) -> dict[str, Any]:
+        """A new round's ledger entry (its number, kind and declared bound)."""
         if self._open is not None:
             raise AccFirstError("charge the admitted round before admitting another")
-        bound = validate_positive("the declared bound", bound)
-        row = {
+        return {
             "round": next(self._rounds),
             "filter": self.name,
             "kind": kind,
@@ -111,6 +114,24 @@ class PrivacyFilter:
             "declared": bound,
             "delta": delta,
         }
+
+    def refuse(self, reason: str, *, kind: str, label: str = "") -> None:
+        """Record a round refused before admission because it cannot declare a bound (a public check failed)."""
+        row = self._row(math.nan, 0.0, kind, label)
+        self._rows.append(
+            row
+            | {
+                "status": "refused",
+                "realised": 0.0,
+                "refund": 0.0,
+                "remaining": self.remaining,
+                "reason": shorten(reason),
+            }
+        )
+
+    def _admit(self, bound: object, delta: float, kind: str, label: str) -> bool:
+        bound = validate_positive("the declared bound", bound)
+        row = self._row(bound, delta, kind, label)
         left = self.remaining
         if bound > left + ROUNDING * self.budget:
             reason = f"declares {bound:.4g} {self.unit}; {left:.4g} left"
@@ -135,20 +156,46 @@ class PrivacyFilter:
                 f"the realised charge must be between 0 and the declared bound {declared:.6g} {self.unit}; "
                 f"got {value!r}"
             )
-        self.spent += value
-        self.delta_spent += float(self._open["delta"])
+        return self._close(value, "charged", "")
+
+    def fail(self, reason: str) -> None:
+        """Close the admitted round that failed after it read the data: charged its whole declared bound.
+
+        Whatever the round read may have shaped its failure (an error that depends on the data is an
+        output), so it costs what it declared, and the next round can be admitted (SPEC §15.2).
+        """
+        if self._open is None:
+            raise AccFirstError("no admitted round to close; call admit first")
+        self._close(float(self._open["declared"]), "failed", shorten(reason))
+
+    def _close(self, value: float, status: str, reason: str) -> float:
+        """Charge the open round ``value`` and record it with ``status``; returns the refund."""
         row, self._open = self._open, None
+        assert row is not None, "only an admitted round is closed"
+        declared = float(row["declared"])
+        self.spent += value
+        self.delta_spent += float(row["delta"])
         self._rows.append(
             row
             | {
-                "status": "charged",
+                "status": status,
                 "realised": value,
                 "refund": declared - value,
                 "remaining": self.remaining,
-                "reason": "",
+                "reason": reason,
             }
         )
         return declared - value
+
+    @contextmanager
+    def round(self) -> Iterator[None]:
+        """The body of an admitted round: if it raises, the round is closed with ``fail`` before the error goes on."""
+        try:
+            yield
+        except BaseException as error:
+            if self._open is not None:
+                self.fail(str(error) or type(error).__name__)
+            raise
 
 
 class ExPostFilter(PrivacyFilter):
@@ -237,10 +284,11 @@ class SplitBudget:
 
 @dataclass(frozen=True)
 class FilteredRun:
-    """An accuracy-first search inside a filter: released, fallen back (nothing released), or refused.
+    """An accuracy-first search inside a filter: released, fallen back or failed (nothing released), or refused.
 
     ``declared`` and ``delta`` are its a-priori bound; ``charged`` what the filter took
-    (0 if refused, the bound on fallback); ``result`` only when a model was released.
+    (0 if refused, the bound on fallback or failure); ``result`` only when a model was released;
+    ``error`` why a run failed after admission, or why it could not declare a bound (refused).
     """
 
     status: str
@@ -248,6 +296,7 @@ class FilteredRun:
     delta: float
     charged: float
     result: RunResult | None
+    error: str = ""
 
     @property
     def refund(self) -> float:
@@ -270,7 +319,11 @@ def filtered_search(
     It declares ℰ̄ = its loss at the top level (ε_A + ε_T; doubling K·ε_test + (2^K − 1)ε_1;
     Gaussian ε_A + ℰ_BM(ρ_T) with its δ; theory E) and runs only if admitted. A model that
     passed is released and charged its realised ex-post ε; on fallback NOTHING is released
-    (θ* never leaves the filter) and the round is charged ℰ̄.
+    (θ* never leaves the filter) and the round is charged ℰ̄. A run that fails after admission
+    (an ``AccFirstError`` raised once the data were read) is charged ℰ̄ too, and reported as
+    "failed" with the error's message; any other error is charged the same and raised. Checks
+    that need only public quantities run before admission (``declared_bound``), so a setting
+    the method cannot serve is refused without touching the budget.
 
     Parameters
     ----------
@@ -281,12 +334,21 @@ def filtered_search(
     """
     if not isinstance(budget, ExPostFilter):
         raise AccFirstError("an accuracy-first search is ex-post private: run it in an ExPostFilter")
-    bound, delta = declared_bound(problem, method, alpha, gamma, options)
     if label is None:
         label = f"{method_label(method)} at α = {alpha:g} ({options.noise})"
-    if not budget.admit(bound, delta, kind=f"accuracy-first {method}", label=label):
+    kind = f"accuracy-first {method}"
+    try:
+        bound, delta = declared_bound(problem, method, alpha, gamma, options)
+    except AccFirstError as error:  # a public check: nothing was read
+        budget.refuse(str(error), kind=kind, label=label)
+        return FilteredRun("refused", math.nan, 0.0, 0.0, None, str(error))
+    if not budget.admit(bound, delta, kind=kind, label=label):
         return FilteredRun("refused", bound, delta, 0.0, None)
-    result = search(problem, method, alpha, gamma, as_generator(rng), options)
+    try:
+        with budget.round():
+            result = search(problem, method, alpha, gamma, as_generator(rng), options)
+    except AccFirstError as error:
+        return FilteredRun("failed", bound, delta, bound, None, str(error))
     if result.fallback:
         budget.charge(bound)
         return FilteredRun("fallback", bound, delta, bound, None)

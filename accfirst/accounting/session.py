@@ -49,8 +49,9 @@ LEDGER_COLUMNS = (
     "fits",
     "note",
 )
+PREPARATION_LABEL = "Preparing the table (paid once)"
 # Statuses of an analysis; the first three mean it ran to its end inside the budget.
-FITTED = ("released", "fallback", "done")
+FITTED = ("released", "fallback", "failed", "done")
 
 
 @dataclass(frozen=True)
@@ -113,12 +114,20 @@ class Analysis:
         )
 
 
-def session_budget(epsilon: float, delta: float, analyses: Sequence[Analysis], expost_share: float) -> SplitBudget:
+def session_budget(
+    epsilon: float,
+    delta: float,
+    analyses: Sequence[Analysis],
+    expost_share: float,
+    preparation: tuple[float, float] = (0.0, 0.0),
+) -> SplitBudget:
     """The filters of a queue: split ``expost_share`` : rest between ex-post and zCDP (SPEC §15.5).
 
-    A queue of one kind gets nearly the whole budget for it; the other filter keeps a
-    sliver (10⁻⁹ of ε and δ) it never uses, so that both always exist. Gaussian searches
-    need room for their δ: the ex-post part gets ``expost_share``·δ when the queue has one.
+    The ex-post part first holds the table's ``preparation`` (ε, δ), charged there once (SPEC
+    §20.3); what is left is split. A queue of one kind gets nearly all of it; the other filter
+    keeps a sliver (10⁻⁹ of ε and δ) it never uses, so that both always exist. Gaussian searches
+    need room for their δ: the ex-post part gets ``expost_share`` of the δ left when the queue has
+    one.
     """
     validate_positive("epsilon", epsilon)
     share = validate_probability("expost_share (the share of ε for regressions)", expost_share)
@@ -127,8 +136,12 @@ def session_budget(epsilon: float, delta: float, analyses: Sequence[Analysis], e
         share = 1 - 1e-9
     elif kinds == {"counts"}:
         share = 1e-9
+    prep_epsilon, prep_delta = preparation
     gaussian = any(a.kind == "regression" and a.noise == "gaussian" for a in analyses)
-    return SplitBudget(epsilon, delta, share * epsilon, share * delta if gaussian else 0.0)
+    expost_epsilon = min(prep_epsilon + share * max(epsilon - prep_epsilon, 0.0), epsilon * (1 - 1e-9))
+    searches = share * (delta - prep_delta) if gaussian else 0.0
+    expost_delta = min(searches + prep_delta, delta * (1 - 1e-9))
+    return SplitBudget(epsilon, delta, expost_epsilon, expost_delta)
 
 
 @dataclass(frozen=True)
@@ -154,8 +167,10 @@ def run_session(
 ) -> Iterator[SessionStep]:
     """Run ``analyses`` in order under one (ε, δ) budget; yield the ledger after each (SPEC §15.6).
 
-    A regression is one round of the ex-post filter (declared its top level; a fallback
-    releases nothing). Gaussian searches share the ex-post part's δ equally. A counts batch
+    A table prepared privately (``problem.prep_epsilon``, ``prep_delta``: SPEC §20.3) is charged
+    once, as the first round of the ex-post filter (row 0 of the ledger); if the budget cannot hold
+    it, nothing runs. A regression is one round of the ex-post filter (declared its top level; a
+    fallback releases nothing). Gaussian searches share the ex-post part's δ equally. A counts batch
     releases ``counts`` one by one in the zCDP filter until it refuses. A refused analysis
     does not end the queue: a later, cheaper one may still fit. Analysis i draws from
     (``seed``, i), so the twin queue under doubling meets the same randomness per position.
@@ -173,16 +188,25 @@ def run_session(
     """
     seed = validate_count("seed", seed, 0)
     queue = list(analyses)
-    budget = session_budget(epsilon, delta, queue, expost_share)
+    prep_delta = problem.prep_delta
+    budget = session_budget(epsilon, delta, queue, expost_share, (problem.prep_epsilon, prep_delta))
     gaussian = sum(a.kind == "regression" and a.noise == "gaussian" for a in queue)
     rows: list[dict[str, object]] = []
+    if problem.prep_epsilon > 0 or prep_delta > 0:
+        row = _preparation(budget.expost, problem)
+        rows.append({"analysis": 0, "label": PREPARATION_LABEL, "kind": "preparation", "method": "", **row})
+        yield SessionStep(pd.DataFrame(rows, columns=list(LEDGER_COLUMNS)), budget.ledger)
+        if row["status"] == "refused":
+            return
+        # Paid: the runs on the prepared rows report their own parts only.
+        problem = problem.with_preparation(0.0, 0.0, problem.prep_mode)
     for index, analysis in enumerate(queue, start=1):
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
         if analysis.kind == "regression":
             search_options = replace(
                 options,
                 noise=analysis.noise,
-                delta=budget.expost.delta / gaussian if analysis.noise == "gaussian" else options.delta,
+                delta=(budget.expost.delta - prep_delta) / gaussian if analysis.noise == "gaussian" else options.delta,
             )
             row = _regression(budget.expost, problem, analysis, gamma, search_options, rng)
         else:
@@ -200,6 +224,30 @@ def run_session(
         yield SessionStep(pd.DataFrame(rows, columns=list(LEDGER_COLUMNS)), budget.ledger)
 
 
+def _preparation(budget: ExPostFilter, problem: Problem) -> dict[str, object]:
+    """The preparation's (ε, δ), charged in full as the ledger's first round (a pure DP release, no refund)."""
+    epsilon, delta = problem.prep_epsilon, problem.prep_delta
+    admitted = budget.admit(epsilon, delta, kind="preparation", label=PREPARATION_LABEL)
+    if admitted:
+        budget.charge(epsilon)
+        note = f"preparing the table paid ε = {epsilon:.3g}, δ = {delta:.2g} once, for every analysis below"
+    else:
+        note = f"refused: {budget.ledger['reason'].iloc[-1]}; no analysis can read the data"
+    return {
+        "filter": budget.name,
+        "unit": budget.unit,
+        "budget": budget.budget,
+        "declared": epsilon,
+        "delta": delta,
+        "realised": epsilon if admitted else 0.0,
+        "refund": 0.0,
+        "remaining": budget.remaining,
+        "status": "charged" if admitted else "refused",
+        "fits": admitted,
+        "note": note,
+    }
+
+
 def _regression(
     budget: ExPostFilter,
     problem: Problem,
@@ -213,6 +261,8 @@ def _regression(
         note = f"refused: {budget.ledger['reason'].iloc[-1]}"
     elif run.status == "fallback":
         note = "no level passed the test: nothing released, charged the declared bound"
+    elif run.status == "failed":
+        note = f"failed after reading the data: nothing released, charged the declared bound ({run.error})"
     else:
         note = f"model released at ex-post ε = {run.charged:.3g}"
     return {
@@ -257,8 +307,8 @@ def _counts(
 
 
 def fitted(ledger: pd.DataFrame) -> int:
-    """How many analyses of a ledger ran to their end inside the budget."""
-    return int(ledger["fits"].sum())
+    """How many analyses of a ledger ran to their end inside the budget (the preparation's row 0 is not one)."""
+    return int(ledger.loc[ledger["analysis"] > 0, "fits"].sum())
 
 
 def describe_budget(budget: PrivacyFilter) -> str:

@@ -1,24 +1,32 @@
-"""Datasets for accfirst: built-in sets and uploaded tables, prepared per SPEC §1 and §11.
+"""Datasets for accfirst: built-in sets and uploaded tables, prepared per SPEC §1, §11 and §20.
 
 ``BUILTIN_DATASETS`` and ``load_builtin`` give two synthetic sets shaped like the
 paper's experiments and two small real ones from scikit-learn; ``read_upload`` parses
 a CSV or Parquet file held in memory and ``from_frame`` turns any table into a
-``PreparedData`` with a ``PrepReport`` of every step. Every data problem raises
+``PreparedData``: privately by default (declared metadata in a ``Schema``, charged
+mechanisms for the rest; ``data.prep_epsilon``, ``data.prep_delta`` and the steps in
+``data.preparation``), or round 2's way, evaluation only. Every data problem raises
 ``DataError`` (a ``ValueError``) with a message the user can act on.
 """
 
 from accfirst.datasets.builtin import BUILTIN_DATASETS, load_builtin
-from accfirst.datasets.prepared import DatasetInfo, PreparedData, PrepReport
+from accfirst.datasets.prepare.schema import ColumnSpec, Schema, load_schema
+from accfirst.datasets.prepared import DatasetInfo, Preparation, PreparedData, PrepReport, StepRecord
 from accfirst.datasets.preprocess import from_frame
 from accfirst.datasets.upload import UploadLimits, read_upload
 
 __all__ = [
     "BUILTIN_DATASETS",
+    "ColumnSpec",
     "DatasetInfo",
     "PrepReport",
+    "Preparation",
     "PreparedData",
+    "Schema",
+    "StepRecord",
     "UploadLimits",
     "from_frame",
     "load_builtin",
+    "load_schema",
     "read_upload",
 ]

@@ -1,4 +1,4 @@
-"""From chosen columns to the feature matrices: imputation and one-hot encoding (``from_frame``'s middle).
+"""From chosen columns to the feature matrices: imputation and one-hot encoding (the evaluation-only middle).
 
 A feature column is either numeric (a float64 array, ``nan`` or ``±inf`` where unusable)
 or a ``Categorical`` (integer codes into its text levels, −1 where missing). After the
@@ -13,7 +13,8 @@ a time, so no full-size temporary is made:
   training goes to ``(other)`` when there is one, else to no column (an all-zero block).
 
 Every statistic comes from the training rows, so nothing about the test rows leaks into
-what the algorithms see. Imputation and the choice of levels read the data: not private.
+what the algorithms see. Imputation and the choice of levels read the data: not private
+(``preparation="evaluation"`` only; the private preparation has its own steps in ``prepare``).
 """
 
 from __future__ import annotations

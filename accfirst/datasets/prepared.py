@@ -4,17 +4,107 @@ A ``PreparedData`` satisfies SPEC §1 on its training part: float64, finite, eve
 ``‖x_i‖₁ ≤ 1``; ridge targets ``|y_i| ≤ 1``; logistic labels in ``{−1, +1}``. The test
 part is prepared with the training part's constants and clipped the same way; it is
 used only to report downstream quality (never by the private algorithms).
+
+Its ``Preparation`` says what making it cost in privacy (SPEC §20): ``prep_epsilon`` and
+``prep_delta`` are what a run on the prepared table adds to its own ε and δ, once per table.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import asdict, dataclass, fields
 
 import numpy as np
+import pandas as pd
 
 from accfirst.errors import AccFirstError
 
 TASKS = ("ridge", "logistic")
+# How a step's cost is shown: private steps spend budget, the others read nothing, or the data.
+DECLARED, PRIVATE, FREE, EVALUATION, PUBLIC = "declared", "private", "post-processing", "evaluation only", "public"
+PRIVATE_MODE, EVALUATION_MODE, PUBLIC_MODE = "private", "evaluation", "public"
+PREPARATIONS = (PRIVATE_MODE, EVALUATION_MODE)
+EXCLUDES_PREPARATION = "excludes preparation (reads the data): evaluation only"
+PUBLIC_PREPARATION = "generated from public parameters: preparation is free"
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """One step of a preparation, as the report lists it.
+
+    Parameters
+    ----------
+    step : the step's name (e.g. ``"private range"``).
+    column : the column it concerns (``""`` for the whole table).
+    kind : ``"declared"`` (metadata the user stated), ``"private"`` (a charged mechanism),
+        ``"post-processing"`` (uses released numbers only), ``"evaluation only"`` (reads the data
+        without noise) or ``"public"`` (data generated from public parameters).
+    mechanism : how it reads the data, e.g. ``"Laplace, sensitivity (b − a)/n"``.
+    epsilon, delta : what it spent (0 for every kind but ``"private"``).
+    note : the sentence the report shows, with the numbers it released.
+    """
+
+    step: str
+    column: str
+    kind: str
+    mechanism: str
+    epsilon: float
+    delta: float
+    note: str
+
+
+@dataclass(frozen=True)
+class Preparation:
+    """How a table was prepared and what that cost in privacy (SPEC §20; docs/mathematics.md,
+    "Preparing the data privately").
+
+    Parameters
+    ----------
+    mode : ``"private"`` (every statistic declared or released by a charged mechanism),
+        ``"evaluation"`` (round 2's preparation: reads the data without noise, so no ε covers it)
+        or ``"public"`` (data generated from public parameters: reading them costs nothing).
+    steps : every step in order, with its mechanism and what it spent.
+    noise_seed : the seed of a repeatable run, whose noise an attacker could know (not a
+        private release); ``None`` when the noise came from the operating system.
+    """
+
+    mode: str
+    steps: tuple[StepRecord, ...] = ()
+    noise_seed: int | None = None
+
+    @property
+    def epsilon(self) -> float:
+        """ε of the preparation (basic composition of its steps); ∞ in evaluation-only mode."""
+        if self.mode == EVALUATION_MODE:
+            return math.inf
+        return float(sum(step.epsilon for step in self.steps))
+
+    @property
+    def delta(self) -> float:
+        """δ of the preparation (the level selections'); 0 when none ran."""
+        return float(sum(step.delta for step in self.steps))
+
+    @property
+    def summary(self) -> str:
+        """One line for a report: what the preparation cost, or why no ε covers it."""
+        if self.mode == EVALUATION_MODE:
+            return f"preparation: {EXCLUDES_PREPARATION}; every ε shown excludes it"
+        if self.mode == PUBLIC_MODE:
+            return f"preparation: {PUBLIC_PREPARATION} (ε = 0)"
+        charged = sum(step.epsilon > 0 for step in self.steps)
+        text = (
+            f"preparation: ε = {self.epsilon:.3g}, δ = {self.delta:.2g} ({charged} private step(s), basic composition "
+            "across columns), paid once for this table"
+            if charged
+            else "preparation: ε = 0 (every statistic was declared: nothing read from the data)"
+        )
+        if self.noise_seed is not None:
+            text += f"; repeatable run (noise seed {self.noise_seed}): not a private release"
+        return text
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per step: step, column, kind, mechanism, epsilon, delta, note."""
+        return pd.DataFrame([asdict(step) for step in self.steps], columns=[f.name for f in fields(StepRecord)])
 
 
 @dataclass(frozen=True)
@@ -43,33 +133,43 @@ class DatasetInfo:
 
 @dataclass(frozen=True)
 class PrepReport:
-    """Every preprocessing step applied to a dataset (SPEC §11), in order and as numbers.
+    """Every preprocessing step applied to a dataset (SPEC §11, §20), in order and as numbers.
+
+    The fields describe both preparations; where they differ, "private" is the default
+    preparation and "evaluation only" round 2's (``Preparation`` has each step's cost).
 
     Parameters
     ----------
-    steps : human-readable notes, one per step, in the order applied.
+    steps : human-readable notes, one per step, in the order applied; the last one says what
+        the preparation cost (``Preparation.summary``).
     dropped_columns : ``(column, reason)`` for every column left out of the features.
-    rows_dropped_missing : rows removed because the target or a feature was missing or infinite.
-    feature_scale : every feature was divided by this (max training row ℓ1 norm for
-        ``"paper"``, the user's bound for ``"clip"``).
+    rows_dropped_missing : rows removed because the target or a feature was missing or infinite
+        (always 0 in private mode, which drops no row).
+    feature_scale : every feature was divided by this (private ``"ranges"``: the sum of the
+        columns' half-ranges; ``"paper"``: the max training row ℓ1 norm; ``"clip"``: the user's bound).
     target_scale : ridge targets were divided by this; ``None`` for logistic.
-    scaling : ``"paper"`` or ``"clip"``.
-    private_scaling : ``True`` when no preprocessing step read the data (``"clip"`` scaling
-        without centring, standardising, imputation or one-hot encoding); ``"paper"`` scaling
-        reads the data.
-    n_train, n_test : rows in each part.
+    scaling : ``"ranges"``, ``"paper"`` or ``"clip"``.
+    private_scaling : ``True`` when nothing read the data without a charge: a private
+        preparation, public data, or evaluation only with ``"clip"`` scaling and no centring,
+        standardising, imputation or one-hot encoding.
+    n_train, n_test : rows in each part (the test part leaves out rows with no target).
     positive_class : the target value mapped to +1 (logistic); ``None`` for ridge.
     log1p_columns : feature columns transformed by ``x ↦ log(1 + x)``.
     log1p_target : whether the ridge target was transformed by ``y ↦ log(1 + y)``.
-    centered : whether training means were subtracted (features, and the ridge target).
+    centered : whether means were subtracted (features, and the ridge target): private means,
+        or the training means (evaluation only).
     rows_clipped_train, rows_clipped_test : rows whose features or target were clipped
-        to the bounds of SPEC §1 after scaling.
-    missing : ``"impute"`` (gaps filled with training statistics) or ``"drop"`` (rows with gaps dropped).
-    imputed : ``(column, statistic, values filled)`` for every feature column with a gap filled.
+        to the bounds of SPEC §1 after scaling (evaluation only counts them).
+    missing : private: ``"impute"``, ``"median"`` or ``"centre"`` (what a gap becomes); evaluation
+        only: ``"impute"`` (gaps filled with training statistics) or ``"drop"`` (rows with gaps dropped).
+    imputed : ``(column, statistic, values filled)`` for every feature column with a gap filled
+        (evaluation only; the private steps say what a gap becomes without counting them).
     max_levels : the cap on one-hot columns per text column (0: text columns left out).
-    one_hot : ``(column, levels kept, levels grouped into "(other)")`` for every one-hot encoded column.
-    standardized : whether the numeric features were divided by their training standard deviations.
-    target_mean : the training mean subtracted from a centred ridge target (after ``log(1 + y)``);
+    one_hot : ``(column, levels kept, levels grouped into "(other)")`` for every one-hot encoded
+        column (private: nothing is grouped; other values give no column).
+    standardized : whether the numeric features were divided by a spread (private: half the range
+        or a private standard deviation; evaluation only: the training standard deviations).
+    target_mean : the mean subtracted from a centred ridge target (after ``log(1 + y)``);
         ``None`` otherwise. With ``target_scale`` and ``log1p_target`` it maps predictions back
         to the target's own units.
     """
@@ -127,6 +227,8 @@ class PreparedData:
     info : the ``DatasetInfo`` of a built-in dataset; ``None`` for an upload.
     y_test_original : a ridge target's test values in its own units, before any transform or
         clipping; ``None`` when unknown (then ``test_quality`` maps ``y_test`` back).
+    preparation : how it was prepared and what that cost (``prep_epsilon``, ``prep_delta``);
+        evaluation only (ε = ∞) when not given.
     """
 
     X_train: np.ndarray
@@ -139,6 +241,17 @@ class PreparedData:
     report: PrepReport
     info: DatasetInfo | None = None
     y_test_original: np.ndarray | None = None
+    preparation: Preparation = Preparation(EVALUATION_MODE)
+
+    @property
+    def prep_epsilon(self) -> float:
+        """ε the preparation spent (0 when declared or public; ∞ when it read the data: evaluation only)."""
+        return self.preparation.epsilon
+
+    @property
+    def prep_delta(self) -> float:
+        """δ the preparation spent (its level selections)."""
+        return self.preparation.delta
 
     @property
     def n(self) -> int:
@@ -157,7 +270,8 @@ class PreparedData:
         the target's own units (predictions mapped back by ``PrepReport.to_target_units``,
         compared with the original test targets). Logistic: ``{"accuracy", "auc"}`` where a
         row is predicted +1 when ``xᵀθ > 0``. R² is ``nan`` when the test targets are
-        constant and AUC is ``nan`` when the test part holds one class only. The figures are
+        constant, AUC is ``nan`` when the test part holds one class only, and every figure is
+        ``nan`` when no test row has a target. The figures are
         evaluation only: computing them reads the test data and is not private.
         """
         theta = np.asarray(theta, dtype=np.float64)
@@ -166,6 +280,8 @@ class PreparedData:
                 f"theta must be a vector of length {self.p} (one weight per feature); got shape {theta.shape}"
             )
         score = self.X_test @ theta
+        if not len(score):  # a private preparation's test rows all lacked a target
+            return dict.fromkeys(("r2", "mse", "rmse") if self.task == "ridge" else ("accuracy", "auc"), float("nan"))
         if self.task == "ridge":
             mse = float(np.mean((self.y_test - score) ** 2))
             total = float(np.sum((self.y_test - self.y_test.mean()) ** 2))

@@ -13,23 +13,25 @@ guarantee has the smaller ε (the choice reads only public numbers).
 Accuracy needs no private test: for ridge exp(−βnL) is N(θ*, (βnH)⁻¹), so 2βn·R ∼ χ²_p
 exactly and β = χ²_{p,1−γ}/(2nα) meets α with probability 1 − γ (SPEC §17.4). Truncating to
 C (needed for the Lipschitz constant) is handled without reading the data [derived]: every
-ridge problem has ‖θ_u‖ ≤ 1/√(2λ) for its unconstrained minimiser θ_u (λ‖θ_u‖² ≤ L(0) ≤ ½
-when |y| ≤ 1), so C contains {R_u ≤ α_C} with α_C = λ(r − 1/√(2λ))²/2, and
+ridge problem has ‖θ_u‖ ≤ 1/(2√λ) = M/2 for its unconstrained minimiser θ_u (dot the
+first-order condition with θ_u: λ‖θ_u‖² = (1/n)Σ(y_i u_i − u_i²) ≤ ¼ when |y| ≤ 1, SPEC §19.0),
+so C contains {R_u ≤ α_C} with α_C = λ(r − 1/(2√λ))²/2, and
 P(R > α | C) ≤ min(P(R_u > min(α, α_C)), P(R_u > α)/P(R_u ≤ α_C)) — the first from
 P(A | C) ≤ P(A ∪ Cᶜ), the second SPEC §17.4's P(R > α)/P(C) with a data-independent lower
 bound on P(C). β is the smallest value that brings this bound to γ. With a public radius
-too small for the argument (r ≤ 1/√(2λ)) the guarantee is γ/P(C), and P(C) is known only as
-the rejection sampler's acceptance rate, which reads the data (evaluation only).
+too small for the argument (r ≤ M/2, the default radius of SPEC §19.0 among them) the
+guarantee is γ/P(C), and P(C) is known only as the rejection sampler's acceptance rate, which
+reads the data (evaluation only).
 
-Logistic regression (L = 1 on R^p) has no exact sampler and only approximate accuracy
-(the Laplace approximation N(θ*, (βnH*)⁻¹) gives the same β). It is sampled by MALA in
-its Crank–Nicolson form around the Laplace approximation (exact for a Gaussian posterior, so
-it mixes in a few steps on these nearly Gaussian ones). An approximate sampler within total
-variation γ_TV of the posterior is (ε, δ + (e^ε + 1)γ_TV)-DP [seed 002]; no practical
-theorem certifies a γ_TV this small for MALA (the known mixing bounds carry unspecified
-constants), so γ_TV = ``MALA_TV_ALLOWANCE`` is *declared*, backed by a convergence
-diagnostic (split-R̂ over independent chains from overdispersed starts); a run whose
-diagnostic fails claims no privacy (δ = 1).
+Logistic regression (L = 1 on R^p) has only approximate accuracy (the Laplace approximation
+N(θ*, (βnH*)⁻¹) gives the same β) but a certified sampler (``accfirst.erm.proximal_sampler``):
+exact rejection from a Gaussian envelope that strong convexity guarantees, or, where its
+acceptance rate is too low, the proximal sampler, whose total-variation distance γ_TV from the
+posterior after K steps follows from a theorem with explicit constants. A sampler within γ_TV
+is (ε, δ_G + (e^ε + 1)γ_TV)-DP [seed 002]; a run splits the requested δ so that
+δ_G = δ/(1 + ``TV_SHARE``) and (e^ε + 1)γ_TV = TV_SHARE·δ_G: its reported δ is the one asked
+for. Whether a run can release depends only on public numbers (δ > 0, and p, λ within what the
+sampler can finish in ``MAX_STEPS`` steps); it is decided before the data are read.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from scipy import optimize, stats
 from scipy.linalg import solve_triangular
 
 from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
+from accfirst.erm.proximal_sampler import MAX_STEPS, proximal_steps_bound, sample_logistic_gibbs
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.result import RunResult, SamplerReport
@@ -69,17 +72,8 @@ FORMS = ("derived", "slides")
 # within seconds.
 MAX_REJECTION_DRAWS = 100_000
 REJECTION_BATCH = 1024
-MALA_CHAINS = 4
-MALA_STEPS = 60
-MALA_MAX_STEPS = 480
-MALA_STEP = 2.0
-# Starts drawn from the Laplace approximation with this many times its spread, so that
-# chains that have not forgotten their start disagree and R̂ shows it.
-MALA_OVERDISPERSION = 2.0
-MALA_TV_ALLOWANCE = 1e-8
-# Gelman & Rubin's classic threshold: the windows are short (tens of draws per chain), and
-# split-R̂ of independent draws scatters a few hundredths above 1 at that length.
-RHAT_LIMIT = 1.1
+# Share of the requested δ that pays for the logistic sampler's total-variation bound.
+TV_SHARE = 0.01
 
 
 def _check_gibbs(n: int, lam: float, lipschitz: float, delta: float) -> tuple[int, float, float, float]:
@@ -139,8 +133,12 @@ def gibbs_lipschitz(problem: Problem) -> float:
 
 
 def truncation_margin(lam: float, radius: float) -> float:
-    """α_C = λ(r − 1/√(2λ))²/2: {R_u ≤ α_C} ⊆ C for every ridge problem (0 when r ≤ 1/√(2λ)) [derived]."""
-    gap = radius - 1 / math.sqrt(2 * lam)
+    """α_C = λ(r − 1/(2√λ))²/2: {R_u ≤ α_C} ⊆ C for every ridge problem (0 when r ≤ M/2) [derived].
+
+    R_u(θ) ≥ (λ/2)‖θ − θ_u‖², so R_u ≤ α_C puts θ within √(2α_C/λ) = r − 1/(2√λ) of θ_u, and
+    ‖θ_u‖ ≤ 1/(2√λ) (SPEC §19.0) keeps it in the ball of radius r.
+    """
+    gap = radius - 1 / (2 * math.sqrt(lam))
     return lam * gap * gap / 2 if gap > 0 else 0.0
 
 
@@ -256,122 +254,6 @@ def sample_ridge_gibbs(
     return RidgeDraws(np.concatenate(kept)[:size], proposals, inside)
 
 
-@dataclass(frozen=True)
-class MalaChains:
-    """MALA chains on logistic regression's Gibbs posterior.
-
-    ``theta`` is the released sample (the last state of the first chain); ``samples`` the
-    second half of every chain, shape (chains, steps − steps//2, p); ``rhat`` the largest
-    split-R̂ over the coordinates and the log-density; ``acceptance_rate`` the share of
-    accepted Metropolis steps.
-    """
-
-    theta: NDArray[np.float64]
-    samples: NDArray[np.float64]
-    acceptance_rate: float
-    rhat: float
-    steps: int
-
-    @property
-    def converged(self) -> bool:
-        """Split-R̂ ≤ ``RHAT_LIMIT``."""
-        return self.rhat <= RHAT_LIMIT
-
-
-def split_rhat(draws: NDArray[np.float64]) -> float:
-    """The largest split-R̂ (Gelman et al., BDA3 §11.4) of draws shaped (chains, steps, quantities)."""
-    chains, steps = draws.shape[:2]
-    half = steps // 2
-    if chains < 1 or half < 2:
-        raise AccFirstError("split-R̂ needs at least 4 steps per chain")
-    halves = np.concatenate([draws[:, :half], draws[:, half : 2 * half]], axis=0)
-    within = halves.var(axis=1, ddof=1).mean(axis=0)
-    between = half * halves.mean(axis=1).var(axis=0, ddof=1)
-    pooled = (half - 1) / half * within + between / half
-    return float(np.max(np.sqrt(pooled / np.maximum(within, np.finfo(float).tiny))))
-
-
-def sample_logistic_gibbs(
-    problem: LogisticProblem,
-    beta: float,
-    rng: np.random.Generator,
-    chains: int = MALA_CHAINS,
-    steps: int = MALA_STEPS,
-    step: float = MALA_STEP,
-) -> MalaChains:
-    """MALA on exp(−βnL), in the Crank–Nicolson form around the Laplace approximation.
-
-    In u = √(βn)·Fᵀ(θ − θ*) (H* = FFᵀ, the Hessian at θ*) the Laplace approximation is
-    N(0, I) and the energy is U(u) = βnL(θ) = ½‖u‖² + Φ(u) + const. The proposal is the
-    Langevin step discretised by Crank–Nicolson (pCNL, Cotter, Roberts, Stuart & White
-    2013): u′ = ρu − (1 − ρ)∇Φ(u) + √(1 − ρ²)ξ, ρ = (2 − h)/(2 + h), step h ∈ (0, 2], then
-    the Metropolis–Hastings correction with both Gaussian proposal densities, so the chain
-    leaves the posterior exactly invariant. It is exact for a Gaussian posterior, so on these
-    nearly Gaussian posteriors large steps are accepted (the default h = 2 proposes around
-    the current gradient only). ``chains`` chains start from N(0, ``MALA_OVERDISPERSION``² I);
-    while split-R̂ over the second halves exceeds ``RHAT_LIMIT`` the chains run on, doubling
-    their length up to ``MALA_MAX_STEPS``.
-    """
-    if not isinstance(problem, LogisticProblem):
-        raise AccFirstError("MALA sampling of the Gibbs posterior is for logistic problems")
-    beta = validate_positive("beta", beta)
-    chains = validate_count("chains", chains, 1)
-    steps = validate_count("steps", steps, 4)
-    step = validate_positive("step", step)
-    if step > 2:
-        raise AccFirstError(f"the Crank–Nicolson step must be in (0, 2]; got {step:g}")
-    scale = beta * problem.n
-    center = problem.theta_star
-    factor = np.linalg.cholesky(posterior_hessian(problem))
-    rho = (2 - step) / (2 + step)
-    spread = math.sqrt(1 - rho * rho)
-
-    def theta_of(u: NDArray[np.float64]) -> NDArray[np.float64]:
-        return center + solve_triangular(factor.T, u.T, lower=False).T / math.sqrt(scale)
-
-    def deviation(u: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """Φ(u) = U(u) − ½‖u‖² and its gradient."""
-        losses, gradients = problem.loss_and_gradient(theta_of(u))
-        gradient = math.sqrt(scale) * solve_triangular(factor, gradients.T, lower=True).T
-        return scale * losses - 0.5 * _sq(u), gradient - u
-
-    u = MALA_OVERDISPERSION * rng.standard_normal((chains, problem.p))
-    phi, gradient = deviation(u)
-    trace: list[NDArray[np.float64]] = []  # per step: u and the energy, (chains, p + 1)
-    accepted = 0
-    while True:
-        for _ in range(steps - len(trace)):
-            forward = rho * u - (1 - rho) * gradient
-            proposal = forward + spread * rng.standard_normal(u.shape)
-            new_phi, new_gradient = deviation(proposal)
-            backward = rho * proposal - (1 - rho) * new_gradient
-            log_ratio = (
-                (phi - new_phi)
-                + 0.5 * (_sq(u) - _sq(proposal))
-                - (_sq(u - backward) - _sq(proposal - forward)) / (2 * spread * spread)
-            )
-            accept = np.log(rng.random(chains)) < log_ratio
-            u = np.where(accept[:, None], proposal, u)
-            phi = np.where(accept, new_phi, phi)
-            gradient = np.where(accept[:, None], new_gradient, gradient)
-            accepted += int(accept.sum())
-            trace.append(np.column_stack([u, phi + 0.5 * _sq(u)]))
-        window = np.stack(trace[len(trace) // 2 :], axis=1)
-        rhat = split_rhat(window)
-        if rhat <= RHAT_LIMIT or steps >= MALA_MAX_STEPS:
-            break
-        steps = min(2 * steps, MALA_MAX_STEPS)
-    samples = theta_of(window[..., :-1].reshape(-1, problem.p)).reshape(chains, -1, problem.p)
-    return MalaChains(
-        theta=theta_of(u[:1])[0], samples=samples, acceptance_rate=accepted / (chains * steps), rhat=rhat, steps=steps
-    )
-
-
-def _sq(u: NDArray[np.float64]) -> NDArray[np.float64]:
-    """‖u_k‖² for each row."""
-    return np.einsum("ki,ki->k", u, u)
-
-
 def _ridge_guarantee(problem: RidgeProblem, beta: float, delta: float) -> tuple[float, float]:
     """(ε, δ) of ridge's Gibbs posterior on C at β: the smaller of the derived ε at δ and the pure ε.
 
@@ -390,19 +272,45 @@ def _require_delta(delta: float) -> None:
         raise AccFirstError("the logistic Gibbs posterior has no pure-ε guarantee: choose delta > 0")
 
 
-def gibbs_bound(problem: Problem, alpha: float, gamma: float, delta: float = DEFAULT_DELTA) -> tuple[float, float]:
-    """(ε, δ) of ``gibbs_run`` before it runs, for a privacy filter (SPEC §15.2); ridge only.
+def logistic_guarantee(problem: LogisticProblem, beta: float, delta: float) -> tuple[float, float]:
+    """(ε, γ_TV) of a logistic run at β whose whole δ is ``delta``; refuses a run its sampler cannot finish.
 
-    A logistic run's δ depends on its sampler's convergence check, known only after the
-    run, so it cannot be declared in advance: ``AccFirstError``.
+    The Gibbs posterior is (ε, δ_G)-DP at δ_G = δ/(1 + ``TV_SHARE``) (SPEC §17.2–17.3), and a
+    sampler within total variation γ_TV = TV_SHARE·δ_G/(e^ε + 1) of it adds (e^ε + 1)·γ_TV
+    (SPEC §17.4), so the release is (ε, δ)-DP. Reads only public numbers (n, p, λ, β, δ):
+    ``AccFirstError`` when δ is 0 or when some dataset of this shape could need more than
+    ``MAX_STEPS`` proximal steps (``proximal_steps_bound``).
     """
-    if not isinstance(problem, RidgeProblem):
+    _require_delta(delta)
+    posterior_delta = delta / (1 + TV_SHARE)
+    epsilon = gibbs_epsilon(beta, problem.n, problem.lam, gibbs_lipschitz(problem), posterior_delta)
+    # (e^ε + 1)⁻¹ = e^{−ε}/(1 + e^{−ε}): no overflow for a large ε.
+    tv = TV_SHARE * posterior_delta * math.exp(-epsilon) / (1 + math.exp(-epsilon))
+    if tv == 0 or proximal_steps_bound(problem.p, problem.lam, tv) > MAX_STEPS:
         raise AccFirstError(
-            "only the ridge Gibbs posterior can run inside a privacy filter: a logistic run's δ depends on its "
-            "sampler's convergence check"
+            f"the logistic Gibbs posterior cannot be sampled with a certified error at λ = {problem.lam:g} with "
+            f"{problem.p} features (ε = {epsilon:.3g}): some data of this shape would need more than {MAX_STEPS:,} "
+            "sampler steps. Choose a larger λ, fewer features or a larger α"
         )
-    beta, _ = ridge_beta(problem, alpha, gamma)
-    return _ridge_guarantee(problem, beta, validate_probability("delta", delta, zero=True))
+    return epsilon, tv
+
+
+def gibbs_bound(problem: Problem, alpha: float, gamma: float, delta: float = DEFAULT_DELTA) -> tuple[float, float]:
+    """(ε, δ) of ``gibbs_run`` before it runs, for a privacy filter (SPEC §15.2). Reads no data.
+
+    Ridge: ``_ridge_guarantee`` at ``ridge_beta``. Logistic: ``logistic_guarantee`` at the
+    Laplace approximation's β, whose δ is ``delta``; it raises ``AccFirstError`` for a run that
+    could not release, so a filter refuses it before admission.
+    """
+    alpha, gamma = validate_alpha(alpha), validate_gamma(gamma)
+    delta = validate_probability("delta", delta, zero=True)
+    if isinstance(problem, RidgeProblem):
+        beta, _ = ridge_beta(problem, alpha, gamma)
+        return _ridge_guarantee(problem, beta, delta)
+    if isinstance(problem, LogisticProblem):
+        epsilon, _ = logistic_guarantee(problem, chi_square_beta(problem.n, problem.p, alpha, gamma), delta)
+        return epsilon, delta
+    raise AccFirstError(f"the Gibbs posterior is implemented for ridge and logistic problems, not {problem!r}")
 
 
 def gibbs_run(
@@ -416,12 +324,12 @@ def gibbs_run(
 
     Ridge: exact sampling on C at ``ridge_beta``; (ε, δ) is the derived form's at ``delta`` or
     the exponential mechanism's (ε, 0), whichever has the smaller ε (only the pure one when
-    ``delta`` is 0). Logistic: MALA at the Laplace approximation's β (approximate accuracy);
-    the reported δ adds (e^ε + 1)·γ_TV, and is 1 (no guarantee) when the chains' diagnostic
-    fails.
+    ``delta`` is 0). Logistic: the certified sampler (``sample_logistic_gibbs``) at the Laplace
+    approximation's β (approximate accuracy); (ε, ``delta``) from ``logistic_guarantee``, whose
+    refusals (δ = 0, a shape the sampler cannot finish) come before any data are read.
 
     Returns a ``RunResult`` with method "gibbs", ``eps_test`` 0, ``eps_hypothesis`` = ε, the
-    run's δ, and a ``SamplerReport`` (β, acceptance rate, failure bound, R̂, TV allowance).
+    run's δ, and a ``SamplerReport`` (β, acceptance rate, failure bound, steps, TV bound).
     """
     started = time.perf_counter()
     alpha, gamma = validate_alpha(alpha), validate_gamma(gamma)
@@ -434,18 +342,15 @@ def gibbs_run(
         epsilon, run_delta = _ridge_guarantee(problem, beta, delta)
         # Without a data-independent bound the guarantee is γ/P(C), P(C) the acceptance rate.
         failure = bound if bound < 1 else min(gamma / draws.acceptance_rate, 1.0)
-        sampler = SamplerReport(beta, draws.acceptance_rate, failure, math.nan, draws.proposals, 0.0)
+        sampler = SamplerReport(beta, draws.acceptance_rate, failure, draws.proposals, 0.0)
         generator, calibration = "gibbs-exact", "chi-square" if bound < 1 else DATA_DEPENDENT_ACCURACY
     elif isinstance(problem, LogisticProblem):
-        _require_delta(delta)
         beta = chi_square_beta(problem.n, problem.p, alpha, gamma)
-        chains = sample_logistic_gibbs(problem, beta, rng)
-        theta = chains.theta
-        epsilon = gibbs_epsilon(beta, problem.n, problem.lam, gibbs_lipschitz(problem), delta)
-        tv = MALA_TV_ALLOWANCE if chains.converged else 1.0
-        run_delta = min(delta + (math.exp(min(epsilon, 700.0)) + 1) * tv, 1.0)
-        sampler = SamplerReport(beta, chains.acceptance_rate, gamma, chains.rhat, chains.steps, tv)
-        generator, calibration = "gibbs-mala", APPROXIMATE_ACCURACY
+        epsilon, tv = logistic_guarantee(problem, beta, delta)
+        logistic = sample_logistic_gibbs(problem, beta, 1, rng, tv)
+        theta, run_delta = logistic.thetas[0], delta
+        sampler = SamplerReport(beta, logistic.acceptance_rate, gamma, logistic.steps, tv)
+        generator, calibration = "gibbs-proximal", APPROXIMATE_ACCURACY
     else:
         raise AccFirstError(f"the Gibbs posterior is implemented for ridge and logistic problems, not {problem!r}")
     return RunResult.released(

@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
+from accfirst.datasets.prepared import EVALUATION_MODE, PRIVATE_MODE, PUBLIC_MODE, PreparedData
 from accfirst.erm.trust_region import solve_trust_region
 from accfirst.errors import AccFirstError, DataError
 from accfirst.validation import validate_count, validate_nonnegative, validate_positive, validate_probability
@@ -50,6 +51,8 @@ def validate_regularisation(lam: float) -> float:
     return lam
 
 
+# How a problem's rows were prepared (``Problem.prep_mode``).
+PREP_MODES = ("given", PUBLIC_MODE, PRIVATE_MODE, EVALUATION_MODE)
 # A radius far below M makes every model ~0 and the solvers' arithmetic underflow; refuse it.
 MIN_RADIUS_SHARE = 1e-6
 # max_{z} z/(1 + e^z) = W(1/e) = 0.278464542761…, attained at z = 1 + W(1/e) (SPEC §19.0): at the maximum
@@ -150,9 +153,13 @@ class Problem(ABC):
 
     name: str
     #: The (ε, δ) already spent preparing the rows (SPEC §20): charged once per prepared table, carried
-    #: here so that every run on the rows can report its whole bill. 0 for rows that cost nothing.
+    #: here so that every run on the rows can report its whole bill. ``prep_mode`` says how they were
+    #: prepared: "given" (rows passed in as they are: the caller's business), "public" (generated from
+    #: public parameters), "private" (declared metadata and charged mechanisms) or "evaluation" (read
+    #: without noise: no ε covers it, and every figure must say that it excludes the preparation).
     prep_epsilon: float = 0.0
     prep_delta: float = 0.0
+    prep_mode: str = "given"
     #: How M depends on λ, and Δ_R on the radius ``{R}`` and n, for messages ("1/√λ", "({R}+1)²/n").
     bound_formula: str
     sensitivity_formula: str
@@ -219,11 +226,14 @@ class Problem(ABC):
         The preparation cost is kept.
         """
 
-    def with_preparation(self, epsilon: float, delta: float) -> Problem:
-        """The same problem carrying the (ε, δ) its rows' preparation spent (SPEC §20.3)."""
+    def with_preparation(self, epsilon: float, delta: float, mode: str = "private") -> Problem:
+        """The same problem carrying what its rows' preparation spent, (ε, δ), and how it was done (SPEC §20.3)."""
+        if mode not in PREP_MODES:
+            raise AccFirstError(f"mode must be one of {PREP_MODES}; got {mode!r}")
         problem = copy.copy(self)
         problem.prep_epsilon = validate_nonnegative("prep_epsilon", epsilon)
         problem.prep_delta = validate_probability("prep_delta", delta, zero=True)
+        problem.prep_mode = mode
         return problem
 
     @cached_property
@@ -772,6 +782,19 @@ class LogisticProblem(Problem):
 
 # The problem class of each task, as a prepared dataset names it (``PreparedData.task``).
 PROBLEMS: dict[str, type[Problem]] = {"ridge": RidgeProblem, "logistic": LogisticProblem}
+
+
+def prepared_problem(data: PreparedData, lam: float, radius: float | None = None) -> Problem:
+    """The ERM problem of a prepared table's training rows, carrying what the preparation cost (SPEC §2, §20.3).
+
+    A private preparation's (ε, δ) goes into every run's total; an evaluation-only one (it read the
+    data without noise) is carried as such, for every figure to say that it excludes the preparation.
+    """
+    preparation = data.preparation
+    problem = PROBLEMS[data.task](data.X_train, data.y_train, lam, radius)
+    if preparation.mode == EVALUATION_MODE:
+        return problem.with_preparation(0.0, 0.0, EVALUATION_MODE)
+    return problem.with_preparation(preparation.epsilon, preparation.delta, preparation.mode)
 
 
 def _readonly(array: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -9,9 +9,10 @@ import math
 
 from accfirst.erm.generators import CovariancePerturbation, HypothesisGenerator, make_generator
 from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
-from accfirst.validation import validate_alpha
+from accfirst.validation import checked, validate_alpha
 
 
+@checked(alpha=validate_alpha)
 def theory_epsilon(problem: Problem, alpha: float, generator: str | HypothesisGenerator | None = None) -> float:
     """E: the ε at which the utility theorem's expected excess risk equals α (SPEC §4, §13).
 
@@ -20,7 +21,6 @@ def theory_epsilon(problem: Problem, alpha: float, generator: str | HypothesisGe
     output (logistic, Thm 3.3): the positive root of 2√2p/(nλε) + 4p²/(n²λε²) = α;
     output (ridge): see ``ridge_output_epsilon``.
     """
-    alpha = validate_alpha(alpha)
     gen = make_generator(problem, generator)
     n, p, lam, R = problem.n, problem.p, problem.lam, problem.norm_bound
     if isinstance(gen, CovariancePerturbation):

@@ -41,7 +41,15 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq, minimize, minimize_scalar
 
 from accfirst.errors import AccFirstError
-from accfirst.validation import validate_alpha, validate_count, validate_gamma, validate_positive
+from accfirst.validation import (
+    checked,
+    count,
+    positive,
+    validate_alpha,
+    validate_count,
+    validate_gamma,
+    validate_positive,
+)
 
 
 @dataclass(frozen=True)
@@ -139,6 +147,7 @@ def _failure(b1: float, b2: float, s: float, T: int, live: bool) -> float:
     return dead + float(w @ (density * passes))
 
 
+@checked(alpha=validate_alpha, T=count("T (number of queries)", 1))
 def worst_case_failure(params: AboveThresholdCalibration, alpha: float, T: int, live: bool = False) -> float:
     """γ_fail: the exact worst-case P(halt with R > α) of a calibrated test (SPEC §12.2).
 
@@ -153,13 +162,12 @@ def worst_case_failure(params: AboveThresholdCalibration, alpha: float, T: int, 
     live : return the authors' γ_live instead, which also counts a noisy threshold
         below zero as failure (SPEC §12.3).
     """
-    alpha = validate_alpha(alpha)
-    T = validate_count("T (number of queries)", T, 1)
     b1 = validate_positive("threshold_scale", params.threshold_scale) / alpha
     b2 = validate_positive("query_scale", params.query_scale) / alpha
     return _failure(b1, b2, -params.threshold / alpha, T, live)
 
 
+@checked(gamma=validate_gamma)
 def failure_probability(calibration: str | Calibration, T: int, gamma: float) -> float:
     """The exact worst-case failure probability γ_fail of a calibration at (T, γ) (SPEC §12.2).
 
@@ -172,7 +180,7 @@ def failure_probability(calibration: str | Calibration, T: int, gamma: float) ->
     T : the number of privacy levels tested, ≥ 1.
     gamma : the failure probability the calibration was asked for, in (0, 1).
     """
-    params = resolve_calibration(calibration).calibrate(1.0, validate_gamma(gamma), T, 1.0)
+    params = resolve_calibration(calibration).calibrate(1.0, gamma, T, 1.0)
     return worst_case_failure(params, 1.0, T)
 
 
@@ -329,6 +337,7 @@ def resolve_calibration(calibration: str | Calibration) -> Calibration:
     return CALIBRATIONS[calibration]
 
 
+@checked(T=count("T (number of privacy levels)", 1), gamma=validate_gamma)
 def calibration_constant(T: int, gamma: float, preset: str | Calibration) -> float:
     """c = ε_A·α/Δ_R of a calibration at (T, γ) (SPEC §12.3): ε_A = c·Δ_R/α (exact presets are solved once and cached).
 
@@ -338,18 +347,16 @@ def calibration_constant(T: int, gamma: float, preset: str | Calibration) -> flo
     gamma : the failure probability, in (0, 1).
     preset : a name in ``CALIBRATIONS`` or a ``Calibration``.
     """
-    T = validate_count("T (number of privacy levels)", T, 1)
-    return resolve_calibration(preset).calibrate(1.0, validate_gamma(gamma), T, 1.0).epsilon
+    return resolve_calibration(preset).calibrate(1.0, gamma, T, 1.0).epsilon
 
 
+@checked(sensitivity=positive("sensitivity"), alpha=validate_alpha)
 def calibrated_epsilon(preset: str | Calibration, T: int, gamma: float, sensitivity: float, alpha: float) -> float:
     """ε_A = c(T, γ, preset)·Δ_R/α: what the test of a noise-reduction search costs at this setting (SPEC §12.3).
 
     Reads no data: T, γ, the calibration, the query sensitivity Δ_R and α are public.
     """
-    return (
-        calibration_constant(T, gamma, preset) * validate_positive("sensitivity", sensitivity) / validate_alpha(alpha)
-    )
+    return calibration_constant(T, gamma, preset) * sensitivity / alpha
 
 
 # --- the doubling test (SPEC §7, §12.4) ----------------------------------------------
@@ -362,6 +369,7 @@ def doubling_calibration(calibration: str | Calibration) -> str:
     return "exact" if isinstance(resolve_calibration(calibration), ExactCalibration) else "paper"
 
 
+@checked(alpha=validate_alpha, gamma=validate_gamma, K=count("K (number of doubling levels)", 1))
 def doubling_test_scale(alpha: float, gamma: float, K: int, calibration: str = "paper") -> float:
     """The Laplace scale b of each of the K doubling tests, threshold −α/2 (SPEC §7, §12.4).
 
@@ -369,8 +377,6 @@ def doubling_test_scale(alpha: float, gamma: float, K: int, calibration: str = "
     most p = ½e^{−(α/2)/b}; the K tests are independent, so p* = 1 − (1 − γ)^{1/K} and
     b = (α/2)/ln(1/(2p*)). Either way one test costs ε_test = Δ_R/b.
     """
-    alpha, gamma = validate_alpha(alpha), validate_gamma(gamma)
-    K = validate_count("K (number of doubling levels)", K, 1)
     if calibration == "paper":
         return alpha / (2 * math.log(K / gamma))
     if calibration != "exact":

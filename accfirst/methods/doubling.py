@@ -24,7 +24,7 @@ from accfirst.mechanisms.calibration import doubling_calibration, doubling_test_
 from accfirst.methods.base import Method, generation_cost, searched_result
 from accfirst.methods.options import SearchOptions
 from accfirst.result import RunResult
-from accfirst.validation import as_generator, validate_alpha, validate_gamma, validate_positive
+from accfirst.validation import as_generator, checked, validate_alpha, validate_gamma, validate_positive
 
 # 2^k for the ex-post loss must stay finite in float64.
 MAX_DOUBLING_LEVELS = 1000
@@ -45,12 +45,14 @@ def doubling_levels(eps_min: float, eps_max: float) -> NDArray[np.float64]:
     return low * 2.0 ** np.arange(K)
 
 
+@checked(alpha=validate_alpha, gamma=validate_gamma, rng=as_generator)
 def doubling(
     problem: Problem,
     alpha: float,
     gamma: float,
     eps_min: float,
     eps_max: float,
+    *,
     generator: str | HypothesisGenerator | None = None,
     rng: np.random.Generator | int | None = None,
     exact: bool = False,
@@ -70,12 +72,11 @@ def doubling(
     spend exactly γ, SPEC §12.4); it is recorded in the result.
     """
     started = time.perf_counter()
-    alpha, gamma = validate_alpha(alpha), validate_gamma(gamma)
     levels = doubling_levels(eps_min, eps_max)
     K = levels.size
     gen = make_generator(problem, generator, noise)
     cost = generation_cost(gen, levels, delta, independent=True)
-    sample_rng, test_rng = as_generator(rng).spawn(2)
+    sample_rng, test_rng = rng.spawn(2)
     scale = doubling_test_scale(alpha, gamma, K, calibration)
     query_noise = test_rng.laplace(0.0, scale, size=K)
     hypotheses = (gen.sample(float(level), sample_rng) for level in cost.levels)
@@ -100,12 +101,14 @@ def doubling(
     )
 
 
+@checked(alpha=validate_alpha, gamma=validate_gamma)
 def doubling_bound(
     problem: Problem,
     alpha: float,
     gamma: float,
     eps_min: float,
     eps_max: float,
+    *,
     generator: str | HypothesisGenerator | None = None,
     calibration: str = "paper",
     noise: str = "laplace",
@@ -116,7 +119,6 @@ def doubling_bound(
     ℰ̄ = K·ε_test + (2^K − 1)·ε_1 (Laplace, δ = 0) or K·ε_test + ℰ_BM(ρ_1 + … + ρ_K)
     (Gaussian). Parameters as for ``doubling``; reads no data.
     """
-    alpha, gamma = validate_alpha(alpha), validate_gamma(gamma)
     levels = doubling_levels(eps_min, eps_max)
     cost = generation_cost(make_generator(problem, generator, noise), levels, delta, independent=True)
     eps_test = problem.query_sensitivity / doubling_test_scale(alpha, gamma, levels.size, calibration)
@@ -153,10 +155,10 @@ class Doubling(Method):
             gamma,
             float(grid[0]),
             float(grid[-1]),
-            options.generator,
-            rng,
-            exact,
-            doubling_calibration(options.calibration),
+            generator=options.generator,
+            rng=rng,
+            exact=exact,
+            calibration=doubling_calibration(options.calibration),
             noise=options.noise,
             delta=options.delta,
         )
@@ -171,8 +173,8 @@ class Doubling(Method):
             gamma,
             float(grid[0]),
             float(grid[-1]),
-            options.generator,
-            doubling_calibration(options.calibration),
+            generator=options.generator,
+            calibration=doubling_calibration(options.calibration),
             noise=options.noise,
             delta=options.delta,
         )

@@ -12,8 +12,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from accfirst.erm.gibbs import gibbs_bound, gibbs_run
-from accfirst.erm.problems import Problem
+from accfirst.erm.gibbs import gibbs_bound, gibbs_run, ridge_beta
+from accfirst.erm.problems import Problem, RidgeProblem
+from accfirst.errors import AccFirstError
 from accfirst.methods.base import Method
 from accfirst.methods.options import SearchOptions
 from accfirst.result import RunResult
@@ -28,7 +29,7 @@ class GibbsPosterior(Method):
     color = "#CC79A7"
     fixed_epsilon = True
     noises = frozenset()
-    # The ridge posterior's data-independent accuracy bound needs a radius above 1/√(2λ) > R₀, and the
+    # The ridge posterior's data-independent accuracy bound needs a radius above M/2 = R₀, and the
     # logistic one is unconstrained: it keeps the problem's own radius.
     uses_radius = False
     delta_note = "Derived in this project from the Gibbs posterior's strong log-concavity."
@@ -59,4 +60,16 @@ class GibbsPosterior(Method):
     def declared_bound(
         self, problem: Problem, alpha: float, gamma: float, options: SearchOptions
     ) -> tuple[float, float]:
+        """Its (ε, δ), fixed in advance; refused (before any data are read) when the radius is too small.
+
+        A ridge radius at or below M/2 leaves the posterior no accuracy bound known in advance, and
+        the draws may fall outside the ball so often that the run gives up after reading the data: a
+        privacy filter must not admit such a round.
+        """
+        if isinstance(problem, RidgeProblem) and ridge_beta(problem, alpha, gamma)[1] >= 1:
+            raise AccFirstError(
+                f"the Gibbs posterior cannot run inside a privacy filter with the radius ‖θ‖ ≤ {problem.norm_bound:.4g}: "
+                f"at or below M/2 = {problem.free_radius(problem.lam):.4g} its accuracy is not known before it reads "
+                "the data. Give a larger radius, or none"
+            )
         return gibbs_bound(problem, alpha, gamma, options.delta)

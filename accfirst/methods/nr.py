@@ -26,14 +26,16 @@ from accfirst.mechanisms.noise_reduction import validate_epsilons
 from accfirst.methods.base import Method, generation_cost, searched_result
 from accfirst.methods.options import SearchOptions
 from accfirst.result import RunResult
-from accfirst.validation import as_generator, validate_alpha, validate_gamma
+from accfirst.validation import as_generator, checked, validate_alpha, validate_gamma
 
 
+@checked(alpha=validate_alpha, gamma=validate_gamma, epsilons=validate_epsilons, rng=as_generator)
 def noise_reduction(
     problem: Problem,
     alpha: float,
     gamma: float,
     epsilons: ArrayLike,
+    *,
     generator: str | HypothesisGenerator | None = None,
     rng: np.random.Generator | int | None = None,
     calibration: str | Calibration = DEFAULT_CALIBRATION,
@@ -63,12 +65,11 @@ def noise_reduction(
     delta : δ of the Gaussian run's (ε, δ)-ex-post guarantee, in (0, 1); unused for Laplace.
     """
     started = time.perf_counter()
-    alpha, gamma = validate_alpha(alpha), validate_gamma(gamma)
-    eps = validate_epsilons(epsilons)
+    eps = np.asarray(epsilons)
     gen = make_generator(problem, generator, noise)
     cost = generation_cost(gen, eps, delta, independent=False)
     calib = resolve_calibration(calibration)
-    chain_rng, test_rng = as_generator(rng).spawn(2)
+    chain_rng, test_rng = rng.spawn(2)
     params = calib.calibrate(alpha, gamma, eps.size, problem.query_sensitivity)
     outcome = interactive_above_threshold(gen.chain(cost.levels, chain_rng), cost.label, params, test_rng, exact)
     halted = outcome.index is not None
@@ -89,11 +90,13 @@ def noise_reduction(
     )
 
 
+@checked(alpha=validate_alpha, gamma=validate_gamma, epsilons=validate_epsilons)
 def noise_reduction_bound(
     problem: Problem,
     alpha: float,
     gamma: float,
     epsilons: ArrayLike,
+    *,
     generator: str | HypothesisGenerator | None = None,
     calibration: str | Calibration = DEFAULT_CALIBRATION,
     noise: str = "laplace",
@@ -104,8 +107,7 @@ def noise_reduction_bound(
     ℰ̄ = ε_A + ε_T (Laplace, δ = 0) or ε_A + ℰ_BM(ρ_T) (Gaussian): every outcome but the
     fallback costs at most this. Parameters as for ``noise_reduction``; reads no data.
     """
-    alpha, gamma = validate_alpha(alpha), validate_gamma(gamma)
-    eps = validate_epsilons(epsilons)
+    eps = np.asarray(epsilons)
     cost = generation_cost(make_generator(problem, generator, noise), eps, delta, independent=False)
     params = resolve_calibration(calibration).calibrate(alpha, gamma, eps.size, problem.query_sensitivity)
     return params.epsilon + float(cost.loss[-1]), cost.delta
@@ -135,10 +137,10 @@ class NoiseReduction(Method):
             alpha,
             gamma,
             options.grid(problem, alpha),
-            options.generator,
-            rng,
-            options.calibration,
-            exact,
+            generator=options.generator,
+            rng=rng,
+            calibration=options.calibration,
+            exact=exact,
             noise=options.noise,
             delta=options.delta,
         )
@@ -151,8 +153,8 @@ class NoiseReduction(Method):
             alpha,
             gamma,
             options.grid(problem, alpha),
-            options.generator,
-            options.calibration,
+            generator=options.generator,
+            calibration=options.calibration,
             noise=options.noise,
             delta=options.delta,
         )

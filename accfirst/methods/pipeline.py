@@ -3,8 +3,8 @@
 Before a method runs, the public quantities it needs are fixed: the radius of the feasible set
 it runs on (the problem's own, or the free radius R₀ of SPEC §19.0, which holds for every
 dataset and reads none), and, for a relative target κ, the private lower bound Ŝ of R(0) that
-turns κ into α = κ·Ŝ (SPEC §21, ``accfirst.methods.relative``). After it runs, its record gets the parts of the bill that are not the
-method's own: the preparation of the rows (SPEC §20.3, paid once per prepared table and shared
+turns κ into α = κ·Ŝ (SPEC §21, ``accfirst.methods.relative``). After it runs, its record gets
+the parts of the bill that are not the method's own: the preparation of the rows (SPEC §20.3, paid once per prepared table and shared
 by every run on it) is added to the total, so that every number shown is the whole bill.
 """
 
@@ -60,17 +60,16 @@ def run_method(
 ) -> RunResult:
     """One run of the registered ``method`` at excess risk α (or a relative target κ) and failure probability γ.
 
-    With its whole bill: a relative target's ε_S is part of the run (``run_target``), and the run's
+    With its whole bill: a relative target's ε_S is part of the run (``run_target``), the run's
     ``eps_total`` includes the preparation's ``problem.prep_epsilon`` and its ``delta`` the
-    preparation's δ (SPEC §20.3).
+    preparation's δ (SPEC §20.3); ``prep_mode`` records how the rows were prepared.
     """
     validate_methods([method], options)
     result = run_target(feasible_problem(problem, method, options), method, alpha, gamma, rng, options, exact)
-    if problem.prep_epsilon == 0 and problem.prep_delta == 0:
-        return result
     return dataclasses.replace(
         result,
         eps_prep=problem.prep_epsilon,
+        prep_mode=problem.prep_mode,
         eps_total=result.eps_total + problem.prep_epsilon,
         delta=min(result.delta + problem.prep_delta, 1.0),
     )

@@ -43,7 +43,7 @@ from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import METHODS
 from accfirst.result import RunResult
 from accfirst.teaching.composition import zcdp_to_dp
-from accfirst.validation import validate_gamma, validate_probability
+from accfirst.validation import validate_alpha, validate_gamma, validate_probability
 
 #: ε_S is designed for data on which the test at κ would cost this share of the test budget.
 DESIGN_SHARE = 0.1
@@ -257,3 +257,8 @@ def relative_bound(
     plan = scale_plan(problem, target, gamma, options)
     bound, delta = METHODS[method].declared_bound(problem, plan.kappa * plan.floor, plan.gamma, options)
     return plan.epsilon + bound, min(delta + plan.delta, 1.0)
+
+
+def validate_target(target: object) -> float | RelativeTarget:
+    """An accuracy target: a ``RelativeTarget`` as it is, or an excess risk α > 0 (``AccFirstError`` otherwise)."""
+    return target if isinstance(target, RelativeTarget) else validate_alpha(target)

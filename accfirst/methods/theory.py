@@ -21,7 +21,7 @@ from accfirst.errors import AccFirstError
 from accfirst.methods.base import Method
 from accfirst.methods.options import SearchOptions
 from accfirst.result import RunResult
-from accfirst.validation import as_generator, validate_alpha, validate_gamma
+from accfirst.validation import as_generator, checked, validate_alpha, validate_gamma
 
 THEORY_NEEDS_LAPLACE = (
     "The theory approach inverts a Laplace utility theorem and has no Gaussian version: deselect it, or choose "
@@ -29,10 +29,12 @@ THEORY_NEEDS_LAPLACE = (
 )
 
 
+@checked(alpha=validate_alpha, gamma=validate_gamma, rng=as_generator)
 def theory_run(
     problem: Problem,
     alpha: float,
     gamma: float = 0.1,
+    *,
     generator: str | HypothesisGenerator | None = None,
     rng: np.random.Generator | int | None = None,
 ) -> RunResult:
@@ -42,12 +44,11 @@ def theory_run(
     with the other methods and plays no part.
     """
     started = time.perf_counter()
-    alpha, gamma = validate_alpha(alpha), validate_gamma(gamma)
     gen = make_generator(problem, generator)
     if gen.noise.norm != 1:
         raise AccFirstError(THEORY_NEEDS_LAPLACE)
     epsilon = theory_epsilon(problem, alpha, gen)
-    hypothesis = gen.sample(epsilon, as_generator(rng))
+    hypothesis = gen.sample(epsilon, rng)
     return RunResult.released(
         problem,
         hypothesis.theta,
@@ -96,7 +97,7 @@ class Theory(Method):
         options: SearchOptions,
         exact: bool = False,
     ) -> RunResult:
-        return theory_run(problem, alpha, gamma, options.generator, rng)
+        return theory_run(problem, alpha, gamma, generator=options.generator, rng=rng)
 
     def declared_bound(
         self, problem: Problem, alpha: float, gamma: float, options: SearchOptions

@@ -416,18 +416,3 @@ def figure_chi_square(scaled_risks: ArrayLike, p: int, cutoff: float) -> go.Figu
     fig.add_annotation(x=cutoff, y=1, yref="paper", text="2βnα: beyond it, R > α", showarrow=False, xanchor="left")
     fig.update_xaxes(title_text="2βn × excess risk")
     return _layout(fig, title="Ridge: the excess risk of a Gibbs sample is exactly χ²_p/(2βn)", height=300)
-
-
-def figure_chain_traces(
-    samples: NDArray[np.float64], center: NDArray[np.float64], direction: NDArray[np.float64], rhat: float
-) -> go.Figure:
-    """MALA chains (samples shaped chains × steps × p) along one direction through θ*: the
-    diagnostic picture — converged chains overlap."""
-    fig = go.Figure()
-    for i, chain in enumerate(samples):
-        fig.add_trace(
-            go.Scatter(y=(chain - center) @ direction, mode="lines", name=f"chain {i + 1}", line={"width": 1})
-        )
-    fig.update_xaxes(title_text="step (second half of each chain)")
-    fig.update_yaxes(title_text="θ − θ* along the widest direction")
-    return _layout(fig, title=f"MALA chains after burn-in: split-R̂ = {rhat:.3f}", height=280)

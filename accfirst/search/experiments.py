@@ -22,9 +22,9 @@ from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.pipeline import feasible_problem, run_method
 from accfirst.methods.registry import METHODS, method_position, validate_methods
-from accfirst.methods.relative import RelativeTarget, relative_bound, scale_plan
+from accfirst.methods.relative import RelativeTarget, relative_bound, scale_plan, validate_target
 from accfirst.result import RunResult
-from accfirst.validation import validate_alpha, validate_count, validate_gamma
+from accfirst.validation import as_generator, checked, validate_alpha, validate_count, validate_gamma
 
 COLUMNS = (
     "method",
@@ -42,6 +42,7 @@ COLUMNS = (
     "T",
     "trial",
     "stop_index",
+    "prep_mode",
     "eps_prep",
     "eps_radius",
     "eps_scale",
@@ -84,6 +85,7 @@ def target_key(row: Mapping[str, Any]) -> tuple[str, float]:
     return ("alpha", float(row["alpha"])) if math.isnan(kappa) else ("kappa", kappa)
 
 
+@checked(alpha=validate_target, gamma=validate_gamma, rng=as_generator)
 def search(
     problem: Problem,
     method: str,
@@ -101,6 +103,7 @@ def search(
     return run_method(problem, method, alpha, gamma, rng, options, exact)
 
 
+@checked(alpha=validate_target, gamma=validate_gamma)
 def declared_bound(
     problem: Problem, method: str, alpha: float | RelativeTarget, gamma: float, options: SearchOptions
 ) -> tuple[float, float]:
@@ -202,6 +205,7 @@ def run_trials(
     methods: Sequence[str],
     trials: int,
     seed: int,
+    *,
     progress: Callable[[int, int], None] | None = None,
     kappas: Sequence[float | RelativeTarget] = (),
     **options: Any,

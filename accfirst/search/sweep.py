@@ -11,7 +11,7 @@ paper's Fig. 1 "theory curve" can be drawn from any sweep, whether or not the
 ``theory`` method was run (when it was, its ``eps_total`` equals ``eps_theory``).
 
 Parallelism: the cells are cut into chunks that worker processes run
-(``accfirst.search.pool``): a pool started for this sweep, whose workers receive the
+(``accfirst.parallel.pool``): a pool started for this sweep, whose workers receive the
 pickled problem once, or a long-lived pool shared with other callers (an app's
 visitors), whose workers build the problem from its source. A sweep keeps only twice
 as many chunks in flight as there are workers, at background priority, so that on a
@@ -35,8 +35,8 @@ from accfirst.erm.theory import theory_epsilon
 from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.relative import RelativeTarget
+from accfirst.parallel.pool import BACKGROUND, Cancelled, PickledSource, Source, WorkerPool, still_wanted
 from accfirst.search.experiments import COLUMNS, target_key, trial_row, validate_batch
-from accfirst.search.pool import BACKGROUND, Cancelled, PickledProblem, ProblemSource, WorkerPool, still_wanted
 from accfirst.validation import echo, shorten, validate_alpha, validate_count
 
 SWEEP_COLUMNS = (*COLUMNS, "eps_theory")
@@ -134,7 +134,7 @@ def sweep(
     should_stop: Callable[[], bool] | None = None,
     chunk_size: int | None = None,
     pool: WorkerPool | None = None,
-    source: ProblemSource | None = None,
+    source: Source | None = None,
     kappas: Sequence[float | RelativeTarget] = (),
     **options: Any,
 ) -> pd.DataFrame:
@@ -191,7 +191,7 @@ def sweep(
     elif min(workers, len(chunks)) == 1:
         rows = _run_here(problem, arguments, cells, progress, should_stop)
     else:
-        own = PickledProblem.of(problem, key="sweep")
+        own = PickledSource.of(problem, key="sweep")
         own_pool = WorkerPool(min(workers, len(chunks)), prepare=(own,))
         try:
             rows = _run_pool(own_pool, own, arguments, chunks, len(cells), progress, should_stop)
@@ -225,7 +225,7 @@ def _run_here(
 
 def _run_pool(
     pool: WorkerPool,
-    source: ProblemSource,
+    source: Source,
     arguments: tuple[float, int, SearchOptions],
     chunks: list[list[Cell]],
     total: int,

@@ -98,3 +98,23 @@ def test_a_fallback_releases_nothing_and_is_charged_its_bound(problem) -> None:
     row = ledger.iloc[0]
     assert row["status"] == "fallback" and row["realised"] == row["declared"] and row["fits"]
     assert "nothing released" in row["note"]
+
+
+def test_a_private_preparation_is_charged_once_as_the_first_round(problem):
+    prepared = problem.with_preparation(0.5, 1e-7)
+    analyses = [Analysis("regression", "nr", 0.1), Analysis("regression", "nr", 0.2, "gaussian")]
+    steps = list(run_session(prepared, analyses, [5_000], 20.0, 1e-6, options=SearchOptions(eps_max=1.0)))
+    ledger, rounds = steps[-1].ledger, steps[-1].rounds
+    first = ledger.iloc[0]
+    assert first["analysis"] == 0 and first["kind"] == "preparation" and first["realised"] == 0.5
+    assert rounds.iloc[0]["kind"] == "preparation" and rounds.iloc[0]["delta"] == 1e-7
+    assert fitted(ledger) == 2 and len(ledger) == 3
+    # The runs themselves are not charged the preparation again.
+    charged = rounds[rounds["kind"] != "preparation"]["realised"].sum()
+    assert ledger["realised"].sum() == pytest.approx(0.5 + charged)
+
+
+def test_a_preparation_the_budget_cannot_hold_stops_the_session(problem):
+    prepared = problem.with_preparation(9.0, 0.0)
+    steps = list(run_session(prepared, [Analysis("regression", "nr", 0.1)], [5_000], 8.0, 1e-6))
+    assert len(steps) == 1 and steps[0].ledger.iloc[0]["status"] == "refused" and fitted(steps[0].ledger) == 0

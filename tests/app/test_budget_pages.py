@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from accfirst.datasets import load_builtin
 from tests.app.page_text import shown
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -42,13 +43,15 @@ def budget() -> AppTest:
 def test_the_ledger_shows_declared_charged_refund_and_remaining(budget):
     mine, twin = budget.dataframe[0].value, budget.dataframe[1].value
     assert list(mine.columns) == ["#", "analysis", "outcome", "declared", "δ", "charged", "refund", "remaining"]
-    assert mine["analysis"].tolist() == ["NR regression, α = 0.5"] * 4
-    assert mine["outcome"].tolist() == ["released"] * 3 + ["refused"]
+    # Diabetes is a real table, prepared privately: its preparation is the first round, charged once.
+    assert mine["analysis"].tolist() == ["preparing the table"] + ["NR regression, α = 0.5"] * 4
+    assert mine["outcome"].tolist() == ["charged"] + ["released"] * 3 + ["refused"]
+    assert mine["charged"].iloc[0] == twin["charged"].iloc[0] == f"{load_builtin('diabetes').prep_epsilon:.3g} ε"
     assert all(value.endswith(" ε") for value in mine["charged"])
     assert mine["δ"].eq("0").all()  # Laplace searches are pure: δ shown as 0
     assert any("derived; consistent with Rogers et al. 2023" in text for text in texts(budget.markdown))
     assert any("Budget (ε, δ) = (256, 10⁻⁶)" in text for text in texts(budget.markdown))
-    assert twin["outcome"].eq("refused").all()
+    assert twin["outcome"].iloc[1:].eq("refused").all()
 
 
 def test_the_refusal_appears_when_the_budget_is_exhausted(budget):
@@ -75,13 +78,13 @@ def test_adding_and_removing_analyses_changes_the_queue_and_the_url():
     assert not at.exception
     assert at.query_params["queue"] == "nr-laplace-0.5,counts-nr-0.1"
     mine = at.dataframe[0].value
-    assert mine["outcome"].tolist() == ["released", "done"] and mine["charged"].iloc[1].endswith(" ρ")
+    assert mine["outcome"].tolist() == ["charged", "released", "done"] and mine["charged"].iloc[2].endswith(" ρ")
     assert any(
         text.startswith("Each batch of counts: training rows of the prepared column progression")
         for text in texts(at.caption)
     )
     at.button(key="budget.remove.0").click().run()
-    assert at.query_params["queue"] == "counts-nr-0.1" and len(at.dataframe[0].value) == 1
+    assert at.query_params["queue"] == "counts-nr-0.1" and len(at.dataframe[0].value) == 2
 
 
 def test_bad_parameters_give_a_message_not_a_traceback():
@@ -89,7 +92,9 @@ def test_bad_parameters_give_a_message_not_a_traceback():
     warnings = texts(at.warning)
     assert any("cannot read the analysis 'median-x-1'" in text for text in warnings)
     assert any("share must be between 0.05 and 0.95; got 7" in text for text in warnings)
-    assert len(at.dataframe[0].value) == 5  # the example queue
+    # The example queue does not start: the default budget (ε = 1) cannot hold diabetes's preparation.
+    ledger = at.dataframe[0].value
+    assert ledger["outcome"].tolist() == ["refused"] and ledger["analysis"].iloc[0] == "preparing the table"
     at = open_page("pages/budget.py", queue="counts-nr-0.1", mode="categories")
     assert any("distinct values" in text for text in texts(at.error)) and not at.dataframe
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 
-from accfirst import LogisticProblem, RelativeTarget, RidgeProblem, SearchOptions, run_trials
+from accfirst import LogisticProblem, RelativeTarget, SearchOptions, run_trials
 from accfirst.datasets import load_builtin
+from accfirst.erm.problems import prepared_problem
 from accfirst.interpret import format_epsilon, median_with_inf
 from accfirst.snippet import DatasetSpec, reproduction_snippet, settings_json
 from tests.app.page_text import shown
@@ -30,9 +31,7 @@ def test_a_real_table_asks_for_the_share_of_the_gain_and_says_when_there_is_no_s
     text = " ".join(m.value for m in at.markdown)
     assert "No α was released" in text and "no signal: **3/3**" in text
     data = load_builtin("diabetes")
-    runs = run_trials(
-        RidgeProblem(data.X_train, data.y_train, 0.005), [], 0.1, ["nr", "theory"], 3, 0, kappas=[0.2], T=100
-    )
+    runs = run_trials(prepared_problem(data, 0.005), [], 0.1, ["nr", "theory"], 3, 0, kappas=[0.2], T=100)
     assert runs["alpha"].isna().all()
     assert headline(at) == {
         "Noise reduction": format_epsilon(median_with_inf(runs.loc[runs["method"] == "nr", "eps_total"])),
@@ -47,7 +46,7 @@ def test_alpha_at_or_above_r0_is_called_out_and_the_share_offered():
     assert_clean(at)
     warning = " ".join(shown(w.value) for w in at.warning)
     data = load_builtin("diabetes")
-    r0 = RidgeProblem(data.X_train, data.y_train, 0.005).zero_risk
+    r0 = prepared_problem(data, 0.005).zero_risk
     assert f"R(0) = {r0:.3g} ≤ α = 0.05" in warning and "Evaluation only" in warning
     [button] = [b for b in at.button if b.label == "Ask for a share of the gain instead"]
     button.click().run()

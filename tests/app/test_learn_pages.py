@@ -133,11 +133,12 @@ def test_gibbs_page_numbers_are_the_packages() -> None:
     assert any("fell in C" in c.value for c in at.caption)
 
 
-def test_gibbs_page_on_logistic_data_shows_the_chains() -> None:
+def test_gibbs_page_on_logistic_data_shows_the_certified_sampler() -> None:
     at = open_page("learn_gibbs", ds="breast-cancer")
     assert_clean(at)
-    assert len(at.get("plotly_chart")) == 4
-    assert any("split-R̂" in c.value for c in at.caption)
+    assert len(at.get("plotly_chart")) == 3
+    assert any("exact rejection" in c.value and "1% of its δ" in c.value for c in at.caption)
+    assert not any("10⁻⁸" in c.value or "R̂" in c.value for c in at.caption)
     refused = open_page("learn_gibbs", ds="breast-cancer", delta="0")
     assert any("no pure-ε guarantee" in e.value for e in refused.error)
 

@@ -41,6 +41,22 @@ def test_counts_from_a_table_by_category_and_by_bin(tmp_path, capsys):
     assert results.loc[results["method"] == "nr", "count"].sum() == 25010
 
 
+def test_counts_take_the_categories_and_the_range_from_a_schema(tmp_path):
+    table = pd.DataFrame({"kind": ["a"] * 3000 + ["b"] * 6000, "x": range(9000)})
+    table.to_csv(tmp_path / "t.csv", index=False)
+    schema = tmp_path / "schema.json"
+    schema.write_text('{"columns": {"kind": {"levels": ["b", "a", "z"]}, "x": {"range": [0, 9000]}}}', encoding="utf-8")
+    out = tmp_path / "o"
+    common = ["counts", "--csv", str(tmp_path / "t.csv"), "--rel-error", "0.1", "--schema", str(schema)]
+    assert main([*common, "--column", "kind", "--methods", "nr", "--out", str(out)]) == 0
+    results = pd.read_csv(out / "results.csv", keep_default_na=False)
+    assert list(results["label"]) == ["b", "a", "z"] and list(results["count"]) == [6000, 3000, 0]
+    assert "read from the data" not in (out / "report.html").read_text(encoding="utf-8")
+    assert main([*common, "--column", "x", "--bins", "3", "--methods", "nr", "--out", str(out)]) == 0
+    assert list(pd.read_csv(out / "results.csv")["count"]) == [3000, 3000, 3000]
+    assert "read from the data" not in (out / "report.html").read_text(encoding="utf-8")
+
+
 BAD_OPTIONS = [
     (["--synthetic", "10"], "--rel-error"),
     (["--synthetic", "10", "--rel-error", "0"], "rel_error must be > 0"),
@@ -49,6 +65,8 @@ BAD_OPTIONS = [
     (["--synthetic", "10", "--rel-error", "0.1", "--methods", "nr,halving"], "methods must be"),
     (["--synthetic", "0", "--rel-error", "0.1"], "--synthetic must be at least 1"),
     (["--synthetic", "10", "--rel-error", "0.1", "--column", "x"], "--column only applies with --csv"),
+    (["--synthetic", "10", "--rel-error", "0.1", "--schema", "s.json"], "--schema only applies with --csv"),
+    (["--csv", "t.csv", "--column", "x", "--rel-error", "0.1", "--schema", "none.json"], "cannot read the schema"),
     (["--csv", "t.csv", "--rel-error", "0.1"], "--csv needs --column"),
     (["--csv", "t.csv", "--column", "nope", "--rel-error", "0.1"], "not a column of t.csv"),
     (["--csv", "t.csv", "--column", "x", "--rel-error", "0.1", "--bins", "3", "--categories", "a"], "do not go"),

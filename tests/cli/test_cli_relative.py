@@ -7,9 +7,10 @@ import dataclasses
 import pandas as pd
 import pytest
 
-from accfirst import RelativeTarget, RidgeProblem, SearchOptions
+from accfirst import RelativeTarget, SearchOptions
 from accfirst.cli import build_parser, command_line, main
 from accfirst.datasets import load_builtin
+from accfirst.erm.problems import prepared_problem
 from accfirst.search.experiments import COLUMNS, search, trial_rng
 from accfirst.snippet import DatasetSpec, RunSettings, reproduction_snippet, settings_from_json, settings_json
 
@@ -39,15 +40,14 @@ def test_run_at_kappa_is_the_sweeps_row(swept: pd.DataFrame, capsys: pytest.Capt
     printed = capsys.readouterr().out
     row = swept[(swept["method"] == "nr") & (swept["kappa"] == 0.2) & (swept["trial"] == 1)].iloc[0]
     assert f"eps_total={float(row['eps_total'])!r}" in printed
-    assert "bounding R(0)" in printed and "released α = κ·Ŝ" in printed and "evaluation only" in printed
+    assert "the zero model's risk" in printed and "released α = κ·Ŝ" in printed and "evaluation only" in printed
 
 
 def test_a_table_without_signal_says_so(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "--dataset", "diabetes", "--kappa", "0.2"]) == 0
     printed = capsys.readouterr().out
     assert printed.startswith("NoSignal(") and "no signal a private model could keep" in printed
-    data = load_builtin("diabetes")
-    problem = RidgeProblem(data.X_train, data.y_train, 0.005)
+    problem = prepared_problem(load_builtin("diabetes"), 0.005)
     target = RelativeTarget(0.2)
     expected = search(problem, "nr", target, 0.1, trial_rng(0, "nr", target, 0), SearchOptions())
     assert f"eps_total={expected.eps_total!r}" in printed

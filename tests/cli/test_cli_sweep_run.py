@@ -14,9 +14,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from accfirst import RidgeProblem, run_trials
+from accfirst import run_trials
 from accfirst.cli import build_parser, command_line, main
 from accfirst.datasets import load_builtin
+from accfirst.erm.problems import prepared_problem
 from accfirst.interpret import format_exp_epsilon
 from accfirst.methods.options import SearchOptions
 from accfirst.search.experiments import COLUMNS, search, trial_rng
@@ -65,7 +66,9 @@ def test_sweep_writes_the_results_and_the_report(swept):
     report = (out / "report.html").read_text(encoding="utf-8")
     assert report.startswith("<!doctype html>") and report.count("Plotly.newPlot") == 6
     assert "--seed 7" in report  # the command is recorded in the report's settings
-    assert "Data preparation" in report and "largest ℓ1 norm of a training row" in report
+    assert "Data preparation" in report and "the sum of the columns&#x27; half-ranges" in report
+    assert "repeatable run (noise seed 0): not a private release" in report  # diabetes: prepared privately
+    assert "; preparation: ε = " in done.stderr
     assert "wrote" in done.stdout and "results.csv" in done.stdout
     assert "runs (100%)" in done.stderr  # the progress line
 
@@ -74,8 +77,9 @@ def test_sweep_rows_are_the_packages_rows(swept):
     _, out = swept
     results = pd.read_csv(out / "results.csv")
     data = load_builtin("diabetes")
-    problem = RidgeProblem(data.X_train, data.y_train, 0.005)
+    problem = prepared_problem(data, 0.005)  # the preparation's ε is part of every row's total
     reference = run_trials(problem, [0.2, 0.4], 0.1, ["nr", "doubling", "theory"], 3, seed=7, T=300)
+    assert (results["eps_prep"] == data.prep_epsilon).all() and data.prep_epsilon > 0
     for column in ("eps_total", "eps_test", "excess_risk", "theta_norm"):
         np.testing.assert_allclose(results[column], reference[column], rtol=1e-12)
     np.testing.assert_array_equal(results["stop_index"], reference["stop_index"].astype(float))
@@ -98,7 +102,7 @@ def test_run_with_a_public_radius(tmp_path, capsys):
     assert status == 0
     printed = capsys.readouterr().out
     data = load_builtin("diabetes")
-    problem = RidgeProblem(data.X_train, data.y_train, 0.005, radius=2.5)
+    problem = prepared_problem(data, 0.005, radius=2.5)
     expected = search(problem, "nr", 0.3, 0.1, trial_rng(0, "nr", 0.3, 0), SearchOptions(T=100))
     assert "norm_bound=2.5," in printed and f"eps_total={expected.eps_total!r}" in printed
 
@@ -117,6 +121,8 @@ def test_csv_input_with_task_inferred(tmp_path, capsys):
             "label",
             "--log1p",
             "a,b",
+            "--positive-class",
+            "yes",
             "--alphas",
             "0.3",
             "--trials",
@@ -146,13 +152,39 @@ def test_csv_preparation_options_reach_from_frame(tmp_path, capsys):
     shapes = {}
     for name, extra in {
         "defaults": [],
-        "legacy": ["--missing", "drop", "--max-levels", "0", "--no-center", "--no-standardize"],
+        "legacy": [
+            *("--preparation", "evaluation", "--missing", "drop"),
+            *("--max-levels", "0", "--no-center", "--no-standardize"),
+        ],
         "capped": ["--max-levels", "2"],
     }.items():
         assert main([*common, *extra]) == 0
         out = capsys.readouterr().out
         shapes[name] = tuple(int(re.search(rf"\b{key}=(\d+)", out).group(1)) for key in ("n", "p"))
     assert shapes == {"defaults": (160, 4), "legacy": (144, 1), "capped": (160, 3)}
+
+
+def test_csv_with_a_schema_and_a_budget(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    table = pd.DataFrame({"a": rng.normal(5, 1, 400), "kind": rng.choice(["x", "y"], 400), "id": np.arange(400.0)})
+    table["label"] = np.where(table["a"] + rng.normal(size=400) > 5, "yes", "no")
+    table.to_csv(tmp_path / "mine.csv", index=False)
+    schema = tmp_path / "schema.json"
+    schema.write_text(
+        '{"positive_class": "yes", "columns": {"a": {"range": [0, 10]}, "kind": {"levels": ["x", "y"]}, '
+        '"id": {"read": false}}}',
+        encoding="utf-8",
+    )
+    common = ["run", "--csv", str(tmp_path / "mine.csv"), "--target", "label", "--alpha", "0.3", "--T", "20"]
+    assert main([*common, "--schema", str(schema), "--no-center"]) == 0
+    captured = capsys.readouterr()
+    assert re.search(r"\bp=3\b", captured.out)  # a, kind=x, kind=y: the id column is not read
+    assert "preparation: ε = 0 (every statistic was declared" in captured.err
+    assert main([*common, "--schema", str(schema), "--prep-epsilon", "0.4", "--noise-seed", "3"]) == 0
+    err = capsys.readouterr().err
+    assert "preparation: ε = 0.4, δ = 0" in err and "repeatable run (noise seed 3): not a private release" in err
+    assert main([*common, "--preparation", "evaluation", "--positive-class", "yes"]) == 0
+    assert "excludes preparation (reads the data): evaluation only" in capsys.readouterr().err
 
 
 def test_run_prints_a_huge_risk_factor_as_a_power_of_ten(tmp_path):
@@ -187,6 +219,10 @@ BAD_OPTIONS = [
     (["sweep", "--csv", "table.csv"], "--csv needs --target"),
     (["sweep", "--csv", "table.csv", "--target", "nope"], "not a column of table.csv"),
     (["sweep", "--csv", "table.csv", "--target", "y", "--task", "logistic"], "positive"),
+    (["sweep", "--csv", "table.csv", "--target", "y", "--missing", "drop"], "missing='drop' drops rows"),
+    (["sweep", "--csv", "table.csv", "--target", "y", "--schema", "none.json"], "cannot read the schema file"),
+    (["sweep", "--csv", "table.csv", "--target", "y", "--prep-epsilon", "-1"], "prep_epsilon must be"),
+    (["sweep", "--dataset", "diabetes", "--schema", "s.json"], "--schema only applies with --csv"),
     (["sweep", "--dataset", "breast-cancer", "--generator", "covariance"], "ridge"),
     (["run", "--dataset", "diabetes"], "--alpha"),
     (["run", "--dataset", "diabetes", "--alpha", "0"], "alpha"),

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from accfirst.datasets import BUILTIN_DATASETS, DatasetInfo, load_builtin
-from accfirst.datasets.builtin import _load
+from accfirst.datasets.builtin import _RECIPES, _load
 from accfirst.errors import DataError
 from tests.datasets.dataset_checks import assert_spec
 
@@ -71,9 +71,17 @@ def test_builtin_satisfies_spec_and_matches_its_info(name: str) -> None:
     assert data.p == info.p and data.n + len(data.y_test) == info.n
     assert len(data.y_test) == round(0.2 * info.n)
     assert data.report.rows_dropped_missing == 0 and data.report.dropped_columns == ()
-    assert np.abs(data.X_train).sum(axis=1).max() == pytest.approx(1.0, abs=1e-12)
-    if info.task == "ridge":
-        assert np.abs(data.y_train).max() == 1.0
+    if name.startswith("synthetic"):
+        # Generated from public parameters: the paper's scaling by the largest row, for free.
+        assert data.prep_epsilon == data.prep_delta == 0 and data.preparation.mode == "public"
+        assert "generated from public parameters: preparation is free" in data.report.steps[-1]
+        assert np.abs(data.X_train).sum(axis=1).max() == pytest.approx(1.0, abs=1e-12)
+        if info.task == "ridge":
+            assert np.abs(data.y_train).max() == 1.0
+    else:
+        # A real table: prepared privately like an upload, repeatably (the same arrays in every process).
+        assert data.preparation.mode == "private" and 0 < data.prep_epsilon < np.inf and data.prep_delta == 0
+        assert "repeatable run (noise seed 0): not a private release" in data.report.steps[-1]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -98,11 +106,11 @@ def test_synthetic_generation_is_deterministic(name: str) -> None:
 def test_split_seed_changes_the_split_but_not_the_data() -> None:
     a = load_builtin("diabetes", seed=0)
     b = load_builtin("diabetes", seed=1)
-    assert not np.array_equal(a.y_train, b.y_train)
-    # Both hold the same 442 targets, centred by different training means: equal up to a shift.
-    recovered = [np.concatenate([d.y_train, d.y_test]) * d.report.target_scale for d in (a, b)]
-    shapes = [np.sort(r) - r.mean() for r in recovered]
-    np.testing.assert_allclose(shapes[0], shapes[1], rtol=0, atol=1e-9)
+    assert not np.array_equal(a.y_test_original, b.y_test_original)
+    # Both test parts are 88 of the same 442 targets, in their own units.
+    targets = set(_RECIPES["diabetes"].table()["progression"])
+    assert len(a.y_test) == len(b.y_test) == 88
+    assert set(a.y_test_original) <= targets and set(b.y_test_original) <= targets
 
 
 def test_test_size_is_honoured() -> None:

@@ -12,7 +12,7 @@ from sklearn.metrics import roc_auc_score
 
 from accfirst.datasets import PreparedData, PrepReport, UploadLimits, from_frame, read_upload
 from accfirst.errors import AccFirstError, DataError
-from tests.datasets.dataset_checks import LEGACY, assert_spec
+from tests.datasets.dataset_checks import EVALUATION, LEGACY, assert_spec
 
 
 def _frame(n: int = 200, seed: int = 0) -> pd.DataFrame:
@@ -99,10 +99,12 @@ def test_clip_scaling_keeps_a_rows_direction() -> None:
 
 def test_clip_scaling_needs_valid_bounds() -> None:
     with pytest.raises(DataError, match="scaling 'clip' with ridge regression needs target_bound"):
-        from_frame(FRAME, target="y", task="ridge", scaling="clip", feature_bound=10.0)
+        from_frame(FRAME, **EVALUATION, target="y", task="ridge", scaling="clip", feature_bound=10.0)
     with pytest.raises(DataError, match=r"feature_bound must be a finite number > 0; got -1\.0"):
-        from_frame(FRAME, target="y", task="ridge", scaling="clip", feature_bound=-1.0, target_bound=1.0)
-    prepared = from_frame(FRAME, target="label", task="logistic", scaling="clip", feature_bound=50.0, target_bound=3.0)
+        from_frame(FRAME, **EVALUATION, target="y", task="ridge", scaling="clip", feature_bound=-1.0, target_bound=1.0)
+    prepared = from_frame(
+        FRAME, **EVALUATION, target="label", task="logistic", scaling="clip", feature_bound=50.0, target_bound=3.0
+    )
     assert "target_bound ignored: it applies to ridge regression with 'clip' scaling only" in prepared.report.steps
 
 
@@ -111,7 +113,9 @@ def test_rows_sit_inside_the_l1_ball_despite_rounding() -> None:
     frame = pd.DataFrame(rng.uniform(0.1, 0.3, (60, 400)), columns=[f"f{j}" for j in range(400)])
     frame["y"] = rng.normal(size=60)
     for scaling in ("paper", "clip"):
-        prepared = from_frame(frame, target="y", task="ridge", scaling=scaling, feature_bound=1.0, target_bound=1.0)
+        prepared = from_frame(
+            frame, **EVALUATION, target="y", task="ridge", scaling=scaling, feature_bound=1.0, target_bound=1.0
+        )
         for X in (prepared.X_train, prepared.X_test):
             assert _row_l1(X).max() <= 1.0
             assert np.abs(X).sum(axis=1, dtype=np.longdouble).max() <= 1.0
@@ -135,15 +139,15 @@ def test_log1p_columns_and_target() -> None:
 
 def test_log1p_is_refused_for_logistic_targets_and_non_features() -> None:
     with pytest.raises(DataError, match=r"log\(1 \+ y\) applies to a ridge target only"):
-        from_frame(FRAME, target="label", task="logistic", log1p_target=True)
+        from_frame(FRAME, **EVALUATION, target="label", task="logistic", log1p_target=True)
     with pytest.raises(DataError, match=r"log\(1 \+ x\) column\(s\) 'y' are not feature columns"):
-        from_frame(FRAME, target="label", task="logistic", log1p_columns=["y"], features=FEATURES)
+        from_frame(FRAME, **EVALUATION, target="label", task="logistic", log1p_columns=["y"], features=FEATURES)
     with pytest.raises(DataError, match="target column 'y' has negative values"):
-        from_frame(FRAME, target="y", task="ridge", log1p_target=True)
+        from_frame(FRAME, **EVALUATION, target="y", task="ridge", log1p_target=True)
 
 
 def test_centring_uses_training_means() -> None:
-    prepared = from_frame(FRAME, target="y", task="ridge", features=FEATURES, center=True)
+    prepared = from_frame(FRAME, **EVALUATION, target="y", task="ridge", features=FEATURES, center=True)
     np.testing.assert_allclose(prepared.X_train.mean(axis=0), 0.0, atol=1e-12)
     assert prepared.y_train.mean() == pytest.approx(0.0, abs=1e-12)
     assert prepared.report.centered and not prepared.report.private_scaling
@@ -152,9 +156,9 @@ def test_centring_uses_training_means() -> None:
 
 
 def test_split_is_seeded_and_stratified() -> None:
-    a = from_frame(FRAME, target="label", task="logistic", seed=4)
-    b = from_frame(FRAME, target="label", task="logistic", seed=4)
-    c = from_frame(FRAME, target="label", task="logistic", seed=5)
+    a = from_frame(FRAME, **EVALUATION, target="label", task="logistic", seed=4)
+    b = from_frame(FRAME, **EVALUATION, target="label", task="logistic", seed=4)
+    c = from_frame(FRAME, **EVALUATION, target="label", task="logistic", seed=5)
     np.testing.assert_array_equal(a.X_train, b.X_train)
     assert not np.array_equal(a.X_train, c.X_train)
     share = (FRAME["label"] == "spam").mean()
@@ -166,7 +170,7 @@ def test_split_is_seeded_and_stratified() -> None:
 @pytest.mark.parametrize("test_size", [0.0, 1.0, -0.1, "0.2", True])
 def test_test_size_must_be_a_share(test_size: object) -> None:
     with pytest.raises(DataError, match="test_size"):
-        from_frame(FRAME, target="y", task="ridge", test_size=test_size)
+        from_frame(FRAME, **EVALUATION, target="y", task="ridge", test_size=test_size)
 
 
 @pytest.mark.parametrize(
@@ -183,7 +187,7 @@ def test_test_size_must_be_a_share(test_size: object) -> None:
 )
 def test_bad_options_are_data_errors(options: dict, message: str) -> None:
     with pytest.raises(DataError) as caught:
-        from_frame(FRAME, target="y", **options)
+        from_frame(FRAME, **EVALUATION, target="y", **options)
     assert message in str(caught.value)
     assert isinstance(caught.value, ValueError)
 
@@ -207,11 +211,11 @@ def test_explicit_features_keep_a_sparse_column() -> None:
 
 def test_shape_limits_apply_to_frames() -> None:
     with pytest.raises(DataError, match="the table has 6 columns; the limit is 5"):
-        from_frame(FRAME, target="y", task="ridge", limits=UploadLimits(max_columns=5))
+        from_frame(FRAME, **EVALUATION, target="y", task="ridge", limits=UploadLimits(max_columns=5))
 
 
 def test_report_is_a_frozen_record() -> None:
-    report = from_frame(FRAME, target="label", task="logistic").report
+    report = from_frame(FRAME, **EVALUATION, target="label", task="logistic").report
     assert isinstance(report, PrepReport)
     assert report.positive_class == "spam" and report.target_scale is None
     with pytest.raises(AttributeError):
@@ -222,7 +226,7 @@ def test_ridge_quality_on_the_test_part() -> None:
     rng = np.random.default_rng(2)
     X = rng.uniform(0, 1, (300, 3))
     frame = pd.DataFrame(X, columns=["a", "b", "c"]).assign(y=X @ np.array([1.0, -2.0, 0.5]))
-    prepared = from_frame(frame, target="y", task="ridge")
+    prepared = from_frame(frame, **EVALUATION, target="y", task="ridge")
     theta = np.linalg.lstsq(prepared.X_train, prepared.y_train, rcond=None)[0]
     quality = prepared.test_quality(theta)
     assert quality["r2"] == pytest.approx(1.0, abs=1e-9) and quality["mse"] == pytest.approx(0.0, abs=1e-12)
@@ -232,7 +236,7 @@ def test_ridge_quality_on_the_test_part() -> None:
 
 
 def test_logistic_quality_matches_scikit_learn() -> None:
-    prepared = from_frame(FRAME, target="label", task="logistic", features=FEATURES)
+    prepared = from_frame(FRAME, **EVALUATION, target="label", task="logistic", features=FEATURES)
     theta = np.array([0.0, 0.0, 0.0, 5.0])
     quality = prepared.test_quality(theta)
     score = prepared.X_test @ theta
@@ -242,7 +246,7 @@ def test_logistic_quality_matches_scikit_learn() -> None:
 
 
 def test_quality_with_one_test_class_is_nan_without_error() -> None:
-    prepared = from_frame(FRAME, target="label", task="logistic")
+    prepared = from_frame(FRAME, **EVALUATION, target="label", task="logistic")
     one_class = PreparedData(
         prepared.X_train,
         prepared.y_train,
@@ -258,7 +262,7 @@ def test_quality_with_one_test_class_is_nan_without_error() -> None:
 
 
 def test_quality_rejects_a_theta_of_the_wrong_length() -> None:
-    prepared = from_frame(FRAME, target="y", task="ridge", features=FEATURES)
+    prepared = from_frame(FRAME, **EVALUATION, target="y", task="ridge", features=FEATURES)
     with pytest.raises(AccFirstError, match=r"theta must be a vector of length 4 .*got shape \(3,\)"):
         prepared.test_quality(np.zeros(3))
 
@@ -276,7 +280,7 @@ def test_uploads_are_never_written_to_disk(monkeypatch: pytest.MonkeyPatch) -> N
     buffer = io.BytesIO()
     FRAME.to_parquet(buffer)
     for payload, name in [(data, "frame.csv"), (buffer.getvalue(), "frame.parquet")]:
-        assert_spec(from_frame(read_upload(payload, name), target="label", task="logistic"))
+        assert_spec(from_frame(read_upload(payload, name), **EVALUATION, target="label", task="logistic"))
 
 
 def test_long_column_names_are_cut_short_in_messages_and_steps() -> None:
@@ -284,8 +288,8 @@ def test_long_column_names_are_cut_short_in_messages_and_steps() -> None:
     long_name = "h" * 5_000
     frame = FRAME.assign(**{long_name: "constant"})
     with pytest.raises(DataError) as error:
-        from_frame(frame, target=long_name, task="ridge")
+        from_frame(frame, **EVALUATION, target=long_name, task="ridge")
     assert len(str(error.value)) < 400 and "…" in str(error.value)
-    prepared = from_frame(frame, target="y", task="ridge")
+    prepared = from_frame(frame, **EVALUATION, target="y", task="ridge")
     dropped = [step for step in prepared.report.steps if step.startswith("dropped column")]
     assert dropped and all(len(step) < 300 and "…" in step for step in dropped), dropped

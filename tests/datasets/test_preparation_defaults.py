@@ -15,7 +15,7 @@ from accfirst.datasets import PreparedData, from_frame
 from accfirst.datasets.encode import OTHER_LEVEL
 from accfirst.erm.problems import LogisticProblem, RidgeProblem
 from accfirst.errors import DataError
-from tests.datasets.dataset_checks import LEGACY, assert_spec
+from tests.datasets.dataset_checks import EVALUATION, LEGACY, assert_spec
 
 LAMBDA = 0.005
 REGION_EFFECT = {"north": 80.0, "south": -60.0, "east": 20.0, "west": -30.0, "centre": 120.0}
@@ -53,14 +53,14 @@ def _theta_star_quality(prepared: PreparedData) -> dict[str, float]:
 
 
 def test_a_realistic_table_gives_the_exact_model_a_positive_test_r2_by_default() -> None:
-    prepared = from_frame(TABLE, target="spend", task="ridge")
+    prepared = from_frame(TABLE, **EVALUATION, target="spend", task="ridge")
     assert_spec(prepared)
     assert prepared.report.rows_dropped_missing == 0 and prepared.n + len(prepared.y_test) == len(TABLE)
     assert {"region=north", "region=centre"} <= set(prepared.feature_names)
     default = _theta_star_quality(prepared)
     assert default["r2"] > 0.5
     # The text column carries the signal: leaving it out (max_levels=0) costs most of the fit.
-    without_text = _theta_star_quality(from_frame(TABLE, target="spend", task="ridge", max_levels=0))
+    without_text = _theta_star_quality(from_frame(TABLE, **EVALUATION, target="spend", task="ridge", max_levels=0))
     assert default["r2"] > without_text["r2"] + 0.2
     # The old preparation lost the text columns and the rows with gaps, and θ* had no intercept to lean on.
     legacy = from_frame(TABLE, target="spend", task="ridge", **LEGACY)
@@ -70,14 +70,14 @@ def test_a_realistic_table_gives_the_exact_model_a_positive_test_r2_by_default()
 
 def test_logistic_defaults_also_centre_and_beat_the_legacy_preparation() -> None:
     table = TABLE.assign(big=np.where(TABLE["spend"] > TABLE["spend"].median(), "yes", "no")).drop(columns="spend")
-    default = from_frame(table, target="big", task="logistic")
+    default = from_frame(table, **EVALUATION, target="big", task="logistic")
     assert default.report.centered and default.report.standardized
     legacy = from_frame(table, target="big", task="logistic", **LEGACY)
     assert _theta_star_quality(default)["accuracy"] > _theta_star_quality(legacy)["accuracy"] + 0.15
 
 
 def test_every_new_step_is_in_the_report() -> None:
-    report = from_frame(TABLE, target="spend", task="ridge").report
+    report = from_frame(TABLE, **EVALUATION, target="spend", task="ridge").report
     assert report.missing == "impute" and report.max_levels == 20
     assert report.centered and report.standardized and not report.private_scaling
     assert {name for name, _, _ in report.imputed} == {"age", "income", "region"}
@@ -116,7 +116,7 @@ def test_rmse_in_the_target_units_equals_a_direct_computation() -> None:
     frame["y"] = np.expm1(log_y)  # distinct positive values, exactly linear after log(1 + y)
     # Public bounds wide enough that no row is clipped, so the exact fit is exact on the test rows too.
     bounds = {"scaling": "clip", "feature_bound": 100.0, "target_bound": 100.0}
-    prepared = from_frame(frame, target="y", task="ridge", log1p_target=True, **bounds)
+    prepared = from_frame(frame, **EVALUATION, target="y", task="ridge", log1p_target=True, **bounds)
     report = prepared.report
     assert report.rows_clipped_train == report.rows_clipped_test == 0
     # The original test targets are the raw values of the rows not used for training.
@@ -136,12 +136,14 @@ def test_rmse_in_the_target_units_equals_a_direct_computation() -> None:
 
 
 def test_to_target_units_inverts_scaling_centring_and_log1p() -> None:
-    prepared = from_frame(TABLE.assign(spend=TABLE["spend"].abs()), target="spend", task="ridge", log1p_target=True)
+    prepared = from_frame(
+        TABLE.assign(spend=TABLE["spend"].abs()), **EVALUATION, target="spend", task="ridge", log1p_target=True
+    )
     report = prepared.report
     back = report.to_target_units(prepared.y_train)
     assert np.all(back > 0)
     np.testing.assert_allclose(np.log1p(back), prepared.y_train * report.target_scale + report.target_mean)
-    logistic = from_frame(TABLE.assign(big=TABLE["spend"] > 400), target="big", task="logistic")
+    logistic = from_frame(TABLE.assign(big=TABLE["spend"] > 400), **EVALUATION, target="big", task="logistic")
     with pytest.raises(ValueError, match="only a ridge target has units"):
         logistic.report.to_target_units(np.zeros(3))
 
@@ -158,7 +160,7 @@ RAW = {"center": False, "standardize": False, "scaling": "clip", "feature_bound"
 
 def test_one_hot_cap_keeps_the_most_frequent_training_levels_and_groups_the_rest() -> None:
     frame = _levels_frame()
-    prepared = from_frame(frame, target="y", task="ridge", max_levels=5, **RAW)
+    prepared = from_frame(frame, **EVALUATION, target="y", task="ridge", max_levels=5, **RAW)
     ((name, kept, grouped),) = prepared.report.one_hot
     train_keys = np.round(prepared.X_train[:, 0] * 1e6).astype(int)
     train_levels = frame.set_index("k").loc[train_keys, "level"]
@@ -176,14 +178,16 @@ def test_one_hot_cap_keeps_the_most_frequent_training_levels_and_groups_the_rest
 
 def test_a_test_level_unseen_in_training_goes_to_other_or_to_no_column() -> None:
     frame = pd.DataFrame({"k": np.arange(40.0) + 100, "level": ["a", "b"] * 20, "y": np.arange(40.0) % 7})
-    first = from_frame(frame, target="y", task="ridge", **RAW)
+    first = from_frame(frame, **EVALUATION, target="y", task="ridge", **RAW)
     test_key = round(first.X_test[0, 0] * 1e6)
     frame.loc[frame["k"] == test_key, "level"] = "new"
-    prepared = from_frame(frame, target="y", task="ridge", **RAW)
+    prepared = from_frame(frame, **EVALUATION, target="y", task="ridge", **RAW)
     row = np.flatnonzero(np.round(prepared.X_test[:, 0] * 1e6) == test_key)[0]
     assert prepared.feature_names == ("k", "level=a", "level=b")
     np.testing.assert_array_equal(prepared.X_test[row, 1:], 0.0)
-    grouped = from_frame(frame.assign(level=[*"abcd"] * 10), target="y", task="ridge", max_levels=3, **RAW)
+    grouped = from_frame(
+        frame.assign(level=[*"abcd"] * 10), **EVALUATION, target="y", task="ridge", max_levels=3, **RAW
+    )
     assert grouped.feature_names[-1] == f"level={OTHER_LEVEL}"
 
 
@@ -192,7 +196,7 @@ def test_imputation_uses_training_statistics_only() -> None:
     rng = np.random.default_rng(4)
     n = 200
     frame = pd.DataFrame({"k": np.arange(n) + 1000.0, "x": rng.normal(10, 2, n), "y": rng.normal(size=n)})
-    first = from_frame(frame, target="y", task="ridge", test_size=0.5, **RAW)
+    first = from_frame(frame, **EVALUATION, target="y", task="ridge", test_size=0.5, **RAW)
     test_keys = set(np.round(first.X_test[:, 0] * 1e6).astype(int))
     in_test = frame["k"].isin(test_keys).to_numpy()
     train_keys = ~in_test
@@ -200,7 +204,7 @@ def test_imputation_uses_training_statistics_only() -> None:
     frame["colour"] = np.where(in_test, "blue", np.where(rng.random(n) < 0.6, "red", "blue"))
     gaps = rng.random(n) < 0.15
     frame.loc[gaps, ["x", "colour"]] = None
-    prepared = from_frame(frame, target="y", task="ridge", test_size=0.5, **RAW)
+    prepared = from_frame(frame, **EVALUATION, target="y", task="ridge", test_size=0.5, **RAW)
     assert (frame["colour"] == "blue").sum() > (frame["colour"] == "red").sum()  # blue leads overall …
     statistics = {name: (statistic, count) for name, statistic, count in prepared.report.imputed}
     median = float(np.median(frame.loc[train_keys & ~gaps, "x"]))
@@ -212,31 +216,33 @@ def test_imputation_uses_training_statistics_only() -> None:
 
 
 def test_missing_drop_drops_rows_and_impute_keeps_them() -> None:
-    dropped = from_frame(TABLE, target="spend", task="ridge", missing="drop")
+    dropped = from_frame(TABLE, **EVALUATION, target="spend", task="ridge", missing="drop")
     assert dropped.report.rows_dropped_missing == len(TABLE) - len(TABLE.dropna())
     assert dropped.report.imputed == () and dropped.report.missing == "drop"
     assert any("dropped" in step and "rows with a missing" in step for step in dropped.report.steps)
     target_gap = TABLE.assign(spend=TABLE["spend"].where(np.arange(len(TABLE)) % 50 != 0))
-    kept = from_frame(target_gap, target="spend", task="ridge")
+    kept = from_frame(target_gap, **EVALUATION, target="spend", task="ridge")
     assert kept.report.rows_dropped_missing == 10
     assert any("rows whose target 'spend' is missing" in step for step in kept.report.steps)
 
 
 def test_identifier_like_text_is_dropped_unless_chosen() -> None:
     frame = TABLE.assign(customer=[f"id-{i}" for i in range(len(TABLE))])
-    default = from_frame(frame, target="spend", task="ridge")
+    default = from_frame(frame, **EVALUATION, target="spend", task="ridge")
     assert "looks like an identifier" in dict(default.report.dropped_columns)["customer"]
-    chosen = from_frame(frame, target="spend", task="ridge", features=["age", "customer"], max_levels=4)
+    chosen = from_frame(frame, **EVALUATION, target="spend", task="ridge", features=["age", "customer"], max_levels=4)
     assert chosen.feature_names[-1] == f"customer={OTHER_LEVEL}" and chosen.p == 5
 
 
 def test_private_scaling_only_when_nothing_reads_the_data() -> None:
     public = {"scaling": "clip", "feature_bound": 5.0, "target_bound": 500.0}
     numeric = TABLE[["age", "spend"]].dropna()
-    assert not from_frame(numeric, target="spend", task="ridge", **public).report.private_scaling
+    assert not from_frame(numeric, **EVALUATION, target="spend", task="ridge", **public).report.private_scaling
     options = {**public, "center": False, "standardize": False}
-    assert from_frame(numeric, target="spend", task="ridge", **options).report.private_scaling
-    assert not from_frame(TABLE, target="spend", task="ridge", **options).report.private_scaling  # gaps, text
+    assert from_frame(numeric, **EVALUATION, target="spend", task="ridge", **options).report.private_scaling
+    assert not from_frame(
+        TABLE, **EVALUATION, target="spend", task="ridge", **options
+    ).report.private_scaling  # gaps, text
 
 
 @pytest.mark.parametrize(
@@ -253,5 +259,5 @@ def test_private_scaling_only_when_nothing_reads_the_data() -> None:
 )
 def test_bad_preparation_options_are_data_errors(options: dict, message: str) -> None:
     with pytest.raises(DataError) as caught:
-        from_frame(TABLE, target="spend", task="ridge", **options)
+        from_frame(TABLE, **EVALUATION, target="spend", task="ridge", **options)
     assert message in str(caught.value)

@@ -403,13 +403,14 @@ def _mutations(seed: int, count: int) -> list[bytes]:
     return damaged
 
 
+@pytest.mark.parametrize("preparation", ["private", "evaluation"])
 @pytest.mark.parametrize("task", ["ridge", "logistic"])
-def test_damaged_files_give_a_dataset_or_a_data_error(task: str) -> None:
-    options = RIDGE if task == "ridge" else YES_NO
+def test_damaged_files_give_a_dataset_or_a_data_error(task: str, preparation: str) -> None:
+    options = RIDGE if task == "ridge" else {**YES_NO, "positive_class": "yes"}
     outcomes = {"prepared": 0, "error": 0}
     for data in _mutations(11 if task == "ridge" else 12, 150):
         try:
-            prepared = from_frame(read_upload(data, "damaged.csv"), **options)
+            prepared = from_frame(read_upload(data, "damaged.csv"), **options, preparation=preparation, noise_seed=0)
         except DataError as error:
             assert str(error)
             outcomes["error"] += 1

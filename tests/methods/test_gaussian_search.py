@@ -27,8 +27,8 @@ def test_noise_reduction_charges_the_brownian_ex_post_loss(setting) -> None:
     grid = epsilon_grid(problem, 0.05, generator, T=150)
     gen = make_generator(problem, generator)
     rhos = variance_matched_rhos(grid, gen.sensitivity, gen.l2_sensitivity)
-    laplace = noise_reduction(problem, 0.05, 0.1, grid, generator, rng=4)
-    result = noise_reduction(problem, 0.05, 0.1, grid, generator, rng=4, noise="gaussian", delta=1e-5)
+    laplace = noise_reduction(problem, 0.05, 0.1, grid, generator=generator, rng=4)
+    result = noise_reduction(problem, 0.05, 0.1, grid, generator=generator, rng=4, noise="gaussian", delta=1e-5)
     assert (laplace.noise, laplace.delta) == ("laplace", 0.0)
     assert (result.noise, result.delta) == ("gaussian", 1e-5)
     assert not result.fallback
@@ -39,7 +39,7 @@ def test_noise_reduction_charges_the_brownian_ex_post_loss(setting) -> None:
     assert result.eps_total == result.eps_test + result.eps_hypothesis
     # The trace's ε of each level is the generation loss of halting there.
     np.testing.assert_allclose(result.trace.epsilon, brownian_expost_epsilon(rhos[: k + 1], 1e-5, rho_ref=rhos[0]))
-    bound, delta = noise_reduction_bound(problem, 0.05, 0.1, grid, generator, noise="gaussian", delta=1e-5)
+    bound, delta = noise_reduction_bound(problem, 0.05, 0.1, grid, generator=generator, noise="gaussian", delta=1e-5)
     assert delta == 1e-5 and result.eps_total < bound
     assert bound == pytest.approx(result.eps_test + brownian_expost_epsilon(rhos[-1], 1e-5, rho_ref=rhos[0]))
 
@@ -123,4 +123,4 @@ def test_bad_noise_options_raise(kwargs, message, ridge_problem) -> None:
 def test_a_generator_with_other_noise_is_refused(ridge_problem) -> None:
     gaussian = make_generator(ridge_problem, None, "gaussian")
     with pytest.raises(AccFirstError, match="adds gaussian noise, not laplace"):
-        noise_reduction(ridge_problem, 0.05, 0.1, [0.1, 1.0], gaussian)
+        noise_reduction(ridge_problem, 0.05, 0.1, [0.1, 1.0], generator=gaussian)

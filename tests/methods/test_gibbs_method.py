@@ -149,3 +149,18 @@ def test_gibbs_runs_inside_an_expost_filter(ridge: RidgeProblem) -> None:
     run = filtered_search(budget, ridge, "gibbs", 0.05, 0.1, rng=0)
     assert run.status == "released" and run.charged == run.declared == run.result.eps_total
     assert run.delta == run.result.delta == 1e-6 and budget.delta_spent == 1e-6
+
+
+def test_logistic_gibbs_runs_inside_an_expost_filter() -> None:
+    """Its (ε, δ) is fixed before it runs (the sampler's TV bound is proven, not diagnosed), so a filter
+    admits it on that bound and charges it in full; a shape its sampler cannot finish is refused before
+    admission, and the ledger is left as it was."""
+    X, y = make_logistic_data(0, 1000, 4)
+    budget = ExPostFilter(50.0, 1e-5)
+    run = filtered_search(budget, LogisticProblem(X, y, 0.01), "gibbs", 0.05, 0.1, rng=0)
+    assert run.status == "released" and run.charged == run.declared == run.result.eps_total
+    assert run.delta == run.result.delta == 1e-6 and budget.delta_spent == 1e-6
+    X, y = make_logistic_data(1, 300, 40)
+    refused = filtered_search(budget, LogisticProblem(X, y, 1e-5), "gibbs", 0.05, 0.1, rng=0)
+    assert refused.status == "refused" and "larger λ" in refused.error and refused.charged == 0
+    assert budget.delta_spent == 1e-6 and list(budget.ledger["status"]) == ["charged", "refused"]

@@ -67,9 +67,11 @@ def test_accuracy_guarantee(task, method, generator, calibration, ridge_problem,
     failures = 0
     for seed in range(RUNS):
         if method == "nr":
-            result = noise_reduction(problem, alpha, gamma, grid, generator, seed, calibration)
+            result = noise_reduction(
+                problem, alpha, gamma, grid, generator=generator, rng=seed, calibration=calibration
+            )
         else:
-            result = doubling(problem, alpha, gamma, grid[0], grid[-1], generator, seed)
+            result = doubling(problem, alpha, gamma, grid[0], grid[-1], generator=generator, rng=seed)
         failures += result.excess_risk > alpha
     upper = stats.binomtest(failures, RUNS).proportion_ci(confidence_level=0.999, method="exact").high
     assert upper <= gamma, f"{failures} failures in {RUNS} runs"

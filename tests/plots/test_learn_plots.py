@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from accfirst.plots.learn import (
-    figure_chain_traces,
     figure_chi_square,
     figure_composition,
     figure_gibbs_epsilon,
@@ -77,5 +76,3 @@ def test_gibbs_figures() -> None:
     )
     assert [t.name for t in cloud.data] == ["β = 1", "β = 4", "θ* (non-private)"]
     assert len(figure_chi_square(rng.chisquare(3, 500), 3, 6.25).data) == 2
-    traces = figure_chain_traces(rng.normal(size=(4, 30, 3)), center, basis[:, 0], 1.01)
-    assert len(traces.data) == 4 and "1.010" in traces.layout.title.text

@@ -51,7 +51,9 @@ def test_noise_reduction_worst_case(calibration: str, sphere_problem: RidgeProbl
     grid = np.geomspace(1e-3, 1e-2, T)
     failures = dead_or_failed = 0
     for seed in range(RUNS):
-        result = noise_reduction(sphere_problem, ALPHA, GAMMA, grid, "output", seed, calibration, exact=True)
+        result = noise_reduction(
+            sphere_problem, ALPHA, GAMMA, grid, generator="output", rng=seed, calibration=calibration, exact=True
+        )
         assert_just_above_alpha(result.trace.excess_risk)
         failed = not result.fallback
         failures += failed
@@ -72,7 +74,17 @@ def test_doubling_worst_case(calibration: str, sphere_problem: RidgeProblem) -> 
     K = doubling_levels(eps_min, eps_max).size
     failures = 0
     for seed in range(RUNS):
-        result = doubling(sphere_problem, ALPHA, GAMMA, eps_min, eps_max, "output", seed, True, calibration)
+        result = doubling(
+            sphere_problem,
+            ALPHA,
+            GAMMA,
+            eps_min,
+            eps_max,
+            generator="output",
+            rng=seed,
+            exact=True,
+            calibration=calibration,
+        )
         assert_just_above_alpha(result.trace.excess_risk)
         failures += not result.fallback
     expected = doubling_failure_probability(ALPHA, GAMMA, K, calibration)

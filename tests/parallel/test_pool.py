@@ -16,8 +16,9 @@ import pytest
 from accfirst import RidgeProblem, run_trials
 from accfirst.datasets import load_builtin
 from accfirst.methods.options import SearchOptions
+from accfirst.parallel.pool import Cancelled, PickledSource, WorkerPool, available_cores
 from accfirst.search.experiments import COLUMNS
-from accfirst.search.pool import BuiltinProblem, Cancelled, PickledProblem, WorkerPool, available_cores
+from accfirst.search.sources import BuiltinProblem
 from accfirst.search.sweep import run_cells
 
 COMPARED = [c for c in COLUMNS if c != "seconds"]
@@ -26,7 +27,7 @@ COMPARED = [c for c in COLUMNS if c != "seconds"]
 @pytest.fixture(scope="module")
 def pool(ridge_problem):
     """Two workers with the shared ridge problem pinned (starting them takes about two seconds)."""
-    shared = WorkerPool(2, prepare=(PickledProblem.of(ridge_problem, "ridge"),))
+    shared = WorkerPool(2, prepare=(PickledSource.of(ridge_problem, "ridge"),))
     yield shared
     shared.close()
 
@@ -50,8 +51,8 @@ def test_a_cancelled_job_stops_its_running_task(pool, ridge_problem):
     """400 runs would take about a minute; cancelling makes the running task give up between two runs."""
     cells = [("nr", 0.05, trial) for trial in range(400)]
     with pool.job() as job:
-        running = job.submit(PickledProblem.of(ridge_problem, "ridge"), run_cells, 0.1, 0, SearchOptions(T=2000), cells)
-        waiting = [job.submit(PickledProblem.of(ridge_problem, "ridge"), run_cells, 0.1, 0, SearchOptions(), cells)]
+        running = job.submit(PickledSource.of(ridge_problem, "ridge"), run_cells, 0.1, 0, SearchOptions(T=2000), cells)
+        waiting = [job.submit(PickledSource.of(ridge_problem, "ridge"), run_cells, 0.1, 0, SearchOptions(), cells)]
         while not running.running():
             pass
         job.cancel()
@@ -62,7 +63,7 @@ def test_a_cancelled_job_stops_its_running_task(pool, ridge_problem):
     assert (
         len(
             pool.submit(
-                PickledProblem.of(ridge_problem, "ridge"), run_cells, 0.1, 0, SearchOptions(T=50), [("theory", 0.1, 0)]
+                PickledSource.of(ridge_problem, "ridge"), run_cells, 0.1, 0, SearchOptions(T=50), [("theory", 0.1, 0)]
             ).result(timeout=120)
         )
         == 1
@@ -71,9 +72,9 @@ def test_a_cancelled_job_stops_its_running_task(pool, ridge_problem):
 
 def test_a_dead_worker_is_replaced(pool, ridge_problem):
     with pytest.raises(BrokenProcessPool):
-        pool.submit(PickledProblem.of(ridge_problem, "ridge"), _crash).result(timeout=120)
+        pool.submit(PickledSource.of(ridge_problem, "ridge"), _crash).result(timeout=120)
     rows = pool.submit(
-        PickledProblem.of(ridge_problem, "ridge"), run_cells, 0.1, 0, SearchOptions(T=50), [("doubling", 0.1, 0)]
+        PickledSource.of(ridge_problem, "ridge"), run_cells, 0.1, 0, SearchOptions(T=50), [("doubling", 0.1, 0)]
     ).result(timeout=120)
     assert rows[0]["method"] == "doubling"
 
@@ -84,8 +85,8 @@ def test_available_cores_is_at_least_one():
 
 def test_waiting_tasks_go_by_priority_then_in_order(ridge_problem):
     """One worker: while it is busy, tasks submitted later with a lower priority number overtake the queue."""
-    single = WorkerPool(1, prepare=(PickledProblem.of(ridge_problem, "ridge"),))
-    source, options = PickledProblem.of(ridge_problem, "ridge"), SearchOptions(T=50)
+    single = WorkerPool(1, prepare=(PickledSource.of(ridge_problem, "ridge"),))
+    source, options = PickledSource.of(ridge_problem, "ridge"), SearchOptions(T=50)
     try:
         busy = [single.submit(source, run_cells, 0.1, 0, SearchOptions(T=2000), [("nr", 0.05, t) for t in range(5)])]
         busy.append(single.submit(source, run_cells, 0.1, 0, options, [("theory", 0.1, 0)], priority=9))
@@ -110,7 +111,8 @@ def _alive(pid: int) -> bool:
 
 PARENT = """
 import time
-from accfirst.search.pool import BuiltinProblem, WorkerPool
+from accfirst.parallel.pool import WorkerPool
+from accfirst.search.sources import BuiltinProblem
 pool = WorkerPool(2)
 pool.start(BuiltinProblem("diabetes", 0.01))
 time.sleep(8)

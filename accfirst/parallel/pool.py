@@ -1,20 +1,21 @@
-"""Worker processes that run searches for many callers at once (SPEC §9 rows, computed off the caller's thread).
+"""Worker processes that run tasks for many callers at once, each task on an object its worker keeps.
 
-A ``WorkerPool`` is a set of spawned processes, each holding the problems it has been
-asked about. A task names its problem by a ``ProblemSource`` (a key and a way to build
-the problem): a built-in dataset's problem is rebuilt inside each worker from the
-public data (``BuiltinProblem``), so nothing large is shipped per task; a problem given
-when the pool starts is pickled once per worker and kept for the pool's life. The
-function a task runs receives the worker's problem as its first argument.
+A ``WorkerPool`` is a set of spawned processes, each holding the objects it has been asked
+about (in this package: learning problems). A task names its object by a ``Source`` (a key
+and a way to build the object): a source can rebuild it inside each worker from public
+data, so nothing large is shipped per task, or carry it pickled (``PickledSource``), given
+once per worker when the pool starts and kept for the pool's life. The function a task runs
+receives the worker's object as its first argument.
 
 Cancellation: tasks submitted through a ``Job`` can be cancelled together. Tasks not yet
-started are dropped; a running task that loops over many runs polls ``still_wanted()``
-between runs and raises ``Cancelled``, so no worker keeps computing for a job that
-nobody waits for. (Each run is short; the app bounds its cost through T.)
+started are dropped; a running task that loops over many steps polls ``still_wanted()``
+between them and raises ``Cancelled``, so no worker keeps computing for a job that nobody
+waits for.
 
-Workers are started with "spawn" (forking a multi-threaded host such as a Streamlit
-server can deadlock; spawning costs about a second per worker), without re-running the
-parent's main script (``_WorkerProcess``), and with one BLAS thread each.
+Workers are started with "spawn" (forking a multi-threaded host such as a Streamlit server
+can deadlock; spawning costs about a second per worker), with one BLAS thread each, and
+without re-running the parent's main script (``_WorkerProcess``). Everything a worker keeps
+lives in one ``_Worker`` made by the pool's initializer in that process.
 """
 
 from __future__ import annotations
@@ -42,13 +43,11 @@ from typing import Any, Protocol
 
 from threadpoolctl import threadpool_limits
 
-from accfirst.datasets import load_builtin
-from accfirst.erm.problems import PROBLEMS, Problem
 from accfirst.validation import validate_count
 
-# Problems a worker keeps besides the pinned ones (each built-in problem is small, except a
-# logistic problem's n × p copy of the data: ~25 MB for the synthetic set).
-PROBLEMS_PER_WORKER = 4
+# Objects a worker keeps besides the pinned ones (a built-in problem is small, except a logistic
+# problem's n × p copy of the data: ~25 MB for the synthetic set).
+KEPT_PER_WORKER = 4
 # Cancellable jobs at once (a sweep is one job); more wait for a free slot.
 JOB_SLOTS = 256
 # The slot of tasks that are never cancelled; its generation stays 0.
@@ -61,62 +60,38 @@ class Cancelled(Exception):
     """The task's job was cancelled while it ran (raised in the worker, seen in the future)."""
 
 
-class ProblemSource(Protocol):
-    """How a worker gets a problem: ``key`` names it (equal keys, equal problems), ``build()`` makes it."""
+class Source(Protocol):
+    """How a worker gets an object: ``key`` names it (equal keys, equal objects), ``build()`` makes it."""
 
     @property
     def key(self) -> Hashable: ...
 
-    def build(self) -> Problem: ...
+    def build(self) -> Any: ...
 
 
 @dataclass(frozen=True)
-class BuiltinProblem:
-    """A built-in dataset's problem at λ, rebuilt in the worker from the public data (deterministic).
-
-    Parameters
-    ----------
-    name : a key of ``BUILTIN_DATASETS``.
-    lam : λ.
-    radius : a public bound R on ‖θ‖ (SPEC §13), or ``None``.
-    """
-
-    name: str
-    lam: float
-    radius: float | None = None
-
-    @property
-    def key(self) -> Hashable:
-        return ("builtin", self.name, self.lam, self.radius)
-
-    def build(self) -> Problem:
-        data = load_builtin(self.name)  # not kept: the problem holds what it needs (ridge: p × p statistics)
-        return PROBLEMS[data.task](data.X_train, data.y_train, self.lam, radius=self.radius)
-
-
-@dataclass(frozen=True)
-class PickledProblem:
-    """A problem sent as pickled bytes: given once per worker when a pool starts (``WorkerPool(prepare=…)``)."""
+class PickledSource:
+    """An object sent as pickled bytes: given once per worker when a pool starts (``WorkerPool(prepare=…)``)."""
 
     key: Hashable
     data: bytes
 
     @classmethod
-    def of(cls, problem: Problem, key: Hashable) -> PickledProblem:
-        return cls(key, pickle.dumps(problem, protocol=pickle.HIGHEST_PROTOCOL))
+    def of(cls, value: object, key: Hashable) -> PickledSource:
+        return cls(key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
 
-    def build(self) -> Problem:
+    def build(self) -> Any:
         return pickle.loads(self.data)
 
 
 @dataclass(frozen=True)
 class _Pinned:
-    """A task's reference to a problem its worker received at start (so the bytes are not sent again)."""
+    """A task's reference to an object its worker received at start (so the bytes are not sent again)."""
 
     key: Hashable
 
-    def build(self) -> Problem:
-        raise RuntimeError(f"problem {self.key!r} was not given to this pool at start")
+    def build(self) -> Any:
+        raise RuntimeError(f"object {self.key!r} was not given to this pool at start")
 
 
 def available_cores() -> int:
@@ -133,10 +108,30 @@ def available_cores() -> int:
 
 
 # ---------------------------------------------------------------- inside a worker
-_pinned: dict[Hashable, Problem] = {}
-_recent: OrderedDict[Hashable, Problem] = OrderedDict()
-_flags: Any = None  # the pool's shared array of job generations, one per slot
-_token: tuple[int, int] = _UNCANCELLABLE
+class _Worker:
+    """What one worker process keeps: the pinned objects, the most recent others, and the job flags."""
+
+    def __init__(self, flags: Any, prepare: tuple[Source, ...]) -> None:
+        self.flags = flags  # the pool's shared array of job generations, one per slot
+        self.token = _UNCANCELLABLE  # the job of the running task
+        self.pinned: dict[Hashable, Any] = {source.key: source.build() for source in prepare}
+        self.recent: OrderedDict[Hashable, Any] = OrderedDict()
+
+    def get(self, source: Source) -> Any:
+        """The object of ``source``: pinned, kept from an earlier task, or built now (the oldest kept one goes)."""
+        if source.key in self.pinned:
+            return self.pinned[source.key]
+        if source.key in self.recent:
+            self.recent.move_to_end(source.key)
+            return self.recent[source.key]
+        while len(self.recent) >= KEPT_PER_WORKER:
+            self.recent.popitem(last=False)
+        value = self.recent[source.key] = source.build()
+        return value
+
+
+# Set by ``_init_worker`` in each worker process; ``None`` in every other process.
+_worker: _Worker | None = None
 
 
 class _WorkerProcess(multiprocessing.context.SpawnProcess):
@@ -165,8 +160,9 @@ class _WorkerContext(multiprocessing.context.SpawnContext):
     Process = _WorkerProcess
 
 
-def _init_worker(flags: Any, prepare: tuple[ProblemSource, ...]) -> None:
-    global _flags
+def _init_worker(flags: Any, prepare: tuple[Source, ...]) -> None:
+    """The pool's initializer, run once in each new worker process."""
+    global _worker
     # Ctrl-C reaches the whole process group; only the parent decides what to do with it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # A parent killed outright (a server's hard restart) never sends the workers their stop
@@ -175,9 +171,7 @@ def _init_worker(flags: Any, prepare: tuple[ProblemSource, ...]) -> None:
     # One BLAS thread per worker: the workers already fill the cores, and nested
     # BLAS threads oversubscribe them (measured: a 2-worker sweep slower than 1).
     threadpool_limits(1)
-    _flags = flags
-    for source in prepare:
-        _pinned[source.key] = source.build()
+    _worker = _Worker(flags, prepare)
 
 
 def _exit_with(parent: multiprocessing.process.BaseProcess | None) -> None:
@@ -186,38 +180,28 @@ def _exit_with(parent: multiprocessing.process.BaseProcess | None) -> None:
         os._exit(0)
 
 
-def _problem(source: ProblemSource) -> Problem:
-    if source.key in _pinned:
-        return _pinned[source.key]
-    if source.key in _recent:
-        _recent.move_to_end(source.key)
-        return _recent[source.key]
-    while len(_recent) >= PROBLEMS_PER_WORKER:
-        _recent.popitem(last=False)
-    problem = _recent[source.key] = source.build()
-    return problem
-
-
-def _call(token: tuple[int, int], source: ProblemSource, function: Callable[..., Any], args: tuple) -> Any:
-    """Run ``function(problem, *args)`` in a worker for the job ``token`` (slot, generation)."""
-    global _token
-    _token = token
+def _call(token: tuple[int, int], source: Source, function: Callable[..., Any], args: tuple) -> Any:
+    """Run ``function(object, *args)`` in a worker for the job ``token`` (slot, generation)."""
+    assert _worker is not None, "tasks run only in a pool's workers"
+    _worker.token = token
     try:
         if not still_wanted():
             raise Cancelled
-        return function(_problem(source), *args)
+        return function(_worker.get(source), *args)
     finally:
-        _token = _UNCANCELLABLE
+        _worker.token = _UNCANCELLABLE
 
 
-def _nothing(problem: Problem) -> None:
-    """A task that only makes its worker start and build the problem (``WorkerPool.start``)."""
+def _nothing(value: object) -> None:
+    """A task that only makes its worker start and build its object (``WorkerPool.start``)."""
 
 
 def still_wanted() -> bool:
     """In a worker: whether the job of the running task has not been cancelled (always True elsewhere)."""
-    slot, generation = _token
-    return _flags is None or _flags[slot] == generation
+    if _worker is None:
+        return True
+    slot, generation = _worker.token
+    return _worker.flags[slot] == generation
 
 
 # ---------------------------------------------------------------- in the parent
@@ -232,7 +216,7 @@ class _Task:
 
 
 class WorkerPool:
-    """Worker processes shared by every caller: they run ``function(problem, *args)`` tasks.
+    """Worker processes shared by every caller: they run ``function(object, *args)`` tasks.
 
     Tasks wait in the pool, served by priority (lower first), then first come first
     served; only about one task per worker is handed to the processes at a time, so a
@@ -242,11 +226,11 @@ class WorkerPool:
     Parameters
     ----------
     workers : processes (at least 1), started on the first task.
-    prepare : problems every worker builds when it starts and keeps (e.g. the problem of a
-        one-off sweep, as ``PickledProblem``): tasks then name them without sending them.
+    prepare : objects every worker builds when it starts and keeps (e.g. the problem of a
+        one-off sweep, as ``PickledSource``): tasks then name them without sending them.
     """
 
-    def __init__(self, workers: int, prepare: Sequence[ProblemSource] = ()) -> None:
+    def __init__(self, workers: int, prepare: Sequence[Source] = ()) -> None:
         self.workers = validate_count("workers", workers, 1)
         self._prepare = tuple(prepare)
         self._pinned = {source.key for source in self._prepare}
@@ -259,18 +243,16 @@ class WorkerPool:
         self._lock = threading.Condition()
         self._executor: ProcessPoolExecutor | None = None
 
-    def start(self, source: ProblemSource) -> None:
-        """Start every worker now, each building ``source``'s problem, rather than on the first tasks."""
+    def start(self, source: Source) -> None:
+        """Start every worker now, each building ``source``'s object, rather than on the first tasks."""
         for _ in range(self.workers):
             self.submit(source, _nothing)
 
-    def submit(self, source: ProblemSource, function: Callable[..., Any], *args: Any, priority: int = 0) -> Future:
-        """``function(problem, *args)`` in a worker; never cancelled (its result may serve many callers)."""
+    def submit(self, source: Source, function: Callable[..., Any], *args: Any, priority: int = 0) -> Future:
+        """``function(object, *args)`` in a worker; never cancelled (its result may serve many callers)."""
         return self._submit(_UNCANCELLABLE, source, function, args, priority)
 
-    def _submit(
-        self, token: tuple[int, int], source: ProblemSource, function: Callable, args: tuple, priority: int
-    ) -> Future:
+    def _submit(self, token: tuple[int, int], source: Source, function: Callable, args: tuple, priority: int) -> Future:
         sent = _Pinned(source.key) if source.key in self._pinned else source
         future: Future = Future()
         with self._lock:
@@ -349,8 +331,8 @@ class Job:
         self._token = token
         self._futures: list[Future] = []
 
-    def submit(self, source: ProblemSource, function: Callable[..., Any], *args: Any, priority: int = 0) -> Future:
-        """``function(problem, *args)`` in a worker, as part of this job."""
+    def submit(self, source: Source, function: Callable[..., Any], *args: Any, priority: int = 0) -> Future:
+        """``function(object, *args)`` in a worker, as part of this job."""
         future = self._pool._submit(self._token, source, function, args, priority)
         self._futures.append(future)
         return future

@@ -1,0 +1,23 @@
+"""Preparation as a sequence of small named steps (SPEC §20; docs/data-preparation.md).
+
+Each step states the metadata it needs, the statistic it reads, its mechanism and the (ε, δ) it
+spends, and what it writes into the plan:
+
+==================  ============================  ==================================  =================
+step                module                        mechanism                           spends
+==================  ============================  ==================================  =================
+declared metadata   ``declared``                  none (the schema)                   0
+private range       ``ranges``                    exponential mechanism, 2 quantiles  weight 2
+private median      ``gaps``                      exponential mechanism               weight 1
+private centre      ``centre``                    Laplace, (b − a)/n                  weight 1
+gaps                ``gaps``                      post-processing                     0
+half-range          ``spread``                    post-processing                     0
+private spread      ``spread``                    Laplace, max dev²/n                 weight 1
+private levels      ``levels``                    Laplace counts over a threshold     weight 4, δ
+labels, target      ``target``                    declared / post-processing          0
+unit-ball scaling   ``scaling``                   post-processing                     0
+==================  ============================  ==================================  =================
+
+``private`` composes them; ``evaluation`` is round 2's preparation (reads the data: evaluation
+only); ``noise`` is the one place the steps draw noise; ``budget`` splits ε_prep and δ_prep.
+"""

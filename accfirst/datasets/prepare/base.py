@@ -1,0 +1,140 @@
+"""What every preparation step shares: its record, the plan it writes and the data it may read.
+
+A step states, as class attributes, the metadata it ``needs``, the statistic it ``reads``,
+its ``mechanism`` and what it ``writes``; a private step also has a ``weight`` (its share of
+the preparation budget, docs/data-preparation.md) and, for the neighbour check, its exact
+``statistic`` and its ``sensitivity``. Running a step writes public numbers into a
+``ColumnPlan`` and returns a ``StepRecord`` with what it spent. Only the steps read the
+data; turning rows into features afterwards (``ColumnPlan.transform``) uses the plan alone,
+one row at a time.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from accfirst.datasets.encode import Categorical
+from accfirst.datasets.prepared import DECLARED, EVALUATION, FREE, PRIVATE, StepRecord
+
+__all__ = ["DECLARED", "EVALUATION", "FREE", "PRIVATE", "ColumnPlan", "Context", "Step", "StepRecord"]
+
+
+@dataclass
+class ColumnPlan:
+    """The public numbers that turn one column into features (or the target), written by the steps.
+
+    A numeric value is clipped to ``[low, high]`` (when there is a range), a gap takes ``fill``,
+    then ``(value − centre)/spread``. A text value becomes a 0/1 column per level in ``levels``;
+    any other value and a gap give zeros. ``dropped`` says why a released number left the column out.
+    """
+
+    name: str
+    kind: str
+    log1p: bool = False
+    low: float | None = None
+    high: float | None = None
+    fill: float | None = None
+    centre: float = 0.0
+    spread: float = 1.0
+    levels: tuple[str, ...] = ()
+    dropped: str = ""
+
+    @property
+    def has_range(self) -> bool:
+        return self.low is not None and self.high is not None
+
+    @property
+    def width(self) -> int:
+        """Output columns: one per level for text, one for numbers."""
+        return len(self.levels) if self.kind == "text" else 1
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(f"{self.name}={level}" for level in self.levels) if self.kind == "text" else (self.name,)
+
+    @property
+    def half_range(self) -> float:
+        """Half the width of the column's output (1 for a one-hot block): public, from the plan."""
+        if self.kind == "text":
+            return 1.0
+        if not self.has_range:
+            return math.inf
+        return (self.high - self.low) / (2 * self.spread)
+
+    def clipped(self, values: np.ndarray) -> np.ndarray:
+        """Numeric values clipped to the range, gaps filled (a new array)."""
+        out = np.clip(values, self.low, self.high) if self.has_range else values.copy()
+        out[~np.isfinite(values)] = 0.0 if self.fill is None else self.fill
+        return out
+
+    def transform(self, column: np.ndarray | Categorical, rows: np.ndarray, block: np.ndarray) -> None:
+        """Write the column's output block for ``rows`` into ``block`` (row by row: no statistic)."""
+        if self.kind == "text":
+            mapping = np.full(len(column.levels) + 1, -1, dtype=np.int64)
+            position = {level: j for j, level in enumerate(self.levels)}
+            mapping[:-1] = [position.get(level, -1) for level in column.levels]
+            targets = mapping[column.codes[rows]]  # a gap (code −1) reads the last entry: no column
+            hit = targets >= 0
+            block[np.flatnonzero(hit), targets[hit]] = 1.0
+            return
+        block[:, 0] = (self.clipped(column[rows]) - self.centre) / self.spread
+
+
+@dataclass
+class Context:
+    """The data a step may read (the training rows of each column) and the noise it draws.
+
+    ``columns`` holds every row (log(1 + x) already applied); steps read ``train`` rows only.
+    """
+
+    columns: dict[str, np.ndarray | Categorical]
+    train: np.ndarray
+    rng: np.random.Generator
+
+    @property
+    def n(self) -> int:
+        """Training rows: public (it depends on the table's row count and the test share only)."""
+        return len(self.train)
+
+    def values(self, name: str) -> np.ndarray | Categorical:
+        """The training rows of a column."""
+        column = self.columns[name]
+        if isinstance(column, Categorical):
+            return Categorical(column.codes[self.train], column.levels)
+        return column[self.train]
+
+
+class Step:
+    """A preparation step on one column (see the module docstring); subclasses fill the class attributes."""
+
+    name: ClassVar[str]
+    needs: ClassVar[str]
+    reads: ClassVar[str]
+    mechanism: ClassVar[str]
+    writes: ClassVar[str]
+    kind: ClassVar[str] = FREE
+    weight: ClassVar[float] = 0.0
+    uses_delta: ClassVar[bool] = False
+    # For the neighbour check: how the statistic's movement is measured ("max" or "l1").
+    norm: ClassVar[str] = "max"
+
+    def __init__(self, plan: ColumnPlan) -> None:
+        self.plan = plan
+
+    def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
+        raise NotImplementedError
+
+    def statistic(self, context: Context) -> np.ndarray:
+        """The exact statistic the mechanism adds noise to (private steps; never released)."""
+        raise NotImplementedError
+
+    def sensitivity(self, context: Context) -> float:
+        """How far ``statistic`` can move when one training row is replaced (private steps)."""
+        raise NotImplementedError
+
+    def record(self, note: str, epsilon: float = 0.0, delta: float = 0.0) -> StepRecord:
+        return StepRecord(self.name, self.plan.name, self.kind, self.mechanism, epsilon, delta, note)

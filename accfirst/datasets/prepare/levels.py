@@ -1,0 +1,75 @@
+"""Private level selection for a text column: noisy counts over a threshold (SPEC §20.2).
+
+Each level present in the training rows gets its count plus ``Lap(2/ε)`` (replacing a row
+moves two counts by one: ℓ1 sensitivity 2) and is kept when the noisy count exceeds
+``τ = 1 + (2/ε)·ln(1/(2δ))``. A level present in only one of two neighbouring tables has count
+1 there and passes with probability ``½·exp(−(τ − 1)ε/2) = δ``, so the step is (ε, δ)-DP. The
+kept levels are listed in a public order (sorted names); with more than ``max_levels`` kept,
+the largest noisy counts win (never the true ones). A value whose level was not kept, and a
+gap, give no column (an all-zero block).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from accfirst.datasets.columns import listing, quoted
+from accfirst.datasets.prepare.base import PRIVATE, ColumnPlan, Context, Step, StepRecord
+from accfirst.datasets.prepare.noise import laplace
+
+COUNT_SENSITIVITY = 2.0
+
+
+def threshold(epsilon: float, delta: float) -> float:
+    """τ: the noisy count a level must exceed to be kept."""
+    return 1.0 + (COUNT_SENSITIVITY / epsilon) * math.log(1.0 / (2.0 * delta))
+
+
+class PrivateLevels(Step):
+    """Release the levels of a text column that has no declared list."""
+
+    name = "private levels"
+    kind = PRIVATE
+    weight = 4.0
+    uses_delta = True
+    norm = "l1"
+    needs = "the column holds text and has no declared levels"
+    reads = "how many training rows hold each level"
+    mechanism = "Laplace counts over a threshold, ℓ1 sensitivity 2: (ε, δ)"
+    writes = "the levels that get a 0/1 column"
+
+    def __init__(self, plan: ColumnPlan, max_levels: int) -> None:
+        super().__init__(plan)
+        self.max_levels = max_levels
+
+    def statistic(self, context: Context) -> np.ndarray:
+        column = context.values(self.plan.name)
+        return np.bincount(column.codes[column.codes >= 0], minlength=len(column.levels)).astype(np.float64)
+
+    def sensitivity(self, context: Context) -> float:
+        return COUNT_SENSITIVITY
+
+    def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
+        plan = self.plan
+        levels = context.values(plan.name).levels
+        counts = self.statistic(context)
+        present = np.flatnonzero(counts > 0)
+        noisy = counts[present] + laplace(COUNT_SENSITIVITY / epsilon, context.rng, present.size)
+        tau = threshold(epsilon, delta)
+        passed = noisy > tau
+        order = np.argsort(-noisy[passed], kind="stable")[: self.max_levels]
+        kept = present[passed][order]
+        plan.levels = tuple(sorted(levels[code] for code in kept))
+        spent = f"(ε = {epsilon:.3g}, δ = {delta:.2g})"
+        if not plan.levels:
+            plan.dropped = f"no level's noisy count passed the threshold {tau:,.0f}: declare its levels to keep it"
+            return self.record(f"{quoted(plan.name)}: no level passed the threshold; left out {spent}", epsilon, delta)
+        capped = f", the {self.max_levels} largest noisy counts" if passed.sum() > self.max_levels else ""
+        return self.record(
+            f"{quoted(plan.name)}: {len(plan.levels)} level(s) whose noisy count passed {tau:,.0f}{capped} ({listing(plan.levels, 8)}); "
+            f"other values and gaps give no column {spent}",
+            epsilon,
+            delta,
+        )

@@ -1,0 +1,320 @@
+"""The private preparation (SPEC §20): declared metadata first, a charged mechanism for the rest.
+
+``plan_private`` decides every step from public facts only (column names and types, the schema,
+the options, n) and reads no statistic; ``fit`` splits the budget and runs the steps, the only
+place the data are read; ``build`` turns rows into features from the released plan alone, one
+row at a time. In order:
+
+1. structure: the feature columns by name and type (declared, or as the file gives them), the
+   columns the schema says not to read, the train/test split (n and the seed only);
+2. a numeric column: its declared range or ``PrivateRange``; ``PrivateMedian`` when gaps take the
+   median; ``PrivateCentre``; ``FillGaps``; ``HalfRange`` or ``PrivateSpread``;
+3. a text column: its declared levels or ``PrivateLevels``;
+4. the target: ``TargetLabels`` (logistic), or range, centre and ``TargetScale`` (ridge);
+5. ``UnitBallScaling``.
+
+No row is dropped: a gap is filled and a row whose target is missing becomes a zero row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from accfirst.datasets.columns import (
+    Table,
+    candidate_features,
+    check_log1p,
+    fmt,
+    label_keys,
+    listing,
+    matches,
+    numeric,
+    quoted,
+    ridge_target,
+    text,
+)
+from accfirst.datasets.encode import Categorical, is_text
+from accfirst.datasets.prepare.base import ColumnPlan, Context, Step, StepRecord
+from accfirst.datasets.prepare.budget import allocate, budget_warning, default_prep_epsilon
+from accfirst.datasets.prepare.centre import PrivateCentre
+from accfirst.datasets.prepare.declared import DeclaredMetadata
+from accfirst.datasets.prepare.gaps import FillGaps, PrivateMedian
+from accfirst.datasets.prepare.levels import PrivateLevels
+from accfirst.datasets.prepare.noise import preparation_rng
+from accfirst.datasets.prepare.options import PrepOptions
+from accfirst.datasets.prepare.ranges import PrivateRange
+from accfirst.datasets.prepare.scaling import UnitBallScaling, clip_rows
+from accfirst.datasets.prepare.schema import ColumnSpec
+from accfirst.datasets.prepare.spread import HalfRange, PrivateSpread
+from accfirst.datasets.prepare.target import TargetLabels, TargetScale
+from accfirst.datasets.prepared import DECLARED, FREE, PRIVATE_MODE, DatasetInfo, Preparation, PreparedData, PrepReport
+from accfirst.errors import DataError
+
+# A logistic zero row's label: with x = 0 its loss is log 2 whatever θ, so any label would do.
+_ZERO_ROW_LABEL = -1.0
+
+
+@dataclass
+class PrivatePlan:
+    """Everything decided before the data are read: the columns' plans, the steps, the split."""
+
+    context: Context
+    features: list[ColumnPlan]
+    target: ColumnPlan
+    steps: list[Step]
+    test: np.ndarray
+    options: PrepOptions
+    raw_target: np.ndarray | None = None
+    structure: list[StepRecord] = field(default_factory=list)
+    dropped: list[tuple[str, str]] = field(default_factory=list)
+
+
+def random_split(n: int, test_size: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``round(test_size · n)`` test rows (at least 1, leaving at least 1) at random: n and the seed only."""
+    rng = np.random.default_rng(seed)
+    n_test = min(max(round(test_size * n), 1), n - 1)
+    order = rng.permutation(n)
+    return np.sort(order[n_test:]), np.sort(order[:n_test])
+
+
+def _read_column(series: pd.Series, spec: ColumnSpec, log1p: bool) -> np.ndarray | Categorical | None:
+    """A feature column as its declared kind, or the type the file gives it: float64 numbers (``nan`` for a
+    gap or a value that is no number; log(1 + max(x, 0)) when asked), text codes, or ``None`` (neither)."""
+    kind = spec.declared_kind
+    if kind == "text":
+        return text(series)
+    values = numeric(series).values
+    if values is None and kind == "numeric":
+        values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    if values is None:
+        return text(series) if is_text(series) else None
+    values = np.where(np.isfinite(values), values, np.nan)
+    return np.log1p(np.maximum(values, 0.0)) if log1p else values
+
+
+def _column_steps(plan: ColumnPlan, spec: ColumnSpec, options: PrepOptions) -> list[Step]:
+    """The steps that make one feature column, from public facts only."""
+    steps: list[Step] = []
+    if spec.range is not None or spec.levels is not None or plan.log1p:
+        steps.append(DeclaredMetadata(plan, spec))
+    if plan.kind == "text":
+        return steps if spec.levels is not None else [*steps, PrivateLevels(plan, options.max_levels)]
+    needs_range = options.center or options.standardize != "none" or options.scaling != "clip"
+    if needs_range:
+        if spec.range is None:
+            steps.append(PrivateRange(plan))
+        if options.missing == "median":
+            steps.append(PrivateMedian(plan))
+        if options.center:
+            steps.append(PrivateCentre(plan))
+    steps.append(FillGaps(plan, options.missing, options.center))
+    if options.standardize == "half-range":
+        steps.append(HalfRange(plan))
+    elif options.standardize == "private":
+        steps.append(PrivateSpread(plan))
+    return steps
+
+
+def positive_class(options: PrepOptions) -> object:
+    """The declared positive class (the option, else the schema's), or ``None``."""
+    return options.positive_class if options.positive_class is not None else options.schema.positive_class
+
+
+class _Target(NamedTuple):
+    plan: ColumnPlan
+    values: np.ndarray  # ridge: numbers (after log(1 + y)); logistic: ±1; nan where missing
+    raw: np.ndarray | None  # ridge: the target in its own units
+    steps: list[Step]
+
+
+def _target(table: Table, options: PrepOptions) -> _Target:
+    """The target's plan, its values, its steps."""
+    name = table.target
+    series = table.columns[name]
+    spec = options.schema.column(name)
+    if options.task == "logistic":
+        positive = positive_class(options)
+        if positive is None:
+            raise DataError(
+                "the private preparation needs the positive class declared (positive_class, or the schema's "
+                "positive_class): choosing it from the classes in the data would read them"
+            )
+        keys = label_keys(series, name)
+        labels = np.where(matches(keys, positive), 1.0, -1.0)
+        labels[~keys.present] = np.nan
+        plan = ColumnPlan(name, "labels")
+        return _Target(plan, labels, None, [TargetLabels(plan, fmt(positive))])
+    raw, _ = ridge_target(series, name)
+    plan = ColumnPlan(name, "numeric", log1p=options.log1p_target or spec.log1p)
+    values = np.where(np.isfinite(raw), raw, np.nan)
+    if plan.log1p:
+        values = np.log1p(np.maximum(values, 0.0))
+    steps: list[Step] = [DeclaredMetadata(plan, spec)] if spec.range is not None or plan.log1p else []
+    if spec.range is None and (options.center or options.target_bound is None):
+        steps.append(PrivateRange(plan))
+    if options.center:
+        steps.append(PrivateCentre(plan))
+    return _Target(plan, values, raw, [*steps, TargetScale(plan, options.target_bound)])
+
+
+def plan_private(table: Table, features: Sequence[str] | None, options: PrepOptions) -> PrivatePlan:
+    """Decide the columns and steps of a private preparation; no statistic of the data is read."""
+    schema = options.schema
+    unknown = sorted(set(schema.names) - set(table.columns))
+    if unknown:
+        raise DataError(f"the schema names column(s) {listing(unknown)} that are not in the data")
+    skipped = [name for name, spec in schema.columns if not spec.read]
+    candidates = candidate_features(table, features, skipped)
+    log1p = check_log1p(options.log1p_columns, candidates) | {name for name in candidates if schema.column(name).log1p}
+    columns: dict[str, np.ndarray | Categorical] = {}
+    plans, steps, dropped = [], [], []
+    for name in candidates:
+        series, spec = table.columns[name], schema.column(name)
+        column = _read_column(series, spec, name in log1p)
+        if name in log1p and not isinstance(column, np.ndarray):
+            raise DataError(f"column {quoted(name)} holds text; log(1 + x) applies to numeric columns only")
+        if column is None:
+            dropped.append((name, f"neither numbers nor text (its type is {series.dtype})"))
+            continue
+        if isinstance(column, Categorical) and options.max_levels == 0 and spec.levels is None:
+            dropped.append((name, "text columns are left out (at most 0 one-hot columns per text column)"))
+            continue
+        plan = ColumnPlan(name, "text" if isinstance(column, Categorical) else "numeric", log1p=name in log1p)
+        columns[name] = column
+        plans.append(plan)
+        steps.extend(_column_steps(plan, spec, options))
+    if not plans:
+        reasons = "; ".join(f"{quoted(name)}: {reason}" for name, reason in dropped[:5])
+        raise DataError(f"no feature columns to use besides the target {quoted(table.target)} ({reasons})")
+    target = _target(table, options)
+    columns[target.plan.name] = target.values
+    train, test = random_split(table.n, options.test_size, options.seed)
+    context = Context(columns, train, preparation_rng(options.noise_seed))
+    numeric_count = sum(plan.kind == "numeric" for plan in plans)
+    structure = [
+        StepRecord(
+            "columns",
+            "",
+            DECLARED,
+            "none: names and types are public",
+            0.0,
+            0.0,
+            f"{len(plans)} feature column(s) by name and type ({numeric_count} numeric, {len(plans) - numeric_count} "
+            "text), chosen without reading their values"
+            + (f"; not read (as declared): {listing(skipped)}" if skipped else ""),
+        ),
+        StepRecord(
+            "split",
+            "",
+            FREE,
+            "none: depends on n and the seed only",
+            0.0,
+            0.0,
+            f"split {table.n:,} rows at random (seed {options.seed}) into {len(train):,} training and {len(test):,} "
+            "test rows; the private algorithms and every private statistic see only the training rows",
+        ),
+    ]
+    return PrivatePlan(context, plans, target.plan, steps + target.steps, test, options, target.raw, structure, dropped)
+
+
+def fit(plan: PrivatePlan) -> list[StepRecord]:
+    """Split the budget and run every step in order (the only reading of the data); returns the records."""
+    options = plan.options
+    epsilon = options.prep_epsilon
+    if epsilon is None:
+        epsilon = default_prep_epsilon(plan.steps, plan.context.n)
+    shares = allocate(plan.steps, epsilon, options.prep_delta)
+    warning = budget_warning(plan.steps, shares, plan.context.n)
+    records = [StepRecord("budget", "", FREE, "none: n and the budget", 0.0, 0.0, warning)] if warning else []
+    return records + [step.run(plan.context, *share) for step, share in zip(plan.steps, shares)]
+
+
+def build(
+    plan: PrivatePlan, columns: dict[str, np.ndarray | Categorical], rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Features and targets of ``rows`` from the plan alone (row by row), and where the target is present.
+
+    Returns ``(X, y, present)``; a row whose target is missing is a zero row.
+    """
+    kept = [column for column in plan.features if not column.dropped]
+    X = np.zeros((len(rows), sum(column.width for column in kept)))
+    start = 0
+    for column in kept:
+        column.transform(columns[column.name], rows, X[:, start : start + column.width])
+        start += column.width
+    X /= UnitBallScaling(kept, plan.options.feature_bound).bound()
+    clip_rows(X)
+    target = plan.target
+    values = columns[target.name][rows]
+    present = np.isfinite(values)
+    if target.kind == "labels":
+        y = np.where(present, values, _ZERO_ROW_LABEL)
+    else:
+        y = np.zeros(len(rows))
+        y[present] = np.clip((target.clipped(values[present]) - target.centre) / target.spread, -1.0, 1.0)
+    X[~present] = 0.0
+    return X, y, present
+
+
+def prepare_private(
+    table: Table, features: Sequence[str] | None, options: PrepOptions, info: DatasetInfo | None
+) -> PreparedData:
+    """A table prepared privately: ``plan_private``, ``fit``, then ``build`` the training and test parts."""
+    plan = plan_private(table, features, options)
+    records = fit(plan)
+    kept = [column for column in plan.features if not column.dropped]
+    if not kept:
+        reasons = "; ".join(f"{quoted(column.name)}: {column.dropped}" for column in plan.features[:5])
+        raise DataError(f"every feature column was left out by its released numbers ({reasons})")
+    scaling = UnitBallScaling(kept, options.feature_bound)
+    records = [*plan.structure, *records, scaling.record()]
+    columns, train = plan.context.columns, plan.context.train
+    X_train, y_train, _ = build(plan, columns, train)
+    X_test, y_test, present = build(plan, columns, plan.test)
+    # Test rows only feed the quality figures (evaluation only): those without a target are left out of them.
+    X_test, y_test = X_test[present], y_test[present]
+    target = plan.target
+    ridge = options.task == "ridge"
+    y_test_original = plan.raw_target[plan.test][present] if ridge else None
+    for array in (X_train, y_train, X_test, y_test, *(() if y_test_original is None else (y_test_original,))):
+        array.flags.writeable = False
+    preparation = Preparation(PRIVATE_MODE, tuple(records), options.noise_seed)
+    dropped = plan.dropped + [(column.name, column.dropped) for column in plan.features if column.dropped]
+    report = PrepReport(
+        steps=(*table.notes, *(record.note for record in records), preparation.summary),
+        dropped_columns=tuple(dropped),
+        rows_dropped_missing=0,
+        feature_scale=scaling.bound(),
+        target_scale=target.spread if ridge else None,
+        scaling=options.scaling,
+        private_scaling=True,
+        n_train=len(train),
+        n_test=len(y_test),
+        positive_class=None if ridge else positive_class(options),
+        log1p_columns=tuple(column.name for column in kept if column.log1p),
+        log1p_target=target.log1p,
+        centered=options.center,
+        missing=options.missing,
+        max_levels=options.max_levels,
+        one_hot=tuple((column.name, column.levels, 0) for column in kept if column.kind == "text"),
+        target_mean=target.centre if ridge and options.center else None,
+        standardized=options.standardize != "none",
+    )
+    return PreparedData(
+        X_train=X_train,
+        y_train=y_train,
+        X_test=X_test,
+        y_test=y_test,
+        task=options.task,
+        feature_names=tuple(name for column in kept for name in column.names),
+        target_name=target.name,
+        report=report,
+        info=info,
+        y_test_original=y_test_original,
+        preparation=preparation,
+    )

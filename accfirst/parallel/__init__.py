@@ -1,0 +1,1 @@
+"""Infrastructure that knows nothing of privacy: the worker processes shared by every caller (``pool``)."""
