@@ -13,7 +13,7 @@ from ui.navigation import navigation
 page = navigation()
 
 try:
-    with shared_frame():
+    with shared_frame(page.url_path):
         page.run()
 except Exception:
     show_unexpected_error()

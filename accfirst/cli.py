@@ -42,7 +42,7 @@ from accfirst.accounting.counts import (
 from accfirst.datasets import BUILTIN_DATASETS, PreparedData, Schema, from_frame, load_builtin, load_schema, read_upload
 from accfirst.datasets.encode import is_text
 from accfirst.datasets.prepare.budget import DEFAULT_PREP_DELTA
-from accfirst.datasets.prepared import PREPARATIONS, PRIVATE_MODE
+from accfirst.datasets.prepared import PREPARATIONS, PRIVATE_MODE, PUBLIC_MODE
 from accfirst.datasets.preprocess import DEFAULT_MAX_LEVELS, MISSING_CHOICES, OUT_OF_CORE_SCALING, SCALINGS
 from accfirst.erm.generators import GENERATORS, NOISES
 from accfirst.erm.gibbs import APPROXIMATE_ACCURACY
@@ -63,7 +63,7 @@ from accfirst.result import RunResult
 from accfirst.search.experiments import search, trial_rng
 from accfirst.search.sweep import PAPER_ALPHAS_TEXT, parse_alphas, parse_kappas, sweep
 from accfirst.snippet import PREPARATION_OPTIONS, RunSettings
-from accfirst.validation import validate_count, validate_gamma
+from accfirst.validation import REPEATABLE, release_seed, validate_count, validate_gamma
 
 PROG = "accfirst"
 DEFAULT_TEST_SIZE = 0.2
@@ -299,7 +299,13 @@ def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
         help="with --kappa: the most the private test may be predicted to cost at the released α; below the bound "
         f"on R(0) this implies, the data show no signal a private model could keep (default: {DEFAULT_TEST_BUDGET:g})",
     )
-    algo.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the runs (default: 0)")
+    algo.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        help="seed of the runs, for a repeatable run (default: 0 on built-in synthetic data, a simulation; noise "
+        f"from the operating system on real data, where a seed makes the output a '{REPEATABLE}')",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -455,7 +461,13 @@ def _add_counts_parser(commands: argparse._SubParsersAction) -> None:
         help="share κ of the budget one count may use, in (0, 1]: a small κ stops one small count from "
         "eating the budget, a large κ certifies smaller counts (default: 0.05)",
     )
-    release.add_argument("--seed", type=int, default=0, metavar="N", help="seed (default: 0)")
+    release.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        help="seed of the release, for a repeatable run (default: 0 for --synthetic counts, a simulation; noise from "
+        f"the operating system for counts of --csv, where a seed makes the output a '{REPEATABLE}')",
+    )
     release.add_argument(
         "--out",
         type=Path,
@@ -507,6 +519,21 @@ def command_line(settings: RunSettings, alphas_text: str | None = None) -> str:
     if options.noise != "laplace" or options.delta != DEFAULT_DELTA:
         words += ["--delta", repr(options.delta)]
     return shlex.join(words)
+
+
+def _seed(args: argparse.Namespace, simulation: bool) -> tuple[int, str]:
+    """The seed of a command's randomness and how its output names it (issue: no public seed on a release).
+
+    A simulation (data generated from public parameters) is repeatable by default (seed 0). On real
+    data the randomness comes from the operating system unless a seed is given, and then every
+    output says it is a repeatable run, not a private release.
+    """
+    if args.seed is not None:
+        seed = validate_count("--seed", args.seed, 0)
+        return seed, str(seed) if simulation else f"{seed} ({REPEATABLE})"
+    if simulation:
+        return 0, "0"
+    return release_seed(None), "operating-system entropy (a private release; not shown, not repeatable)"
 
 
 def _problem(args: argparse.Namespace) -> tuple[Problem, str, list[str]]:
@@ -721,11 +748,14 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     options = _search_options(args)
     validate_methods(args.methods, options)
     validate_gamma(args.gamma)
-    for name in ("trials", "workers", "seed"):
-        validate_count(f"--{name}", getattr(args, name), 0 if name == "seed" else 1)
+    for name in ("trials", "workers"):
+        validate_count(f"--{name}", getattr(args, name), 1)
     _make_out_folder(args.out)
     problem, task, steps = _problem(args)
+    seed, seed_text = _seed(args, problem.prep_mode == PUBLIC_MODE)
     print(f"{PROG}: {task} problem, n = {problem.n}, p = {problem.p}; {steps[-1]}", file=sys.stderr)
+    if REPEATABLE in seed_text:
+        print(f"{PROG}: {REPEATABLE}", file=sys.stderr)
     started = time.perf_counter()
     stopped, restore = _interrupt_flag()
     try:
@@ -735,7 +765,7 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
             args.gamma,
             args.methods,
             args.trials,
-            args.seed,
+            seed,
             workers=args.workers,
             progress=_ProgressLine(sys.stderr),
             should_stop=stopped,
@@ -765,7 +795,7 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         "methods": ", ".join(args.methods),
         **_target_settings(args, alphas, kappas),
         "trials": args.trials,
-        "seed": args.seed,
+        "seed": seed_text,
         "runs": f"{len(frame)} of {total}" + (" (interrupted)" if len(frame) < total else ""),
         "wall time": f"{seconds:.1f} s on {args.workers} worker(s)",
     }
@@ -801,7 +831,7 @@ def _counts_to_release(args: argparse.Namespace) -> tuple[pd.Series, str]:
             if value is not None:
                 _fail(f"{flag} only applies with --csv")
         validate_count("--synthetic", args.synthetic, 1)
-        values = log_uniform_counts(args.synthetic, args.low, args.high, rng=args.seed)
+        values = log_uniform_counts(args.synthetic, args.low, args.high, rng=0 if args.seed is None else args.seed)
         return pd.Series(values), f"{args.synthetic} synthetic counts, log-uniform on [{args.low:g}, {args.high:g}]"
     if args.column is None:
         _fail("--csv needs --column COL, the column whose rows are counted")
@@ -821,12 +851,10 @@ def _counts_to_release(args: argparse.Namespace) -> tuple[pd.Series, str]:
 
 
 def _counts_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    validate_count("--seed", args.seed, 0)
     counts, source = _counts_to_release(args)
+    seed, seed_text = _seed(args, args.csv is None)
     _make_out_folder(args.out)
-    frame = compare_counts(
-        counts, args.rel_error, args.epsilon, args.delta, args.methods, args.beta, args.cap, args.seed
-    )
+    frame = compare_counts(counts, args.rel_error, args.epsilon, args.delta, args.methods, args.beta, args.cap, seed)
     summary = summarise_counts(frame)
     settings = {
         "command": " ".join([PROG, *argv]),
@@ -835,7 +863,7 @@ def _counts_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         "relative error α": args.rel_error,
         "β (per count)": args.beta,
         "κ (per-count cap)": args.cap,
-        "seed": args.seed,
+        "seed": seed_text,
     }
     intro = (
         "<p>Counts released in order, each within relative error α with probability ≥ 1 − β, until the "
@@ -860,12 +888,12 @@ def _counts_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 def _run_command(args: argparse.Namespace) -> int:
     validate_count("--trial", args.trial, 0)
-    validate_count("--seed", args.seed, 0)
     options = _search_options(args)
     problem, _, steps = _problem(args)
+    seed, seed_text = _seed(args, problem.prep_mode == PUBLIC_MODE)
     print(f"{PROG}: {steps[-1]}", file=sys.stderr)
     target = args.alpha if args.kappa is None else RelativeTarget(args.kappa)
-    rng = trial_rng(args.seed, args.method, target, args.trial)
+    rng = trial_rng(seed, args.method, target, args.trial)
     result = search(problem, args.method, target, args.gamma, rng, options)
     print(result)
     if METHODS[result.method].fixed_epsilon:  # set in advance, not ex-post (SPEC §4, §17)
@@ -877,6 +905,8 @@ def _run_command(args: argparse.Namespace) -> int:
         + _accuracy_line(result)
         + (" — fallback: θ* released" if result.fallback else "")
     )
+    if REPEATABLE in seed_text:
+        print(f"seed {seed_text}")
     if result.sampler is not None:
         report = result.sampler
         print(

@@ -39,7 +39,7 @@ from accfirst.mechanisms.calibration import DEFAULT_CALIBRATION
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import method_keys
 from accfirst.search.experiments import search, trial_rng
-from accfirst.validation import validate_count, validate_positive, validate_probability
+from accfirst.validation import REPEATABLE, validate_count, validate_positive, validate_probability
 
 # The theory approach is left out: it promises only an expected excess risk (SPEC §4), not
 # R ≤ α with probability 1 − γ, which is what these estimators' parameters state.
@@ -51,6 +51,10 @@ SCALING_ADVICE = (
 
 class NoPrivacyWarning(UserWarning):
     """A fit whose coefficients carry no privacy guarantee: a fallback (ε = ∞)."""
+
+
+class RepeatableRunWarning(UserWarning):
+    """A fit whose noise came from a seed the caller gave: repeatable, and so not a private release."""
 
 
 class PublicBoundScaler(TransformerMixin, BaseEstimator):
@@ -105,8 +109,10 @@ class _AccuracyFirst(BaseEstimator):
     T : privacy levels on the noise-reduction grid, ≥ 2.
     feature_bound : a public bound on ‖x‖₁: rows are divided by it and clipped (SPEC §11),
         in ``fit`` and ``predict``; ``None`` (default): rows must already have ‖x‖₁ ≤ 1.
-    random_state : ``None`` (fresh entropy), a seed (the run of ``accfirst run --seed``) or a
-        ``numpy.random.Generator``.
+    random_state : ``None`` (the default: operating-system entropy, a private release), a seed
+        (the run of ``accfirst run --seed``) or a ``numpy.random.Generator``. With a seed or a
+        generator the fit is a repeatable run, not a private release (anyone with the seed can
+        replay its noise): ``fit`` warns (``RepeatableRunWarning``).
     """
 
     _problem_class: type[Problem]
@@ -177,10 +183,11 @@ class _AccuracyFirst(BaseEstimator):
         return run.theta
 
     def _rng(self, alpha: float) -> np.random.Generator:
-        if isinstance(self.random_state, np.random.Generator):
-            return self.random_state
         if self.random_state is None:
             return np.random.default_rng()
+        warnings.warn(f"random_state is set: {REPEATABLE}", RepeatableRunWarning, stacklevel=4)
+        if isinstance(self.random_state, np.random.Generator):
+            return self.random_state
         seed = validate_count("random_state (a seed, a numpy Generator or None)", self.random_state, 0)
         return trial_rng(seed, self.method, alpha, 0)
 

@@ -10,6 +10,7 @@ import functools
 import inspect
 import math
 import numbers
+import secrets
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -87,6 +88,16 @@ def validate_count(name: str, value: object, minimum: int) -> int:
     if int(value) < minimum:
         raise AccFirstError(f"{name} must be at least {minimum}; got {value}")
     return int(value)
+
+
+# What every output of a release on real data says when its randomness came from a seed the user gave.
+REPEATABLE = "repeatable run: not a private release"
+
+
+def release_seed(seed: int | None) -> int:
+    """The seed of a release's randomness: the one given (a repeatable run, whose noise anyone with the seed
+    knows: not a private release), or 128 bits of operating-system entropy that are never shown."""
+    return secrets.randbits(128) if seed is None else validate_count("seed", seed, 0)
 
 
 def as_generator(rng: np.random.Generator | int | None) -> np.random.Generator:

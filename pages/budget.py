@@ -59,7 +59,7 @@ class QueueSetting(Setting):
         try:
             return tuple(Analysis.from_text(item).to_text() for item in items)
         except AccFirstError as exc:
-            raise InvalidValue(str(exc)) from None
+            raise InvalidValue(f"{self.key}: {exc}") from None
 
     def to_url(self, value: tuple[str, ...]) -> str:
         return ",".join(value)

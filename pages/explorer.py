@@ -67,7 +67,7 @@ from ui.settings import (
     MultiChoice,
     OptionalFloat,
     Toggle,
-    calibration_labels,
+    calibration_captions,
     calibration_setting,
     delta_problem,
     delta_setting,
@@ -322,12 +322,12 @@ for refusal in refusals:
     sidebar.error(refusal)
 if refusals:
     problems.append("noise")
-if relative:  # α is released by each run: the labels cannot price the test in advance
+if relative:  # α is released by each run: the captions cannot price the test in advance
     calibration = CALIBRATION.widget(sidebar)
 else:
     with st.spinner("Calibrating the tests…"):
-        labels = calibration_labels(int(LEVELS.value), float(gamma), problem.query_sensitivity, alpha)
-    calibration = replace(CALIBRATION, labels=labels).widget(sidebar)
+        captions = calibration_captions(int(LEVELS.value), float(gamma), problem.query_sensitivity, alpha)
+    calibration = CALIBRATION.widget(sidebar, captions=captions)
 sidebar.caption(
     "ε_A: the private test's privacy loss here. Doubling follows the choice: it uses its exact test when an exact "
     "calibration is chosen, the paper's otherwise, so the two are compared on equal terms."

@@ -5,8 +5,10 @@ its ε live and the 2 × 2 table of answer probabilities; a simulated class poll
 true share) with the unbiased estimate, its confidence interval and how it spreads over
 repeated polls; and the live classroom poll. A teacher opens a room and shows its code and
 link; students who open the link flip real coins and send only the randomized answer — the
-server never learns anyone's truth — and the estimate updates live. A link with ``?room=``
-shows the student view only.
+server never learns anyone's truth — and the estimate updates live, with a warning in words
+when the answers do not fit the coins, and the answers the room refused and why. A link
+with ``?room=`` shows the student view only: one answer per tab (its token stays in the
+address); a malformed code is listed in the page's notice and the class page shows.
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ import math
 import numpy as np
 import streamlit as st
 
+from accfirst.errors import AccFirstError
 from accfirst.plots.learn import figure_live_estimate, figure_poll_spread, figure_response_table
 from accfirst.teaching import RandomizedResponse, parse_room_code
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
-from ui.poll import ROOM_PARAMETER, TEACHER_ROOM, answered_key, poll_rooms
+from ui.link_notice import report_ignored
+from ui.poll import ROOM_PARAMETER, TEACHER_ROOM, poll_rooms, tab_token
 from ui.settings import Choice, FloatSlider, IntSetting, restore_from_url, write_to_url
 
 PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
@@ -80,24 +84,44 @@ def show_chart(figure, key: str) -> None:
     st.plotly_chart(figure, config=PLOTLY_CONFIG, key=key)
 
 
+def interval_text(interval: tuple[float, float]) -> str:
+    """An interval rounded outwards to two decimals, so a narrow one never reads as a point."""
+    return f"{math.floor(interval[0] * 100) / 100:.2f}–{math.ceil(interval[1] * 100) / 100:.2f}"
+
+
 @st.fragment(run_every=2)
 def live_results(code: str) -> None:
-    """The room's counts and estimate, redrawn every 2 seconds."""
+    """The room's counts and estimate, redrawn every 2 seconds; a warning when the answers do not fit the coins."""
     with package_errors(stop=False):
         shown = poll_rooms().snapshot(code)
         show_chart(figure_live_estimate(shown.estimate, shown.interval, shown.yes, shown.answers), f"live_{code}")
-        if shown.estimate is not None:
+        if shown.answers == 0:
+            return
+        counted = f"From {shown.answers} randomized answers ({shown.yes} “yes”)"
+        if shown.misfit is None:
             st.caption(
-                f"From {shown.answers} randomized answers ({shown.yes} “yes”): estimated true share "
-                f"{shown.estimate:.2f} (unbiased, so it can leave 0–1 in a small class), 95% interval "
-                f"{shown.interval[0]:.2f}–{shown.interval[1]:.2f}."
+                f"{counted}: estimated true share {shown.estimate:.2f} (unbiased, so it can leave 0–1 in a small "
+                f"class), 95% interval {interval_text(shown.interval)}."
             )
+            return
+        devices = shown.protocol.devices
+        extreme = f"{'at least' if shown.misfit.direction == 'more' else 'at most'} {shown.yes} “yes”"
+        st.warning(
+            f"{shown.misfit.direction.capitalize()} “yes” than the {devices} allow: some answers may not follow the "
+            f"{devices}. Had every answer followed them, {extreme} out of {shown.answers} would come with "
+            f"probability at most {shown.misfit.probability:.1%}.",
+            icon="⚠️",
+        )
+        st.caption(
+            f"{counted}: estimated true share {shown.clipped_estimate:.2f}, clipped to 0–1 because the answers do "
+            f"not fit the {devices}; no interval, since no true share fits them."
+        )
 
 
-def student_view(text: str) -> None:
-    """What a phone shows on the room's link: the coins, two answer buttons, the live result."""
-    code = call(parse_room_code, text)
+def student_view(code: str) -> None:
+    """What a phone shows on the room's link: the coins, two answer buttons (until this tab answers), the result."""
     room = call(poll_rooms().snapshot, code)
+    token = call(tab_token, code)
     st.subheader("Class poll: answer with coins")
     st.write("Your teacher asks a yes/no question. Before you answer:")
     st.info(room.protocol.instructions(), icon="🪙")
@@ -105,21 +129,28 @@ def student_view(text: str) -> None:
         "Only the answer the coins tell you to give leaves your phone. Nobody — not the teacher, not the "
         f"server — can know whether it is your truth (ε = {room.protocol.epsilon:.2f}: plausible deniability)."
     )
-    if st.session_state.get(answered_key(code)):
+    if call(poll_rooms().has_answered, code, token):
         st.success("Thank you: your randomized answer is in.", icon="✅")
     else:
         yes, no = st.columns(2)
         for column, answer, label in ((yes, True, "Answer “yes”"), (no, False, "Answer “no”")):
             if column.button(label, key=f"answer_{answer}", type="primary", width="stretch"):
-                with package_errors():
-                    poll_rooms().submit(code, answer)
-                st.session_state[answered_key(code)] = True
+                call(poll_rooms().submit, code, answer, token)
                 st.rerun()
     live_results(code)
 
 
+def show_refusals(code: str) -> None:
+    """The answers the room refused, and why (a second answer from a tab, a flood, a full poll)."""
+    with package_errors(stop=False):
+        refused = poll_rooms().snapshot(code).refused
+        if refused:
+            reasons = "; ".join(f"{reason}: {count}" for reason, count in refused)
+            st.caption(f"Refused {sum(count for _, count in refused)} answers — {reasons}.")
+
+
 def teacher_view() -> None:
-    """Open a room (or show the open one): its code, its link, the live estimate."""
+    """Open a room (or show the open one): its code, its link, the live estimate and the refused answers."""
     code = st.session_state.get(TEACHER_ROOM)
     if code is None:
         with st.form("join", border=False):
@@ -141,7 +172,13 @@ def teacher_view() -> None:
     code_column, link_column = st.columns([1, 3], vertical_alignment="center")
     code_column.metric("Room code", code)
     link_column.code(f"{st.context.url or ''}?{ROOM_PARAMETER}={code}", language=None)
+    st.caption(
+        "One answer per browser tab: a student's tab keeps its answer token in its address, so reloading it "
+        "cannot answer twice; a new tab or another browser can. The poll also refuses answers arriving faster "
+        "than a class sends them."
+    )
     live_results(code)
+    show_refusals(code)
     if st.button("Close the poll", key="close_room"):
         with package_errors(stop=False):
             poll_rooms().close_room(code)
@@ -153,8 +190,14 @@ def teacher_view() -> None:
 ensure_frame()
 room_text = st.query_params.get(ROOM_PARAMETER)
 if room_text is not None:
-    student_view(room_text)
-    st.stop()
+    try:
+        room_code = parse_room_code(room_text)
+    except AccFirstError as error:  # a malformed code in a link: said once at the top, the class page instead
+        report_ignored([f"{ROOM_PARAMETER}: {error}"])
+        del st.query_params[ROOM_PARAMETER]
+    else:
+        student_view(room_code)
+        st.stop()
 
 # ---------------------------------------------------------------- the protocol
 st.title("Randomized response: answers nobody can hold against you")
@@ -192,7 +235,7 @@ interval = protocol.confidence_interval(first, n)
 standard_error = math.sqrt(protocol.variance(truth, n))
 with left:
     st.metric("One poll's estimate π̂", f"{estimates[0]:.3f}", help="π̂ = (λ̂ − (1−p)q)/p, λ̂ the share of “yes”.")
-    st.metric("Its 95% interval", f"{interval[0]:.2f} – {interval[1]:.2f}")
+    st.metric("Its 95% interval", interval_text(interval))
     st.metric(
         f"Spread over {POLLS:,} polls (sd)",
         f"{estimates.std():.3f}",
@@ -203,13 +246,15 @@ with right:
 st.caption(
     "Each simulated student truly says “yes” with probability π, then follows the protocol. The estimate is "
     "unbiased: over many polls it centres on the truth; privacy costs precision, as the spread grows by 1/p. "
-    "The interval is Wilson's for the share of “yes”, mapped to π."
+    "The interval is the exact (Clopper–Pearson) one for the share of “yes”, mapped to π: it holds the truth in "
+    "at least 95% of polls."
 )
 
 # ---------------------------------------------------------------- the live poll
 st.subheader("Live classroom poll")
 st.caption(
-    "The poll lives in this server's memory only and closes after 2 hours without answers. It keeps nothing but "
-    "the number of “yes” and of answers: no names, no true answers."
+    "The poll lives in this server's memory only and closes after 2 hours without answers. It keeps the number of "
+    "“yes” and of answers, how many answers it refused, and a fingerprint of each answering tab's token, never "
+    "tied to its answer: no names, no true answers."
 )
 teacher_view()

@@ -43,6 +43,7 @@ from accfirst.snippet import RunSettings, reproduction_snippet, settings_json
 from ui.dataset import require_selection, show_data_report
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
+from ui.link_notice import report_ignored
 from ui.runs import RunRequest, first_trials, worker_pool, workers
 from ui.settings import (
     Choice,
@@ -57,7 +58,6 @@ from ui.settings import (
     restore_from_url,
     write_to_url,
 )
-from ui.text import plain
 from ui.work import MAX_LEVELS, MAX_RUNS, estimate, measured_costs, runs_refusal
 
 PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
@@ -184,7 +184,7 @@ restore_from_url(SETTINGS)
 if from_link and run_count(ALPHAS.value, METHODS_SETTING.value, TRIALS.value) > MAX_RUNS:
     # Refused like any bad value in a link: the grid, methods and trials go back to their defaults.
     refusal = runs_refusal(run_count(ALPHAS.value, METHODS_SETTING.value, TRIALS.value))
-    st.warning(plain(f"Ignored the link's α grid, methods and trials: {refusal} Using the defaults."), icon="🔗")
+    report_ignored([f"alphas, methods and trials together: {refusal} Using the defaults of all three."])
     for setting in (ALPHAS, METHODS_SETTING, TRIALS):
         st.session_state[setting.state_key] = setting.default
 

@@ -2,7 +2,10 @@
 
 - ``ui.settings``: declarative settings that live in the URL — each ``Setting`` draws its
   widget, restores its value from the query string on a session's first run (bad values
-  → ``st.warning`` and the default) and writes it back on change.
+  → the default, listed in the page's one notice, ``ui.link_notice``) and writes it back
+  on change.
+- ``ui.link_notice``: one collapsible notice at the top of the page for every setting of
+  a link that the page could not use.
 - ``ui.navigation``: the pages and their menu sections, defined once (``SECTIONS``).
 - ``ui.frame``: the frame every page shares (page configuration, menu, dataset sidebar),
   drawn by ``app.py`` or, when Streamlit runs a page on its own, by the page.

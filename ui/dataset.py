@@ -187,8 +187,7 @@ def dataset_sidebar() -> Selection | None:
     """Draw the shared sidebar (dataset, upload flow, λ) and remember the selection for the page."""
     st.session_state[STATE_KEY] = None
     st.session_state[PROBLEM_KEY] = None
-    for message in restore_from_url(SHARED_SETTINGS, show=False):
-        st.warning(plain(message), icon="🔗")
+    restore_from_url(SHARED_SETTINGS)
     sidebar = st.sidebar
     sidebar.header("Data")
     name = DATASET.widget(sidebar)

@@ -21,6 +21,7 @@ from contextvars import ContextVar
 import streamlit as st
 
 from ui.dataset import dataset_sidebar
+from ui.link_notice import notice_slot
 from ui.navigation import navigation
 from ui.runs import worker_pool
 
@@ -38,14 +39,19 @@ def draw_frame() -> None:
 
 
 @contextmanager
-def shared_frame() -> Iterator[None]:
-    """Draw the frame, then run the body (the page) inside it."""
-    draw_frame()
-    token = _INSIDE_FRAME.set(True)
-    try:
-        yield
-    finally:
-        _INSIDE_FRAME.reset(token)
+def shared_frame(page: str) -> Iterator[None]:
+    """Draw the frame, then run the body (the page ``page``, its URL path) inside it.
+
+    The top of the page is kept for the notice of link settings the page could not use
+    (``ui.link_notice``), the shared sidebar's and the page's alike.
+    """
+    with notice_slot(page):
+        draw_frame()
+        token = _INSIDE_FRAME.set(True)
+        try:
+            yield
+        finally:
+            _INSIDE_FRAME.reset(token)
 
 
 def ensure_frame() -> None:

@@ -2,9 +2,12 @@
 
 Every session of the server sees the same ``PollRooms`` (``st.cache_resource``): the
 teacher's session opens a room, the students' sessions add randomized answers to it. The
-registry lives in memory only and holds nothing but each room's protocol and counts
-(``accfirst.teaching.poll``). A student's own session remembers which rooms it has answered,
-so one phone answers once; that memory never reaches the registry.
+registry lives in memory only and holds nothing but each room's protocol, counts,
+refusals and the digests of the answer tokens used (``accfirst.teaching.poll``).
+
+A student's tab keeps its answer token in its address (``?room=…&token=…``): a reload
+keeps it, so the room refuses a second answer from the tab and the page shows that it has
+answered; a new tab gets a new token.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import streamlit as st
 from accfirst.teaching import PollRooms
 
 ROOM_PARAMETER = "room"
+TOKEN_PARAMETER = "token"
 TEACHER_ROOM = "poll.teacher_room"
 
 
@@ -23,6 +27,10 @@ def poll_rooms() -> PollRooms:
     return PollRooms()
 
 
-def answered_key(code: str) -> str:
-    """The session-state key that records that this session answered in room ``code``."""
-    return f"poll.answered.{code}"
+def tab_token(code: str) -> str:
+    """This tab's answer token for the room ``code``: the one in the address, or a new one put there."""
+    token = st.query_params.get(TOKEN_PARAMETER)
+    if not poll_rooms().valid_token(code, token):
+        token = poll_rooms().issue_token(code)
+        st.query_params[TOKEN_PARAMETER] = token
+    return token

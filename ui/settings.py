@@ -9,9 +9,11 @@ label, default and the widget's range or options), then:
 >>> write_to_url(SETTINGS)                     # after the widgets, every run
 
 ``restore_from_url`` reads the query string the first time a setting is seen in a
-session: a valid value becomes the widget's starting value; an invalid one is
-reported (``st.warning``) and the default is used. From then on the widget owns the
-value (kept across page switches with ``persist_state="session"``) and
+session: a valid value becomes the widget's starting value; an invalid one is listed
+in the page's one notice of ignored link settings (``ui.link_notice``) and the default
+is used. A link's value passes the checks a typed one meets: numbers as a number box
+takes them (ASCII digits, finite), within the widget's range, one of its options. From
+then on the widget owns the value (kept across page switches with ``persist_state="session"``) and
 ``write_to_url`` mirrors it into the URL, deleting parameters whose value is ``None``
 ("automatic"). Values are written in a short, stable text form (``methods=nr,theory``)
 that does not depend on widget labels.
@@ -22,6 +24,7 @@ Each setting's widget key is ``"<scope>.<key>"``, so two pages may both use ``al
 from __future__ import annotations
 
 import math
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,28 +38,32 @@ from accfirst.interpret import format_delta, format_epsilon
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import calibrated_epsilon
 from accfirst.validation import echo, shorten
-from ui.text import plain
+from ui.link_notice import report_ignored
 
 
 class InvalidValue(ValueError):
     """A query-parameter value a setting cannot use; the message says why."""
 
 
+# What a number box accepts: ASCII digits (Python's float() and int() also read other scripts' digits,
+# underscores and surrounding spaces, which no visitor can type there).
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+_WHOLE = re.compile(r"[+-]?\d+", re.ASCII)
+
+
 def _float(raw: str, what: str) -> float:
-    try:
-        value = float(raw)
-    except ValueError:
-        raise InvalidValue(f"{what} must be a number; got {echo(raw)}") from None
+    if not _NUMBER.fullmatch(raw):
+        raise InvalidValue(f"{what} must be a number; got {echo(raw)}")
+    value = float(raw)
     if not math.isfinite(value):
         raise InvalidValue(f"{what} must be finite; got {echo(raw)}")
     return value
 
 
 def _int(raw: str, what: str) -> int:
-    try:
-        return int(raw)
-    except ValueError:
-        raise InvalidValue(f"{what} must be a whole number; got {echo(raw)}") from None
+    if not _WHOLE.fullmatch(raw):
+        raise InvalidValue(f"{what} must be a whole number; got {echo(raw)}")
+    return int(raw)
 
 
 def format_number(value: float) -> str:
@@ -212,7 +219,8 @@ class OptionalFloat(Setting):
 
     def _draw(self, where: Any, **kwargs: Any) -> float | None:
         kwargs.setdefault("placeholder", self.placeholder)
-        return where.number_input(self.label, min_value=0.0, step=None, format=self.format, **kwargs)
+        # value=None: a box the visitor empties is blank again (automatic); Streamlit's default would read it as 0.
+        return where.number_input(self.label, value=None, min_value=0.0, step=None, format=self.format, **kwargs)
 
 
 @dataclass(frozen=True)
@@ -220,7 +228,10 @@ class Choice(Setting):
     """One of ``options`` (strings or numbers); the URL holds the option itself, not its label.
 
     ``widget_type``: "radio", "selectbox", "select_slider" (ordered numbers, e.g. a log
-    scale) or "segmented_control". ``labels`` maps options to what the widget shows.
+    scale) or "segmented_control". ``labels`` maps options to what the widget shows; they
+    must not change while the page is open: Streamlit keeps a choice by its label's text,
+    so a label that changed (a live number in it) would drop or replace the choice. Live
+    text goes beside the options instead (a radio's ``captions``).
     """
 
     options: tuple[Any, ...] = ()
@@ -234,14 +245,9 @@ class Choice(Setting):
 
     def parse(self, raw: list[str]) -> Any:
         text = raw[-1]
+        number = float(text) if _NUMBER.fullmatch(text) else math.nan
         for option in self.options:
-            if isinstance(option, float):
-                try:
-                    if math.isclose(float(text), option, rel_tol=1e-9):
-                        return option
-                except ValueError:
-                    continue
-            elif str(option) == text:
+            if (isinstance(option, float) and math.isclose(number, option, rel_tol=1e-9)) or str(option) == text:
                 return option
         raise InvalidValue(f"{self.key} must be one of {self.describe()}; got {echo(text)}")
 
@@ -291,15 +297,15 @@ class MultiChoice(Setting):
         return [o for o in self.options if o in (chosen or [])]
 
 
-def restore_from_url(settings: Sequence[Setting], *, show: bool = True) -> list[str]:
+def restore_from_url(settings: Sequence[Setting]) -> None:
     """Seed each setting's widget from the URL the first time it is seen in this session.
 
-    Valid values become the starting value; invalid ones leave the default and are
-    reported (one ``st.warning`` each when ``show``, as plain text: the value came from
-    a link). Settings already in session state (the user has been here) are left alone.
-    Returns the warnings (unescaped; show them with ``ui.text.plain``).
+    Valid values become the starting value; invalid ones leave the default and are listed
+    in the page's one notice of ignored link settings (``ui.link_notice``, as plain text:
+    the value came from a link). Settings already in session state (the user has been
+    here) are left alone.
     """
-    warnings = []
+    ignored = []
     for setting in settings:
         if setting.state_key in st.session_state:
             continue
@@ -310,13 +316,9 @@ def restore_from_url(settings: Sequence[Setting], *, show: bool = True) -> list[
                 value = setting.parse(raw)
             except InvalidValue as exc:
                 default = setting.to_url(setting.default)
-                default_text = "automatic" if default is None else default
-                warnings.append(f"Ignored the link's setting: {exc}; using the default ({default_text}).")
+                ignored.append(f"{exc}; using the default ({'automatic' if default is None else default}).")
         st.session_state[setting.state_key] = value
-    if show:
-        for message in warnings:
-            st.warning(plain(message), icon="🔗")
-    return warnings
+    report_ignored(ignored)
 
 
 def write_to_url(settings: Sequence[Setting]) -> None:
@@ -384,8 +386,11 @@ def calibration_setting(scope: str) -> Choice:
     )
 
 
-def calibration_labels(T: int, gamma: float, sensitivity: float, alpha: float) -> dict[str, str]:
-    """Each calibration's one-line meaning and the test's ε_A = c(T, γ)·Δ_R/α it pays here (SPEC §12.3).
+def calibration_captions(T: int, gamma: float, sensitivity: float, alpha: float) -> list[str]:
+    """The test's ε_A = c(T, γ)·Δ_R/α under each calibration here, in the options' order (SPEC §12.3).
+
+    Captions under the radio's fixed labels: a label that changed with α would drop the choice
+    (Streamlit keeps a radio's choice by its label text).
 
     Parameters
     ----------
@@ -393,10 +398,9 @@ def calibration_labels(T: int, gamma: float, sensitivity: float, alpha: float) -
     sensitivity : Δ_R of the problem.
     alpha : the target excess risk.
     """
-    return {
-        name: f"{meaning} · ε_A = {format_epsilon(calibrated_epsilon(name, T, gamma, sensitivity, alpha))}"
-        for name, meaning in CALIBRATION_LABELS.items()
-    }
+    return [
+        f"ε_A = {format_epsilon(calibrated_epsilon(name, T, gamma, sensitivity, alpha))}" for name in CALIBRATION_LABELS
+    ]
 
 
 def noise_setting(scope: str) -> Choice:

@@ -34,7 +34,7 @@ from scipy.special import ndtri
 from accfirst.accounting.filters import ZCDPFilter
 from accfirst.errors import AccFirstError, DataError
 from accfirst.mechanisms.brownian import brownian_noise_reduction
-from accfirst.validation import as_generator, validate_count, validate_positive
+from accfirst.validation import as_generator, release_seed, validate_count, validate_positive
 
 COUNT_METHODS = ("nr", "doubling")
 # Doubling levels ρ̄·2^{−19} … ρ̄: a 724-fold range of noise sd per count. Counts too large
@@ -227,15 +227,17 @@ def compare_counts(
     methods: Sequence[str] = COUNT_METHODS,
     beta: float = 0.05,
     cap: float = 0.05,
-    seed: int = 0,
+    seed: int | None = None,
 ) -> pd.DataFrame:
     """``release_counts`` of each method on the same counts, each in its own (ε, δ) budget, one frame.
 
     Each method's randomness comes from (``seed``, method), so an arm's rows do not depend on
-    which other arms run. A ``label`` column names each count (the index of a Series, else
-    its position).
+    which other arms run. ``None`` (the default) draws the seed from the operating system: a
+    release. A seed makes a repeatable run, which is not a private release (anyone with the seed
+    can replay the noise). A ``label`` column names each count (the index of a Series, else its
+    position).
     """
-    seed = validate_count("seed", seed, 0)
+    seed = release_seed(seed)
     chosen = list(methods)
     unknown = [m for m in chosen if m not in COUNT_METHODS]
     if unknown or not chosen:

@@ -121,7 +121,8 @@ def figure_live_estimate(
     """A live poll: the share of “yes” answers and the estimated true share with its interval.
 
     The unbiased estimate can leave [0, 1] while answers are few; it is drawn (and named in
-    the title) at the nearer end of [0, 1].
+    the title) at the nearer end of [0, 1]. Without an interval (answers that fit no true
+    share, ``RandomizedResponse.misfit``) the clipped estimate is drawn alone and says so.
     """
     fig = go.Figure()
     shown = None if estimate is None else min(max(estimate, 0.0), 1.0)
@@ -137,15 +138,23 @@ def figure_live_estimate(
                 name="randomized answers",
             )
         )
-        low, high = interval if interval is not None else (0.0, 1.0)
         fig.add_trace(
             go.Scatter(
                 y=["estimated truth"],
                 x=[shown],
                 mode="markers",
-                marker={"color": YOURS, "size": 16},
-                error_x={"type": "data", "symmetric": False, "array": [high - shown], "arrayminus": [shown - low]},
-                name="estimate and 95% interval",
+                marker={"color": YOURS, "size": 16, "symbol": "circle" if interval else "x"},
+                error_x=None
+                if interval is None
+                else {
+                    "type": "data",
+                    "symmetric": False,
+                    "array": [interval[1] - shown],
+                    "arrayminus": [shown - interval[0]],
+                },
+                name="estimate and 95% interval"
+                if interval
+                else "estimate clipped to 0–1 (no share fits the answers: no interval)",
             )
         )
     fig.update_xaxes(range=[0, 1], tickformat=".0%", title_text="share")

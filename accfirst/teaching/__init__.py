@@ -25,11 +25,13 @@ from accfirst.teaching.laplace import (
     max_error_probability,
     max_error_threshold,
 )
-from accfirst.teaching.poll import PollRooms, PollSnapshot, parse_room_code
-from accfirst.teaching.randomized_response import TWO_COINS, RandomizedResponse
+from accfirst.teaching.poll import AnswerRefused, PollRooms, PollSnapshot, parse_room_code
+from accfirst.teaching.randomized_response import TWO_COINS, Misfit, RandomizedResponse
 
 __all__ = [
     "TWO_COINS",
+    "AnswerRefused",
+    "Misfit",
     "PollRooms",
     "PollSnapshot",
     "RandomizedResponse",

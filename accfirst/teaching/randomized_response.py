@@ -21,6 +21,21 @@ from accfirst.validation import validate_count, validate_probability
 
 
 @dataclass(frozen=True)
+class Misfit:
+    """Answers that do not fit a protocol (``RandomizedResponse.misfit``).
+
+    Parameters
+    ----------
+    direction : "more" or "fewer": more (fewer) "yes" than the protocol can give.
+    probability : the largest chance of a count this far out if every answer had followed the
+        protocol (binomial, exact, at the end of ``yes_share_range`` nearest the count).
+    """
+
+    direction: str
+    probability: float
+
+
+@dataclass(frozen=True)
 class RandomizedResponse:
     """Truthful with probability ``p``, else "yes" with probability ``q`` (SPEC §18).
 
@@ -71,24 +86,55 @@ class RandomizedResponse:
         lam = self.yes_share(truth_share)
         return lam * (1 - lam) / (n * self.p**2)
 
-    def confidence_interval(self, yes: int, n: int, level: float = 0.95) -> tuple[float, float]:
-        """A confidence interval for π from ``yes`` "yes" answers out of ``n``.
+    @property
+    def yes_share_range(self) -> tuple[float, float]:
+        """The shares of "yes" the protocol can produce: from λ = (1−p)q (nobody's truth is yes) to p + (1−p)q."""
+        forced_yes = (1 - self.p) * self.q
+        return forced_yes, self.p + forced_yes
 
-        Wilson's interval for λ (good at classroom sizes, never empty at λ̂ = 0 or 1), mapped
-        through the increasing λ ↦ (λ − (1−p)q)/p and intersected with [0, 1] (π is a share,
-        so the intersection keeps the coverage).
+    def yes_share_interval(self, yes: int, n: int, level: float = 0.95) -> tuple[float, float]:
+        """The exact (Clopper–Pearson) interval for the share λ of "yes" from ``yes`` "yes" answers of ``n``.
+
+        It covers λ with probability at least ``level`` whatever λ and n (never empty, even at
+        λ̂ = 0 or 1), and its ends are exact binomial tests: λ below the lower end would give
+        ``yes`` or more "yes" with probability under (1 − level)/2.
         """
         n = validate_count("n (answers)", n, 1)
         yes = validate_count("yes (answers)", yes, 0)
         if yes > n:
             raise AccFirstError(f"yes answers ({yes}) cannot exceed all answers ({n})")
-        level = validate_probability("level", level)
-        z = stats.norm.ppf(0.5 + level / 2)
-        share = yes / n
-        centre = (share + z * z / (2 * n)) / (1 + z * z / n)
-        half = z / (1 + z * z / n) * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n))
-        low, high = (self.estimate(x) for x in (max(centre - half, 0.0), min(centre + half, 1.0)))
+        tail = (1 - validate_probability("level", level)) / 2
+        low = float(stats.beta.ppf(tail, yes, n - yes + 1)) if yes > 0 else 0.0
+        high = float(stats.beta.ppf(1 - tail, yes + 1, n - yes)) if yes < n else 1.0
+        return low, high
+
+    def confidence_interval(self, yes: int, n: int, level: float = 0.95) -> tuple[float, float]:
+        """A confidence interval for π from ``yes`` "yes" answers out of ``n``.
+
+        The exact interval for λ (``yes_share_interval``) mapped through the increasing
+        λ ↦ (λ − (1−p)q)/p and intersected with [0, 1] (π is a share, so the intersection keeps
+        the coverage of at least ``level``). When the interval for λ lies wholly outside
+        ``yes_share_range`` the intersection is a single end point: ``misfit`` says so.
+        """
+        low, high = (self.estimate(x) for x in self.yes_share_interval(yes, n, level))
         return min(max(low, 0.0), 1.0), min(max(high, 0.0), 1.0)
+
+    def misfit(self, yes: int, n: int, level: float = 0.95) -> Misfit | None:
+        """How ``yes`` "yes" out of ``n`` fail to fit the protocol, or ``None`` when they fit.
+
+        They fail when they hold more (fewer) "yes" than the protocol can give, beyond its
+        sampling error: the exact interval for λ lies wholly above (below) ``yes_share_range``,
+        so no true share π in [0, 1] fits — an exact binomial test at the range's end. Answers
+        that all follow the protocol are flagged with probability at most (1 − level)/2 per
+        direction, whatever the class size and the true share.
+        """
+        low, high = self.yes_share_interval(yes, n, level)
+        least, most = self.yes_share_range
+        if low >= most and most < 1:
+            return Misfit("more", float(stats.binom.sf(yes - 1, n, most)))
+        if high <= least and least > 0:
+            return Misfit("fewer", float(stats.binom.cdf(yes, n, least)))
+        return None
 
     def respond(self, truths: ArrayLike, rng: np.random.Generator) -> NDArray[np.bool_]:
         """The randomized answers of respondents whose true answers are ``truths`` (booleans).
@@ -112,6 +158,12 @@ class RandomizedResponse:
         n = validate_count("n (respondents)", n, 1)
         polls = validate_count("polls", polls, 1)
         return rng.binomial(n, self.yes_share(truth_share), size=polls)
+
+    @property
+    def devices(self) -> str:
+        """What students play with, for sentences: "coins", "dice" or "coin and die" (p, q multiples of 1/6)."""
+        kinds = {_chance_device(self.p, "p", "tails")[0], _chance_device(self.q, "q", "heads")[0]}
+        return "coin and die" if len(kinds) == 2 else "coins" if kinds == {"Flip a coin"} else "dice"
 
     def instructions(self) -> str:
         """What a student does with a coin or a die, when p and q are multiples of 1/6 (plain text).

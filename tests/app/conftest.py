@@ -7,6 +7,9 @@ legacy mechanism off for good the first time ``app.py`` calls ``st.navigation``;
 would execute the page script alone, without ``app.py`` (the page then draws the shared
 frame itself, ``ui.frame``, but as new widgets). This fixture gives every ``AppTest`` run
 the running server's behaviour; the browser tests cover the legacy routing for real.
+
+The browser tests share one ``streamlit run`` per test process (``served``: a pytest-xdist
+worker runs one) and one Chromium per module (``browser``, in ``tests/conftest.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from collections.abc import Iterator
 
 import pytest
 from streamlit.runtime.pages_manager import PagesManager
+
+from tests.app.browsing import require_browser, streamlit_server
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -29,3 +34,16 @@ def navigation_not_pages_folder() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(PagesManager, "__init__", init)
         yield
+
+
+@pytest.fixture(scope="session")
+def served() -> Iterator[tuple[str, int]]:
+    """The app's URL and the server's process id."""
+    require_browser()
+    with streamlit_server() as url_and_pid:
+        yield url_and_pid
+
+
+@pytest.fixture(scope="session")
+def server(served: tuple[str, int]) -> str:
+    return served[0]

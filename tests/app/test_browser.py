@@ -13,181 +13,36 @@ from __future__ import annotations
 import io
 import itertools
 import os
-import socket
-import subprocess
-import sys
-import time
 import urllib.parse
-import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from tests.app.browsing import (
+    ALPHA_SLIDER,
+    IDLE,
+    METRIC,
+    NAV_LINK,
+    TIMEOUT_MS,
+    TITLE,
+    assert_no_exception,
+    click_menu,
+    headline,
+    new_page,
+    on_screen,
+    open_page,
+    read_link_notice,
+    streamlit_server,
+    wait_idle,
+    wait_script_done,
+    wait_settled,
+)
 from tests.data import parquet_bomb
 from ui.navigation import SECTIONS
 
 pytestmark = pytest.mark.browser
-
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-METRIC = '[data-testid="stMetricValue"]'
-EXCEPTION = '[data-testid="stException"]'
-ALPHA_SLIDER = 'input[type="range"][aria-label^="Accuracy you need"]'
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
-NAV_LINK = '[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]'
-EXPAND_SIDEBAR = '[data-testid="stExpandSidebarButton"]'
-COLLAPSE_SIDEBAR = '[data-testid="stSidebarCollapseButton"] button'
-TIMEOUT_MS = 60_000
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"browser tests must run in CI: {reason}")
-    pytest.skip(reason)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@contextmanager
-def streamlit_server() -> Iterator[tuple[str, int]]:
-    """``streamlit run app.py`` on a free localhost port; yields its URL and process id."""
-    port = _free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        "app.py",
-        "--server.headless",
-        "true",
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",
-    ]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    output = process.stdout.read().decode(errors="replace") if process.stdout else ""
-                    pytest.fail(f"streamlit did not start:\n{output[-3000:]}")
-                time.sleep(0.2)
-        yield url, process.pid
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-
-
-@pytest.fixture(scope="module")
-def served() -> Iterator[tuple[str, int]]:
-    with streamlit_server() as url_and_pid:
-        yield url_and_pid
-
-
-@pytest.fixture(scope="module")
-def server(served) -> str:
-    return served[0]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not CHROMIUM.exists():
-        _unavailable(f"{CHROMIUM} not found")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("playwright is not installed")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-def open_page(browser, url: str, *, width: int = 1400, height: int = 1000):
-    page = browser.new_page(viewport={"width": width, "height": height})
-    page.goto(url)
-    page.wait_for_selector(METRIC, timeout=TIMEOUT_MS)
-    return page
-
-
-def wait_idle(page, charts: int = 6) -> None:
-    page.wait_for_function(
-        f"document.querySelectorAll('.js-plotly-plot .main-svg').length >= {charts}"
-        f" && document.querySelector('{IDLE}') !== null",
-        timeout=TIMEOUT_MS,
-    )
-
-
-def headline(page) -> list[str]:
-    return page.locator(METRIC).all_inner_texts()
-
-
-def assert_no_exception(page) -> None:
-    assert page.locator(EXCEPTION).count() == 0
-    assert "Traceback" not in page.locator("body").inner_text()
-
-
-def wait_script_done(page) -> None:
-    page.wait_for_timeout(100)  # let a rerun that was just triggered register first
-    page.wait_for_selector(IDLE, timeout=TIMEOUT_MS)
-
-
-def on_screen(locator) -> bool:
-    """Visible inside the viewport (a collapsed sidebar is drawn off screen, to the left)."""
-    box = locator.bounding_box()
-    return box is not None and box["x"] >= 0 and box["width"] > 0
-
-
-def click_menu(page, title: str) -> None:
-    """Open the page ``title`` from the menu, as a visitor would (the sidebar toggle first on a phone)."""
-    link = page.locator(NAV_LINK).filter(has_text=title)
-    behind_toggle = not on_screen(link)
-    if behind_toggle:
-        page.locator(EXPAND_SIDEBAR).click()
-        page.wait_for_function(
-            "link => link.getBoundingClientRect().x >= 0", arg=link.element_handle(), timeout=TIMEOUT_MS
-        )
-    target = link.get_attribute("href").split("?")[0].rstrip("/")
-    link.click()
-    # Under load the click's rerun can start after a short wait: wait for the page's address first.
-    page.wait_for_url(lambda url: url.split("?")[0].rstrip("/") == target, timeout=TIMEOUT_MS)
-    wait_script_done(page)
-    if behind_toggle and on_screen(link):  # close the menu again to see the page
-        page.locator(COLLAPSE_SIDEBAR).click()
-        page.wait_for_function(
-            "link => link.getBoundingClientRect().x < 0", arg=link.element_handle(), timeout=TIMEOUT_MS
-        )
 
 
 @pytest.mark.parametrize(("width", "height"), [(1400, 1000), (390, 844)], ids=["desktop", "phone"])
@@ -329,17 +184,17 @@ def assert_nothing_outside(page) -> None:
 
 def test_a_crafted_link_shows_its_values_as_text(server, browser):
     query = urllib.parse.urlencode({"alpha": CRAFTED, "ds": CRAFTED, "methods": CRAFTED, "trials": "2", "T": "100"})
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page = new_page(browser)
     page.goto(f"{server}/?{query}")
-    wait_script_done(page)
-    text = page.locator('[data-testid="stMain"]').inner_text().replace("\u2060", "")
-    assert "Ignored the link's setting: alpha must be a number; got '[Session expired - sign in](https://evil" in text
-    assert "Ignored the link's setting: ds must be one of" in text
+    wait_settled(page, TITLE)
+    text = read_link_notice(page)
+    assert "alpha must be a number; got '[Session expired - sign in](https://evil" in text
+    assert "ds must be one of" in text and "methods may contain" in text
     assert_nothing_outside(page)
     page.goto(f"{server}/sweep?{urllib.parse.urlencode({'alphas': CRAFTED * 20, 'ds': 'diabetes'})}")
-    wait_script_done(page)
-    warning = page.locator('[data-testid="stAlert"]').filter(has_text="alphas").inner_text()
-    assert "Session expired" in warning and len(warning) < 300, warning  # a 1.6 kB value is echoed cut short
+    wait_settled(page, TITLE)
+    [line] = [line for line in read_link_notice(page).splitlines() if "alphas" in line]
+    assert "Session expired" in line and len(line) < 300, line  # a 1.6 kB value is echoed cut short
     assert_nothing_outside(page)
     assert_no_exception(page)
     page.close()

@@ -1,6 +1,6 @@
 """The Learn pages in a real browser: each reached by clicking the app's menu, drawn without an
 exception, and the live poll working across two browsers (the student opens the teacher's link,
-as a student would) with the teacher's view refreshing by itself.
+as a student would, and cannot answer twice by reloading) with the teacher's view refreshing by itself.
 """
 
 from __future__ import annotations
@@ -9,17 +9,7 @@ import re
 
 import pytest
 
-from tests.app.test_browser import (  # noqa: F401 -- fixtures
-    EXCEPTION,
-    IDLE,
-    TIMEOUT_MS,
-    assert_no_exception,
-    browser,
-    click_menu,
-    served,
-    server,
-    wait_script_done,
-)
+from tests.app.browsing import EXCEPTION, IDLE, TIMEOUT_MS, assert_no_exception, click_menu, wait_script_done
 from ui.navigation import SECTIONS
 
 pytestmark = pytest.mark.browser
@@ -40,7 +30,7 @@ def wait_drawn(page, charts: int) -> None:
     )
 
 
-def open_learn_page(browser, server: str, path: str, **viewport: int):  # noqa: F811 -- not the fixtures
+def open_learn_page(browser, server: str, path: str, **viewport: int):
     """A Learn page reached as a visitor does: the app's home page, then its menu entry."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000, **viewport})
     page.goto(f"{server}/?ds=diabetes&trials=2&T=100")
@@ -54,7 +44,7 @@ def open_learn_page(browser, server: str, path: str, **viewport: int):  # noqa: 
 
 
 @pytest.mark.parametrize("path", list(TITLES))
-def test_every_learn_page_draws_in_the_browser(server, browser, path, tmp_path):  # noqa: F811 -- imported fixtures
+def test_every_learn_page_draws_in_the_browser(server, browser, path, tmp_path):
     page = open_learn_page(browser, server, path)
     wait_drawn(page, 2)
     assert page.locator(".js-plotly-plot .main-svg g.trace").count() >= 2
@@ -63,17 +53,22 @@ def test_every_learn_page_draws_in_the_browser(server, browser, path, tmp_path):
     page.close()
 
 
-def test_live_poll_across_two_browsers(server, browser):  # noqa: F811 -- imported fixtures
+def test_live_poll_across_two_browsers(server, browser):
     teacher = open_learn_page(browser, server, "learn_randomized_response")
     teacher.get_by_role("button", name="Open a poll").click(timeout=TIMEOUT_MS)
     link_box = teacher.locator('[data-testid="stCode"]').first
     link_box.wait_for(timeout=TIMEOUT_MS)
     link = link_box.inner_text().strip()
     assert re.search(r"\?room=[A-Z2-9]{6}$", link), link
+    assert "One answer per browser tab" in teacher.locator('[data-testid="stMain"]').inner_text()
     student = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
     student.goto(link)
     student.get_by_role("button", name="Answer “yes”").click(timeout=TIMEOUT_MS)
     student.get_by_text("your randomized answer is in").wait_for(timeout=TIMEOUT_MS)
+    assert "token=" in student.url  # the tab's answer token, in its address
+    student.reload()  # a reload keeps the token: the tab has answered, and cannot again
+    student.get_by_text("your randomized answer is in").wait_for(timeout=TIMEOUT_MS)
+    assert student.get_by_role("button", name="Answer “yes”").count() == 0
     # No interaction on the teacher's page: the fragment refreshes every 2 s.
     teacher.get_by_text("From 1 randomized answers (1 “yes”)").wait_for(timeout=TIMEOUT_MS)
     for page in (teacher, student):

@@ -1,6 +1,6 @@
 """The relative target in a real browser: the share-of-the-gain control, α released, the R(0) notice, phone width.
 
-Headless Chromium against ``streamlit run app.py`` (the fixtures of ``test_browser``). Screenshots of
+Headless Chromium against ``streamlit run app.py`` (the shared browser and server fixtures). Screenshots of
 each view at 1400 px and 390 px go to /tmp/accfirst_screenshots for a person to look at.
 """
 
@@ -8,16 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.test_browser import (  # noqa: F401 -- fixtures
-    IDLE,
-    SCREENSHOTS,
-    TIMEOUT_MS,
-    assert_no_exception,
-    browser,
-    served,
-    server,
-    wait_script_done,
-)
+from tests.app.browsing import IDLE, TIMEOUT_MS, assert_no_exception, new_page, wait_script_done
+from tests.app.test_browser import SCREENSHOTS
 
 pytestmark = pytest.mark.browser
 
@@ -27,9 +19,9 @@ TARGET_CONTROL = '[data-testid="stMain"] [data-testid="stButtonGroup"]:has-text(
 WIDTHS = [(1400, 1000), (390, 844)]
 
 
-def open_view(browser, url: str, width: int, height: int, text: str):  # noqa: F811 -- not the fixture
+def open_view(browser, url: str, width: int, height: int, text: str):
     # A tall window, so that the screenshots show the whole explorer (its main area scrolls inside the page).
-    page = browser.new_page(viewport={"width": width, "height": height * 4})
+    page = new_page(browser, width=width, height=height * 4)
     page.goto(url)
     page.get_by_text(text).first.wait_for(timeout=TIMEOUT_MS)
     page.wait_for_selector(IDLE, timeout=TIMEOUT_MS)
@@ -42,7 +34,7 @@ def assert_fits(page, width: int) -> None:
 
 
 @pytest.mark.parametrize(("width", "height"), WIDTHS, ids=["desktop", "phone"])
-def test_a_real_table_asks_for_the_share_and_says_there_is_no_signal(server, browser, width, height):  # noqa: F811
+def test_a_real_table_asks_for_the_share_and_says_there_is_no_signal(server, browser, width, height):
     page = open_view(browser, f"{server}/?ds=diabetes&trials=2&T=100", width, height, "No α was released")
     assert "target=kappa" in page.url and "kappa=0.2" in page.url
     page.locator(TARGET_CONTROL).wait_for(timeout=TIMEOUT_MS)
@@ -56,7 +48,7 @@ def test_a_real_table_asks_for_the_share_and_says_there_is_no_signal(server, bro
 
 
 @pytest.mark.parametrize(("width", "height"), WIDTHS, ids=["desktop", "phone"])
-def test_alpha_is_released_and_the_share_reaches_the_url(server, browser, width, height):  # noqa: F811
+def test_alpha_is_released_and_the_share_reaches_the_url(server, browser, width, height):
     url = f"{server}/?ds=synthetic-intrusion&target=kappa&trials=2&T=50&methods=nr"
     page = open_view(browser, url, width, height, "Released α = κ·Ŝ")
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=TIMEOUT_MS)
@@ -74,7 +66,7 @@ def test_alpha_is_released_and_the_share_reaches_the_url(server, browser, width,
     page.close()
 
 
-def test_the_zero_model_notice_offers_the_share(server, browser):  # noqa: F811 -- imported fixtures
+def test_the_zero_model_notice_offers_the_share(server, browser):
     url = f"{server}/?ds=diabetes&target=alpha&alpha=0.05&trials=2&T=100&methods=nr"
     page = open_view(browser, url, 390, 844, "Predicting nothing already meets this target")
     SCREENSHOTS.mkdir(exist_ok=True)

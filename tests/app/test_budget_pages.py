@@ -15,7 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from accfirst.datasets import load_builtin
-from tests.app.page_text import shown
+from tests.app.page_text import link_notice, shown
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 FOUR_REGRESSIONS = ",".join(["nr-laplace-0.5"] * 4)
@@ -89,9 +89,9 @@ def test_adding_and_removing_analyses_changes_the_queue_and_the_url():
 
 def test_bad_parameters_give_a_message_not_a_traceback():
     at = open_page("pages/budget.py", queue="nr-laplace-0.5,median-x-1", share="7")
-    warnings = texts(at.warning)
-    assert any("cannot read the analysis 'median-x-1'" in text for text in warnings)
-    assert any("share must be between 0.05 and 0.95; got 7" in text for text in warnings)
+    share, queue = link_notice(at)
+    assert share == "share must be between 0.05 and 0.95; got 7; using the default (0.5)."
+    assert queue.startswith("queue: ") and "cannot read the analysis 'median-x-1'" in queue
     # The example queue does not start: the default budget (ε = 1) cannot hold diabetes's preparation.
     ledger = at.dataframe[0].value
     assert ledger["outcome"].tolist() == ["refused"] and ledger["analysis"].iloc[0] == "preparing the table"
@@ -112,7 +112,7 @@ def test_counts_page_certifies_more_with_noise_reduction_on_log_uniform_counts()
 
 def test_counts_page_counts_a_column_of_the_data_and_explains_bad_choices():
     at = open_page("pages/counts.py", src="data", mode="bins-data", bins="8", cap="7")
-    assert any("cap must be one of" in text for text in texts(at.warning))
+    assert any("cap must be one of" in line for line in link_notice(at))
     assert any(
         text.startswith("**training rows of the prepared column progression in 8 bins over its own range**")
         for text in texts(at.markdown)

@@ -16,11 +16,11 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from accfirst import RidgeProblem, SearchOptions, run_trials
+from accfirst import SearchOptions, run_trials
 from accfirst.datasets import from_frame, load_builtin, read_upload
 from accfirst.erm.problems import prepared_problem
 from accfirst.interpret import format_epsilon, median_with_inf
-from tests.app.page_text import shown
+from tests.app.page_text import link_notice, shown
 from ui.errors import GENERIC_MESSAGE
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -52,7 +52,7 @@ def assert_clean(at: AppTest) -> None:
 
 
 def expected_medians(data, lam=0.005, **kwargs) -> dict[str, str]:
-    problem = prepared_problem(data, lam)  # a built-in real table's private preparation is part of the bill
+    problem = prepared_problem(data, lam)  # a real table's preparation is part of every total
     runs = run_trials(problem, **kwargs)
     labels = {"nr": "Noise reduction", "doubling": "Doubling", "theory": "Theory"}
     return {
@@ -135,9 +135,10 @@ def test_url_parameters_restore_the_settings():
 def test_bad_url_values_warn_and_fall_back_to_defaults():
     at = open_app(ds="diabetes", target="alpha", trials="3", alpha="9", methods="nr,magic", T="x")
     assert not at.exception
-    warnings = " ".join(shown(w.value) for w in at.warning)
-    assert "alpha must be between 0.001 and 0.5; got 9" in warnings
-    assert "magic" in warnings and "T must be a whole number" in warnings
+    notice = link_notice(at)
+    assert len(notice) == 3 and not any("must be" in w.value for w in at.warning)  # one notice, no box each
+    assert "alpha must be between 0.001 and 0.5; got 9; using the default (0.05)." in notice
+    assert any("magic" in line for line in notice) and any("T must be a whole number" in line for line in notice)
     assert at.slider(key="explorer.alpha").value == 0.05
     assert list(headline(at)) == ["Noise reduction", "Doubling", "Theory"]
     assert at.query_params["alpha"] == "0.05"  # the URL now holds what is shown
@@ -229,7 +230,7 @@ def test_the_search_chart_replays_row_zero_of_the_trials():
     )
     stop = [a["text"] for a in search["layout"]["annotations"] if a["text"].startswith("stop:")]
     data = load_builtin("diabetes")
-    runs = run_trials(RidgeProblem(data.X_train, data.y_train, 0.005), [0.05], 0.1, ["nr"], 1, 0, T=200)
+    runs = run_trials(prepared_problem(data, 0.005), [0.05], 0.1, ["nr"], 1, 0, T=200)
     assert stop == [f"stop: level {int(runs['stop_index'].iloc[0])}, ε = {runs['eps_hypothesis'].iloc[0]:.3g}"]
     assert "evaluation only, not private" in search["data"][0]["name"]
 
@@ -242,7 +243,7 @@ def test_downloads_are_offered():
 
 def test_a_link_beyond_the_level_cap_is_refused_like_a_bad_value():
     at = open_app(**{**SMALL, "T": "100000"})
-    assert any("T must be between 2 and 10000; got 100000" in shown(w.value) for w in at.warning)
+    assert link_notice(at) == ["T must be between 2 and 10000; got 100000; using the default (100)."]
     assert at.number_input(key="explorer.T").value == SearchOptions.T
     assert list(headline(at)) == ["Noise reduction", "Doubling", "Theory"]
 

@@ -98,11 +98,17 @@ def test_paper_settings_button_restores_the_authors_configuration():
     assert values["ds"] == "diabetes" and values["trials"] == 4  # the data and the trials stay
 
 
-def test_calibration_choices_show_their_epsilon_a_and_doubling_follows():
+def test_calibration_choices_show_their_epsilon_a_beside_fixed_labels_and_doubling_follows():
     at = open_app(**SMALL)
-    options = at.radio(key="explorer.cal").options
-    assert len(options) == 6 and all("· ε_A = " in o for o in options)
+    radio = at.radio(key="explorer.cal")
+    options, captions = list(radio.options), list(radio.proto.captions)
+    assert len(captions) == 6 and all(caption.startswith("ε_A = ") for caption in captions)
     assert any("Doubling follows the choice" in c.value for c in at.caption)
+    at.slider(key="explorer.alpha").set_value(0.1).run()
+    radio = at.radio(key="explorer.cal")
+    # ε_A moves with α beside the options; the options' text, which the browser sends back, does not.
+    assert list(radio.options) == options and list(radio.proto.captions) != captions
+    assert radio.value == SearchOptions.calibration
 
 
 def test_a_radius_above_m_is_refused_with_a_clear_error():

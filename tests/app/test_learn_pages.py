@@ -18,6 +18,8 @@ from accfirst.datasets import load_builtin
 from accfirst.erm.gibbs import gibbs_epsilon, gibbs_lipschitz, ridge_beta
 from accfirst.interpret import format_epsilon
 from accfirst.teaching import RandomizedResponse, max_error_threshold, parse_room_code
+from tests.app.page_text import error_message, link_notice
+from tests.teaching.test_poll import ROOM_FIELDS
 from ui.poll import poll_rooms
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,20 +74,27 @@ def test_live_poll_aggregates_two_students_and_stores_only_randomized_answers() 
     assert_clean(teacher)
     code = parse_room_code(next(m.value for m in teacher.metric if m.label == "Room code"))
     assert teacher.code[0].value.endswith(f"?room={code}")
+    assert any("One answer per browser tab" in c.value and "a new tab" in c.value for c in teacher.caption)
     for answer in (True, False):
         student = open_page("learn_randomized_response", room=code.lower())
         assert_clean(student)
         assert "Flip a coin" in student.info[0].value
+        token = student.query_params["token"]  # the tab's answer token, kept in its address
+        assert poll_rooms().valid_token(code, token)
         student.button(key=f"answer_{answer}").click().run()
         assert_clean(student)
-        assert student.success and not student.button  # one answer per phone
+        assert student.success and not student.button
+        # Reloading the tab (its address, with the token, in a new session) cannot answer again.
+        reloaded = open_page("learn_randomized_response", room=code, token=token)
+        assert_clean(reloaded)
+        assert reloaded.success and not reloaded.button and reloaded.query_params["token"] == token
     teacher.run()
     assert_clean(teacher)
     shown = poll_rooms().snapshot(code)
     assert (shown.yes, shown.answers) == (1, 2)
     assert any("From 2 randomized answers (1 “yes”)" in c.value for c in teacher.caption)
     room = poll_rooms()._rooms[code]
-    assert {f.name for f in dataclasses.fields(room)} == {"protocol", "yes", "answers", "last_active"}
+    assert {f.name for f in dataclasses.fields(room)} == ROOM_FIELDS
     joining = open_page("learn_randomized_response")
     joining.text_input(key="join_code").input(f" {code.lower()} ")
     joining.button[0].click().run()  # the form's submit button
@@ -96,12 +105,47 @@ def test_live_poll_aggregates_two_students_and_stores_only_randomized_answers() 
         poll_rooms().snapshot(code)
 
 
+def test_a_second_answer_is_refused_and_the_teacher_sees_why() -> None:
+    teacher = open_page("learn_randomized_response")
+    teacher.button(key="open_room").click().run()
+    code = parse_room_code(next(m.value for m in teacher.metric if m.label == "Room code"))
+    token = poll_rooms().issue_token(code)
+    poll_rooms().submit(code, True, token)
+    with pytest.raises(ValueError, match="answered this poll already"):
+        poll_rooms().submit(code, True, token)
+    teacher.run()
+    assert any("Refused 1 answers — a second answer from the same browser tab: 1." in c.value for c in teacher.caption)
+
+
+def test_twenty_scripted_yes_give_a_plain_words_warning_and_no_point_interval() -> None:
+    teacher = open_page("learn_randomized_response")
+    teacher.button(key="open_room").click().run()
+    code = parse_room_code(next(m.value for m in teacher.metric if m.label == "Room code"))
+    for _ in range(20):
+        poll_rooms().submit(code, True, poll_rooms().issue_token(code))
+    teacher.run()
+    assert not teacher.exception
+    [warning] = [w.value for w in teacher.warning]
+    assert warning.startswith("More “yes” than the coins allow: some answers may not follow the coins.")
+    assert "at most 0.3%" in warning
+    caption = next(c.value for c in teacher.caption if c.value.startswith("From 20 randomized answers"))
+    assert "estimated true share 1.00, clipped to 0–1" in caption and "no interval" in caption
+    assert "1.00–1.00" not in caption and "1.50" not in caption
+
+
 @pytest.mark.parametrize("room", HOSTILE_ROOMS)
-def test_hostile_room_links_are_refused_without_echo(room: str) -> None:
+def test_a_malformed_room_in_a_link_is_noticed_without_echo_and_the_class_page_shows(room: str) -> None:
     at = open_page("learn_randomized_response", room=room)
+    assert not at.exception and not at.error
+    assert link_notice(at) == [f"room: {error_message(parse_room_code, room)}"]
+    assert all(room not in item for item in link_notice(at))
+    assert at.title[0].value == PAGES["learn_randomized_response"] and "room" not in at.query_params
+
+
+def test_an_unknown_room_says_so() -> None:
+    at = open_page("learn_randomized_response", room="ABCDEF")
     assert not at.exception
-    assert [e.value for e in at.error] and all(room not in e.value for e in at.error)
-    assert not at.button and all(room not in m.value for m in at.markdown)
+    assert any("No poll is open with this code" in e.value for e in at.error) and not at.button
 
 
 def test_laplace_page_shows_the_slides_example() -> None:

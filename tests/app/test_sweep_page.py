@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.page_text import shown
+from tests.app.page_text import link_notice
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 FIGURE_TITLES = ("Fig. 1", "Fig. 2", "Fig. 3", "Fig. 4")
@@ -93,7 +93,8 @@ def test_a_bad_grid_is_explained_and_nothing_runs():
 
 def test_a_bad_grid_in_the_link_falls_back_to_the_papers():
     at = open_page(alphas="0.2:oops")
-    assert any("Ignored the link's setting: alphas" in shown(warning.value) for warning in at.warning)
+    [line] = link_notice(at)
+    assert line.startswith("alphas: ") and line.endswith("; using the default (0.005:0.2:0.005).")
     assert at.text_input(key="sweep.alphas").value == "0.005:0.2:0.005"
 
 
@@ -114,8 +115,8 @@ def test_more_runs_than_one_click_may_start_are_refused():
 
 def test_a_link_beyond_the_run_cap_falls_back_to_the_defaults():
     at = open_page(alphas="0.0001:0.5:0.0001", trials="200")  # 3,000,000 runs
-    warning = " ".join(shown(w.value) for w in at.warning)
-    assert "Ignored the link's α grid, methods and trials: 3,000,000 runs is more than one click may start" in warning
+    [line] = link_notice(at)
+    assert line.startswith("alphas, methods and trials together: 3,000,000 runs is more than one click may start")
     assert at.text_input(key="sweep.alphas").value == "0.005:0.2:0.005"
     assert at.number_input(key="sweep.trials").value == 10
 

@@ -13,7 +13,7 @@ from accfirst import run_trials
 from accfirst.methods.options import SearchOptions
 from accfirst.search.experiments import COLUMNS, trial_result
 from accfirst.search.sweep import run_cells
-from tests.app.page_text import shown
+from tests.app.page_text import link_notice, shown
 from ui.runs import CHUNK, chunk_bounds
 from ui.settings import Choice, FloatSlider, IntSetting, InvalidValue, MultiChoice, OptionalFloat, Toggle
 from ui.text import plain, short
@@ -80,6 +80,24 @@ def test_settings_parse_and_print_url_values():
     assert flag.parse(["1"]) is True and flag.to_url(False) == "0"
 
 
+# Python's float() and int() read all of these; a number box cannot be typed so, and a link may not either.
+NOT_TYPED = ["٣", "３", " 5", "5 ", "1_000", "nan", "NaN", "inf", "-inf", "+infinity", "0x10", "1e", "", "½"]
+
+
+@pytest.mark.parametrize("text", NOT_TYPED)
+def test_a_link_number_is_read_as_a_number_box_reads_it(text):
+    settings = [
+        FloatSlider("t", "alpha", "α", 0.05, low=0.001, high=1000.0),
+        IntSetting("t", "seed", "seed", 0, low=0, high=10_000),
+        Choice("t", "lam", "λ", 5.0, options=(3.0, 5.0, 1000.0, 16.0)),
+    ]
+    for setting in settings:
+        with pytest.raises(InvalidValue):
+            setting.parse([text])
+    assert [setting.parse(["5"]) for setting in settings] == [5.0, 5, 5.0]
+    assert [setting.parse(["1e3"]) for setting in (settings[0], settings[2])] == [1000.0, 1000.0]
+
+
 def test_restore_warns_once_and_write_keeps_the_url_in_step():
     def page():
         import streamlit as st
@@ -96,12 +114,10 @@ def test_restore_warns_once_and_write_keeps_the_url_in_step():
     at = AppTest.from_function(page)
     at.query_params.update({"alpha": "7", "eps_min": "0.001"})
     at.run()
-    assert [shown(w.value) for w in at.warning] == [
-        "Ignored the link's setting: alpha must be between 0.001 and 0.5; got 7; using the default (0.05)."
-    ]
+    assert link_notice(at) == ["alpha must be between 0.001 and 0.5; got 7; using the default (0.05)."]
     assert at.query_params == {"alpha": "0.05", "eps_min": "0.001"}
     at.number_input[0].set_value(0.002).run()
-    assert not at.warning  # warned once, on the first run only
+    assert not link_notice(at)  # a page run on its own: noticed on the first run only
     assert at.query_params == {"alpha": "0.05", "eps_min": "0.002"}
 
 

@@ -93,11 +93,14 @@ def test_sweep_of_a_logistic_problem_in_parquet(folder, tmp_path) -> None:
         "1",
         "--workers",
         "2",
+        "--seed",
+        "0",
         "--out",
         str(out),
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
+    assert "repeatable run: not a private release" in done.stderr  # real data with a seed
     results = pd.read_csv(out / "results.csv")
     problem = problem_from_parquet(folder, "label", FEATURES, task="logistic", feature_bound=3.0)
     reference = run_trials(problem, [0.05], 0.1, ["nr", "doubling"], 1, seed=0)
@@ -106,6 +109,7 @@ def test_sweep_of_a_logistic_problem_in_parquet(folder, tmp_path) -> None:
     report = (out / "report.html").read_text(encoding="utf-8")
     assert "read 10,000 rows of 4 features from the Parquet files" in report
     assert "not available" in report  # the paper's scaling, out of core
+    assert "0 (repeatable run: not a private release)" in report
 
 
 @pytest.mark.parametrize(

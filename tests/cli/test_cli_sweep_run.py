@@ -98,13 +98,14 @@ def test_run_prints_the_sweeps_row(swept, tmp_path):
 
 
 def test_run_with_a_public_radius(tmp_path, capsys):
-    status = main(["run", "--dataset", "diabetes", "--alpha", "0.3", "--T", "100", "--radius", "2.5"])
+    status = main(["run", "--dataset", "diabetes", "--alpha", "0.3", "--T", "100", "--radius", "2.5", "--seed", "0"])
     assert status == 0
     printed = capsys.readouterr().out
     data = load_builtin("diabetes")
     problem = prepared_problem(data, 0.005, radius=2.5)
     expected = search(problem, "nr", 0.3, 0.1, trial_rng(0, "nr", 0.3, 0), SearchOptions(T=100))
     assert "norm_bound=2.5," in printed and f"eps_total={expected.eps_total!r}" in printed
+    assert "seed 0 (repeatable run: not a private release)" in printed
 
 
 def test_csv_input_with_task_inferred(tmp_path, capsys):

@@ -32,6 +32,8 @@ def test_response_table_and_poll_figures() -> None:
     live = figure_live_estimate(1.2, (0.4, 1.0), 9, 10)
     assert live.data[1].x[0] == 1.0  # an estimate above 1 is drawn at the edge, its interval kept
     assert not figure_live_estimate(None, None, 0, 0).data
+    misfit = figure_live_estimate(1.5, None, 20, 20)  # answers no true share fits: the clipped estimate, no bar
+    assert misfit.data[1].x[0] == 1.0 and misfit.data[1].error_x.array is None and "no interval" in misfit.data[1].name
 
 
 def test_neighbour_ratio_stays_in_the_shaded_band() -> None:

@@ -1,5 +1,5 @@
-"""Randomized response (SPEC §18): ε against direct likelihood ratios, the estimator's bias,
-variance and interval by Monte Carlo, and the coin protocol.
+"""Randomized response (SPEC §18): ε against direct likelihood ratios, the estimator's bias and
+variance by Monte Carlo, its interval's coverage and the misfit flag's error exactly, and the coin protocol.
 
 Monte Carlo assertions use fixed seeds and bounds at ≥ 4.4 standard errors (or binomial
 tails of 1e-5), so a correct implementation fails each with probability below 1e-5 for a
@@ -78,15 +78,38 @@ def test_polls_from_coins_match_the_binomial_simulation() -> None:
 
 
 def test_interval_covers_the_true_share() -> None:
-    """Wilson's interval mapped to π: coverage near 95% at a classroom's n = 30."""
-    rng = np.random.default_rng(5)
+    """The exact interval mapped to π: coverage at least 95% at a classroom's n = 30, computed exactly."""
     for p, q, pi in CASES:
         rr = RandomizedResponse(p, q)
-        intervals = np.array([rr.confidence_interval(y, 30) for y in range(31)])
-        low, high = intervals[rr.simulate_polls(30, pi, 100_000, rng)].T
+        low, high = np.array([rr.confidence_interval(y, 30) for y in range(31)]).T
         covered = (low <= pi) & (pi <= high)
-        # Wilson's coverage oscillates around 95% at small n; a broken mapping covers far less.
-        assert np.mean(covered) > 0.92, (p, q, pi)
+        # Clopper–Pearson's coverage is at least the level for every λ; a broken mapping covers far less.
+        assert stats.binom.pmf(np.arange(31), 30, rr.yes_share(pi))[covered].sum() >= 0.95, (p, q, pi)
+
+
+@pytest.mark.parametrize(("p", "q"), [(0.5, 0.5), (1 / 6, 5 / 6), (5 / 6, 1 / 6), (2 / 3, 1 / 2), (0.25, 0.9)])
+def test_answers_that_follow_the_protocol_are_rarely_called_a_misfit(p: float, q: float) -> None:
+    """Exact, not sampled: at the share of "yes" where a flag is likeliest (an end of the range), the
+    answers of a class that follows the protocol are flagged with probability at most 2.5% per direction.
+    (Wilson's interval in place of the exact one flags up to 3.2% at n = 25 and 9.3% at n = 2.)"""
+    rr = RandomizedResponse(p, q)
+    least, most = rr.yes_share_range
+    for n in [*range(1, 61), 100, 250]:
+        counts = np.arange(n + 1)
+        flags = [rr.misfit(int(yes), n) for yes in counts]
+        more = np.array([flag is not None and flag.direction == "more" for flag in flags])
+        fewer = np.array([flag is not None and flag.direction == "fewer" for flag in flags])
+        assert stats.binom.pmf(counts, n, most)[more].sum() <= 0.025 + 1e-12, n
+        assert stats.binom.pmf(counts, n, least)[fewer].sum() <= 0.025 + 1e-12, n
+        # A flag is exactly when the interval for π would shrink to a point at 0 or 1.
+        intervals = [rr.confidence_interval(int(yes), n) for yes in counts]
+        assert all((low == high) == (flag is not None) for (low, high), flag in zip(intervals, flags)), n
+
+
+def test_twenty_yes_in_a_row_do_not_fit_the_two_coins() -> None:
+    misfit = TWO_COINS.misfit(20, 20)
+    assert misfit.direction == "more" and misfit.probability == pytest.approx(0.75**20)  # ≈ 0.3%
+    assert TWO_COINS.misfit(16, 20) is None  # 80% "yes" of 20: within the coins' sampling error
 
 
 def test_interval_is_within_zero_one_and_contains_the_clipped_estimate() -> None:
