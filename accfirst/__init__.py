@@ -29,6 +29,7 @@ from accfirst.methods.grid import default_eps_range, epsilon_grid
 from accfirst.methods.nr import noise_reduction
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import METHODS, register
+from accfirst.methods.relative import NoSignal, RelativeTarget
 from accfirst.methods.theory import theory_run
 from accfirst.result import RunResult, Trace
 from accfirst.search.experiments import run_one, run_trials, trial_rng
@@ -45,8 +46,10 @@ __all__ = [
     "ExPostFilter",
     "LogisticProblem",
     "Method",
+    "NoSignal",
     "OutputPerturbation",
     "Problem",
+    "RelativeTarget",
     "RidgeProblem",
     "RunResult",
     "SearchOptions",

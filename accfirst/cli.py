@@ -53,12 +53,15 @@ from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import CALIBRATIONS
 from accfirst.methods.grid import SPACINGS
 from accfirst.methods.nr import NoiseReduction
-from accfirst.methods.options import RADIUS_MODES, SearchOptions
+from accfirst.methods.options import DEFAULT_TEST_BUDGET, RADIUS_MODES, SearchOptions
 from accfirst.methods.registry import METHODS, paper_methods, validate_methods
+from accfirst.methods.relative import NoSignal, RelativeTarget
 from accfirst.plots.counts import count_figures
 from accfirst.plots.paper import html_page, html_report
+from accfirst.plots.relative import html_relative_report
+from accfirst.result import RunResult
 from accfirst.search.experiments import search, trial_rng
-from accfirst.search.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
+from accfirst.search.sweep import PAPER_ALPHAS_TEXT, parse_alphas, parse_kappas, sweep
 from accfirst.snippet import PREPARATION_OPTIONS, RunSettings
 from accfirst.validation import REPEATABLE, release_seed, validate_count, validate_gamma
 
@@ -305,6 +308,13 @@ def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
         f"0 asks it for pure ε on ridge) (default: {DEFAULT_DELTA:g})",
     )
     algo.add_argument(
+        "--test-budget",
+        type=float,
+        metavar="ε",
+        help="with --kappa: the most the private test may be predicted to cost at the released α; below the bound "
+        f"on R(0) this implies, the data show no signal a private model could keep (default: {DEFAULT_TEST_BUDGET:g})",
+    )
+    algo.add_argument(
         "--seed",
         type=int,
         metavar="N",
@@ -336,11 +346,18 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="M,M,...",
         help=f"methods among {','.join(METHODS)} (default: the paper's {','.join(paper_methods())})",
     )
-    runs.add_argument(
+    target = runs.add_mutually_exclusive_group()
+    target.add_argument(
         "--alphas",
-        default=PAPER_ALPHAS_TEXT,
         metavar="START:STOP:STEP|A,A,...",
         help=f"requested excess risks α: a range with STOP included, or a list (default: {PAPER_ALPHAS_TEXT})",
+    )
+    target.add_argument(
+        "--kappa",
+        metavar="K,K,...",
+        help="relative targets instead of α: each κ in (0, 1) asks the model to keep at least 1 − κ of what the "
+        "best model gains over predicting nothing (excess risk ≤ κ·R(0)); each run first buys a private lower "
+        "bound of R(0) and reports its ε beside the others (derived)",
     )
     runs.add_argument("--trials", type=int, default=20, metavar="N", help="runs per method and α (default: 20)")
     runs.add_argument(
@@ -372,7 +389,15 @@ def build_parser() -> argparse.ArgumentParser:
         default=NoiseReduction.key,
         help=f"the method (default: {NoiseReduction.key})",
     )
-    one.add_argument("--alpha", type=float, required=True, metavar="α", help="requested excess risk α > 0")
+    target = one.add_mutually_exclusive_group(required=True)
+    target.add_argument("--alpha", type=float, metavar="α", help="requested excess risk α > 0")
+    target.add_argument(
+        "--kappa",
+        type=float,
+        metavar="κ",
+        help="a relative target instead of α: keep at least 1 − κ of what the best model gains over predicting "
+        "nothing (excess risk ≤ κ·R(0)), κ in (0, 1); the run first buys a private lower bound of R(0) (derived)",
+    )
     one.add_argument(
         "--trial",
         type=int,
@@ -482,8 +507,13 @@ def command_line(settings: RunSettings, alphas_text: str | None = None) -> str:
         words += ["--test-size", repr(options["test_size"])]
     if "seed" in options:
         words += ["--split-seed", str(options["seed"])]
-    alphas = alphas_text or ",".join(repr(a) for a in settings.alphas)
-    words += ["--alphas", alphas, "--methods", ",".join(settings.methods), "--trials", str(settings.trials)]
+    if settings.kappas:
+        words += ["--kappa", ",".join(repr(k) for k in settings.kappas)]
+        if settings.options.test_budget != DEFAULT_TEST_BUDGET:
+            words += ["--test-budget", repr(settings.options.test_budget)]
+    else:
+        words += ["--alphas", alphas_text or ",".join(repr(a) for a in settings.alphas)]
+    words += ["--methods", ",".join(settings.methods), "--trials", str(settings.trials)]
     options = settings.options
     words += ["--lam", repr(settings.lam), "--gamma", repr(settings.gamma), "--T", str(options.T)]
     if settings.radius is not None:
@@ -673,8 +703,11 @@ def _csv_options(args: argparse.Namespace) -> dict[str, object]:
 
 
 def _search_options(args: argparse.Namespace) -> SearchOptions:
-    """The search options given on the command line (the same names as ``SearchOptions``)."""
-    return SearchOptions(**{f.name: getattr(args, f.name) for f in fields(SearchOptions)})
+    """The search options given on the command line (the same names as ``SearchOptions``; unset ones default)."""
+    if args.kappa is None and args.test_budget is not None:
+        _fail("--test-budget only applies with --kappa")
+    given = {f.name: getattr(args, f.name) for f in fields(SearchOptions)}
+    return SearchOptions(**{name: value for name, value in given.items() if value is not None})
 
 
 def build_problem(data: PreparedData, lam: float, radius: float | None = None) -> Problem:
@@ -721,8 +754,15 @@ def _make_out_folder(out: Path) -> None:
         _fail(f"cannot write to --out {out}: {exc.strerror or exc}")
 
 
+def _targets(args: argparse.Namespace) -> tuple[list[float], list[RelativeTarget]]:
+    """The sweep's α values, or its relative targets (``--kappa``), never both."""
+    if args.kappa is not None:
+        return [], [RelativeTarget(kappa) for kappa in parse_kappas(args.kappa)]
+    return parse_alphas(args.alphas or PAPER_ALPHAS_TEXT), []
+
+
 def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    alphas = parse_alphas(args.alphas)
+    alphas, kappas = _targets(args)
     options = _search_options(args)
     validate_methods(args.methods, options)
     validate_gamma(args.gamma)
@@ -747,12 +787,13 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
             workers=args.workers,
             progress=_ProgressLine(sys.stderr),
             should_stop=stopped,
+            kappas=kappas,
             **options.to_dict(),
         )
     finally:
         restore()
     seconds = time.perf_counter() - started
-    total = len(alphas) * len(args.methods) * args.trials
+    total = (len(alphas) + len(kappas)) * len(args.methods) * args.trials
     settings = {
         "command": " ".join([PROG, *argv]),
         "data": args.dataset or str(args.csv or args.parquet),
@@ -771,7 +812,7 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         + (f" (δ = {args.delta:g}; derived, consistent with Rogers et al. 2023)" if args.noise == "gaussian" else ""),
         "δ of the Gibbs posterior": args.delta if "gibbs" in args.methods else "not run",
         "methods": ", ".join(args.methods),
-        "α": f"{args.alphas} ({len(alphas)} values)",
+        **_target_settings(args, alphas, kappas),
         "trials": args.trials,
         "seed": seed_text,
         "runs": f"{len(frame)} of {total}" + (" (interrupted)" if len(frame) < total else ""),
@@ -779,12 +820,26 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     }
     frame.to_csv(args.out / "results.csv", index=False)
     if len(frame):
-        (args.out / "report.html").write_text(html_report(frame, settings, steps), encoding="utf-8")
+        report = html_relative_report if kappas else html_report
+        (args.out / "report.html").write_text(report(frame, settings, steps), encoding="utf-8")
     print(f"wrote {args.out / 'results.csv'} ({len(frame)} runs) and {args.out / 'report.html'} in {seconds:.1f} s")
     if len(frame) < total:
         print(f"{PROG}: interrupted after {len(frame)} of {total} runs", file=sys.stderr)
         return EXIT_INTERRUPTED
     return 0
+
+
+def _target_settings(args: argparse.Namespace, alphas: list[float], kappas: list[RelativeTarget]) -> dict[str, str]:
+    """The report's rows about the target: the α grid, or the relative targets and what they cost."""
+    if not kappas:
+        return {"α": f"{args.alphas or PAPER_ALPHAS_TEXT} ({len(alphas)} values)"}
+    shares = ", ".join(f"{target.share_kept:.0%}" for target in kappas)
+    return {
+        "target": f"relative: κ = {args.kappa} (keep at least {shares} of what the best model gains over predicting "
+        "nothing); α = κ·Ŝ, Ŝ a private lower bound of R(0) bought in each run (derived)",
+        "test budget": f"ε = {SearchOptions.test_budget if args.test_budget is None else args.test_budget:g} "
+        "(a bound on R(0) below what this allows: no signal)",
+    }
 
 
 def _counts_to_release(args: argparse.Namespace) -> tuple[pd.Series, str]:
@@ -852,11 +907,13 @@ def _counts_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 def _run_command(args: argparse.Namespace) -> int:
     validate_count("--trial", args.trial, 0)
+    options = _search_options(args)
     problem, _, steps = _problem(args)
     seed, seed_text = _seed(args, problem.prep_mode == PUBLIC_MODE)
     print(f"{PROG}: {steps[-1]}", file=sys.stderr)
-    rng = trial_rng(seed, args.method, args.alpha, args.trial)
-    result = search(problem, args.method, args.alpha, args.gamma, rng, _search_options(args))
+    target = args.alpha if args.kappa is None else RelativeTarget(args.kappa)
+    rng = trial_rng(seed, args.method, target, args.trial)
+    result = search(problem, args.method, target, args.gamma, rng, options)
     print(result)
     if METHODS[result.method].fixed_epsilon:  # set in advance, not ex-post (SPEC §4, §17)
         kind = f"(ε, δ)-DP with δ = {result.delta:g}" if result.delta else "pure"
@@ -865,8 +922,7 @@ def _run_command(args: argparse.Namespace) -> int:
     radius = f", released radius R = {result.norm_bound:.4g}" if result.eps_radius else ""
     print(
         f"{kind} {bill_text(result)}{radius}, e^ε = {format_exp_epsilon(result.eps_total)}, "
-        f"excess risk {result.excess_risk:.6g} "
-        f"{'≤' if result.success else '>'} α = {result.alpha:g}"
+        + _accuracy_line(result)
         + (" — fallback: θ* released" if result.fallback else "")
     )
     if REPEATABLE in seed_text:
@@ -880,6 +936,19 @@ def _run_command(args: argparse.Namespace) -> int:
             + " (the acceptance rate reads the data: evaluation only)"
         )
     return 0
+
+
+def _accuracy_line(result: RunResult) -> str:
+    """How the run's true excess risk compares with its target (evaluation only for a relative target)."""
+    if isinstance(result, NoSignal):
+        return result.message
+    sign = "≤" if result.success else ">"
+    if math.isnan(result.kappa):
+        return f"excess risk {result.excess_risk:.6g} {sign} α = {result.alpha:g}"
+    return (
+        f"released α = κ·Ŝ = {result.alpha:.6g} (Ŝ = {result.scale:.6g}); excess risk {result.excess_risk:.6g} {sign} "
+        f"κ·R(0) = {result.kappa * result.r0:.6g} (R(0) = {result.r0:.6g}: evaluation only)"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

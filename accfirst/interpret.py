@@ -226,6 +226,9 @@ SUMMARY_COLUMNS = (
     "delta",
     "approximate",
     "data_dependent_accuracy",
+    "kappa",
+    "median_eps_scale",
+    "no_signals",
 )
 
 
@@ -234,7 +237,10 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
 
     Medians keep fallback runs as ∞ (SPEC §9); the radius/testing/generation medians are over
     the runs that halted (a fallback has no generation part); ``median_norm_bound`` is the median
-    radius the runs used (M, R₀, a public or a private radius). Expects a single α.
+    radius the runs used (M, R₀, a public or a private radius). Expects a single α, or a single
+    relative target κ (SPEC §21): then ``alpha`` is the median released α = κ·Ŝ (NaN when every
+    run showed no signal), ``median_eps_scale`` the median ε_S and ``no_signals`` the runs whose Ŝ
+    showed no signal a private model could keep (``kappa`` is NaN for an absolute α).
 
     Returns a frame with ``SUMMARY_COLUMNS``; posterior columns are the SPEC §10 bound
     for a 1% and a 50% prior at the median ε; ``delta`` is the largest δ of the method's
@@ -244,7 +250,13 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
     """
     if results.empty:
         return pd.DataFrame(columns=list(SUMMARY_COLUMNS))
-    if results["alpha"].nunique() != 1:
+    kappas = results["kappa"] if "kappa" in results.columns else pd.Series(math.nan, index=results.index)
+    relative = bool(kappas.notna().any())
+    if relative and (kappas.isna().any() or kappas.nunique() != 1):
+        raise AccFirstError(
+            "summarise_runs expects the runs of a single kappa (relative target); filter the frame first"
+        )
+    if not relative and results["alpha"].nunique() != 1:
         raise AccFirstError("summarise_runs expects the runs of a single alpha; filter the frame first")
     rows = []
     for method, runs in results.groupby("method", sort=False):
@@ -270,13 +282,16 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
                 "median_eps_hypothesis": float(halted["eps_hypothesis"].median()) if len(halted) else math.nan,
                 "median_excess_risk": float(runs["excess_risk"].median()),
                 "median_norm_bound": float(runs["norm_bound"].median()) if "norm_bound" in runs.columns else math.nan,
-                "alpha": float(runs["alpha"].iloc[0]),
+                "alpha": float(runs["alpha"].median()) if relative else float(runs["alpha"].iloc[0]),
                 "gamma": float(runs["gamma"].iloc[0]),
                 "delta": float(runs["delta"].max()) if "delta" in runs.columns else 0.0,
                 "approximate": "calibration" in runs.columns
                 and bool((runs["calibration"] == APPROXIMATE_ACCURACY).any()),
                 "data_dependent_accuracy": "calibration" in runs.columns
                 and bool((runs["calibration"] == DATA_DEPENDENT_ACCURACY).any()),
+                "kappa": float(kappas[runs.index].iloc[0]),
+                "median_eps_scale": float(runs["eps_scale"].median()) if relative else 0.0,
+                "no_signals": int(runs["alpha"].isna().sum()) if relative else 0,
             }
         )
     return pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
@@ -296,6 +311,9 @@ def plain_sentence(summary: pd.Series | dict) -> str:
     trials, successes, fallbacks = int(row["trials"]), int(row["successes"]), int(row["fallbacks"])
     alpha, eps = float(row["alpha"]), float(row["median_eps"])
     runs = "run" if trials == 1 else "runs"
+    kappa = float(row.get("kappa", math.nan))
+    if not math.isnan(kappa):
+        return _capitalised(relative_sentence(row, label, kappa, trials))
     met = f"met the accuracy target (excess risk ≤ {alpha:g}) in {successes} of {trials} {runs}"
     if math.isinf(eps):
         sentence = (
@@ -339,6 +357,8 @@ def radius_sentence(problem: Problem, summary_row: pd.Series | dict, gamma: floa
     if row["method"] != NoiseReduction.key or not math.isfinite(paid) or not radius < problem.max_norm * (1 - 1e-9):
         return ""
     alpha = float(row["alpha"])
+    if not math.isfinite(alpha):  # a relative target whose every run showed no signal released no α
+        return ""
     unbounded = calibrated_epsilon(
         options.calibration, options.T, gamma, type(problem).risk_sensitivity(problem.max_norm, problem.n), alpha
     )
@@ -355,6 +375,39 @@ def radius_sentence(problem: Problem, summary_row: pd.Series | dict, gamma: floa
         f"{how}, the whole bill (bound, check and model) was ε = {format_epsilon(paid)}: "
         f"{unbounded / paid:.1f}× less privacy for the same accuracy."
     )
+
+
+def relative_sentence(row: dict, label: str, kappa: float, trials: int) -> str:
+    """``plain_sentence`` for the runs of a relative target κ (SPEC §21): the share kept, α released, ε paid."""
+    runs = "run" if trials == 1 else "runs"
+    no_signals = int(row.get("no_signals", 0))
+    share = f"{1 - kappa:.0%}"
+    eps = float(row["median_eps"])
+    if no_signals == trials:
+        return (
+            f"{label}: in {'every' if trials > 1 else 'its'} run the data showed no signal a private model could "
+            f"keep at this budget and n, so nothing was learnt; measuring that cost "
+            f"ε = {format_epsilon(float(row['median_eps_scale']))}."
+        )
+    kept = (
+        f"{label} kept at least {share} of what the best model gains over predicting nothing (excess risk ≤ "
+        f"κ·R(0) with κ = {kappa:g}) in {int(row['successes'])} of {trials} {runs}"
+    )
+    if math.isinf(eps):
+        sentence = f"{kept}, but the typical privacy loss is unbounded (ε = ∞): {int(row['fallbacks'])} runs fell back."
+    else:
+        sentence = (
+            f"{kept}, with a typical privacy loss of ε = {format_epsilon(eps)} (e^ε = {format_exp_epsilon(eps)}), "
+            f"of which ε = {format_epsilon(float(row['median_eps_scale']))} bought the private bound on R(0) that "
+            f"set α = κ·Ŝ (median α = {float(row['alpha']):.3g})."
+        )
+    if no_signals:
+        sentence += f" In {no_signals} of {trials} {runs} the data showed no signal a private model could keep."
+    delta = float(row.get("delta", 0.0))
+    if 0 < delta < 1:
+        sentence += f" An (ε, δ) guarantee with δ = {format_delta(delta)}."
+    method = METHODS.get(str(row["method"]))
+    return sentence if method is None else sentence + method.summary_note(row)
 
 
 @dataclass(frozen=True)
@@ -463,8 +516,9 @@ def ranking_sentence(summary: pd.DataFrame) -> str:
     doubling for the same accuracy target"). Medians equal to 3 significant digits are a
     tie. An (ε, δ) figure among the ranked methods (Gaussian noise) names its δ. A Gibbs
     posterior with δ > 0 is named with its δ but not ranked: an (ε, δ) guarantee fixed in
-    advance is a different promise (with δ = 0 it is a pure ε and ranked). Empty when there
-    is nothing to compare.
+    advance is a different promise (with δ = 0 it is a pure ε and ranked); nor is a method whose
+    every run at a relative target showed no signal (it learnt nothing). Empty when there is
+    nothing to compare.
 
     Parameters
     ----------
@@ -474,8 +528,11 @@ def ranking_sentence(summary: pd.DataFrame) -> str:
         return ""
     order = summary["median_eps"].astype(float).rank(method="first")
     fixed = summary["method"].map(lambda key: key in METHODS and METHODS[key].fixed_epsilon).astype(bool)
-    apart = fixed & (summary["delta"].astype(float) > 0)
-    ranked = summary.loc[~apart].assign(order=order).sort_values("order")
+    different = fixed & (summary["delta"].astype(float) > 0)
+    # A method whose every run at a relative target showed no signal learnt nothing to rank.
+    silent = summary["no_signals"] >= summary["trials"] if "no_signals" in summary.columns else different & False
+    apart = different | silent
+    ranked = summary.assign(order=order).loc[~apart].sort_values("order")
     parts = []
     if len(ranked) >= 2:
         parts.append(
@@ -519,9 +576,11 @@ def ranking_sentence(summary: pd.DataFrame) -> str:
             parts.append(f"Figures with δ = {format_delta(delta)} are (ε, δ) guarantees; the others are pure ε.")
         elif delta > 0:
             parts.append(f"These are ex-post (ε, δ) guarantees with δ = {format_delta(delta)}.")
-    for _, row in summary.loc[apart].iterrows():
+    for _, row in summary.loc[different & ~silent].iterrows():
         parts.append(
             f"The {row['label']} (ε = {format_epsilon(row['median_eps'])}, δ = {format_delta(row['delta'])}) is not "
             "ranked: its (ε, δ) guarantee is a different promise from a pure ε."
         )
+    if silent.all():
+        parts.append("No method learnt anything: in every run the data showed no signal a private model could keep.")
     return " ".join(parts)

@@ -20,6 +20,7 @@ from accfirst.datasets.preprocess import preparation_options
 from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import validate_methods
+from accfirst.methods.relative import RelativeTarget
 from accfirst.validation import validate_positive
 
 TASK_PROBLEMS = {"ridge": "RidgeProblem", "logistic": "LogisticProblem"}
@@ -137,7 +138,7 @@ class RunSettings:
     ``radius`` (a public bound on ‖θ‖, SPEC §13; ``None`` for none); ``alphas`` … ``seed``
     are the ``run_trials`` parameters of the same name (``alphas`` is a tuple, so the
     explorer's single α and a sweep's list share the type) and ``options`` its search
-    options.
+    options; ``kappas`` the relative targets κ (SPEC §21) of ``run_trials``, empty for none.
     """
 
     dataset: DatasetSpec
@@ -151,6 +152,7 @@ class RunSettings:
     options: SearchOptions = SearchOptions()
     radius: float | None = None
     extra: dict[str, Plain] = field(default_factory=dict, compare=False)
+    kappas: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         if self.task not in TASK_PROBLEMS:
@@ -160,6 +162,7 @@ class RunSettings:
         if self.radius is not None:
             set_(self, "radius", validate_positive("radius", _plain("radius", self.radius)))
         set_(self, "alphas", tuple(float(a) for a in _plain("alphas", tuple(self.alphas))))
+        set_(self, "kappas", tuple(RelativeTarget(float(k)).kappa for k in _plain("kappas", tuple(self.kappas))))
         set_(self, "gamma", float(_plain("gamma", self.gamma)))
         set_(self, "methods", tuple(str(m) for m in self.methods))
         set_(self, "trials", int(_plain("trials", self.trials)))
@@ -171,8 +174,10 @@ class RunSettings:
 
     def run_trials_kwargs(self) -> dict[str, object]:
         """Keyword arguments of ``run_trials`` (all but the problem)."""
+        relative = {"kappas": list(self.kappas)} if self.kappas else {}
         return {
             "alphas": list(self.alphas),
+            **relative,
             "gamma": self.gamma,
             "methods": list(self.methods),
             "trials": self.trials,
@@ -231,6 +236,7 @@ def settings_from_json(text: str) -> RunSettings:
             lam=record["lam"],
             radius=record.get("radius"),  # absent from records older than the radius
             alphas=tuple(record["alphas"]),
+            kappas=tuple(record.get("kappas", ())),  # absent from records older than the relative target
             gamma=record["gamma"],
             methods=tuple(record["methods"]),
             trials=record["trials"],
@@ -294,7 +300,8 @@ def reproduction_snippet(settings: RunSettings) -> str:
         + ")",
         "results = " + _call("run_trials", ["problem"], [(k, _plain(k, v)) for k, v in kwargs.items()]),
         "",
-        "print(results.groupby(['method', 'alpha'])[['eps_total', 'excess_risk']].median())",
+        f"print(results.groupby(['method', {'kappa' if settings.kappas else 'alpha'!r}])"
+        "[['eps_total', 'excess_risk']].median())",
         f"results.to_csv({RESULTS_FILE!r}, index=False)",
         "",
     ]

@@ -1,9 +1,11 @@
 """Explorer: set the accuracy you need, see the privacy you pay.
 
-The screen, top to bottom: the data report (open for an upload); the accuracy target α
-and the methods; the headline per method (median ex-post ε, e^ε, posterior bounds,
-success and fallback, where the privacy went — the bound on the model's size, the check,
-the model — and what the bound saved, one sentence each); ε across trials and its split; one trial's search step by step; the accuracy reached; downloads. Settings
+The screen, top to bottom: the data report (open for an upload); the accuracy target — an
+excess risk α, or (uploads and real tables) the share of the best model's gain to keep, whose
+α each run releases privately — and the methods; the headline per method (median ex-post ε,
+e^ε, posterior bounds, success and fallback, where the privacy went — the bound on the model's
+size, the check, the model — and what the bound saved, one sentence each); ε across trials and
+its split; one trial's search step by step; the accuracy reached; downloads. Settings
 of the search sit in the sidebar under the shared dataset picker. Every setting lives
 in the URL.
 """
@@ -32,11 +34,13 @@ from accfirst.interpret import (
 )
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import METHODS, method_label, method_labels, paper_methods
+from accfirst.methods.relative import RelativeTarget
 from accfirst.plots.explorer import (
     figure_breakdown,
     figure_epsilon_distribution,
     figure_excess_risk,
     figure_noise_comparison,
+    figure_relative_risk,
     figure_search,
     figure_test_quality,
 )
@@ -74,6 +78,19 @@ from ui.settings import (
     noise_setting,
     restore_from_url,
     write_to_url,
+)
+from ui.target import (
+    KAPPA,
+    RELATIVE,
+    TARGET_MODE,
+    TARGET_SETTINGS,
+    TEST_BUDGET,
+    follow_dataset,
+    met_line,
+    quality_sentence,
+    released_alpha_text,
+    show_zero_model_notice,
+    target_heading,
 )
 from ui.text import plain
 from ui.work import MAX_LEVELS, estimate, measured_costs
@@ -139,6 +156,7 @@ EXACT = Toggle(
     "level, which takes seconds on the 100,000-row datasets.",
 )
 SETTINGS = (
+    *TARGET_SETTINGS,
     ALPHA,
     METHODS_SETTING,
     GAMMA,
@@ -242,7 +260,7 @@ def draw_headline(
             st.markdown(
                 f"Posterior bound{' (except with probability δ)' if row['delta'] > 0 else ''}: "
                 f"prior 1% → **{low}**, prior 50% → **{even}**  \n"
-                f"Met α: **{row['successes']}/{row['trials']}** ({row['success_rate']:.0%}) · "
+                f"{met_line(row)} · "
                 f"fallback: **{row['fallbacks']}/{row['trials']}** ({row['fallback_share']:.0%})"
             )
             if (method.tests_accuracy or row["median_eps_radius"] > 0) and row["fallbacks"] < row["trials"]:
@@ -285,10 +303,20 @@ with st.spinner("Building the problem (θ*, sensitivities)…"):
 show_radius_notice(problem)
 
 top_left, top_right = st.columns([3, 2])
-alpha = ALPHA.widget(top_left)
-with package_errors(top_left, stop=False):
-    # The sentence names the target column, which an upload controls: plain text, never Markdown.
-    top_left.caption(plain(alpha_text(chosen, problem, float(alpha)) + " Evaluation only: this reads the data."))
+follow_dataset(chosen)
+relative = TARGET_MODE.widget(top_left) == RELATIVE
+if relative:
+    target: float | RelativeTarget = RelativeTarget(float(KAPPA.widget(top_left)))
+    alpha = None
+    released_slot = top_left.empty()
+    released_slot.caption("α = κ·Ŝ is released privately by each run: it appears here once the first trials are done.")
+else:
+    alpha = float(ALPHA.widget(top_left))
+    target = alpha
+    with package_errors(top_left, stop=False):
+        # The sentence names the target column, which an upload controls: plain text, never Markdown.
+        top_left.caption(plain(alpha_text(chosen, problem, alpha) + " Evaluation only: this reads the data."))
+        show_zero_model_notice(top_left, problem, alpha, relative=False)
 methods = METHODS_SETTING.widget(top_right)
 problems: list[str] = []
 if not methods:
@@ -311,9 +339,12 @@ for refusal in refusals:
     sidebar.error(refusal)
 if refusals:
     problems.append("noise")
-with st.spinner("Calibrating the tests…"):
-    captions = calibration_captions(int(LEVELS.value), float(gamma), problem.query_sensitivity, float(alpha))
-calibration = CALIBRATION.widget(sidebar, captions=captions)
+if relative:  # α is released by each run: the captions cannot price the test in advance
+    calibration = CALIBRATION.widget(sidebar)
+else:
+    with st.spinner("Calibrating the tests…"):
+        captions = calibration_captions(int(LEVELS.value), float(gamma), problem.query_sensitivity, alpha)
+    calibration = CALIBRATION.widget(sidebar, captions=captions)
 sidebar.caption(
     "ε_A: the private test's privacy loss here. Doubling follows the choice: it uses its exact test when an exact "
     "calibration is chosen, the paper's otherwise, so the two are compared on equal terms."
@@ -332,8 +363,12 @@ if message := delta_problem(delta, methods, chosen.task, noise):
     sidebar.error(message)
     problems.append("delta")
 
+if relative:
+    test_budget = float(TEST_BUDGET.widget(sidebar))
 sidebar.subheader("Privacy levels ε")
-if "generator" not in problems:
+if relative:
+    sidebar.caption("Paper default: ε_min = 1/n, ε_max = 4E at each run's released α (E: the theory approach's ε).")
+elif "generator" not in problems:
     with package_errors(sidebar, stop=False):
         default_min, default_max = default_eps_range(problem, alpha, generator)
         sidebar.caption(
@@ -362,7 +397,7 @@ if problems:
     st.stop()
 
 request = RunRequest(
-    alpha=float(alpha),
+    alpha=target,
     gamma=float(gamma),
     methods=tuple(methods),
     trials=int(trials),
@@ -377,6 +412,7 @@ request = RunRequest(
         noise=noise,
         delta=float(delta),
         radius_mode=chosen.radius_mode,
+        **({"test_budget": test_budget} if relative else {}),
     ),
 )
 
@@ -389,7 +425,7 @@ def savings(summary: pd.DataFrame) -> dict[str, str]:
 
 
 # ---------------------------------------------------------------- 1. headline (live)
-st.subheader(f"What each method paid for excess risk ≤ {alpha:g}")
+st.subheader(target_heading(target))
 headline = st.empty()
 progress_slot = st.empty()
 if LAST_HEADLINE in st.session_state:  # keep the previous numbers on screen until new ones arrive
@@ -438,7 +474,12 @@ st.session_state[LAST_HEADLINE] = {
     "saved": savings(summary),
 }
 results = progress.frame
-if progress.finished:  # guidance (issue 10): why ε is weak and what would lower it, from the numbers
+if relative and len(results):
+    released_slot.markdown(released_alpha_text(results))
+    if results["alpha"].notna().any():
+        with package_errors(top_left, stop=False):
+            show_zero_model_notice(top_left, problem, float(results["alpha"].median()), relative=True)
+if progress.finished and not relative:  # guidance (issue 10): why ε is weak and what would lower it
     advice = advise(
         problem, alpha, gamma, request.options, summary, lam_choices=LAMBDA_OPTIONS, largest_alpha=ALPHA.high
     )
@@ -478,11 +519,13 @@ show = SHOW.widget(replay)
 exact = EXACT.widget(exactness)
 if show >= trials:
     st.error(f"Trial {show} does not exist: trials are numbered 0 to {trials - 1}.")
-searching = [m for m in methods if METHODS[m].tests_accuracy]
 traced = {}
 if show < trials:
     with st.spinner("Replaying the trial…"), package_errors(stop=False):
         traced = {method: traced_run(chosen, request, method, int(show), exact=exact) for method in methods}
+# A relative run that showed no signal tested nothing: it has no search to replay.
+searching = [m for m in methods if METHODS[m].tests_accuracy and m in traced and traced[m].trace is not None]
+if show < trials:
     if searching and traced:
         columns = st.columns(len(searching))
         for column, method in zip(columns, searching, strict=True):
@@ -492,7 +535,7 @@ if show < trials:
                     figure_search(
                         run.trace.to_frame(),
                         method=method,
-                        alpha=alpha,
+                        alpha=run.alpha,
                         stop_index=run.stop_index,
                         trial=int(show),
                     ),
@@ -504,17 +547,17 @@ if show < trials:
             "The true excess risks (grey) are computed for teaching only: they read the data and are not private. "
             "▲ marks levels where a certified lower bound was enough to reject the hypothesis."
         )
-    elif methods:
+    elif methods and traced:
         st.info(
-            "The theory approach and the Gibbs posterior do not search: each releases one hypothesis at an ε "
-            "fixed in advance."
+            "Nothing to replay: the theory approach and the Gibbs posterior do not search (each releases one "
+            "hypothesis at an ε fixed in advance), and a run whose data showed no signal tested nothing."
         )
 
 # ---------------------------------------------------------------- 5. accuracy reached
 st.subheader("Accuracy reached")
 left, right = st.columns(2)
 with left:
-    show_chart(figure_excess_risk(results, alpha), "excess_risk")
+    show_chart(figure_relative_risk(results) if relative else figure_excess_risk(results, alpha), "excess_risk")
 with right:
     if traced:
         with package_errors(stop=False):
@@ -527,7 +570,7 @@ with right:
                 columns=["model", "method", "metric", "value"],
             )
             show_chart(figure_test_quality(quality), "test_quality")
-            st.caption("Held-out test rows, evaluation only. θ* is the exact, non-private minimiser.")
+            st.caption(quality_sentence(rows, chosen.task) + " θ* is the exact, non-private minimiser.")
 
 # ---------------------------------------------------------------- 6. downloads
 st.subheader("Take it with you")

@@ -31,6 +31,7 @@ import streamlit as st
 from accfirst import RunResult
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import validate_methods
+from accfirst.methods.relative import RelativeTarget
 from accfirst.parallel.pool import WorkerPool, available_cores
 from accfirst.search.experiments import COLUMNS, trial_result
 from accfirst.search.sources import BuiltinProblem
@@ -45,9 +46,12 @@ HEARTBEAT_SECONDS = 0.25
 
 @dataclass(frozen=True)
 class RunRequest:
-    """The explorer's run parameters (one α), hashable; the dataset, λ and the radius come from a ``Selection``."""
+    """The explorer's run parameters (one α, or one relative target κ), hashable.
 
-    alpha: float
+    The dataset, λ and the radius come from a ``Selection``.
+    """
+
+    alpha: float | RelativeTarget
     gamma: float
     methods: tuple[str, ...]
     trials: int
@@ -61,11 +65,13 @@ class RunRequest:
 
     def settings(self, chosen: Selection, **extra: object) -> RunSettings:
         """The ``RunSettings`` record (JSON, snippet) of this request on ``chosen``."""
+        relative = isinstance(self.alpha, RelativeTarget)
         return RunSettings(
             dataset=chosen.spec,
             task=chosen.task,
             lam=chosen.lam,
-            alphas=(self.alpha,),
+            alphas=() if relative else (self.alpha,),
+            kappas=(self.alpha.kappa,) if relative else (),
             gamma=self.gamma,
             methods=self.methods,
             trials=self.trials,

@@ -200,6 +200,15 @@ class Problem(ABC):
     def risk_sensitivity(radius: float, n: float) -> float:
         """Δ_R of the excess-risk query over the ball ‖θ‖ ≤ ``radius`` on ``n`` rows (SPEC §2, §13)."""
 
+    @staticmethod
+    @abstractmethod
+    def zero_risk_width(radius: float, lam: float) -> float:
+        """W: the width of the per-row range of ℓ(0; z) − ℓ(θ; z) over rows and θ that matter (SPEC §21.2).
+
+        The θ that matter lie in the ball of ``radius`` and in the free ball of §19.0, which holds the
+        maximiser of L(0) − L(θ) over C for every dataset. Reads no data.
+        """
+
     @classmethod
     def output_sensitivity(cls, radius: float, n: float, p: int, lam: float) -> float:
         """Δ_θ = 2G√p/(nλ), the ℓ1-sensitivity of the minimiser over the ball (Lemma A.10; SPEC §3, §13)."""
@@ -258,6 +267,14 @@ class Problem(ABC):
     def radius_binds(self) -> bool:
         """Whether the data's unconstrained optimum lies outside C (evaluation only, SPEC §13)."""
         return self.unconstrained_norm > self.norm_bound
+
+    @property
+    def zero_risk_sensitivity(self) -> float:
+        """Δ_S = W/n, the sensitivity of R(0) = max_{θ∈C}(L(0) − L(θ)) on the radius in force (SPEC §21.2).
+
+        Each L(0) − L(θ) moves by at most W/n when one row is replaced, and so does their maximum.
+        """
+        return self.zero_risk_width(self.norm_bound, self.lam) / self.n
 
     @property
     def query_sensitivity(self) -> float:
@@ -417,6 +434,11 @@ class RidgeProblem(Problem):
     def risk_sensitivity(radius: float, n: float) -> float:
         """Δ_R = (R + 1)²/n (Claim A.5; SPEC §13)."""
         return (radius + 1.0) ** 2 / n
+
+    @classmethod
+    def zero_risk_width(cls, radius: float, lam: float) -> float:
+        """W = (r + 1)²/2, r = min(R, R₀): ℓ(0) − ℓ(θ) = y·t − t²/2 with |t| ≤ r, |y| ≤ 1 (SPEC §21.2)."""
+        return (min(radius, cls.free_radius(lam)) + 1.0) ** 2 / 2
 
     def loss(self, theta: ArrayLike) -> float | NDArray[np.float64]:
         thetas, single = self._as_thetas(theta)
@@ -665,6 +687,14 @@ class LogisticProblem(Problem):
     def risk_sensitivity(radius: float, n: float) -> float:
         """Δ_R = 2R/n (Claim A.12; SPEC §13)."""
         return 2 * radius / n
+
+    @classmethod
+    def zero_risk_width(cls, radius: float, lam: float) -> float:
+        """W = r, r = min(R, R₀): ℓ(0) = ln 2 and ℓ(θ) ∈ [ln(1 + e^{−r}), ln(1 + e^{r})] (SPEC §21.2).
+
+        SPEC §21.2 states W = R; the maximiser lies in the free ball of §19.0 (as for ridge), so r = min(R, R₀).
+        """
+        return min(radius, cls.free_radius(lam))
 
     def _regularised(self, sums: NDArray[np.float64], thetas: NDArray[np.float64]) -> NDArray[np.float64]:
         """L(θ) of a (k, p) batch from its summed log-losses."""

@@ -19,6 +19,9 @@ from accfirst.validation import echo, validate_count, validate_delta, validate_p
 
 # How a method that uses a radius chooses the one it runs on (see ``SearchOptions``).
 RADIUS_MODES = ("none", "free", "private")
+#: The test budget of a relative target (SPEC §21): the most the private test may be predicted to cost at
+#: the released α (e^10 ≈ 22,000).
+DEFAULT_TEST_BUDGET = 10.0
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,10 @@ class SearchOptions:
         Gaussian noise, Gaussian noise of the same variance, ρ_R = ε_R²/4) and the probability β ∈ (0, ½)
         that it falls below ‖θ*‖ (β < γ at run time); ``None`` (default) lets the rule choose them from
         public quantities (SPEC §19.4). Both given: the radius is always bought.
+    test_budget : for a relative target κ only (SPEC §21, ``accfirst.methods.relative``): the most the private
+        test may be predicted to cost at the released α = κ·Ŝ, > 0 (default 10). A bound Ŝ below what this
+        allows means the data show no signal a private model could keep; ε_S is designed for data on which
+        the test costs a tenth of it.
     """
 
     T: int = 100
@@ -69,6 +76,7 @@ class SearchOptions:
     radius_mode: str = "private"
     radius_epsilon: float | None = None
     radius_beta: float | None = None
+    test_budget: float = DEFAULT_TEST_BUDGET
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -99,6 +107,7 @@ class SearchOptions:
         stated = [name for name in ("radius_epsilon", "radius_beta") if getattr(self, name) is not None]
         if stated and self.radius_mode != "private":
             raise AccFirstError(f"{' and '.join(stated)} only apply with radius_mode='private'")
+        set_(self, "test_budget", validate_positive("test_budget", self.test_budget))
 
     @classmethod
     def paper(cls) -> SearchOptions:

@@ -2,10 +2,12 @@
 
 Before a method runs, the public quantities it needs are fixed: the radius of the feasible set
 it runs on (the problem's own, the free radius R₀ of SPEC §19.0, which holds for every dataset
-and reads none, or a private radius released below it, SPEC §19: ``accfirst.methods.radius``).
-After it runs, its record gets the parts of the bill that are not the method's own: the private
-radius's ε_R, and the preparation of the rows (SPEC §20.3, paid once per prepared table and
-shared by every run on it), so that every number shown is the whole bill.
+and reads none, or a private radius released below it, SPEC §19: ``accfirst.methods.radius``),
+and, for a relative target κ, the private lower bound Ŝ of R(0) that turns κ into α = κ·Ŝ
+(SPEC §21, ``accfirst.methods.relative``). After it runs, its record gets the parts of the bill
+that are not the method's own: the private radius's ε_R, the relative target's ε_S, and the
+preparation of the rows (SPEC §20.3, paid once per prepared table and shared by every run on
+it), so that every number shown is the whole bill.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from accfirst.erm.problems import Problem
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.radius import RadiusStep, radius_step
 from accfirst.methods.registry import METHODS, validate_methods
+from accfirst.methods.relative import RelativeTarget, relative_bound, relative_run
 from accfirst.result import RunResult
 
 
@@ -36,29 +39,42 @@ def feasible_problem(problem: Problem, method: str, options: SearchOptions) -> P
 
 
 def run_step(problem: Problem, method: str, alpha: float, gamma: float, options: SearchOptions) -> RadiusStep:
-    """The radius ``method`` works on in a run on ``problem`` (``accfirst.methods.radius.RadiusStep``); no data read."""
+    """The radius ``method`` works on in a run on ``problem`` at α (``accfirst.methods.radius.RadiusStep``); no data read."""
     validate_methods([method], options)
     return radius_step(feasible_problem(problem, method, options), method, alpha, gamma, options)
+
+
+def declared_bound(
+    problem: Problem, method: str, target: float | RelativeTarget, gamma: float, options: SearchOptions
+) -> tuple[float, float]:
+    """(ℰ̄, δ) of a run before it runs, its radius's and relative target's parts included; reads no data."""
+    if isinstance(target, RelativeTarget):
+        validate_methods([method], options)
+        return relative_bound(feasible_problem(problem, method, options), method, target, gamma, options)
+    return run_step(problem, method, target, gamma, options).declared_bound()
 
 
 def run_method(
     problem: Problem,
     method: str,
-    alpha: float,
+    alpha: float | RelativeTarget,
     gamma: float,
     rng: np.random.Generator,
     options: SearchOptions,
     exact: bool = False,
 ) -> RunResult:
-    """One run of the registered ``method`` at excess risk α and failure probability γ, with its whole bill.
+    """One run of the registered ``method`` at excess risk α (or a relative target κ) and failure probability γ.
 
-    The run's ``eps_total`` includes a private radius's ``eps_radius`` (SPEC §19.3), the preparation's
-    ``problem.prep_epsilon`` and its ``delta`` the preparation's δ (SPEC §20.3); ``prep_mode`` records how
-    the rows were prepared.
+    With its whole bill: a private radius's ``eps_radius`` (SPEC §19.3) and a relative target's
+    ``eps_scale`` (SPEC §21.3) are part of the run, its ``eps_total`` includes the preparation's
+    ``problem.prep_epsilon`` and its ``delta`` the preparation's δ (SPEC §20.3); ``prep_mode``
+    records how the rows were prepared.
     """
-    step = run_step(problem, method, alpha, gamma, options)
-    run_on = step.problem(rng)
-    result = step.bill(METHODS[method].run(run_on, alpha, step.gamma, rng, step.options, exact), run_on)
+    if isinstance(alpha, RelativeTarget):
+        validate_methods([method], options)
+        result = relative_run(feasible_problem(problem, method, options), method, alpha, gamma, rng, options, exact)
+    else:
+        result = run_step(problem, method, alpha, gamma, options).run(rng, exact)
     return dataclasses.replace(
         result,
         eps_prep=problem.prep_epsilon,

@@ -262,6 +262,16 @@ class RadiusStep:
             changes |= {"excess_risk": risk, "success": risk <= result.alpha, "r0": self.ceiling.zero_risk}
         return dataclasses.replace(result, **changes)
 
+    def run(self, rng: np.random.Generator, exact: bool = False, alpha: float | None = None) -> RunResult:
+        """The method's run on this step's radius (released now from ``rng`` when private), with the radius's part.
+
+        ``alpha`` is the step's own unless given: a relative target plans its radius at the smallest α it can
+        release and runs at the released one, which is no smaller (``accfirst.methods.relative``).
+        """
+        run_on = self.problem(rng)
+        target = self.alpha if alpha is None else alpha
+        return self.bill(METHODS[self.method].run(run_on, target, self.gamma, rng, self.options, exact), run_on)
+
 
 def radius_rng(rng: np.random.Generator) -> np.random.Generator:
     """The radius's own generator below ``rng``'s seed sequence: independent of every stream a method spawns from it."""

@@ -2,11 +2,13 @@
 
 No test and no fallback; it promises only the expected excess risk α (Theorems 3.1 and 3.3
 inverted), so its γ is recorded for comparison with the other methods and plays no part.
-It inverts a Laplace utility theorem and has no Gaussian version.
+It inverts a Laplace utility theorem and has no Gaussian version. With a relative target κ
+(SPEC §21) it runs, like every method, at the privately released α = κ·Ŝ.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping
 
@@ -86,6 +88,9 @@ class Theory(Method):
                 " With a bound on the model's size bought privately, which is too small with a small probability β, "
                 "that average is within α + β·R(0), R(0) the excess risk of predicting zero."
             )
+        kappa = summary.get("kappa")
+        if isinstance(kappa, float) and not math.isnan(kappa):
+            note += " With a relative target it aims at the privately released α = κ·Ŝ, like the other methods."
         return note
 
     def run(

@@ -95,13 +95,15 @@ def figure_epsilon_distribution(results: pd.DataFrame) -> go.Figure:
 def breakdown_frame(results: pd.DataFrame) -> pd.DataFrame:
     """Median radius, testing and generation parts of ε per method, over the trials that halted (SPEC §6, §19).
 
-    ``label`` names each method with its δ when it has one (``method_label``).
+    ``label`` names each method with its δ when it has one (``method_label``). With a relative
+    target (SPEC §21) ``eps_scale`` is the median ε of the private bound on R(0) over every run, and a
+    run that showed no signal (no α released) has not halted: it tested nothing.
     """
     _require(results, ("method", "eps_test", "eps_hypothesis", "fallback"), "breakdown_frame")
     rows = []
     for method in methods_in(results):
         runs = results[results["method"] == method]
-        halted = runs[~runs["fallback"].astype(bool)]
+        halted = runs[~runs["fallback"].astype(bool) & runs["alpha"].notna()]
         rows.append(
             {
                 "method": method,
@@ -111,6 +113,7 @@ def breakdown_frame(results: pd.DataFrame) -> pd.DataFrame:
                 "eps_radius": float(halted["eps_radius"].median())
                 if len(halted) and "eps_radius" in halted.columns
                 else (0.0 if len(halted) else math.nan),
+                "eps_scale": float(runs["eps_scale"].median()) if "eps_scale" in runs.columns else 0.0,
                 "eps_test": float(halted["eps_test"].median()) if len(halted) else math.nan,
                 "eps_hypothesis": float(halted["eps_hypothesis"].median()) if len(halted) else math.nan,
                 "eps_total": median_with_inf(runs["eps_total"]),
@@ -119,13 +122,20 @@ def breakdown_frame(results: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def figure_breakdown(results: pd.DataFrame) -> go.Figure:
-    """Where the privacy goes (output 3, the paper's Fig. 3 for this run): radius, testing, generating.
+# Parts of the bar drawn only when some run paid them: (column, legend, title word, hatching).
+OPTIONAL_PARTS = (
+    ("eps_scale", "bounding R(0) (ε_S, relative target)", "bounding R(0)", "x"),
+    ("eps_radius", "radius (ε of the private bound on ‖θ‖)", "the radius", "."),
+)
 
-    Stacked bars of the median radius part (a private bound on the model's size, SPEC §19; drawn
-    only when some run bought one), the median testing part (ε_A, or the doubling tests) and the
-    median generation part (ε_t) over the trials that halted; the theory approach and the Gibbs
-    posterior have no test.
+
+def figure_breakdown(results: pd.DataFrame) -> go.Figure:
+    """Where the privacy goes (output 3, the paper's Fig. 3 for this run): the parts of ε, stacked.
+
+    The median part of a relative target's bound on R(0) (SPEC §21) and of a private bound on the
+    model's size (SPEC §19), each drawn only when some run paid it, then the median testing part
+    (ε_A, or the doubling tests) and the median generation part (ε_t) over the trials that halted;
+    the theory approach and the Gibbs posterior have no test.
     """
     parts = breakdown_frame(results)
     labels = [
@@ -133,12 +143,14 @@ def figure_breakdown(results: pd.DataFrame) -> go.Figure:
         for label, h, t in zip(parts["label"], parts["halted"], parts["trials"], strict=True)
     ]
     fig = go.Figure()
+    optional = [
+        (column, name, short, pattern) for column, name, short, pattern in OPTIONAL_PARTS if (parts[column] > 0).any()
+    ]
     segments = [
+        *((column, name, pattern) for column, name, _, pattern in optional),
         ("eps_test", "testing (ε of the private test)", ""),
         ("eps_hypothesis", "generating (ε of the released hypothesis)", "/"),
     ]
-    if (parts["eps_radius"] > 0).any():
-        segments.insert(0, ("eps_radius", "radius (ε of the private bound on ‖θ‖)", "."))
     for column, name, pattern in segments:
         fig.add_trace(
             go.Bar(
@@ -160,8 +172,11 @@ def figure_breakdown(results: pd.DataFrame) -> go.Figure:
     fig.update_layout(barmode="stack", legend_traceorder="normal", uniformtext={"minsize": 9, "mode": "hide"})
     fig.update_xaxes(title_text="median ε over trials that halted", rangemode="tozero")
     fig.update_yaxes(autorange="reversed")
-    title = "Privacy spent on " + (
-        "the radius, testing and generating" if len(segments) == 3 else "testing vs on generating"
+    shorts = [short for _, _, short, _ in optional]
+    title = (
+        f"Privacy spent on {', '.join(shorts)}, testing and generating"
+        if shorts
+        else "Privacy spent on testing vs on generating"
     )
     return layout(fig, title=title, height=40 + 60 * len(parts))
 
@@ -288,33 +303,63 @@ def figure_excess_risk(results: pd.DataFrame, alpha: float) -> go.Figure:
     are evaluation-only numbers, not private.
     """
     _require(results, ("method", "trial", "excess_risk", "success"), "figure_excess_risk")
+    return _accuracy_strips(
+        results,
+        results["excess_risk"],
+        (alpha, f"α = {alpha:g}", "≤ α"),
+        "true excess risk R(θ), log scale",
+        "Accuracy reached: excess risk vs the target α",
+    )
+
+
+def figure_relative_risk(results: pd.DataFrame) -> go.Figure:
+    """Accuracy reached at a relative target κ (SPEC §21): each trial's R(θ)/R(0) vs κ, per method.
+
+    R(θ)/R(0) is the share of the best model's gain over predicting nothing that the model gave up
+    (1 for a run that showed no signal: it released θ = 0). The success rate (share with R ≤ κ·R(0))
+    is in each method's label. Evaluation only: R(θ) and R(0) read the data.
+    """
+    _require(results, ("method", "trial", "excess_risk", "r0", "kappa", "success"), "figure_relative_risk")
+    kappa = float(results["kappa"].iloc[0])
+    return _accuracy_strips(
+        results,
+        results["excess_risk"] / results["r0"],
+        (kappa, f"κ = {kappa:g}: keep ≥ {1 - kappa:.0%}", f"kept ≥ {1 - kappa:.0%}"),
+        "share of the gain lost, R(θ)/R(0), log scale",
+        "Accuracy reached: the share of the gain lost vs κ",
+    )
+
+
+def _accuracy_strips(
+    results: pd.DataFrame, values: pd.Series, target: tuple[float, str, str], axis: str, title: str
+) -> go.Figure:
+    """Each trial's ``values`` per method on a log axis, with the target's line; (value, line label, met label)."""
+    line, line_label, met = target
     fig = go.Figure()
     for method in methods_in(results):
         runs = results[results["method"] == method]
         rate = float(runs["success"].astype(bool).mean())
-        label = f"{method_label(method, runs)}<br>({rate:.0%} ≤ α)"
-        risk = runs["excess_risk"].to_numpy(dtype=float)
+        shown = values[runs.index].to_numpy(dtype=float)
         fig.add_trace(
             _trial_strip(
-                np.maximum(risk, RISK_FLOOR),
-                label,
+                np.maximum(shown, RISK_FLOOR),
+                f"{method_label(method, runs)}<br>({rate:.0%} {met})",
                 method,
-                customdata=np.column_stack([runs["trial"], risk]),
-                hovertemplate="trial %{customdata[0]}: R = %{customdata[1]:.4g}<extra></extra>",
+                customdata=np.column_stack([runs["trial"], shown]),
+                hovertemplate="trial %{customdata[0]}: %{customdata[1]:.4g}<extra></extra>",
             )
         )
-    fig.add_vline(x=alpha, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1})
+    fig.add_vline(x=line, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1})
     fig.add_annotation(
-        x=math.log10(alpha), y=1, yref="paper", text=f"α = {alpha:g}", showarrow=False, xanchor="left", yanchor="bottom"
+        x=math.log10(line), y=1, yref="paper", text=line_label, showarrow=False, xanchor="left", yanchor="bottom"
     )
-    risks = np.maximum(results["excess_risk"].to_numpy(dtype=float), RISK_FLOOR)
     fig.update_xaxes(
         type="log",
-        title_text=f"true excess risk R(θ), log scale<br><sup>{EVALUATION_ONLY}</sup>",
-        **log_ticks(np.append(risks, alpha)),
+        title_text=f"{axis}<br><sup>{EVALUATION_ONLY}</sup>",
+        **log_ticks(np.append(np.maximum(values.to_numpy(dtype=float), RISK_FLOOR), line)),
     )
     fig.update_yaxes(autorange="reversed")
-    return layout(fig, title="Accuracy reached: excess risk vs the target α", height=60 + 70 * max(len(fig.data), 1))
+    return layout(fig, title=title, height=60 + 70 * max(len(fig.data), 1))
 
 
 # Short enough for two panels side by side at phone width.

@@ -1,15 +1,17 @@
 """Many runs → one tidy results frame (SPEC §9).
 
-One row per (method, α, trial) with the SPEC §9 columns. Each row's randomness
-comes from its own seed derived from (seed, method, α, trial), so a row does not
-depend on which other rows are run: the explorer's α = 0.05 row and a sweep's
+One row per (method, target, trial) with the SPEC §9 columns; a target is an excess
+risk α or a relative target κ (SPEC §21). Each row's randomness comes from its own seed
+derived from (seed, method, target, trial), so a row does not depend on which other rows
+are run: the explorer's α = 0.05 row and a sweep's
 α = 0.05 row agree for the same seed. The methods come from the registry
 (``accfirst.methods.registry``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -18,8 +20,10 @@ import pandas as pd
 from accfirst.erm.problems import Problem
 from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
-from accfirst.methods.pipeline import run_method, run_step
+from accfirst.methods.pipeline import declared_bound as pipeline_bound
+from accfirst.methods.pipeline import feasible_problem, run_method
 from accfirst.methods.registry import method_position, validate_methods
+from accfirst.methods.relative import RelativeTarget, scale_plan, validate_target
 from accfirst.result import RunResult
 from accfirst.validation import as_generator, checked, validate_alpha, validate_count, validate_gamma
 
@@ -57,17 +61,36 @@ COLUMNS = (
 )
 
 
-def trial_rng(seed: int, method: str, alpha: float, trial: int) -> np.random.Generator:
-    """The generator of one (method, α, trial) cell, independent of every other cell."""
-    alpha_key = round(alpha * 1e12)
-    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(method_position(method), alpha_key, trial)))
+# A relative target's cells carry this fourth word in their spawn key, so that κ = 0.1 and α = 0.1 never share noise.
+RELATIVE_STREAM = 1
 
 
-@checked(alpha=validate_alpha, gamma=validate_gamma, rng=as_generator)
+def trial_rng(seed: int, method: str, alpha: float | RelativeTarget, trial: int) -> np.random.Generator:
+    """The generator of one (method, target, trial) cell, independent of every other cell (α and κ cells apart)."""
+    if isinstance(alpha, RelativeTarget):
+        key = (method_position(method), round(alpha.kappa * 1e12), trial, RELATIVE_STREAM)
+    else:
+        key = (method_position(method), round(alpha * 1e12), trial)
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))
+
+
+def targets(alphas: Sequence[float], kappas: Sequence[float | RelativeTarget] = ()) -> list[float | RelativeTarget]:
+    """The targets of a batch: each α, then each κ as a ``RelativeTarget`` (a ``RelativeTarget`` is kept as it is)."""
+    relative = [k if isinstance(k, RelativeTarget) else RelativeTarget(k) for k in kappas]
+    return [validate_alpha(a) for a in alphas] + relative
+
+
+def target_key(row: Mapping[str, Any]) -> tuple[str, float]:
+    """What identifies a results row's target: ("kappa", κ) for a relative run, ("alpha", α) otherwise."""
+    kappa = float(row["kappa"])
+    return ("alpha", float(row["alpha"])) if math.isnan(kappa) else ("kappa", kappa)
+
+
+@checked(alpha=validate_target, gamma=validate_gamma, rng=as_generator)
 def search(
     problem: Problem,
     method: str,
-    alpha: float,
+    alpha: float | RelativeTarget,
     gamma: float,
     rng: np.random.Generator,
     options: SearchOptions,
@@ -75,30 +98,32 @@ def search(
 ) -> RunResult:
     """One run of the registered ``method`` with ``options`` (``run_one`` with the options as one object).
 
-    The whole bill: see ``accfirst.methods.pipeline.run_method``.
+    ``alpha`` is an excess risk or a ``RelativeTarget`` (κ). The whole bill: see
+    ``accfirst.methods.pipeline.run_method``.
     """
     return run_method(problem, method, alpha, gamma, rng, options, exact)
 
 
-@checked(alpha=validate_alpha, gamma=validate_gamma)
+@checked(alpha=validate_target, gamma=validate_gamma)
 def declared_bound(
-    problem: Problem, method: str, alpha: float, gamma: float, options: SearchOptions
+    problem: Problem, method: str, alpha: float | RelativeTarget, gamma: float, options: SearchOptions
 ) -> tuple[float, float]:
     """(ℰ̄, δ): the most a run of ``method`` can lose unless it falls back, known before it runs (SPEC §15.2).
 
     Noise reduction and doubling: the ex-post loss of halting at the top level; theory:
     its ε = E (pure DP); the Gibbs posterior: its (ε, δ), fixed in advance (ridge only). A
     private radius adds its ε_R (a Gaussian one is inside the Brownian bound), on top of the
-    method's worst case on the ceiling, which no released radius exceeds. A privacy filter
+    method's worst case on the ceiling, which no released radius exceeds; a relative target:
+    ε_S plus the method's bound at the smallest α it can release (SPEC §21). A privacy filter
     admits the run on this bound. Reads no data.
     """
-    return run_step(problem, method, alpha, gamma, options).declared_bound()
+    return pipeline_bound(problem, method, alpha, gamma, options)
 
 
 def run_one(
     problem: Problem,
     method: str,
-    alpha: float,
+    alpha: float | RelativeTarget,
     gamma: float,
     rng: np.random.Generator,
     *,
@@ -122,48 +147,54 @@ def validate_batch(
     trials: int,
     seed: int,
     options: SearchOptions,
-) -> tuple[tuple[str, ...], list[float], float, int, int]:
+    kappas: Sequence[float | RelativeTarget] = (),
+) -> tuple[tuple[str, ...], list[float | RelativeTarget], float, int, int]:
     """Check the settings of many runs before any work starts.
 
-    Returns the clean (methods, alphas, gamma, trials, seed); every α's grid is built
-    once, so a bad grid fails here rather than halfway through.
+    Returns the clean (methods, targets, gamma, trials, seed), the targets being each α then each
+    κ (``targets``); every α's grid and every κ's plan (SPEC §21.4) is built once, so a bad
+    setting fails here rather than halfway through.
     """
     chosen = validate_methods(methods, options)
-    alpha_values = [validate_alpha(a) for a in alphas]
-    if not alpha_values:
-        raise AccFirstError("give at least one alpha")
+    target_values = targets(alphas, kappas)
+    if not target_values:
+        raise AccFirstError("give at least one alpha or kappa")
     gamma = validate_gamma(gamma)
     trials = validate_count("trials", trials, 1)
     seed = validate_count("seed", seed, 0)
-    for alpha in alpha_values:
-        options.grid(problem, alpha)
-    return chosen, alpha_values, gamma, trials, seed
+    for target in target_values:
+        if isinstance(target, RelativeTarget):
+            for method in chosen:
+                scale_plan(feasible_problem(problem, method, options), target, gamma, options)
+        else:
+            options.grid(problem, target)
+    return chosen, target_values, gamma, trials, seed
 
 
 def trial_result(
     problem: Problem,
     method: str,
-    alpha: float,
+    alpha: float | RelativeTarget,
     trial: int,
     gamma: float,
     seed: int,
     options: SearchOptions,
     exact: bool = False,
 ) -> RunResult:
-    """The run of one (method, α, trial) cell with its own seed; ``exact`` solves every tested level (same run)."""
+    """The run of one (method, target, trial) cell with its own seed; ``exact`` solves every tested level (same run)."""
     return search(problem, method, alpha, gamma, trial_rng(seed, method, alpha, trial), options, exact)
 
 
 def trial_row(
     problem: Problem,
     method: str,
-    alpha: float,
+    alpha: float | RelativeTarget,
     trial: int,
     gamma: float,
     seed: int,
     options: SearchOptions,
 ) -> dict[str, object]:
-    """The results-frame row of one (method, α, trial) cell."""
+    """The results-frame row of one (method, target, trial) cell."""
     return {**trial_result(problem, method, alpha, trial, gamma, seed, options).to_dict(), "trial": trial}
 
 
@@ -176,26 +207,29 @@ def run_trials(
     seed: int,
     *,
     progress: Callable[[int, int], None] | None = None,
+    kappas: Sequence[float | RelativeTarget] = (),
     **options: Any,
 ) -> pd.DataFrame:
-    """Run every (method, α, trial) and return one row each (SPEC §9).
+    """Run every (method, target, trial) and return one row each (SPEC §9, §21).
 
+    The targets are each excess risk in ``alphas``, then each relative target in ``kappas`` (κ in
+    (0, 1), or a ``RelativeTarget``): a κ row reports the released α = κ·Ŝ, ``scale`` = Ŝ,
+    ``eps_scale`` and ``kappa``; a κ row whose Ŝ showed no signal has ``alpha`` NaN and θ = 0.
     ``options`` are the fields of ``SearchOptions`` (T, generator, calibration, eps_min,
-    eps_max, spacing, noise, delta, radius_mode, radius_epsilon, radius_beta), the same for every run. Fallback
-    rows keep ``eps_total = inf``.
-    ``progress(done, total)`` is called after each run. Arguments are validated before
-    any work starts.
+    eps_max, spacing, noise, delta, radius_mode, radius_epsilon, radius_beta, test_budget), the same for every
+    run. Fallback rows keep ``eps_total = inf``. ``progress(done, total)`` is called after each run. Arguments
+    are validated before any work starts.
     """
     search_options = SearchOptions.from_keywords(options)
-    chosen, alpha_values, gamma, trials, seed = validate_batch(
-        problem, alphas, gamma, methods, trials, seed, search_options
+    chosen, target_values, gamma, trials, seed = validate_batch(
+        problem, alphas, gamma, methods, trials, seed, search_options, kappas
     )
-    total = len(chosen) * len(alpha_values) * trials
+    total = len(chosen) * len(target_values) * trials
     rows = []
     for method in chosen:
-        for alpha in alpha_values:
+        for target in target_values:
             for trial in range(trials):
-                rows.append(trial_row(problem, method, alpha, trial, gamma, seed, search_options))
+                rows.append(trial_row(problem, method, target, trial, gamma, seed, search_options))
                 if progress is not None:
                     progress(len(rows), total)
     return pd.DataFrame(rows, columns=list(COLUMNS))

@@ -1,4 +1,4 @@
-"""α sweeps: every (method, α, trial) of the paper's experiments, spread over the CPU cores.
+"""α sweeps: every (method, α, trial) of the paper's experiments, spread over the CPU cores (and κ sweeps, SPEC §21).
 
 SPEC §8–§9, Appendix B. A sweep is ``run_trials`` run in parallel: each row comes
 from ``run_one`` with the row's own ``trial_rng``, so a row does not depend on which
@@ -36,8 +36,9 @@ from accfirst.erm.theory import theory_epsilon
 from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.pipeline import feasible_problem
+from accfirst.methods.relative import RelativeTarget
 from accfirst.parallel.pool import BACKGROUND, Cancelled, PickledSource, Source, WorkerPool, still_wanted
-from accfirst.search.experiments import COLUMNS, trial_row, validate_batch
+from accfirst.search.experiments import COLUMNS, target_key, trial_row, validate_batch
 from accfirst.validation import echo, shorten, validate_alpha, validate_count
 
 SWEEP_COLUMNS = (*COLUMNS, "eps_theory")
@@ -83,21 +84,34 @@ def parse_alphas(text: str) -> list[float]:
     return values
 
 
-def _number(part: str, text: str) -> float:
+def _number(part: str, text: str, what: str = "alphas") -> float:
     try:
         value = float(part)
     except ValueError:
-        raise AccFirstError(f"{echo(part.strip())} in alphas {echo(text)} is not a number") from None
+        raise AccFirstError(f"{echo(part.strip())} in {what} {echo(text)} is not a number") from None
     if not math.isfinite(value):
-        raise AccFirstError(f"alphas must be finite numbers; got {echo(part.strip())} in {echo(text)}")
+        raise AccFirstError(f"{what} must be finite numbers; got {echo(part.strip())} in {echo(text)}")
     return value
 
 
-Cell = tuple[str, float, int]
+def parse_kappas(text: str) -> list[float]:
+    """Relative targets κ from a comma list ``"0.5,0.2,0.1"``, each in (0, 1) (SPEC §21).
+
+    Raises ``AccFirstError`` on anything else (empty, non-numeric, κ outside (0, 1), repeated values).
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise AccFirstError("kappas must be a list like 0.5,0.2,0.1 (each κ in (0, 1))")
+    values = [RelativeTarget(_number(part, text, "kappas")).kappa for part in text.split(",")]
+    if len(set(values)) < len(values):
+        raise AccFirstError(f"kappa values must not repeat; got {echo(text)}")
+    return values
+
+
+Cell = tuple[str, float | RelativeTarget, int]
 
 
 def run_cells(problem: Problem, gamma: float, seed: int, options: SearchOptions, cells: Sequence[Cell]) -> list[dict]:
-    """The results rows of ``cells`` (method, α, trial), in order (SPEC §9).
+    """The results rows of ``cells`` (method, target, trial), in order (SPEC §9); a target is α or a κ.
 
     In a worker of a ``WorkerPool`` it raises ``Cancelled`` between two runs once its
     job is cancelled, so a stopped sweep does not keep a core busy.
@@ -123,15 +137,16 @@ def sweep(
     chunk_size: int | None = None,
     pool: WorkerPool | None = None,
     source: Source | None = None,
+    kappas: Sequence[float | RelativeTarget] = (),
     **options: Any,
 ) -> pd.DataFrame:
-    """Run every (method, α, trial) on ``workers`` processes; one row each (SPEC §9).
+    """Run every (method, target, trial) on ``workers`` processes; one row each (SPEC §9, §21).
 
     Parameters
     ----------
     problem : the ERM problem (built on the training data).
-    alphas, gamma, methods, trials, seed : as for ``run_trials``; the rows are the same
-        for the same seed.
+    alphas, gamma, methods, trials, seed, kappas : as for ``run_trials`` (the targets are each α,
+        then each relative target κ); the rows are the same for the same seed.
     workers : processes to start for this sweep; 1 runs everything in this process (no
         start-up cost). Ignored with ``pool``.
     progress : called as ``progress(done, total)`` after each finished run (in this
@@ -150,24 +165,24 @@ def sweep(
 
     Returns
     -------
-    DataFrame with ``SWEEP_COLUMNS`` (``COLUMNS`` plus ``eps_theory``), ordered like
-    ``run_trials`` (method, α, trial). Work is handed out α by α, so a stopped sweep
-    holds a prefix of that schedule: the smallest α first. Fallback rows keep
-    ``eps_total = inf``.
+    DataFrame with ``SWEEP_COLUMNS`` (``COLUMNS`` plus ``eps_theory``, E at the row's α: the
+    released one for a κ row, NaN when it showed no signal), ordered like ``run_trials``
+    (method, target, trial). Work is handed out target by target, so a stopped sweep holds a
+    prefix of that schedule: the α in the order given first. Fallback rows keep ``eps_total = inf``.
     """
     search_options = SearchOptions.from_keywords(options)
     # The generator is named in every row; resolve the paper's pairing once.
     search_options = replace(search_options, generator=make_generator(problem, search_options.generator).name)
-    chosen, alpha_values, gamma, trials, seed = validate_batch(
-        problem, alphas, gamma, methods, trials, seed, search_options
+    chosen, target_values, gamma, trials, seed = validate_batch(
+        problem, alphas, gamma, methods, trials, seed, search_options, kappas
     )
-    if len(set(chosen)) < len(chosen) or len(set(alpha_values)) < len(alpha_values):
-        raise AccFirstError("methods and alphas must not repeat: a repeated cell would repeat the same run")
+    if len(set(chosen)) < len(chosen) or len(set(target_values)) < len(target_values):
+        raise AccFirstError("methods and targets must not repeat: a repeated cell would repeat the same run")
     workers = pool.workers if pool is not None else validate_count("workers", workers, 1)
     if pool is not None and source is None:
         raise AccFirstError("a sweep on a shared pool needs the problem's source (how its workers build it)")
     arguments = (gamma, seed, search_options)
-    cells = [(method, alpha, trial) for alpha in alpha_values for method in chosen for trial in range(trials)]
+    cells = [(method, target, trial) for target in target_values for method in chosen for trial in range(trials)]
     if chunk_size is None:
         size = min(MAX_CHUNK, max(1, math.ceil(len(cells) / (workers * CHUNKS_PER_WORKER))))
     else:
@@ -184,11 +199,12 @@ def sweep(
             rows = _run_pool(own_pool, own, arguments, chunks, len(cells), progress, should_stop)
         finally:
             own_pool.close()
-    ceiling = feasible_problem(problem, "theory", search_options).shape
-    theory = {alpha: theory_epsilon(ceiling, alpha, search_options.generator) for alpha in alpha_values}
-    order = {cell: i for i, cell in enumerate((m, a, t) for m in chosen for a in alpha_values for t in range(trials))}
-    rows.sort(key=lambda row: order[(row["method"], row["alpha"], row["trial"])])
+    keys = [("kappa", t.kappa) if isinstance(t, RelativeTarget) else ("alpha", t) for t in target_values]
+    order = {cell: i for i, cell in enumerate((m, k, t) for m in chosen for k in keys for t in range(trials))}
+    rows.sort(key=lambda row: order[(row["method"], target_key(row), row["trial"])])
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
+    ceiling = feasible_problem(problem, "theory", search_options).shape
+    theory = {a: theory_epsilon(ceiling, a, search_options.generator) for a in frame["alpha"].dropna().unique()}
     frame["eps_theory"] = frame["alpha"].map(theory).astype(float)
     return frame
 

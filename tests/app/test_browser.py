@@ -80,7 +80,7 @@ def test_the_default_view_loads_and_draws_its_charts(server, browser):
 
 
 def test_moving_alpha_reaches_the_url_and_the_numbers(server, browser):
-    page = open_page(browser, f"{server}/?ds=diabetes&trials=4&T=200")
+    page = open_page(browser, f"{server}/?ds=diabetes&target=alpha&trials=4&T=200")
     wait_idle(page)
     before = headline(page)
     slider = page.locator(ALPHA_SLIDER)
@@ -111,7 +111,7 @@ def _csv() -> bytes:
 
 def test_an_upload_runs_in_the_browser(server, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(f"{server}/?ds=upload&trials=3&T=200&alpha=0.1")
+    page.goto(f"{server}/?ds=upload&target=alpha&trials=3&T=200&alpha=0.1")
     file_input = page.locator('[data-testid="stSidebar"] input[type="file"]')
     file_input.wait_for(state="attached", timeout=TIMEOUT_MS)
     file_input.set_input_files({"name": "browser_upload.csv", "mimeType": "text/csv", "buffer": _csv()})
@@ -124,13 +124,15 @@ def test_an_upload_runs_in_the_browser(server, browser):
 
 
 def test_phone_width_has_no_overflow_or_overlapping_controls(server, browser, tmp_path):
-    page = open_page(browser, f"{server}/?ds=diabetes&trials=4&T=200", width=390, height=844)
+    page = open_page(browser, f"{server}/?ds=diabetes&target=alpha&trials=4&T=200", width=390, height=844)
     wait_idle(page)
     width = page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollWidth")
     assert width <= 390, f"the main area scrolls sideways at 390 px: {width}px"
+    groups = page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]')
     boxes = [
+        groups.filter(has_text="Excess risk α").bounding_box(),  # the kind of target
         page.locator('[data-testid="stSlider"]').filter(has=page.locator(ALPHA_SLIDER)).bounding_box(),
-        page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]').first.bounding_box(),
+        groups.filter(has_text="Noise reduction").bounding_box(),  # the methods
         page.locator('[data-testid="stMetric"]').first.bounding_box(),
     ]
     for upper, lower in itertools.pairwise(boxes):

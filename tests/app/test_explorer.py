@@ -24,7 +24,8 @@ from tests.app.page_text import link_notice, shown
 from ui.errors import GENERIC_MESSAGE
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-SMALL = {"ds": "diabetes", "trials": "4", "T": "200"}
+# Diabetes is a real table: its own target is the share of the gain (``ui.target``); these tests use α.
+SMALL = {"ds": "diabetes", "trials": "4", "T": "200", "target": "alpha"}
 
 
 def open_app(**query: str) -> AppTest:
@@ -98,6 +99,7 @@ def test_changing_alpha_changes_the_numbers_and_the_url():
 def test_url_parameters_restore_the_settings():
     at = open_app(
         ds="diabetes",
+        target="alpha",
         lam="0.01",
         alpha="0.1",
         gamma="0.05",
@@ -131,7 +133,7 @@ def test_url_parameters_restore_the_settings():
 
 
 def test_bad_url_values_warn_and_fall_back_to_defaults():
-    at = open_app(ds="diabetes", trials="3", alpha="9", methods="nr,magic", T="x")
+    at = open_app(ds="diabetes", target="alpha", trials="3", alpha="9", methods="nr,magic", T="x")
     assert not at.exception
     notice = link_notice(at)
     assert len(notice) == 3 and not any("must be" in w.value for w in at.warning)  # one notice, no box each
@@ -190,7 +192,7 @@ def upload_csv(rows: int = 300, seed: int = 3) -> bytes:
 
 def test_an_uploaded_csv_runs_end_to_end():
     content = upload_csv()
-    at = open_app(ds="upload", trials="3", T="200", alpha="0.1")
+    at = open_app(ds="upload", target="alpha", trials="3", T="200", alpha="0.1")
     assert not at.metric  # nothing to run before a file arrives
     at.file_uploader(key="app.upload_file").set_value(("spending.csv", content, "text/csv")).run()
     assert_clean(at)

@@ -1,0 +1,171 @@
+"""The explorer's accuracy target: an excess risk α, or the share of the best model's gain to keep (κ).
+
+On uploads and the built-in real tables the control asks for the share of what the best model gains
+over predicting nothing that the private model must keep (a relative target κ, docs/mathematics.md,
+“A relative accuracy target”): α is an excess risk on the prepared loss, and on such tables
+predicting nothing can already meet every α a slider offers. The synthetic demos and the paper's
+settings keep the absolute α. The mode follows the dataset when the dataset changes; the visitor may
+switch it, and the URL carries the mode (``target``), κ (``kappa``) and the test budget (``budget``).
+The package releases α = κ·Ŝ in each run; this module only draws the controls and says what came out.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from accfirst import Problem
+from accfirst.datasets import BUILTIN_DATASETS
+from accfirst.interpret import format_epsilon
+from accfirst.methods.options import DEFAULT_TEST_BUDGET
+from accfirst.methods.relative import RelativeTarget
+from ui.dataset import UPLOAD, Selection
+from ui.settings import Choice
+from ui.text import plain
+
+SCOPE = "explorer"
+ABSOLUTE, RELATIVE = "alpha", "kappa"
+TARGET_MODE = Choice(
+    SCOPE,
+    "target",
+    "Accuracy target",
+    ABSOLUTE,
+    options=(RELATIVE, ABSOLUTE),
+    labels={RELATIVE: "Share of the gain to keep", ABSOLUTE: "Excess risk α"},
+    widget_type="segmented_control",
+    help="Share of the gain: keep at least this share of what the best model gains over predicting nothing; "
+    "each run buys a private bound on that gain and sets α from it. Excess risk α: the paper's target, on the "
+    "prepared loss's own scale.",
+)
+KAPPA_OPTIONS = (0.5, 0.4, 0.3, 0.25, 0.2, 0.15, 0.1, 0.05, 0.02, 0.01)
+KAPPA = Choice(
+    SCOPE,
+    "kappa",
+    "Keep at least this share of what the best model gains over predicting nothing",
+    0.2,
+    options=KAPPA_OPTIONS,
+    labels={kappa: f"{1 - kappa:.0%}" for kappa in KAPPA_OPTIONS},
+    widget_type="select_slider",
+    help="90% means: the private model's excess risk is at most a tenth of the zero model's (κ = 0.1), with "
+    "probability at least 1 − γ. A larger share: a more accurate model, more privacy spent.",
+)
+BUDGET_OPTIONS = (1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
+TEST_BUDGET = Choice(
+    SCOPE,
+    "budget",
+    "Test budget: the most ε the private test may cost",
+    DEFAULT_TEST_BUDGET,
+    options=BUDGET_OPTIONS,
+    widget_type="select_slider",
+    help="With a share to keep: a run whose private bound on the gain is so small that the test would cost more "
+    "than this stops and says the data show no signal a private model could keep (it still pays for the bound).",
+)
+TARGET_SETTINGS = (TARGET_MODE, KAPPA, TEST_BUDGET)
+SYNTHETIC_DEMOS = frozenset(name for name in BUILTIN_DATASETS if name.startswith("synthetic-"))
+FOLLOWED = f"{SCOPE}.target_for"
+
+
+def natural_mode(chosen: Selection) -> str:
+    """The target a dataset asks for by default: α for the synthetic demos, the share of the gain otherwise."""
+    return ABSOLUTE if chosen.spec.builtin in SYNTHETIC_DEMOS else RELATIVE
+
+
+def follow_dataset(chosen: Selection) -> None:
+    """Set the mode to the dataset's own when the dataset changed since the last run (before the widget).
+
+    On a session's first run a mode from the link stays; without one the dataset's own is used.
+    """
+    dataset = chosen.spec.builtin or UPLOAD
+    seen = st.session_state.get(FOLLOWED)
+    first_without_link = seen is None and not st.query_params.get_all(TARGET_MODE.key)
+    if first_without_link or (seen is not None and seen != dataset):
+        st.session_state[TARGET_MODE.state_key] = natural_mode(chosen)
+    st.session_state[FOLLOWED] = dataset
+
+
+def use_relative() -> None:
+    """Switch to the share of the gain (a button's ``on_click``: before the widgets are drawn)."""
+    st.session_state[TARGET_MODE.state_key] = RELATIVE
+
+
+def target_heading(target: float | RelativeTarget) -> str:
+    """The headline's title for the target."""
+    if isinstance(target, RelativeTarget):
+        return f"What each method paid to keep at least {target.share_kept:.0%} of the gain"
+    return f"What each method paid for excess risk ≤ {target:g}"
+
+
+def met_line(row: pd.Series) -> str:
+    """How often a method met its target, for its headline card (Markdown)."""
+    rate = f"**{row['successes']}/{row['trials']}** ({row['success_rate']:.0%})"
+    kappa = float(row.get("kappa", math.nan))
+    if math.isnan(kappa):
+        return f"Met α: {rate}"
+    return f"Kept ≥ {1 - kappa:.0%}: {rate} · no signal: **{row['no_signals']}/{row['trials']}**"
+
+
+def show_zero_model_notice(where: Any, problem: Problem, alpha: float, *, relative: bool) -> None:
+    """Say plainly when predicting nothing already meets α (α ≥ R(0); evaluation only), and offer the share."""
+    if not alpha >= problem.zero_risk:
+        return
+    where.warning(
+        f"Predicting nothing already meets this target: on this data the all-zero model's excess risk is "
+        f"R(0) = {problem.zero_risk:.3g} ≤ α = {alpha:.3g}, so any privacy paid here buys no accuracy. "
+        "Evaluation only: this check reads the data.",
+        icon="🎯",
+    )
+    if not relative:
+        where.button(
+            "Ask for a share of the gain instead",
+            key=f"{SCOPE}.use_relative",
+            on_click=use_relative,
+            help="Keep at least a share of what the best model gains over predicting nothing, whatever the scale.",
+        )
+
+
+def released_alpha_text(results: pd.DataFrame) -> str:
+    """What the runs released: the median α = κ·Ŝ, its range, ε_S and the runs without signal (Markdown)."""
+    released = results["alpha"].dropna()
+    eps_scale = format_epsilon(float(results["eps_scale"].median()))
+    no_signal = int(results["alpha"].isna().sum())
+    if released.empty:
+        return (
+            f"**No α was released**: in every run the private bound on the gain showed no signal a private model "
+            f"could keep at this test budget and n (each run still paid ε = {eps_scale} for the bound). Ask for a "
+            "smaller share, or raise the test budget in the sidebar."
+        )
+    spread = f" (from {released.min():.3g} to {released.max():.3g})" if released.size > 1 else ""
+    text = (
+        f"Released α = κ·Ŝ: median **{released.median():.3g}**{spread} over {len(results)} runs, Ŝ being each "
+        f"run's private lower bound on the zero model's excess risk, bought with ε = {eps_scale} of its privacy."
+    )
+    if no_signal:
+        text += f" {no_signal} run{'s' if no_signal > 1 else ''} showed no signal and learnt nothing."
+    return text
+
+
+def quality_sentence(rows: list[tuple[str, str, dict[str, float]]], task: str) -> str:
+    """The released models' held-out quality against the non-private model's, in the target's units (plain text).
+
+    ``rows`` are (model name, method key, ``PreparedData.test_quality``), the non-private θ* first.
+    """
+    (_, _, best), *private = rows
+    parts = []
+    for name, _, scores in private:
+        if task == "ridge":
+            kept = scores["r2"] / best["r2"] if best["r2"] > 0 else math.nan
+            share = f", {kept:.0%} of the non-private R²" if math.isfinite(kept) else ""
+            parts.append(f"{name}: R² {scores['r2']:.3g}{share}, RMSE {scores['rmse']:.4g} in the target's units")
+        else:
+            parts.append(f"{name}: accuracy {scores['accuracy']:.1%}, AUC {scores['auc']:.3g}")
+    reference = (
+        f"R² {best['r2']:.3g}, RMSE {best['rmse']:.4g}"
+        if task == "ridge"
+        else f"accuracy {best['accuracy']:.1%}, AUC {best['auc']:.3g}"
+    )
+    return plain(
+        "Held-out test rows (evaluation only): the non-private model has " + reference + "; " + "; ".join(parts) + "."
+    )
