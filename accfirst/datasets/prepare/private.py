@@ -45,7 +45,7 @@ from accfirst.datasets.prepare.centre import PrivateCentre
 from accfirst.datasets.prepare.declared import DeclaredMetadata
 from accfirst.datasets.prepare.gaps import FillGaps, PrivateMedian
 from accfirst.datasets.prepare.levels import PrivateLevels
-from accfirst.datasets.prepare.noise import preparation_rng
+from accfirst.datasets.prepare.noise import preparation_rng, repeatable_seed
 from accfirst.datasets.prepare.options import PrepOptions
 from accfirst.datasets.prepare.ranges import PrivateRange
 from accfirst.datasets.prepare.scaling import UnitBallScaling, clip_rows
@@ -283,7 +283,7 @@ def prepare_private(
     y_test_original = plan.raw_target[plan.test][present] if ridge else None
     for array in (X_train, y_train, X_test, y_test, *(() if y_test_original is None else (y_test_original,))):
         array.flags.writeable = False
-    preparation = Preparation(PRIVATE_MODE, tuple(records), options.noise_seed)
+    preparation = Preparation(PRIVATE_MODE, tuple(records), repeatable_seed(options.noise_seed))
     dropped = plan.dropped + [(column.name, column.dropped) for column in plan.features if column.dropped]
     report = PrepReport(
         steps=(*table.notes, *(record.note for record in records), preparation.summary),
