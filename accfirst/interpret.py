@@ -20,7 +20,15 @@ from numpy.typing import ArrayLike
 from scipy.special import expit
 
 from accfirst.datasets import PrepReport
-from accfirst.datasets.prepared import EVALUATION_MODE, EXCLUDES_PREPARATION
+from accfirst.datasets.prepared import (
+    EVALUATION_MODE,
+    EXCLUDES_PREPARATION,
+    PRIVATE,
+    PRIVATE_MODE,
+    PUBLIC_MODE,
+    PUBLIC_PREPARATION,
+    Preparation,
+)
 from accfirst.erm.gibbs import APPROXIMATE_ACCURACY, DATA_DEPENDENT_ACCURACY
 from accfirst.erm.problems import Problem, RidgeProblem
 from accfirst.erm.trust_region import solve_trust_region
@@ -199,6 +207,67 @@ def bill_text(result: RunResult) -> str:
     if result.prep_mode == EVALUATION_MODE:
         text += f"; {EXCLUDES_PREPARATION}"
     return text
+
+
+def preparation_label(mode: str, epsilon: float) -> str:
+    """The tag every ε on prepared rows carries (SPEC §20.3): what it says about the preparation, or ``""``.
+
+    Private: "includes preparing the data, ε = 0.0881"; evaluation only: "excludes preparation
+    (reads the data): evaluation only"; public data or rows given as they are: nothing to add.
+
+    Parameters
+    ----------
+    mode : how the rows were prepared (``Problem.prep_mode``, the frame's ``prep_mode``).
+    epsilon : the preparation's ε (``Problem.prep_epsilon``, the frame's ``eps_prep``).
+    """
+    if mode == EVALUATION_MODE:
+        return EXCLUDES_PREPARATION
+    if mode == PRIVATE_MODE:
+        return f"includes preparing the data, ε = {format_epsilon(epsilon)}"
+    return ""
+
+
+def preparation_note(mode: str, epsilon: float, delta: float, runs: int | None = None) -> str:
+    """One sentence under a page's ε figures on prepared rows: what they include of the preparation (SPEC §20.3).
+
+    "Every ε includes preparing the data, ε = 0.0881, δ = 10⁻⁶, paid once and shared by these 60
+    runs." (``runs`` given), or "… paid once for this table."; after an evaluation-only preparation
+    "Every ε excludes preparation (reads the data): evaluation only."; on data generated from public
+    parameters, that preparing them is free; ``""`` for rows given as they are.
+    """
+    if mode == EVALUATION_MODE:
+        return f"Every ε {EXCLUDES_PREPARATION}: the preparation read the data without noise and no ε covers it."
+    if mode == PUBLIC_MODE:
+        return f"The data are {PUBLIC_PREPARATION} (ε = 0)."
+    if mode != PRIVATE_MODE:
+        return ""
+    if epsilon == 0 and delta == 0:
+        return "Every ε includes preparing the data: ε = 0, every statistic was declared (nothing read)."
+    paid = f"ε = {format_epsilon(epsilon)}" + (f", δ = {format_delta(delta)}" if delta > 0 else "")
+    shared = (
+        f"paid once and shared by these {runs:,} runs" if runs is not None and runs > 1 else "paid once for this table"
+    )
+    return f"Every ε includes preparing the data, {paid}, {shared}."
+
+
+def step_cost(kind: str, epsilon: float, delta: float) -> str:
+    """How a preparation step is listed: "declared", "private, ε = 0.0212" (and δ), "post-processing", …"""
+    if kind == PRIVATE:
+        return f"private, ε = {format_epsilon(epsilon)}" + (f", δ = {format_delta(delta)}" if delta > 0 else "")
+    return kind
+
+
+def preparation_steps(preparation: Preparation) -> pd.DataFrame:
+    """The data report's table: one row per step — step, column, cost (``step_cost``), what it did."""
+    frame = preparation.to_frame()
+    return pd.DataFrame(
+        {
+            "step": frame["step"],
+            "column": frame["column"],
+            "cost": [step_cost(k, e, d) for k, e, d in zip(frame["kind"], frame["epsilon"], frame["delta"])],
+            "what it did": frame["note"],
+        }
+    )
 
 
 SUMMARY_COLUMNS = (

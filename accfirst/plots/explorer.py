@@ -17,7 +17,17 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from accfirst.interpret import format_delta, format_epsilon, format_exp_epsilon, median_with_inf
-from accfirst.plots import NONPRIVATE_COLOR, REFERENCE_COLOR, layout, log_ticks, method_color, method_label, methods_in
+from accfirst.plots import (
+    NONPRIVATE_COLOR,
+    REFERENCE_COLOR,
+    layout,
+    log_ticks,
+    method_color,
+    method_label,
+    methods_in,
+    preparation_tag,
+    wrap,
+)
 
 THRESHOLD_COLOR = "#D55E00"
 TRUE_RISK_COLOR = "#7F7F7F"
@@ -89,13 +99,15 @@ def figure_epsilon_distribution(results: pd.DataFrame) -> go.Figure:
     fig.update_yaxes(autorange="reversed", title_text=None)
     trials = int(results["trial"].nunique()) if len(results) else 0
     title = f"Ex-post ε of each of {trials} trials"
-    return layout(fig, title=title, subtitle="<br>".join(notes), height=60 + 70 * max(len(fig.data), 1))
+    subtitle = "<br>".join(line for line in (wrap(preparation_tag(results)), *notes) if line)
+    return layout(fig, title=title, subtitle=subtitle, height=60 + 70 * max(len(fig.data), 1))
 
 
 def breakdown_frame(results: pd.DataFrame) -> pd.DataFrame:
-    """Median testing and generation parts of ε per method, over the trials that halted (SPEC §6).
+    """Median preparing, testing and generation parts of ε per method, over the trials that halted (SPEC §6, §20.3).
 
-    ``label`` names each method with its δ when it has one (``method_label``).
+    ``label`` names each method with its δ when it has one (``method_label``); ``eps_prep`` is the
+    preparation's ε, the same for every run on the table (0 in a frame without it).
     """
     _require(results, ("method", "eps_test", "eps_hypothesis", "fallback"), "breakdown_frame")
     rows = []
@@ -108,6 +120,7 @@ def breakdown_frame(results: pd.DataFrame) -> pd.DataFrame:
                 "label": method_label(method, runs),
                 "halted": len(halted),
                 "trials": len(runs),
+                "eps_prep": float(runs["eps_prep"].median()) if "eps_prep" in runs.columns else 0.0,
                 "eps_test": float(halted["eps_test"].median()) if len(halted) else math.nan,
                 "eps_hypothesis": float(halted["eps_hypothesis"].median()) if len(halted) else math.nan,
                 "eps_total": median_with_inf(runs["eps_total"]),
@@ -117,11 +130,12 @@ def breakdown_frame(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def figure_breakdown(results: pd.DataFrame) -> go.Figure:
-    """Where the privacy goes (output 3, the paper's Fig. 3 for this run): testing vs generating.
+    """Where the privacy goes (output 3, the paper's Fig. 3 for this run): preparing, testing, generating.
 
-    Stacked bars of the median testing part (ε_A, or the doubling tests) and the median
-    generation part (ε_t) over the trials that halted; the theory approach and the Gibbs
-    posterior have no test.
+    Stacked bars of the preparation's ε when the rows were prepared privately (SPEC §20.3: the
+    same for every run, paid once for the table), the median testing part (ε_A, or the doubling
+    tests) and the median generation part (ε_t) over the trials that halted; the theory approach
+    and the Gibbs posterior have no test.
     """
     parts = breakdown_frame(results)
     labels = [
@@ -129,10 +143,13 @@ def figure_breakdown(results: pd.DataFrame) -> go.Figure:
         for label, h, t in zip(parts["label"], parts["halted"], parts["trials"], strict=True)
     ]
     fig = go.Figure()
-    for column, name, pattern in (
+    prepared = bool((parts["eps_prep"] > 0).any()) if len(parts) else False
+    bars = (
+        ("eps_prep", "preparing the data (paid once, shared by every run)", "."),
         ("eps_test", "testing (ε of the private test)", ""),
         ("eps_hypothesis", "generating (ε of the released hypothesis)", "/"),
-    ):
+    )
+    for column, name, pattern in bars[0 if prepared else 1 :]:
         fig.add_trace(
             go.Bar(
                 x=parts[column],
@@ -140,8 +157,8 @@ def figure_breakdown(results: pd.DataFrame) -> go.Figure:
                 orientation="h",
                 name=name,
                 marker={
-                    "color": [method_color(m) for m in parts["method"]],
-                    # Hatching, not transparency, marks generation: it reads the same on a light and a dark page.
+                    "color": [NONPRIVATE_COLOR if column == "eps_prep" else method_color(m) for m in parts["method"]],
+                    # Hatching, not transparency, marks the parts: it reads the same on a light and a dark page.
                     "pattern": {"shape": pattern, "fillmode": "overlay", "fgcolor": "rgba(255,255,255,0.5)"},
                 },
                 text=[format_epsilon(v) if np.isfinite(v) else "" for v in parts[column]],
@@ -153,7 +170,12 @@ def figure_breakdown(results: pd.DataFrame) -> go.Figure:
     fig.update_layout(barmode="stack", legend_traceorder="normal", uniformtext={"minsize": 9, "mode": "hide"})
     fig.update_xaxes(title_text="median ε over trials that halted", rangemode="tozero")
     fig.update_yaxes(autorange="reversed")
-    return layout(fig, title="Privacy spent on testing vs on generating", height=40 + 60 * len(parts))
+    title = (
+        "Privacy spent on preparing, testing and generating"
+        if prepared
+        else "Privacy spent on testing vs on generating"
+    )
+    return layout(fig, title=title, subtitle=wrap(preparation_tag(results)), height=40 + 60 * len(parts))
 
 
 def figure_search(
