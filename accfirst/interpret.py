@@ -227,13 +227,15 @@ def preparation_label(mode: str, epsilon: float) -> str:
     return ""
 
 
-def preparation_note(mode: str, epsilon: float, delta: float, runs: int | None = None) -> str:
+def preparation_note(mode: str, epsilon: float, delta: float, runs: int | None = None, *, included: bool = True) -> str:
     """One sentence under a page's ε figures on prepared rows: what they include of the preparation (SPEC §20.3).
 
     "Every ε includes preparing the data, ε = 0.0881, δ = 10⁻⁶, paid once and shared by these 60
     runs." (``runs`` given), or "… paid once for this table."; after an evaluation-only preparation
     "Every ε excludes preparation (reads the data): evaluation only."; on data generated from public
-    parameters, that preparing them is free; ``""`` for rows given as they are.
+    parameters, that preparing them is free; ``""`` for rows given as they are. With
+    ``included=False`` (a budget that covers only what runs on the prepared rows, such as counts of a
+    prepared column) it says what preparing them cost besides.
     """
     if mode == EVALUATION_MODE:
         return f"Every ε {EXCLUDES_PREPARATION}: the preparation read the data without noise and no ε covers it."
@@ -242,8 +244,10 @@ def preparation_note(mode: str, epsilon: float, delta: float, runs: int | None =
     if mode != PRIVATE_MODE:
         return ""
     if epsilon == 0 and delta == 0:
-        return "Every ε includes preparing the data: ε = 0, every statistic was declared (nothing read)."
+        return "Preparing the data cost ε = 0: every statistic was declared (nothing read)."
     paid = f"ε = {format_epsilon(epsilon)}" + (f", δ = {format_delta(delta)}" if delta > 0 else "")
+    if not included:
+        return f"The budget covers what runs on the prepared rows; preparing them cost {paid} besides, paid once."
     shared = (
         f"paid once and shared by these {runs:,} runs" if runs is not None and runs > 1 else "paid once for this table"
     )
@@ -290,6 +294,8 @@ SUMMARY_COLUMNS = (
     "delta",
     "approximate",
     "data_dependent_accuracy",
+    "eps_prep",
+    "prep_mode",
 )
 
 
@@ -303,7 +309,9 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
     for a 1% and a 50% prior at the median ε; ``delta`` is the largest δ of the method's
     runs (0 for pure ε); ``approximate`` is true when the accuracy guarantee is approximate
     (the logistic Gibbs posterior's Laplace approximation); ``data_dependent_accuracy`` when
-    a public radius left the Gibbs posterior only the bound γ/P(C), which reads the data.
+    a public radius left the Gibbs posterior only the bound γ/P(C), which reads the data;
+    ``eps_prep`` and ``prep_mode`` say what the rows' preparation cost and how it was done (SPEC
+    §20.3: ``median_eps`` includes a private preparation; ``preparation_label`` tags it).
     """
     if results.empty:
         return pd.DataFrame(columns=list(SUMMARY_COLUMNS))
@@ -336,6 +344,8 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
                 and bool((runs["calibration"] == APPROXIMATE_ACCURACY).any()),
                 "data_dependent_accuracy": "calibration" in runs.columns
                 and bool((runs["calibration"] == DATA_DEPENDENT_ACCURACY).any()),
+                "eps_prep": float(runs["eps_prep"].iloc[0]) if "eps_prep" in runs.columns else 0.0,
+                "prep_mode": str(runs["prep_mode"].iloc[0]) if "prep_mode" in runs.columns else "given",
             }
         )
     return pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))

@@ -26,6 +26,7 @@ from accfirst.interpret import (
     format_exp_epsilon,
     format_posterior,
     plain_sentence,
+    preparation_label,
     ranking_sentence,
     summarise_runs,
 )
@@ -50,6 +51,7 @@ from ui.dataset import (
     Selection,
     require_selection,
     show_data_report,
+    show_preparation_note,
     show_radius_notice,
 )
 from ui.docs import docs_link
@@ -229,6 +231,8 @@ def draw_headline(summary: pd.DataFrame, done: int, total: int, then: str = "ref
                 label += f", δ = {format_delta(row['delta'])}"
                 meaning += " An (ε, δ) guarantee: not the same promise as a pure ε. " + method.delta_note
             st.metric(label, format_epsilon(row["median_eps"]), help=meaning)
+            if tag := preparation_label(row["prep_mode"], row["eps_prep"]):
+                st.caption(tag)
             st.metric("Risk factor e^ε", format_exp_epsilon(row["median_eps"]))
             low, even = (format_posterior(row["median_eps"], q).replace("> ", "over ") for q in (0.01, 0.5))
             st.markdown(
@@ -238,6 +242,7 @@ def draw_headline(summary: pd.DataFrame, done: int, total: int, then: str = "ref
                 f"fallback: **{row['fallbacks']}/{row['trials']}** ({row['fallback_share']:.0%})"
             )
             st.caption(plain_sentence(row))
+    show_preparation_note(st, chosen.data, int(summary["trials"].sum()))
 
 
 def show_chart(figure, key: str) -> None:

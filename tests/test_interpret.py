@@ -314,7 +314,8 @@ def test_what_every_epsilon_says_about_the_preparation():
     shared = preparation_note("private", 0.0881, 1e-6, runs=60)
     assert shared == "Every ε includes preparing the data, ε = 0.0881, δ = 10⁻⁶, paid once and shared by these 60 runs."
     assert preparation_note("private", 11.7, 0.0).endswith("ε = 11.7, paid once for this table.")
-    assert "ε = 0, every statistic was declared" in preparation_note("private", 0.0, 0.0, runs=3)
+    assert "ε = 0: every statistic was declared" in preparation_note("private", 0.0, 0.0, runs=3)
+    assert "preparing them cost ε = 11.7 besides" in preparation_note("private", 11.7, 0.0, included=False)
     assert "excludes preparation (reads the data): evaluation only" in preparation_note("evaluation", math.inf, 0.0)
     assert "preparation is free" in preparation_note("public", 0.0, 0.0) and preparation_note("given", 0, 0) == ""
 
