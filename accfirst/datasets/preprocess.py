@@ -105,13 +105,18 @@ def from_frame(
     """
     checked = preparation_options(task=task, **options)
     table = read_table(df, target, limits)
-    if not checked.schema.column(table.target).read:
-        raise DataError(
-            f"the schema says not to read {quoted(table.target)}, the column to predict: a target is always read; "
-            "declare 'do not read' for feature columns only"
-        )
+    check_target_read(checked, table.target)
     prepare = prepare_private if checked.preparation == PRIVATE_MODE else prepare_evaluation
     return prepare(table, features, checked, info)
+
+
+def check_target_read(options: PrepOptions, target: str) -> None:
+    """Refuse a schema that says not to read the column to predict."""
+    if not options.schema.column(target).read:
+        raise DataError(
+            f"the schema says not to read {quoted(target)}, the column to predict: a target is always read; "
+            "declare 'do not read' for feature columns only"
+        )
 
 
 def preparation_options(
