@@ -116,7 +116,8 @@ def _options(prepare: object, task: str) -> PrepOptions:
     else:
         raise DataError(
             f"prepare must be None (numeric arrays), 'private' or a mapping of preparation options such as "
-            f"{{'schema': ..., 'prep_epsilon': 0.2}}; got {prepare!r}"
+            f"{{'schema': ..., 'prep_epsilon': 0.2}}; got {prepare!r} (an estimator's ε covers its preparation: the "
+            "evaluation-only one reads the data)"
         )
     allowed = [name for name in inspect.signature(preparation_options).parameters if name not in (*_FIT_ONLY, "task")]
     unknown = sorted(set(chosen) - set(allowed))
