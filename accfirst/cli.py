@@ -40,7 +40,7 @@ from accfirst.accounting.counts import (
     summarise_counts,
 )
 from accfirst.datasets import BUILTIN_DATASETS, PreparedData, Schema, from_frame, load_builtin, load_schema, read_upload
-from accfirst.datasets.encode import is_text
+from accfirst.datasets.columns import guess_task
 from accfirst.datasets.prepare.budget import DEFAULT_PREP_DELTA
 from accfirst.datasets.prepared import PREPARATIONS, PRIVATE_MODE, PUBLIC_MODE
 from accfirst.datasets.preprocess import DEFAULT_MAX_LEVELS, MISSING_CHOICES, OUT_OF_CORE_SCALING, SCALINGS
@@ -158,8 +158,9 @@ def _add_data_options(parser: argparse.ArgumentParser) -> None:
         "--noise-seed",
         type=int,
         metavar="N",
-        help="with --csv: seed of the preparation's noise, for a repeatable run, which is then not a private "
-        "release (default: noise from the operating system)",
+        help="with --csv or a real --dataset (diabetes, breast-cancer): seed of the preparation's noise, for a "
+        "repeatable run, which is then not a private release (default: noise from the operating system, a fresh "
+        "release each time)",
     )
     data.add_argument(
         "--log1p",
@@ -574,12 +575,14 @@ def _load_data(args: argparse.Namespace) -> PreparedData:
         if csv_only:
             verb = "applies" if len(csv_only) == 1 else "apply"
             _fail(f"{', '.join(csv_only)} only {verb} with --csv; built-in datasets come prepared")
-        return load_builtin(args.dataset, test_size=test_size, seed=seed)
+        if args.noise_seed is not None and BUILTIN_DATASETS[args.dataset].public:
+            _fail(f"--noise-seed does not apply to {args.dataset}: it is generated from public parameters, no noise")
+        return load_builtin(args.dataset, test_size=test_size, seed=seed, noise_seed=args.noise_seed)
     if args.target is None:
         _fail("--csv needs --target COL, the column to predict")
     table = _read_table(args.csv, args.target, "--target")
     private = (args.preparation or PRIVATE_MODE) == PRIVATE_MODE
-    task = args.task or _guess_task(table[args.target], private)
+    task = args.task or guess_task(table[args.target], read_values=not private)
     preparation = {name: getattr(args, name) for name in PREPARATION_OPTIONS if getattr(args, name) is not None}
     budget = {"prep_epsilon": args.prep_epsilon, "prep_delta": args.prep_delta, "noise_seed": args.noise_seed}
     return from_frame(
@@ -599,13 +602,6 @@ def _load_data(args: argparse.Namespace) -> PreparedData:
         **preparation,
         **{name: value for name, value in budget.items() if value is not None},
     )
-
-
-def _guess_task(target: pd.Series, private: bool) -> str:
-    """Logistic for a text (or true/false) target, else ridge; evaluation only also looks for two values."""
-    if private:
-        return "logistic" if is_text(target) or pd.api.types.is_bool_dtype(target.dtype) else "ridge"
-    return "logistic" if target.dropna().nunique() == 2 else "ridge"
 
 
 def _schema(path: Path | None) -> Schema | None:
@@ -698,7 +694,6 @@ def _csv_options(args: argparse.Namespace) -> dict[str, object]:
         "--preparation": args.preparation is not None,
         "--prep-epsilon": args.prep_epsilon is not None,
         "--prep-delta": args.prep_delta is not None,
-        "--noise-seed": args.noise_seed is not None,
     }
 
 

@@ -19,6 +19,13 @@ the estimator's own ``feature_bound``; a ridge target by the estimator's ``targe
 (predictions come back in y's units; a ``Pipeline`` step cannot transform y). The excess
 risk α is that of the scaled problem. Only data-independent steps may precede the
 estimator in a pipeline: a ``StandardScaler`` reads the data and is not private.
+
+``prepare="private"`` (or a mapping of ``from_frame``'s options: ``schema``, ``prep_epsilon``,
+``positive_class``, …) takes a DataFrame with numbers, text and gaps instead and prepares it
+privately in ``fit`` (SPEC §20; docs/mathematics.md, "Preparing the data privately"): every
+statistic is declared or released by a charged mechanism, ``epsilon_`` includes the
+preparation's ``epsilon_prep_`` (and ``delta_`` its δ), and ``predict`` prepares new rows with the
+released column plans alone.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, Transfo
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from accfirst.datasets.prepare.fitted import FittedPreparation, prepare_fit
 from accfirst.datasets.preprocess import scale_rows, scale_target
 from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
 from accfirst.errors import AccFirstError, DataError
@@ -113,6 +121,12 @@ class _AccuracyFirst(BaseEstimator):
     T : privacy levels on the noise-reduction grid, ≥ 2.
     feature_bound : a public bound on ‖x‖₁: rows are divided by it and clipped (SPEC §11),
         in ``fit`` and ``predict``; ``None`` (default): rows must already have ‖x‖₁ ≤ 1.
+    prepare : ``None`` (default: X holds numbers, bounded as above), ``"private"``, or a mapping
+        of ``from_frame``'s preparation options (``schema``, ``prep_epsilon``, ``prep_delta``,
+        ``positive_class``, ``noise_seed``, ``max_levels``, …; not ``test_size``/``seed``: every
+        row trains): X is then a DataFrame (numbers, text, gaps) prepared privately in ``fit``
+        (SPEC §20), and ``predict`` prepares new frames with the released column plans alone.
+        Bounds then go among its options (``scaling="clip"``, ``feature_bound``, ``target_bound``).
     random_state : ``None`` (the default: operating-system entropy, a private release), a seed
         (the run of ``accfirst run --seed``) or a ``numpy.random.Generator``. With a seed or a
         generator the fit is a repeatable run, not a private release (anyone with the seed can
@@ -136,6 +150,7 @@ class _AccuracyFirst(BaseEstimator):
         T: int = SearchOptions.T,
         feature_bound: float | None = None,
         random_state: int | np.random.Generator | None = None,
+        prepare: str | dict | None = None,
     ) -> None:
         self.excess_risk = excess_risk
         self.failure_prob = failure_prob
@@ -150,10 +165,35 @@ class _AccuracyFirst(BaseEstimator):
         self.T = T
         self.feature_bound = feature_bound
         self.random_state = random_state
+        self.prepare = prepare
 
     def _features(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         """The rows the model sees: X, or X scaled by ``feature_bound`` and clipped."""
         return X if self.feature_bound is None else scale_rows(X.copy(), self.feature_bound)
+
+    def _prepared(self, X: ArrayLike, y: ArrayLike, task: str) -> tuple[NDArray[np.float64], NDArray]:
+        """The rows and targets the model sees: X and y as given (``prepare=None``) or prepared privately."""
+        self.prepared_: FittedPreparation | None = None
+        if self.prepare is None:
+            return validate_data(self, X, y, dtype=np.float64, y_numeric=task == "ridge")
+        if self.feature_bound is not None or getattr(self, "target_bound", None) is not None:
+            raise AccFirstError(
+                "with prepare, state public bounds among its options (scaling='clip', feature_bound, target_bound); "
+                "the estimator's own feature_bound and target_bound apply to numeric arrays (prepare=None)"
+            )
+        self.prepared_, X_prepared, y_prepared = prepare_fit(X, y, task, self.prepare)
+        self.n_features_in_ = X.shape[1]
+        self.feature_names_in_ = np.asarray([str(name) for name in X.columns], dtype=object)
+        if self.prepared_.preparation.noise_seed is not None:
+            warnings.warn(f"prepare's noise_seed is set: {REPEATABLE}", RepeatableRunWarning, stacklevel=3)
+        return X_prepared, y_prepared
+
+    def _rows(self, X: ArrayLike) -> NDArray[np.float64]:
+        """The rows ``predict`` scores: prepared by the released plans, or as in ``fit`` (scaled by the bound)."""
+        check_is_fitted(self)
+        if self.prepared_ is not None:
+            return self.prepared_.transform(X)
+        return self._features(validate_data(self, X, dtype=np.float64, reset=False))
 
     def _run_search(self, X: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:
         """Build the problem, run the search, set the fitted attributes; returns the released θ."""
@@ -178,10 +218,16 @@ class _AccuracyFirst(BaseEstimator):
             problem = self._problem_class(self._features(X), y, self.lam, self.radius)
         except DataError as exc:
             raise DataError(f"{exc}; or {SCALING_ADVICE}") from None
+        preparation = None if self.prepared_ is None else self.prepared_.preparation
+        if preparation is not None:
+            problem = problem.with_preparation(preparation.epsilon, preparation.delta)
         run = search(problem, self.method, alpha, gamma, self._rng(alpha), options)
         self.run_ = run
+        self.preparation_ = preparation
         self.epsilon_ = run.eps_total
         self.epsilon_radius_ = run.eps_radius
+        self.epsilon_prep_ = run.eps_prep
+        self.delta_prep_ = 0.0 if preparation is None else preparation.delta
         self.epsilon_test_ = run.eps_test
         self.epsilon_hypothesis_ = run.eps_hypothesis
         self.delta_ = run.delta
@@ -210,17 +256,23 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
     L(θ) = (1/2n)‖y − Xθ‖² + (λ/2)‖θ‖², no intercept (SPEC §2), on rows with ‖x‖₁ ≤ 1 and
     |y| ≤ 1 (SPEC §1). Parameters as for the shared base (``excess_risk``, ``failure_prob``,
     ``lam``, ``method``, ``generator``, ``calibration``, ``noise``, ``delta``, ``radius``,
-    ``radius_mode``, ``T``, ``feature_bound``, ``random_state``), and
+    ``radius_mode``, ``T``, ``feature_bound``, ``random_state``, ``prepare``), and
 
     target_bound : a public bound on |y|: the target is divided by it and clipped to
         [−1, 1] in ``fit``, and predictions are multiplied by it; ``None`` (default): |y| ≤ 1 already.
+        With ``prepare`` the preparation scales the target, and predictions come back in its units.
 
     Attributes
     ----------
     coef_ : (p,) the released θ, on the scaled rows: ``predict(X)`` is
         ``target_bound · scaled(X) @ coef_`` (X @ coef_ without bounds).
-    epsilon_, epsilon_radius_, epsilon_test_, epsilon_hypothesis_ : the ex-post ε and its parts (∞ on fallback).
-    delta_ : δ of the guarantee (0 for pure ex-post ε).
+    epsilon_ : the ex-post ε end to end (∞ on fallback): ``epsilon_prep_ + epsilon_radius_ + epsilon_test_ +
+        epsilon_hypothesis_``.
+    epsilon_prep_, delta_prep_ : what the private preparation spent (0 without ``prepare``).
+    epsilon_radius_, epsilon_test_, epsilon_hypothesis_ : the private radius's part and the search's two parts.
+    delta_ : δ of the guarantee, the preparation's included (0 for pure ex-post ε).
+    preparation_ : the ``Preparation`` (every step, its mechanism and cost; ``to_frame()``), or ``None``.
+    prepared_ : the ``FittedPreparation`` ``predict`` uses (its ``names`` label ``coef_``), or ``None``.
     run_ : the ``RunResult`` (its ``excess_risk`` reads the data: evaluation only).
     n_features_in_, feature_names_in_ : as in scikit-learn.
     """
@@ -243,6 +295,7 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
         feature_bound: float | None = None,
         target_bound: float | None = None,
         random_state: int | np.random.Generator | None = None,
+        prepare: str | dict | None = None,
     ) -> None:
         super().__init__(
             excess_risk=excess_risk,
@@ -258,12 +311,13 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
             T=T,
             feature_bound=feature_bound,
             random_state=random_state,
+            prepare=prepare,
         )
         self.target_bound = target_bound
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> AccuracyFirstRidge:
         """Run the accuracy-first search on (X, y); without bounds, refuses rows outside ‖x‖₁ ≤ 1, |y| ≤ 1."""
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        X, y = self._prepared(X, y, "ridge")
         if self.target_bound is not None:
             y = scale_target(np.array(y, dtype=np.float64), self.target_bound)
         self.coef_ = self._run_search(X, y)
@@ -271,8 +325,9 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
 
     def predict(self, X: ArrayLike) -> NDArray[np.float64]:
         """Predictions in y's units (post-processing of the released θ: any rows)."""
-        check_is_fitted(self)
-        scores = self._features(validate_data(self, X, dtype=np.float64, reset=False)) @ self.coef_
+        scores = self._rows(X) @ self.coef_
+        if self.prepared_ is not None:
+            return self.prepared_.to_target_units(scores)
         return scores if self.target_bound is None else scores * float(self.target_bound)
 
     def __sklearn_tags__(self):
@@ -288,7 +343,9 @@ class AccuracyFirstLogistic(ClassifierMixin, _AccuracyFirst):
     L(θ) = (1/n) Σ log(1 + exp(−y_i θᵀx_i)) + (λ/2)‖θ‖², no intercept (SPEC §2), on rows with
     ‖x‖₁ ≤ 1. Any two labels: ``classes_[1]`` is the +1 class. Parameters as for the shared
     base (``excess_risk``, ``failure_prob``, ``lam``, ``method``, ``generator``,
-    ``calibration``, ``noise``, ``delta``, ``radius``, ``radius_mode``, ``T``, ``feature_bound``, ``random_state``).
+    ``calibration``, ``noise``, ``delta``, ``radius``, ``radius_mode``, ``T``, ``feature_bound``, ``random_state``,
+    ``prepare``). With ``prepare`` the classes are declared, not read from y: the schema lists the
+    target's two levels and the positive class (``classes_`` is (the other, the positive)).
 
     Attributes
     ----------
@@ -302,7 +359,11 @@ class AccuracyFirstLogistic(ClassifierMixin, _AccuracyFirst):
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> AccuracyFirstLogistic:
         """Run the accuracy-first search on (X, y); refuses other than two classes, and (without a bound) ‖x‖₁ > 1."""
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = self._prepared(X, y, "logistic")
+        if self.prepared_ is not None:
+            self.classes_ = self.prepared_.classes
+            self.coef_ = self._run_search(X, y)[None, :]
+            return self
         check_classification_targets(y)
         self.classes_, index = np.unique(y, return_inverse=True)
         if len(self.classes_) != 2:
@@ -315,8 +376,7 @@ class AccuracyFirstLogistic(ClassifierMixin, _AccuracyFirst):
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """θᵀx on the scaled rows: positive for ``classes_[1]``."""
-        check_is_fitted(self)
-        return self._features(validate_data(self, X, dtype=np.float64, reset=False)) @ self.coef_[0]
+        return self._rows(X) @ self.coef_[0]
 
     def predict(self, X: ArrayLike) -> NDArray:
         """The label of the sign of θᵀx (``classes_[1]`` when positive)."""

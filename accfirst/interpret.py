@@ -11,7 +11,7 @@ Everything here is pure (numbers and strings); the app and the CLI both use it.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +20,15 @@ from numpy.typing import ArrayLike
 from scipy.special import expit
 
 from accfirst.datasets import PrepReport
-from accfirst.datasets.prepared import EVALUATION_MODE, EXCLUDES_PREPARATION
+from accfirst.datasets.prepared import (
+    EVALUATION_MODE,
+    EXCLUDES_PREPARATION,
+    PRIVATE,
+    PRIVATE_MODE,
+    PUBLIC_MODE,
+    PUBLIC_PREPARATION,
+    Preparation,
+)
 from accfirst.erm.gibbs import APPROXIMATE_ACCURACY, DATA_DEPENDENT_ACCURACY
 from accfirst.erm.problems import Problem, RidgeProblem
 from accfirst.erm.trust_region import solve_trust_region
@@ -180,11 +188,33 @@ def median_with_inf(values: ArrayLike) -> float:
 # The parts of a run's ex-post ε, in the order they are paid, and how a sentence names each.
 BILL_PARTS = (
     ("eps_prep", "preparing the data"),
+    ("eps_scale", "bounding R(0)"),
     ("eps_radius", "the private radius"),
-    ("eps_scale", "the zero model's risk"),
     ("eps_test", "testing"),
     ("eps_hypothesis", "generating"),
 )
+# The same parts in a summary row (``summarise_runs``), as a stakeholder reads them on a card.
+SUMMARY_PARTS = (
+    ("eps_prep", "preparing the data"),
+    ("median_eps_scale", "the bound on R(0)"),
+    ("median_eps_radius", "the bound on the model's size"),
+    ("median_eps_test", "the check"),
+    ("median_eps_hypothesis", "the model"),
+)
+
+
+def summary_parts(row: Mapping[str, object], tests_accuracy: bool) -> list[tuple[str, float]]:
+    """Where a method's median ε went, in the order it is paid: (name, ε) for each part it paid (SPEC §19–§21).
+
+    The check appears for a method that tests accuracy, the model always; the other parts when they are > 0.
+    """
+    return [
+        (name, float(row.get(field, 0.0)))
+        for field, name in SUMMARY_PARTS
+        if field == "median_eps_hypothesis"
+        or (field == "median_eps_test" and tests_accuracy)
+        or float(row.get(field, 0.0)) > 0
+    ]
 
 
 def bill_text(result: RunResult) -> str:
@@ -202,6 +232,71 @@ def bill_text(result: RunResult) -> str:
     if result.prep_mode == EVALUATION_MODE:
         text += f"; {EXCLUDES_PREPARATION}"
     return text
+
+
+def preparation_label(mode: str, epsilon: float) -> str:
+    """The tag every ε on prepared rows carries (SPEC §20.3): what it says about the preparation, or ``""``.
+
+    Private: "includes preparing the data, ε = 0.0881"; evaluation only: "excludes preparation
+    (reads the data): evaluation only"; public data or rows given as they are: nothing to add.
+
+    Parameters
+    ----------
+    mode : how the rows were prepared (``Problem.prep_mode``, the frame's ``prep_mode``).
+    epsilon : the preparation's ε (``Problem.prep_epsilon``, the frame's ``eps_prep``).
+    """
+    if mode == EVALUATION_MODE:
+        return EXCLUDES_PREPARATION
+    if mode == PRIVATE_MODE:
+        return f"includes preparing the data, ε = {format_epsilon(epsilon)}"
+    return ""
+
+
+def preparation_note(mode: str, epsilon: float, delta: float, runs: int | None = None, *, included: bool = True) -> str:
+    """One sentence under a page's ε figures on prepared rows: what they include of the preparation (SPEC §20.3).
+
+    "Every ε includes preparing the data, ε = 0.0881, δ = 10⁻⁶, paid once and shared by these 60
+    runs." (``runs`` given), or "… paid once for this table."; after an evaluation-only preparation
+    "Every ε excludes preparation (reads the data): evaluation only."; on data generated from public
+    parameters, that preparing them is free; ``""`` for rows given as they are. With
+    ``included=False`` (a budget that covers only what runs on the prepared rows, such as counts of a
+    prepared column) it says what preparing them cost besides.
+    """
+    if mode == EVALUATION_MODE:
+        return f"Every ε {EXCLUDES_PREPARATION}: the preparation read the data without noise and no ε covers it."
+    if mode == PUBLIC_MODE:
+        return f"The data are {PUBLIC_PREPARATION} (ε = 0)."
+    if mode != PRIVATE_MODE:
+        return ""
+    if epsilon == 0 and delta == 0:
+        return "Preparing the data cost ε = 0: every statistic was declared (nothing read)."
+    paid = f"ε = {format_epsilon(epsilon)}" + (f", δ = {format_delta(delta)}" if delta > 0 else "")
+    if not included:
+        return f"The budget covers what runs on the prepared rows; preparing them cost {paid} besides, paid once."
+    shared = (
+        f"paid once and shared by these {runs:,} runs" if runs is not None and runs > 1 else "paid once for this table"
+    )
+    return f"Every ε includes preparing the data, {paid}, {shared}."
+
+
+def step_cost(kind: str, epsilon: float, delta: float) -> str:
+    """How a preparation step is listed: "declared", "private, ε = 0.0212" (and δ), "post-processing", …"""
+    if kind == PRIVATE:
+        return f"private, ε = {format_epsilon(epsilon)}" + (f", δ = {format_delta(delta)}" if delta > 0 else "")
+    return kind
+
+
+def preparation_steps(preparation: Preparation) -> pd.DataFrame:
+    """The data report's table: one row per step — step, column, cost (``step_cost``), what it did."""
+    frame = preparation.to_frame()
+    return pd.DataFrame(
+        {
+            "step": frame["step"],
+            "column": frame["column"],
+            "cost": [step_cost(k, e, d) for k, e, d in zip(frame["kind"], frame["epsilon"], frame["delta"])],
+            "what it did": frame["note"],
+        }
+    )
 
 
 SUMMARY_COLUMNS = (
@@ -229,6 +324,8 @@ SUMMARY_COLUMNS = (
     "kappa",
     "median_eps_scale",
     "no_signals",
+    "eps_prep",
+    "prep_mode",
 )
 
 
@@ -246,7 +343,9 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
     for a 1% and a 50% prior at the median ε; ``delta`` is the largest δ of the method's
     runs (0 for pure ε); ``approximate`` is true when the accuracy guarantee is approximate
     (the logistic Gibbs posterior's Laplace approximation); ``data_dependent_accuracy`` when
-    a public radius left the Gibbs posterior only the bound γ/P(C), which reads the data.
+    a public radius left the Gibbs posterior only the bound γ/P(C), which reads the data;
+    ``eps_prep`` and ``prep_mode`` say what the rows' preparation cost and how it was done (SPEC
+    §20.3: ``median_eps`` includes a private preparation; ``preparation_label`` tags it).
     """
     if results.empty:
         return pd.DataFrame(columns=list(SUMMARY_COLUMNS))
@@ -292,6 +391,8 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
                 "kappa": float(kappas[runs.index].iloc[0]),
                 "median_eps_scale": float(runs["eps_scale"].median()) if relative else 0.0,
                 "no_signals": int(runs["alpha"].isna().sum()) if relative else 0,
+                "eps_prep": float(runs["eps_prep"].iloc[0]) if "eps_prep" in runs.columns else 0.0,
+                "prep_mode": str(runs["prep_mode"].iloc[0]) if "prep_mode" in runs.columns else "given",
             }
         )
     return pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))

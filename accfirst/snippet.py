@@ -3,8 +3,14 @@
 The app offers both as downloads, so that any view can be rerun from a shell with the
 same numbers (CONVENTIONS: everything the app shows can be produced without it).
 Every value that reaches the snippet is written with ``repr`` of a plain Python
-value (str, int, float, bool, None or a tuple of them), so a column or file name
-such as ``"x'); import os #"`` stays a string literal and cannot inject code.
+value (str, int, float, bool, None, or a tuple or mapping of them: a schema of declared
+metadata), so a column or file name such as ``"x'); import os #"`` stays a string literal
+and cannot inject code.
+
+A run on a real table (an upload, a built-in real table) prepares it privately: rerunning the
+snippet prepares it again, a fresh release (new noise, ε_prep paid again), unless the record
+holds a ``noise_seed``, and then the rerun is a repeatable run, not a private release. The
+snippet says which, and its totals include the preparation (``prepared_problem``).
 """
 
 from __future__ import annotations
@@ -13,15 +19,18 @@ import inspect
 import json
 import math
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from importlib import metadata
 
+from accfirst.datasets import BUILTIN_DATASETS, Schema
+from accfirst.datasets.prepared import EVALUATION_MODE, EXCLUDES_PREPARATION
 from accfirst.datasets.preprocess import preparation_options
 from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import validate_methods
 from accfirst.methods.relative import RelativeTarget
-from accfirst.validation import validate_positive
+from accfirst.validation import REPEATABLE, validate_positive
 
 TASK_PROBLEMS = {"ridge": "RidgeProblem", "logistic": "LogisticProblem"}
 # Keyword arguments of accfirst.datasets.load_builtin / from_frame that a spec may carry.
@@ -31,6 +40,7 @@ UPLOAD_OPTIONS = (
     "task",
     "features",
     "positive_class",
+    "schema",
     "preparation",
     "prep_epsilon",
     "prep_delta",
@@ -63,13 +73,22 @@ LEGACY_PREPARATION = {
 LEGACY_SEARCH = {"radius_mode": "none"}
 RESULTS_FILE = "accfirst_rerun.csv"
 
+
+class PlainMap(tuple):
+    """A mapping of plain values (a schema) held as ``(key, value)`` pairs: hashable, written as a dict."""
+
+
 Plain = str | int | float | bool | None | tuple
 
 
 def _plain(name: str, value: object) -> Plain:
-    """``value`` as a plain Python literal (numpy scalars and lists converted), or raise."""
+    """``value`` as a plain Python literal (numpy scalars, lists, mappings and a ``Schema`` converted), or raise."""
     if value is None or isinstance(value, (bool, str)):
         return value
+    if isinstance(value, Schema):
+        value = value.to_dict()
+    if isinstance(value, Mapping):
+        return PlainMap((str(key), _plain(f"{name}.{key}", item)) for key, item in value.items())
     if isinstance(value, numbers.Integral):
         return int(value)
     if isinstance(value, numbers.Real):
@@ -79,7 +98,16 @@ def _plain(name: str, value: object) -> Plain:
         return result
     if isinstance(value, (list, tuple)):
         return tuple(_plain(name, item) for item in value)
-    raise AccFirstError(f"{name} must be a string, number, boolean, None or a list of them; got {value!r}")
+    raise AccFirstError(f"{name} must be a string, number, boolean, None or a list or mapping of them; got {value!r}")
+
+
+def _json(value: Plain) -> object:
+    """A plain value as JSON data: a ``PlainMap`` as an object, a tuple as a list."""
+    if isinstance(value, PlainMap):
+        return {key: _json(item) for key, item in value}
+    if isinstance(value, tuple):
+        return [_json(item) for item in value]
+    return value
 
 
 @dataclass(frozen=True)
@@ -124,7 +152,7 @@ class DatasetSpec:
         return cls(filename=filename, options=tuple({**options, **stated}.items()))
 
     def to_dict(self) -> dict[str, object]:
-        options = {name: list(value) if isinstance(value, tuple) else value for name, value in self.options}
+        options = {name: _json(value) for name, value in self.options}
         if self.builtin is not None:
             return {"builtin": self.builtin, "options": options}
         return {"filename": self.filename, "options": options}
@@ -200,7 +228,7 @@ class RunSettings:
             **self.run_trials_kwargs(),
         }
         if self.extra:
-            record["extra"] = {k: list(v) if isinstance(v, tuple) else v for k, v in self.extra.items()}
+            record["extra"] = {k: _json(v) for k, v in self.extra.items()}
         return record
 
 
@@ -257,51 +285,74 @@ def _call(function: str, positional: list[str], keywords: list[tuple[str, Plain]
 
 
 def _literal(value: Plain) -> str:
-    """Source text of a plain value: ``repr`` (a tuple is written as a list for readability)."""
+    """Source text of a plain value: ``repr`` (a tuple is written as a list for readability, a ``PlainMap`` as a dict)."""
+    if isinstance(value, PlainMap):
+        return "{" + ", ".join(f"{key!r}: {_literal(item)}" for key, item in value) + "}"
     if isinstance(value, tuple):
         return "[" + ", ".join(_literal(item) for item in value) + "]"
     return repr(value)
+
+
+def release_note(spec: DatasetSpec) -> str:
+    """What rerunning ``spec``'s preparation is (SPEC §20): "" for public data, else a comment for the snippet."""
+    options = dict(spec.options)
+    if spec.builtin is not None and BUILTIN_DATASETS[spec.builtin].public:
+        return ""
+    if options.get("preparation") == EVALUATION_MODE:
+        return f"# preparation='evaluation' reads the data without noise: every ε {EXCLUDES_PREPARATION}."
+    if options.get("noise_seed") is not None:
+        return f"# noise_seed is set: a {REPEATABLE} (anyone with the seed knows the preparation's noise)."
+    return (
+        "# A private preparation: rerunning this prepares the table again, a fresh release (new noise, ε_prep paid\n"
+        f"# again). With noise_seed=N it repeats one preparation: a {REPEATABLE}."
+    )
 
 
 def reproduction_snippet(settings: RunSettings) -> str:
     """A runnable Python script that reruns ``settings`` with accfirst and prints the medians.
 
     For a built-in dataset it runs as it is; for an upload it reads the file from the
-    working directory under its original name (edit ``path`` if it lives elsewhere).
+    working directory under its original name (edit ``path`` if it lives elsewhere). A real
+    table is prepared again (``release_note`` says what that is); the totals include the preparation.
     """
     spec = settings.dataset
+    note = release_note(spec)
+    same = "Same settings and seed, same numbers." if not note else "Same settings and seed, a new preparation."
     lines = [
-        f'"""Reproduce an accfirst run (accfirst {_version()}). Same settings and seed, same numbers."""',
+        f'"""Reproduce an accfirst run (accfirst {_version()}). {same}"""',
         "",
     ]
-    problem_class = TASK_PROBLEMS[settings.task]
     if spec.builtin is not None:
         lines += [
-            f"from accfirst import {problem_class}, run_trials",
+            "from accfirst import run_trials",
             "from accfirst.datasets import load_builtin",
+            "from accfirst.erm.problems import prepared_problem",
             "",
+            *([note] if note else []),
             "data = " + _call("load_builtin", [_literal(spec.builtin)], list(spec.options)),
         ]
     else:
         lines += [
             "from pathlib import Path",
             "",
-            f"from accfirst import {problem_class}, run_trials",
+            "from accfirst import run_trials",
             "from accfirst.datasets import from_frame, read_upload",
+            "from accfirst.erm.problems import prepared_problem",
             "",
             f"path = Path({_literal(spec.filename)})  # the file you uploaded",
             "frame = read_upload(path.read_bytes(), path.name)",
+            note,
             "data = " + _call("from_frame", ["frame"], list(spec.options)),
         ]
     kwargs = settings.run_trials_kwargs()
     lines += [
-        f"problem = {problem_class}(data.X_train, data.y_train, "
+        "problem = prepared_problem(data, "
         + ", ".join(f"{name}={_literal(value)}" for name, value in settings.problem_kwargs().items())
-        + ")",
+        + ")  # carries the preparation's ε: every total includes it",
         "results = " + _call("run_trials", ["problem"], [(k, _plain(k, v)) for k, v in kwargs.items()]),
         "",
         f"print(results.groupby(['method', {'kappa' if settings.kappas else 'alpha'!r}])"
-        "[['eps_total', 'excess_risk']].median())",
+        "[['eps_total', 'eps_prep', 'excess_risk']].median())",
         f"results.to_csv({RESULTS_FILE!r}, index=False)",
         "",
     ]

@@ -25,6 +25,7 @@ from accfirst.accounting.session import (
     run_session,
     session_budget,
 )
+from accfirst.datasets.prepared import EVALUATION_MODE, PUBLIC_MODE
 from accfirst.erm.problems import Problem
 from accfirst.errors import AccFirstError
 from accfirst.interpret import format_delta
@@ -32,11 +33,12 @@ from accfirst.methods.options import SearchOptions
 from accfirst.plots.budget import figure_ledger
 from ui.cache import session_memo
 from ui.counts import CountSource, budget_delta_setting
-from ui.dataset import Selection, require_selection
+from ui.dataset import Selection, require_selection, show_preparation_note
 from ui.docs import docs_link
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
-from ui.settings import Choice, FloatSlider, IntSetting, InvalidValue, Setting, restore_from_url, write_to_url
+from ui.noise import link_settings, noise_seed, repeatable_warning, seed_setting
+from ui.settings import Choice, FloatSlider, InvalidValue, Setting, restore_from_url, write_to_url
 from ui.text import plain
 
 PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
@@ -121,7 +123,6 @@ CAP = Choice(
     widget_type="select_slider",
     help="The share of the counts' budget one count may use (see the Counts page).",
 )
-SEED = IntSetting(SCOPE, "seed", "Seed of the queue's noise", 0, low=0, high=2**32 - 1, box=True)
 QUEUE = QueueSetting(SCOPE, "queue", "Queue", EXAMPLE_QUEUE)
 SOURCE = CountSource(SCOPE, with_synthetic=False, default_source="data", default_mode="bins-data")
 ADD_KIND, ADD_METHOD, ADD_NOISE, ADD_TARGET = (f"{SCOPE}.add_{name}" for name in ("kind", "method", "noise", "target"))
@@ -200,13 +201,15 @@ def run_queues(
 ) -> dict[str, list[SessionStep]]:
     """The queue and its doubling twin, each drawn live in its slot as it runs; kept per session (uploads)."""
     key = (chosen.problem_key, queue, counts, params)
-    return session_memo("budget", key, lambda: _run_live(problem, queue, counts, params, slots), max_entries=4)
+    seed = noise_seed(params[-1], ("budget", *key))  # a release's noise: drawn once for these choices
+    run = (*params[:-1], seed)
+    return session_memo("budget", key, lambda: _run_live(problem, queue, counts, run, slots), max_entries=4)
 
 
 def _run_live(
     problem: Problem, queue: tuple[str, ...], counts: tuple[float, ...], params: tuple, slots: dict[str, Any]
 ) -> dict[str, list[SessionStep]]:
-    epsilon, delta, share, gamma, eps_max, cap, seed, radius_mode = params
+    epsilon, delta, share, gamma, eps_max, cap, radius_mode, seed = params
     options = SearchOptions(eps_max=eps_max, radius_mode=radius_mode)
     analyses = [Analysis.from_text(item) for item in queue]
     steps: dict[str, list[SessionStep]] = {}
@@ -227,7 +230,20 @@ st.caption(
     f"worst case still fits, charge what it actually cost and give the rest back ({DERIVED})."
 )
 chosen = require_selection()
-settings = (EPSILON, DELTA, SHARE, EPS_MAX, GAMMA, CAP, SEED, QUEUE, *SOURCE.settings(chosen.data))
+# A queue on a real table is a release: its noise comes from the operating system unless a seed is set.
+release = chosen.data.preparation.mode != PUBLIC_MODE
+SEED = seed_setting(SCOPE, "Seed of the queue's noise", release)
+settings = (
+    EPSILON,
+    DELTA,
+    SHARE,
+    EPS_MAX,
+    GAMMA,
+    CAP,
+    QUEUE,
+    *SOURCE.settings(chosen.data),
+    *link_settings(SEED, release=release, upload=not chosen.shared),
+)
 restore_from_url(settings)
 with st.spinner("Building the problem (θ*, sensitivities)…"):
     problem = call(chosen.problem)
@@ -317,6 +333,8 @@ if "counts" in kinds:
 st.markdown(f"**Budget (ε, δ) = ({epsilon:g}, {format_delta(delta)})** — " + "; ".join(parts) + f" ({DERIVED}).")
 if source is not None and "counts" in kinds:
     st.caption(f"Each batch of counts: {source[1]} ({len(counts)} counts).")
+if chosen.data.preparation.mode == EVALUATION_MODE:  # a private preparation is the ledger's first row
+    show_preparation_note(st, chosen.data)
 regressions = [a for a in analyses if a.kind == "regression"]
 if regressions:
     with package_errors(stop=False):
@@ -347,9 +365,10 @@ params = (
     float(gamma),
     float(eps_max),
     float(cap),
-    int(seed),
     chosen.radius_mode,
+    seed,
 )
+repeatable_warning(st, seed, release)
 with package_errors():
     steps = run_queues(chosen, problem, queue, tuple(float(c) for c in counts), params, slots)
 for method, slot in slots.items():

@@ -19,11 +19,12 @@ from accfirst.methods.registry import method_label
 from accfirst.plots.counts import figure_counts_certified, figure_counts_errors, figure_counts_privacy
 from ui.cache import session_memo
 from ui.counts import CountSource, budget_delta_setting
-from ui.dataset import require_selection
+from ui.dataset import require_selection, show_preparation_note
 from ui.docs import docs_link
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
-from ui.settings import Choice, IntSetting, restore_from_url, write_to_url
+from ui.noise import link_settings, noise_seed, repeatable_warning, seed_setting
+from ui.settings import Choice, restore_from_url, write_to_url
 
 PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 SCOPE = "counts"
@@ -67,7 +68,6 @@ CAP = Choice(
     options=(0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0),
     widget_type="select_slider",
 )
-SEED = IntSetting(SCOPE, "seed", "Seed", 0, low=0, high=2**32 - 1, box=True)
 SOURCE = CountSource(SCOPE)
 
 
@@ -75,13 +75,19 @@ def show_chart(figure, key: str) -> None:
     st.plotly_chart(figure, config=PLOTLY_CONFIG, key=key)
 
 
-def released(counts: tuple[float, ...], alpha: float, epsilon: float, delta: float, beta: float, cap: float, seed: int):
-    """Both arms on the same counts (kept per session: the counts may come from an upload)."""
+def released(
+    counts: tuple[float, ...], alpha: float, epsilon: float, delta: float, beta: float, cap: float, seed: int | None
+):
+    """Both arms on the same counts (kept per session: the counts may come from an upload).
+
+    Without a seed the noise is operating-system entropy drawn once for these choices (``ui.noise``).
+    """
     key = (counts, alpha, epsilon, delta, beta, cap, seed)
+    noise = noise_seed(seed, ("counts", *key))
     return session_memo(
         "counts",
         key,
-        lambda: compare_counts(list(counts), alpha, epsilon, delta, beta=beta, cap=cap, seed=seed),
+        lambda: compare_counts(list(counts), alpha, epsilon, delta, beta=beta, cap=cap, seed=noise),
         max_entries=4,
     )
 
@@ -93,15 +99,19 @@ st.caption(
     f"no number fixed in advance; noise reduction against doubling ({DERIVED})."
 )
 chosen = require_selection()
-settings = (EPSILON, DELTA, REL_ERROR, BETA, CAP, SEED, *SOURCE.settings(chosen.data))
+settings = (EPSILON, DELTA, REL_ERROR, BETA, CAP, *SOURCE.settings(chosen.data))
 restore_from_url(settings)
+# Counts of a real table's column are a release: noise from the operating system unless a seed is set.
+release = SOURCE.reads(chosen.data)
+SEED = seed_setting(SCOPE, "Seed", release)
+linked = link_settings(SEED, release=release, upload=not chosen.shared)
+restore_from_url(linked)
 
 left, right = st.columns(2)
 with left.container(border=True):
     st.markdown("**The counts**")
-    seed = int(SEED.value)
     with package_errors(stop=False):
-        source = SOURCE.draw(st, chosen.data, seed)
+        source = SOURCE.draw(st, chosen.data, SEED.value or 0)
 with right.container(border=True):
     st.markdown("**The budget and the accuracy**")
     epsilon = EPSILON.widget()
@@ -109,8 +119,8 @@ with right.container(border=True):
     alpha = REL_ERROR.widget()
     beta = BETA.widget()
     cap = CAP.widget()
-    SEED.widget()
-write_to_url(settings)
+    seed = SEED.widget()
+write_to_url((*settings, *linked))
 if source is None:
     st.stop()
 counts, described = source
@@ -122,6 +132,9 @@ st.markdown(
     f"Budget (ε, δ) = ({epsilon:g}, {format_delta(delta)}), that is ρ = {rho_budget:.3g} in zCDP; one count may use "
     f"at most κ·ρ = {cap * rho_budget:.3g} ({DERIVED})."
 )
+repeatable_warning(st, seed, release)
+if release:
+    show_preparation_note(st, chosen.data, included=False)
 frame = call(released, tuple(float(c) for c in counts), alpha, epsilon, delta, beta, cap, seed)
 summary = summarise_counts(frame).set_index("method")
 

@@ -28,9 +28,11 @@ from accfirst.interpret import (
     format_exp_epsilon,
     format_posterior,
     plain_sentence,
+    preparation_label,
     radius_sentence,
     ranking_sentence,
     summarise_runs,
+    summary_parts,
 )
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import METHODS, method_label, method_labels, paper_methods
@@ -56,6 +58,7 @@ from ui.dataset import (
     Selection,
     require_selection,
     show_data_report,
+    show_preparation_note,
     show_radius_notice,
 )
 from ui.docs import docs_link
@@ -255,6 +258,8 @@ def draw_headline(
                 label += f", δ = {format_delta(row['delta'])}"
                 meaning += " An (ε, δ) guarantee: not the same promise as a pure ε. " + method.delta_note
             st.metric(label, format_epsilon(row["median_eps"]), help=meaning)
+            if tag := preparation_label(row["prep_mode"], row["eps_prep"]):
+                st.caption(tag)
             st.metric("Risk factor e^ε", format_exp_epsilon(row["median_eps"]))
             low, even = (format_posterior(row["median_eps"], q).replace("> ", "over ") for q in (0.01, 0.5))
             st.markdown(
@@ -263,15 +268,15 @@ def draw_headline(
                 f"{met_line(row)} · "
                 f"fallback: **{row['fallbacks']}/{row['trials']}** ({row['fallback_share']:.0%})"
             )
-            if (method.tests_accuracy or row["median_eps_radius"] > 0) and row["fallbacks"] < row["trials"]:
-                check = f" · the check **{format_epsilon(row['median_eps_test'])}**" if method.tests_accuracy else ""
+            parts = summary_parts(row, method.tests_accuracy)
+            if len(parts) > 1 and row["fallbacks"] < row["trials"]:
                 st.markdown(
-                    f"Where it went (medians): bound on the model's size **{format_epsilon(row['median_eps_radius'])}**"
-                    f"{check} · the model **{format_epsilon(row['median_eps_hypothesis'])}**"
+                    "Where it went (medians): " + " · ".join(f"{name} **{format_epsilon(eps)}**" for name, eps in parts)
                 )
             st.caption(plain_sentence(row))
             if words := (saved or {}).get(row["method"]):
                 st.caption(words)
+    show_preparation_note(st, chosen.data, int(summary["trials"].sum()))
 
 
 def show_chart(figure, key: str) -> None:

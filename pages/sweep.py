@@ -40,7 +40,7 @@ from accfirst.plots.paper import (
 )
 from accfirst.search.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
 from accfirst.snippet import RunSettings, reproduction_snippet, settings_json
-from ui.dataset import require_selection, show_data_report
+from ui.dataset import require_selection, show_data_report, show_preparation_note
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
 from ui.link_notice import report_ignored
@@ -323,6 +323,7 @@ if result is None:
 done_request, results, done_settings, done_alphas_text, done_steps = result
 if done_request != request:
     st.info("The figures show the last sweep you ran; the settings have changed since. Press **Run sweep** to update.")
+show_preparation_note(st, chosen.data, len(results))
 
 tabs = st.tabs(
     ["Fig. 1 — ε vs α", "Fig. 2 — excess risk", "Fig. 3 — testing vs generation", "Fig. 4 — ‖θ‖ vs M", "Table"]

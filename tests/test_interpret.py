@@ -22,6 +22,9 @@ from accfirst.interpret import (
     median_with_inf,
     plain_sentence,
     posterior_bound,
+    preparation_label,
+    preparation_note,
+    preparation_steps,
     ranking_sentence,
     summarise_runs,
 )
@@ -302,3 +305,34 @@ def test_a_gibbs_run_whose_accuracy_reads_the_data_says_so():
     assert set(runs["calibration"]) == {"chi-square/P(C)"}
     sentence = plain_sentence(summarise_runs(runs).iloc[0])
     assert "γ/P(C)" in sentence and "known spread" not in sentence
+
+
+def test_what_every_epsilon_says_about_the_preparation():
+    assert preparation_label("private", 0.0881) == "includes preparing the data, ε = 0.0881"
+    assert preparation_label("evaluation", math.inf) == "excludes preparation (reads the data): evaluation only"
+    assert preparation_label("public", 0.0) == preparation_label("given", 0.0) == ""
+    shared = preparation_note("private", 0.0881, 1e-6, runs=60)
+    assert shared == "Every ε includes preparing the data, ε = 0.0881, δ = 10⁻⁶, paid once and shared by these 60 runs."
+    assert preparation_note("private", 11.7, 0.0).endswith("ε = 11.7, paid once for this table.")
+    assert "ε = 0: every statistic was declared" in preparation_note("private", 0.0, 0.0, runs=3)
+    assert "preparing them cost ε = 11.7 besides" in preparation_note("private", 11.7, 0.0, included=False)
+    assert "excludes preparation (reads the data): evaluation only" in preparation_note("evaluation", math.inf, 0.0)
+    assert "preparation is free" in preparation_note("public", 0.0, 0.0) and preparation_note("given", 0, 0) == ""
+
+
+def test_the_data_report_lists_each_step_with_its_cost():
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"x": rng.normal(size=300), "z": rng.normal(size=300), "town": rng.choice(["a", "b"], 300)})
+    frame["y"] = frame["x"] + rng.normal(size=300)
+    schema = {"columns": {"z": {"range": [-3, 3]}}}
+    data = from_frame(frame, target="y", task="ridge", schema=schema, prep_epsilon=1.0)
+    table = preparation_steps(data.preparation).set_index(["step", "column"])
+    assert table.loc[("declared metadata", "z"), "cost"] == "declared"
+    private = table.loc[("private range", "x"), "cost"]
+    assert private.startswith("private, ε = ") and float(private.split("= ")[1]) > 0
+    assert table.loc[("private levels", "town"), "cost"].startswith("private, ε = ") and ", δ = " in str(
+        table.loc[("private levels", "town"), "cost"]
+    )
+    assert table.loc[("unit-ball scaling", ""), "cost"] == "post-processing"
+    evaluation = from_frame(frame, target="y", task="ridge", preparation="evaluation")
+    assert "evaluation only" in set(preparation_steps(evaluation.preparation)["cost"])

@@ -12,6 +12,8 @@ import pandas as pd
 import pytest
 
 from accfirst import AccFirstError, RidgeProblem, run_trials
+from accfirst.datasets import ColumnSpec, Schema, from_frame
+from accfirst.datasets.prepared import Preparation
 from accfirst.methods.options import SearchOptions
 from accfirst.snippet import (
     LEGACY_PREPARATION,
@@ -78,17 +80,17 @@ def test_names_from_the_user_stay_string_literals():
     tree = ast.parse(source)
     assert {EVIL, EVIL + ".csv"} <= _string_constants(tree)
     imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names}
-    assert imported == {"Path", "RidgeProblem", "run_trials", "from_frame", "read_upload"}
+    assert imported == {"Path", "prepared_problem", "run_trials", "from_frame", "read_upload"}
     assert not [n for n in ast.walk(tree) if isinstance(n, ast.Import)]  # no `import os` smuggled in
     called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
-    assert called == {"Path", "read_upload", "from_frame", "RidgeProblem", "run_trials", "print"}
+    assert called == {"Path", "read_upload", "from_frame", "prepared_problem", "run_trials", "print"}
 
 
 @pytest.mark.parametrize("radius", [None, 0.5])
 def test_builtin_snippet_reproduces_run_trials(monkeypatch, tmp_path, radius):
     """Executed with a stand-in `accfirst.datasets`, the snippet's frame equals a direct run."""
     X, y = make_ridge_data(5, 600, 4)
-    data = types.SimpleNamespace(X_train=X, y_train=y)
+    data = types.SimpleNamespace(X_train=X, y_train=y, task="ridge", preparation=Preparation("public"))
     fake = types.ModuleType("accfirst.datasets")
     fake.load_builtin = lambda name, **kw: data if name == "diabetes" else None
     monkeypatch.setitem(sys.modules, "accfirst.datasets", fake)
@@ -172,3 +174,32 @@ def test_a_record_from_before_the_radius_modes_keeps_the_papers_radius():
     assert "radius_mode='private'" in reproduction_snippet(private) and "radius_beta=0.01" in reproduction_snippet(
         private
     )
+
+
+def test_a_private_upload_records_its_schema_and_says_a_rerun_is_a_fresh_release(tmp_path, monkeypatch):
+    """The record carries the choices and the schema; the snippet reruns them on the file, its totals with ε_prep."""
+    rng = np.random.default_rng(2)
+    evil = EVIL.strip()  # a schema's names are stripped, as the table's are
+    frame = pd.DataFrame({"x": rng.normal(size=400), "kind": rng.choice(["a", "b"], size=400), evil: "id"})
+    frame["y"] = frame["x"] + (frame["kind"] == "a") + rng.normal(scale=0.3, size=400)
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    schema = Schema(
+        {"x": ColumnSpec(range=(-4, 4)), "kind": ColumnSpec(levels=("a", "b")), evil: ColumnSpec(read=False)}
+    )
+    spec = DatasetSpec.from_upload("t.csv", target="y", task="ridge", schema=schema, prep_epsilon=0.5)
+    settings = _settings(dataset=spec, methods=("nr",), trials=2)
+    record = json.loads(settings_json(settings))["dataset"]["options"]
+    assert record["schema"] == schema.to_dict() and record["prep_epsilon"] == 0.5
+    assert settings_from_json(settings_json(settings)) == settings  # the schema round-trips
+    source = reproduction_snippet(settings)
+    assert "a fresh release (new noise, ε_prep paid" in source and "repeatable run: not a private release" in source
+    assert evil in _string_constants(ast.parse(source))  # the schema's names stay string literals too
+    seeded = reproduction_snippet(_settings(dataset=DatasetSpec.from_upload("t.csv", target="y", noise_seed=3)))
+    assert "noise_seed is set: a repeatable run: not a private release" in seeded
+    monkeypatch.chdir(tmp_path)
+    namespace = {"__name__": "__main__"}
+    exec(compile(source, "snippet.py", "exec"), namespace)
+    produced, data = pd.read_csv(tmp_path / RESULTS_FILE), namespace["data"]
+    assert data.prep_epsilon == pytest.approx(0.5) and np.allclose(produced["eps_prep"], 0.5)
+    assert (produced["eps_total"] > 0.5).all() and evil not in data.feature_names
+    assert data.feature_names == from_frame(frame, target="y", task="ridge", schema=schema).feature_names

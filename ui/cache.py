@@ -16,6 +16,8 @@ from typing import TypeVar
 
 import streamlit as st
 
+from accfirst.datasets.prepare.noise import SecretSeed
+
 STATE_KEY = "ui.session_memo"
 T = TypeVar("T")
 
@@ -37,3 +39,12 @@ def session_memo(namespace: str, key: Hashable, compute: Callable[[], T], *, max
 def clear_namespace(namespace: str) -> None:
     """Forget everything memoised under ``namespace`` in this session."""
     st.session_state.setdefault(STATE_KEY, {}).pop(namespace, None)
+
+
+def session_secret(key: Hashable) -> SecretSeed:
+    """Operating-system entropy drawn once per ``key`` in this session and never shown.
+
+    A release computed again from the same choices (a rerun, or a return to them) draws the same
+    noise and so repeats the same release instead of making a new one.
+    """
+    return session_memo("secrets", key, SecretSeed.draw, max_entries=256)

@@ -21,9 +21,12 @@ import pandas as pd
 import streamlit as st
 
 from accfirst import Problem, SearchOptions
-from accfirst.datasets import BUILTIN_DATASETS, PreparedData, UploadLimits, from_frame, load_builtin, read_upload
+from accfirst.datasets import BUILTIN_DATASETS, PreparedData, UploadLimits, load_builtin, read_upload
+from accfirst.datasets.prepare.noise import SecretSeed
+from accfirst.datasets.prepared import EVALUATION_MODE, EXCLUDES_PREPARATION
 from accfirst.erm.problems import PROBLEMS, prepared_problem, validate_radius
 from accfirst.errors import AccFirstError
+from accfirst.interpret import preparation_note, preparation_steps
 from accfirst.search.sources import BuiltinProblem
 from accfirst.snippet import DatasetSpec
 from accfirst.validation import shorten
@@ -33,6 +36,7 @@ from ui.docs import docs_link
 from ui.errors import package_errors
 from ui.settings import Choice, OptionalFloat, restore_from_url, write_to_url
 from ui.text import plain, short
+from ui.upload import choices_key, prepared_upload, upload_options
 
 UPLOAD = "upload"
 DEFAULT_DATASET = "synthetic-buzz"
@@ -48,7 +52,9 @@ UPLOAD_TYPES = ["csv", "tsv", "txt", "parquet", "pq"]
 memory.configure()  # an upload's memory goes back to the system when its session ends
 STATE_KEY = "ui.selection"
 PROBLEM_KEY = "ui.selection_problem"
-AUTO = "(automatic)"
+# One secret per server process: the built-in real tables are prepared privately with its noise, so every worker
+# process builds the same arrays while nobody outside the server can know the noise. Never shown, never in a link.
+SERVER_NOISE = SecretSeed.draw()
 # Streamlit refuses a file over server.maxUploadSize in the browser and says why only in a hover
 # tooltip (a visually hidden role="alert" text in the file's chip): show that text under the chip.
 REFUSED_FILE_CSS = """<style>
@@ -76,7 +82,8 @@ DATASET = Choice(
     options=(*BUILTIN_DATASETS, UPLOAD),
     labels={key: _dataset_label(key) for key in (*BUILTIN_DATASETS, UPLOAD)},
     widget_type="selectbox",
-    help="Built-in data are public and preprocessed as in the paper; an upload stays in your session only.",
+    help="Synthetic data are generated from public parameters (preparing them is free); the real tables are "
+    "prepared privately like an upload; an upload stays in your session only.",
 )
 LAMBDA = Choice(
     scope="app",
@@ -154,8 +161,8 @@ class Selection:
 
     @property
     def source(self) -> BuiltinProblem:
-        """How the worker pool rebuilds this built-in problem (public data only)."""
-        return BuiltinProblem(self.spec.builtin, self.lam, self.radius)
+        """How the worker pool rebuilds this built-in problem (a real table with the server's secret noise)."""
+        return builtin_source(self.spec.builtin, self.lam, self.radius)
 
     def problem(self) -> Problem:
         """The ERM problem on the training part at λ and R (cached; raises the package's errors)."""
@@ -169,10 +176,20 @@ class Selection:
         )
 
 
+def builtin_noise(name: str) -> SecretSeed | None:
+    """The noise a built-in table is prepared with here: ``SERVER_NOISE`` for a real one, none for a synthetic one."""
+    return None if BUILTIN_DATASETS[name].public else SERVER_NOISE
+
+
+def builtin_source(name: str, lam: float, radius: float | None = None) -> BuiltinProblem:
+    """How a worker process builds a built-in problem: with the same noise as this process."""
+    return BuiltinProblem(name, lam, radius, builtin_noise(name))
+
+
 @st.cache_resource(show_spinner=False, max_entries=4)
 def builtin_data(name: str) -> PreparedData:
-    """A built-in dataset, prepared once per server (public data; read-only arrays)."""
-    return load_builtin(name)
+    """A built-in dataset, prepared once per server (a real table privately, with ``SERVER_NOISE``; read-only)."""
+    return load_builtin(name, noise_seed=builtin_noise(name))
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -272,7 +289,7 @@ def _digest(data: bytes) -> str:
 
 
 def _upload_flow(sidebar: Any, lam: float, radius: float | None) -> Selection | None:
-    """File → table → preparation choices → ``PreparedData``; errors shown next to the controls."""
+    """File → table → declared metadata and preparation choices → ``PreparedData``; errors shown next to the controls."""
     st.html(REFUSED_FILE_CSS)
     uploaded = sidebar.file_uploader(
         f"CSV or Parquet file (up to {MAX_UPLOAD_MB} MB)",
@@ -292,21 +309,18 @@ def _upload_flow(sidebar: Any, lam: float, radius: float | None) -> Selection | 
         )
     if frame is None:
         return None
-    options = _preparation_controls(sidebar, frame, digest)
+    options = upload_options(sidebar, frame, digest)
+    if options is None:
+        st.session_state[PROBLEM_KEY] = "the declared metadata has errors: see the table in the sidebar."
+        return None
     prepared: PreparedData | None = None
     with package_errors(sidebar, stop=False, remember=PROBLEM_KEY):
-        frozen = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in options.items())
-        prepared = session_memo(
-            "upload_prepared",
-            (digest, frozen),
-            lambda: from_frame(frame, limits=UPLOAD_LIMITS, **options),
-            max_entries=1,
-        )
+        prepared = prepared_upload(frame, digest, options, UPLOAD_LIMITS)
     if prepared is None:
         return None
     sidebar.caption(f"{short(uploaded.name)}: {prepared.n:,} training rows × {prepared.p} features ({prepared.task})")
     return Selection(
-        key=("upload", digest, frozen),
+        key=("upload", *choices_key(digest, options)),
         title=f"Your data: {shorten(uploaded.name)}",
         data=prepared,
         spec=DatasetSpec.from_upload(uploaded.name, **options),
@@ -316,117 +330,10 @@ def _upload_flow(sidebar: Any, lam: float, radius: float | None) -> Selection | 
     )
 
 
-def _guess_task(column: pd.Series) -> str:
-    numeric = pd.api.types.is_numeric_dtype(column)
-    return "logistic" if not numeric or column.nunique(dropna=True) <= 2 else "ridge"
-
-
-def _preparation_controls(sidebar: Any, frame: pd.DataFrame, digest: str) -> dict[str, Any]:
-    """Target, task, features and scaling for an upload (keys carry the file's hash: a new file starts fresh)."""
-    prefix = f"app.upload.{digest[:12]}"
-    columns = [str(c) for c in frame.columns]
-    varied = [i for i, c in enumerate(frame.columns) if frame[c].nunique(dropna=True) >= 2]
-    default = varied[-1] if varied else len(columns) - 1  # the last column that is not constant
-    target = sidebar.selectbox("Column to predict (target)", columns, index=default, key=f"{prefix}.target")
-    guessed = _guess_task(frame[frame.columns[columns.index(target)]])
-    task = sidebar.radio(
-        "Task",
-        ["ridge", "logistic"],
-        index=["ridge", "logistic"].index(guessed),
-        key=f"{prefix}.task.{target}",
-        format_func={"ridge": "ridge regression (numeric target)", "logistic": "logistic regression (two classes)"}.get,
-        horizontal=True,
-    )
-    # The app's controls are round 2's (evaluation only) until its editable schema table lands.
-    options: dict[str, Any] = {"target": target, "task": task, "preparation": "evaluation"}
-    with sidebar.expander("Preparation (features, scaling)", expanded=False):
-        others = [c for c in columns if c != target]
-        features = st.multiselect(
-            "Feature columns (default: every usable column)",
-            others,
-            default=[],
-            key=f"{prefix}.features.{target}",
-            help="Leave empty to use every usable column (text is one-hot encoded); constant columns are dropped.",
-        )
-        if features:
-            options["features"] = features
-        if task == "logistic":
-            classes = frame[frame.columns[columns.index(target)]].dropna().unique().tolist()
-            if len(classes) <= 50:
-                positive = st.selectbox(
-                    "Positive class (+1)", [AUTO, *classes], key=f"{prefix}.positive.{target}", format_func=str
-                )
-                if positive != AUTO:
-                    options["positive_class"] = positive
-        log_columns = st.multiselect(
-            "Heavy-tailed columns: apply log(1 + x)", features or others, default=[], key=f"{prefix}.log1p.{target}"
-        )
-        if log_columns:
-            options["log1p_columns"] = log_columns
-        if task == "ridge" and st.checkbox("Apply log(1 + y) to the target", key=f"{prefix}.log1p_target"):
-            options["log1p_target"] = True
-        options["missing"] = st.radio(
-            "Missing values",
-            ["impute", "drop"],
-            key=f"{prefix}.missing",
-            horizontal=True,
-            format_func={"impute": "fill (training median / most frequent)", "drop": "drop the row"}.get,
-            help="Filling reads the data (not private). Rows without a target are always dropped.",
-        )
-        options["max_levels"] = int(
-            st.number_input(
-                "Most 0/1 columns per text column (0: leave text columns out)",
-                min_value=0,
-                max_value=200,
-                value=20,
-                key=f"{prefix}.max_levels",
-                help="Text columns become 0/1 columns; the rarest levels share the last one.",
-            )
-        )
-        options["center"] = st.checkbox(
-            "Centre the data (subtract training means)",
-            value=True,
-            key=f"{prefix}.center",
-            help="The models have no intercept; centring lets them fit data far from 0. Reads the data (not private).",
-        )
-        options["standardize"] = st.checkbox(
-            "Standardise numeric columns (divide by their standard deviations)",
-            value=True,
-            key=f"{prefix}.standardize",
-            help="So that a column in large units does not crowd out the others. Reads the data (not private).",
-        )
-        scaling = st.radio(
-            "Scaling",
-            ["paper", "clip"],
-            key=f"{prefix}.scaling",
-            format_func={
-                "paper": "as in the paper: divide by the data's largest row norm (not private)",
-                "clip": "private: divide by public bounds I state, then clip",
-            }.get,
-        )
-        options["scaling"] = scaling
-        if scaling == "clip":
-            options["feature_bound"] = st.number_input(
-                "Public bound on a row's ℓ1 norm (after log)",
-                min_value=1e-9,
-                value=1.0,
-                format="%g",
-                key=f"{prefix}.feature_bound",
-            )
-            if task == "ridge":
-                options["target_bound"] = st.number_input(
-                    "Public bound on |target| (after log)",
-                    min_value=1e-9,
-                    value=1.0,
-                    format="%g",
-                    key=f"{prefix}.target_bound",
-                )
-    return options
-
-
 def show_data_report(chosen: Selection, *, expanded: bool | None = None) -> None:
-    """An expander describing the data: source, shape, every preparation step, privacy notes."""
+    """An expander describing the data: source, shape, every preparation step with its cost, and the total."""
     data, report = chosen.data, chosen.data.report
+    preparation = data.preparation
     heading = f"Data: {chosen.title} — {data.n:,} training rows × {data.p} features"
     with st.expander(plain(heading), expanded=(not chosen.shared) if expanded is None else expanded):
         if data.info is not None:
@@ -437,20 +344,40 @@ def show_data_report(chosen: Selection, *, expanded: bool | None = None) -> None
             f"**rows:** {report.n_train:,} training (seen by the private algorithms), {report.n_test:,} test "
             "(quality figures only)"
         )
-        st.markdown("**Preparation, step by step**")
-        st.markdown("\n".join(f"1. {plain(step)}" for step in report.steps))
+        read = report.steps[: max(len(report.steps) - len(preparation.steps) - 1, 0)]
+        if read:
+            st.caption(plain(" · ".join(read)))
+        st.markdown(f"**Preparation, step by step** — {plain(report.steps[-1])}")
+        st.dataframe(
+            preparation_steps(preparation),
+            hide_index=True,
+            width="stretch",
+            column_config={"what it did": st.column_config.TextColumn(width="large")},
+        )
         if report.dropped_columns:
             st.markdown("**Columns left out**")
             st.dataframe(
                 pd.DataFrame(report.dropped_columns, columns=["column", "reason"]), hide_index=True, width="stretch"
             )
-        if not report.private_scaling:
+        if preparation.mode == EVALUATION_MODE:
             st.warning(
-                "The preprocessing read the data (scaling constants or means), as in the paper; that step is "
-                "not private. The ε figures cover the algorithms, not the preprocessing.",
+                f"This preparation read the data without noise (evaluation only): every ε shown "
+                f"{EXCLUDES_PREPARATION}.",
                 icon="ℹ️",
             )
             docs_link(st, "data", "which-steps-read-the-data")
+
+
+def show_preparation_note(where: Any, data: PreparedData, runs: int | None = None, *, included: bool = True) -> None:
+    """Under a page's ε figures: what they include of the data's preparation (``interpret.preparation_note``).
+
+    An evaluation-only preparation is a visible warning (every ε excludes it); otherwise a caption.
+    """
+    note = preparation_note(data.preparation.mode, data.prep_epsilon, data.prep_delta, runs, included=included)
+    if data.preparation.mode == EVALUATION_MODE:
+        where.warning(note, icon="⚠️")
+    elif note:
+        where.caption(note)
 
 
 def show_radius_notice(problem: Problem) -> None:

@@ -224,6 +224,31 @@ class OptionalFloat(Setting):
 
 
 @dataclass(frozen=True)
+class OptionalInt(Setting):
+    """A whole number in ``[low, high]`` that may be left blank (``None``); the URL holds it only when set."""
+
+    low: int = 0
+    high: int = 2**32 - 1
+    placeholder: str = "automatic"
+
+    def parse(self, raw: list[str]) -> int | None:
+        if raw[-1] == "":
+            return None
+        value = _int(raw[-1], self.key)
+        if not self.low <= value <= self.high:
+            raise InvalidValue(f"{self.key} must be between {self.low} and {self.high}; got {shorten(str(value))}")
+        return value
+
+    def to_url(self, value: int | None) -> str | None:
+        return None if value is None else str(int(value))
+
+    def _draw(self, where: Any, **kwargs: Any) -> int | None:
+        kwargs.setdefault("placeholder", self.placeholder)
+        # value=None: a box the visitor empties is blank again, as in OptionalFloat.
+        return where.number_input(self.label, value=None, min_value=self.low, max_value=self.high, step=1, **kwargs)
+
+
+@dataclass(frozen=True)
 class Choice(Setting):
     """One of ``options`` (strings or numbers); the URL holds the option itself, not its label.
 

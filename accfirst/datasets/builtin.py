@@ -8,12 +8,14 @@ real sets shipped with scikit-learn. Every set goes through ``from_frame``, so i
 The synthetic sets are generated from public parameters: reading them reveals nothing about
 anyone, so their preparation is free (``prep_epsilon`` 0) and stays the paper's (log(1 + x),
 division by the largest row norm), with the numbers below. The real tables go through the
-private preparation like an upload (SPEC §20), with a fixed noise seed so that every process
-prepares the same arrays: a repeatable run, which their report says is not a private release
-(the tables are public anyway); their ``prep_epsilon`` is what preparing such a table costs: at
-a few hundred rows, 11.7 (diabetes) and 24.7 (breast cancer) by the default budget, for statistics as
-good as a large table's at 0.1 (the test a run pays scales the same way). Round 2's preparation of
-them read the data and gave θ* an R² of 0.45 and an accuracy of 0.95.
+private preparation like an upload (SPEC §20): each ``load_builtin`` of one is a fresh release,
+its noise drawn from the operating system, unless a ``noise_seed`` is given — a whole number for
+a repeatable run (which its report says is not a private release), or a ``SecretSeed`` that a
+program keeps to itself so that its processes prepare the same arrays (the app draws one per
+server). Their ``prep_epsilon`` is what preparing such a table costs: at a few hundred rows, 11.7
+(diabetes) and 24.7 (breast cancer) by the default budget, for statistics as good as a large
+table's at 0.1 (the test a run pays scales the same way). Round 2's preparation of them read the
+data and gave θ* an R² of 0.45 and an accuracy of 0.95.
 
 Properties at the paper's settings (λ = 0.005, α = 0.05, default 80/20 split, split
 seed 0), as printed by ``benchmarks/bench_datasets.py``. ``L`` is SPEC §2's training
@@ -49,13 +51,12 @@ import numpy as np
 import pandas as pd
 
 from accfirst.datasets import synthetic
+from accfirst.datasets.prepare.noise import NoiseSeed, validate_noise_seed
 from accfirst.datasets.prepared import EVALUATION_MODE, PUBLIC, PUBLIC_MODE, DatasetInfo, Preparation, PreparedData
 from accfirst.datasets.preprocess import from_frame
 from accfirst.errors import DataError
 
 SYNTHETIC_ROWS = 100_000
-# The noise seed of the real tables' private preparation: the same arrays in every process.
-REAL_TABLE_NOISE_SEED = 0
 _GENERATION_SEEDS = {"synthetic-buzz": 2017, "synthetic-intrusion": 1999}
 
 
@@ -70,7 +71,7 @@ class _Recipe:
     @property
     def public(self) -> bool:
         """Generated from public parameters (prepared for free), rather than a real table."""
-        return self.options.get("preparation") == EVALUATION_MODE
+        return self.info.public
 
 
 def _buzz_table() -> pd.DataFrame:
@@ -122,6 +123,7 @@ _RECIPES = {
             ),
             n=SYNTHETIC_ROWS,
             p=len(synthetic.BUZZ_COLUMNS),
+            public=True,
         ),
         _buzz_table,
         {
@@ -153,6 +155,7 @@ _RECIPES = {
             ),
             n=SYNTHETIC_ROWS,
             p=len(synthetic.INTRUSION_COLUMNS),
+            public=True,
         ),
         _intrusion_table,
         {
@@ -179,13 +182,13 @@ _RECIPES = {
                 "scikit-learn's load_diabetes (Efron, Hastie, Johnstone & Tibshirani, 'Least Angle "
                 "Regression', Annals of Statistics 2004), shipped with scikit-learn. Features as shipped "
                 "(centred and scaled by scikit-learn over all 442 rows). Preparation: private, like an upload "
-                "(ranges, means and scales released by charged mechanisms; repeatable noise seed)."
+                "(ranges, means and scales released by charged mechanisms, with noise nobody else knows)."
             ),
             n=442,
             p=10,
         ),
         _diabetes_table,
-        {"target": "progression", "task": "ridge", "noise_seed": REAL_TABLE_NOISE_SEED},
+        {"target": "progression", "task": "ridge"},
     ),
     "breast-cancer": _Recipe(
         DatasetInfo(
@@ -201,7 +204,7 @@ _RECIPES = {
                 "scikit-learn's load_breast_cancer (Breast Cancer Wisconsin (Diagnostic), UCI Machine "
                 "Learning Repository; Street, Wolberg & Mangasarian 1993), shipped with scikit-learn. "
                 "Preparation: private, like an upload (ranges, means and scales released by charged "
-                "mechanisms; repeatable noise seed)."
+                "mechanisms, with noise nobody else knows)."
             ),
             n=569,
             p=30,
@@ -211,7 +214,6 @@ _RECIPES = {
             "target": "diagnosis",
             "task": "logistic",
             "positive_class": "malignant",
-            "noise_seed": REAL_TABLE_NOISE_SEED,
         },
     ),
 }
@@ -219,29 +221,45 @@ _RECIPES = {
 BUILTIN_DATASETS: dict[str, DatasetInfo] = {name: recipe.info for name, recipe in _RECIPES.items()}
 
 
-def load_builtin(name: str, *, test_size: float = 0.2, seed: int = 0) -> PreparedData:
+def load_builtin(name: str, *, test_size: float = 0.2, seed: int = 0, noise_seed: NoiseSeed = None) -> PreparedData:
     """A built-in dataset, prepared and split into training and test parts (SPEC §11, §20).
 
     The data themselves are fixed; ``seed`` chooses the split. Synthetic sets are prepared
-    for free (public parameters); real tables privately, like an upload. Results are cached
-    per ``(name, test_size, seed)``; the arrays are read-only.
+    for free (public parameters: no noise, ``noise_seed`` plays no part) and cached per
+    ``(name, test_size, seed)``. Real tables are prepared privately, like an upload: without a
+    ``noise_seed`` every call is a fresh release (new noise from the operating system, and
+    ``prep_epsilon`` spent again); a whole number makes a repeatable run (the report says it is
+    not a private release); a ``SecretSeed`` repeats one private release (cached like a seed).
+    The arrays are read-only.
 
     Parameters
     ----------
     name : a key of ``BUILTIN_DATASETS``.
     test_size : share of rows held out for the quality figures (default 0.2).
     seed : seed of the train/test split (default 0).
+    noise_seed : the preparation's noise (real tables): ``None`` (operating-system entropy), a
+        whole number ≥ 0 (repeatable, not private) or a ``SecretSeed``.
     """
     if name not in _RECIPES:
         choices = ", ".join(f"'{key}'" for key in _RECIPES)
         raise DataError(f"unknown built-in dataset {name!r}; choose one of: {choices}")
-    return _load(name, test_size, seed)
+    noise_seed = validate_noise_seed(noise_seed)
+    if _RECIPES[name].public:
+        return _load(name, test_size, seed, None)
+    if noise_seed is None:
+        return _prepare(name, test_size, seed, None)
+    return _load(name, test_size, seed, noise_seed)
 
 
-@functools.lru_cache(maxsize=4)
-def _load(name: str, test_size: float, seed: int) -> PreparedData:
+@functools.lru_cache(maxsize=8)
+def _load(name: str, test_size: float, seed: int, noise_seed: NoiseSeed) -> PreparedData:
+    return _prepare(name, test_size, seed, noise_seed)
+
+
+def _prepare(name: str, test_size: float, seed: int, noise_seed: NoiseSeed) -> PreparedData:
     recipe = _RECIPES[name]
-    data = from_frame(recipe.table(), test_size=test_size, seed=seed, info=recipe.info, **recipe.options)
+    options = recipe.options if recipe.public else {**recipe.options, "noise_seed": noise_seed}
+    data = from_frame(recipe.table(), test_size=test_size, seed=seed, info=recipe.info, **options)
     return _public(data) if recipe.public else data
 
 

@@ -141,6 +141,24 @@ def marker_note(name: str, converted: Converted | Categorical) -> list[str]:
     return [f"column {quoted(name)}: {converted.markers:,} value(s) such as {example} read as missing"]
 
 
+def column_kind(series: pd.Series) -> str | None:
+    """The type the file gives a column: ``"numeric"`` (every value a number or a missing marker), ``"text"``, or
+    ``None`` (neither, such as dates). Reads the values' types only, as the private preparation does."""
+    if numeric(series).values is not None:
+        return "numeric"
+    return "text" if is_text(series) else None
+
+
+def guess_task(target: pd.Series, *, read_values: bool = False) -> str:
+    """The task a target suggests: logistic for a text (or true/false) column, else ridge (its type only).
+
+    With ``read_values`` (evaluation only) a column with exactly two distinct values is logistic too.
+    """
+    if read_values:
+        return "logistic" if target.dropna().nunique() == 2 else "ridge"
+    return "logistic" if is_text(target) or pd.api.types.is_bool_dtype(target.dtype) else "ridge"
+
+
 def ridge_target(series: pd.Series, target: str) -> tuple[np.ndarray, list[str]]:
     """A ridge target as float64 (``nan`` where missing) and its notes."""
     converted = numeric(series)

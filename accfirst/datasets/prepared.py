@@ -120,6 +120,8 @@ class DatasetInfo:
     provenance : where the data come from and how they were made.
     n : rows before the train/test split.
     p : feature columns.
+    public : generated from public parameters (preparing it reads nothing private: free, no
+        noise); ``False`` for a real table, prepared privately like an upload.
     """
 
     name: str
@@ -129,6 +131,7 @@ class DatasetInfo:
     provenance: str
     n: int
     p: int
+    public: bool = False
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from accfirst.datasets.columns import read_table
+from accfirst.datasets.columns import quoted, read_table
 from accfirst.datasets.prepare.budget import DEFAULT_PREP_DELTA, validate_budget
 from accfirst.datasets.prepare.evaluation import prepare_evaluation
-from accfirst.datasets.prepare.noise import validate_noise_seed
+from accfirst.datasets.prepare.noise import NoiseSeed, validate_noise_seed
 from accfirst.datasets.prepare.options import PrepOptions
 from accfirst.datasets.prepare.private import prepare_private
 from accfirst.datasets.prepare.scaling import clip_rows, positive_bound, scale_rows, scale_target
@@ -77,7 +77,8 @@ def from_frame(
         ``min(1, 150 × total weight / n)`` (docs/data-preparation.md, "The preparation budget").
     prep_delta : the private preparation's δ, shared by its level selections (default 10⁻⁶).
     noise_seed : ``None`` (default) draws the noise from the operating system, as a release on
-        private data must; a whole number makes the run repeatable, and then it is not a private release.
+        private data must; a whole number makes the run repeatable, and then it is not a private release;
+        a ``SecretSeed`` (entropy a program draws once and never shows) repeats the same private release.
     log1p_columns : numeric feature columns transformed by ``x ↦ log(1 + x)`` (private: negative
         values taken as 0; evaluation only: refused).
     log1p_target : transform a ridge target by ``y ↦ log(1 + y)``.
@@ -104,8 +105,18 @@ def from_frame(
     """
     checked = preparation_options(task=task, **options)
     table = read_table(df, target, limits)
+    check_target_read(checked, table.target)
     prepare = prepare_private if checked.preparation == PRIVATE_MODE else prepare_evaluation
     return prepare(table, features, checked, info)
+
+
+def check_target_read(options: PrepOptions, target: str) -> None:
+    """Refuse a schema that says not to read the column to predict."""
+    if not options.schema.column(target).read:
+        raise DataError(
+            f"the schema says not to read {quoted(target)}, the column to predict: a target is always read; "
+            "declare 'do not read' for feature columns only"
+        )
 
 
 def preparation_options(
@@ -127,7 +138,7 @@ def preparation_options(
     seed: int = 0,
     prep_epsilon: float | None = None,
     prep_delta: float = DEFAULT_PREP_DELTA,
-    noise_seed: int | None = None,
+    noise_seed: NoiseSeed = None,
 ) -> PrepOptions:
     """``from_frame``'s preparation options, checked once for the chosen preparation (see ``from_frame``)."""
     if preparation not in PREPARATIONS:

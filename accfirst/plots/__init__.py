@@ -21,7 +21,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
-from accfirst.interpret import SUPERSCRIPTS, format_delta
+from accfirst.interpret import SUPERSCRIPTS, format_delta, preparation_label
 from accfirst.methods.registry import METHODS
 from accfirst.methods.registry import method_label as registry_label
 
@@ -77,6 +77,17 @@ def wrap(text: str, width: int = SUBTITLE_CHARACTERS) -> str:
         else:
             lines.append(word)
     return "<br>".join(lines)
+
+
+def preparation_tag(results: pd.DataFrame) -> str:
+    """What the ε of these runs say about their rows' preparation (``interpret.preparation_label``).
+
+    Every figure of ε on prepared rows carries it: "includes preparing the data, ε = …", or the
+    evaluation-only label; ``""`` for public data, rows given as they are, or an older frame.
+    """
+    if results.empty or "prep_mode" not in results.columns:
+        return ""
+    return preparation_label(str(results["prep_mode"].iloc[0]), float(results["eps_prep"].iloc[0]))
 
 
 def layout(fig: go.Figure, *, title: str, height: int, subtitle: str = "") -> go.Figure:

@@ -17,7 +17,17 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from accfirst.interpret import format_delta, format_epsilon, format_exp_epsilon, median_with_inf
-from accfirst.plots import NONPRIVATE_COLOR, REFERENCE_COLOR, layout, log_ticks, method_color, method_label, methods_in
+from accfirst.plots import (
+    NONPRIVATE_COLOR,
+    REFERENCE_COLOR,
+    layout,
+    log_ticks,
+    method_color,
+    method_label,
+    methods_in,
+    preparation_tag,
+    wrap,
+)
 
 THRESHOLD_COLOR = "#D55E00"
 TRUE_RISK_COLOR = "#7F7F7F"
@@ -89,13 +99,15 @@ def figure_epsilon_distribution(results: pd.DataFrame) -> go.Figure:
     fig.update_yaxes(autorange="reversed", title_text=None)
     trials = int(results["trial"].nunique()) if len(results) else 0
     title = f"Ex-post ε of each of {trials} trials"
-    return layout(fig, title=title, subtitle="<br>".join(notes), height=60 + 70 * max(len(fig.data), 1))
+    subtitle = "<br>".join(line for line in (wrap(preparation_tag(results)), *notes) if line)
+    return layout(fig, title=title, subtitle=subtitle, height=60 + 70 * max(len(fig.data), 1))
 
 
 def breakdown_frame(results: pd.DataFrame) -> pd.DataFrame:
-    """Median radius, testing and generation parts of ε per method, over the trials that halted (SPEC §6, §19).
+    """Median parts of ε per method, over the trials that halted (SPEC §6, §19–§21).
 
-    ``label`` names each method with its δ when it has one (``method_label``). With a relative
+    ``label`` names each method with its δ when it has one (``method_label``); ``eps_prep`` is the
+    preparation's ε, the same for every run on the table (0 in a frame without it). With a relative
     target (SPEC §21) ``eps_scale`` is the median ε of the private bound on R(0) over every run, and a
     run that showed no signal (no α released) has not halted: it tested nothing.
     """
@@ -110,6 +122,7 @@ def breakdown_frame(results: pd.DataFrame) -> pd.DataFrame:
                 "label": method_label(method, runs),
                 "halted": len(halted),
                 "trials": len(runs),
+                "eps_prep": float(runs["eps_prep"].median()) if "eps_prep" in runs.columns else 0.0,
                 "eps_radius": float(halted["eps_radius"].median())
                 if len(halted) and "eps_radius" in halted.columns
                 else (0.0 if len(halted) else math.nan),
@@ -124,6 +137,7 @@ def breakdown_frame(results: pd.DataFrame) -> pd.DataFrame:
 
 # Parts of the bar drawn only when some run paid them: (column, legend, title word, hatching).
 OPTIONAL_PARTS = (
+    ("eps_prep", "preparing the data (paid once, shared by every run)", "preparing", "-"),
     ("eps_scale", "bounding R(0) (ε_S, relative target)", "bounding R(0)", "x"),
     ("eps_radius", "radius (ε of the private bound on ‖θ‖)", "the radius", "."),
 )
@@ -132,10 +146,11 @@ OPTIONAL_PARTS = (
 def figure_breakdown(results: pd.DataFrame) -> go.Figure:
     """Where the privacy goes (output 3, the paper's Fig. 3 for this run): the parts of ε, stacked.
 
-    The median part of a relative target's bound on R(0) (SPEC §21) and of a private bound on the
-    model's size (SPEC §19), each drawn only when some run paid it, then the median testing part
-    (ε_A, or the doubling tests) and the median generation part (ε_t) over the trials that halted;
-    the theory approach and the Gibbs posterior have no test.
+    The preparation's ε when the rows were prepared privately (SPEC §20.3: the same for every run,
+    paid once for the table), the median part of a relative target's bound on R(0) (SPEC §21) and
+    of a private bound on the model's size (SPEC §19), each drawn only when some run paid it, then
+    the median testing part (ε_A, or the doubling tests) and the median generation part (ε_t) over
+    the trials that halted; the theory approach and the Gibbs posterior have no test.
     """
     parts = breakdown_frame(results)
     labels = [
@@ -159,8 +174,8 @@ def figure_breakdown(results: pd.DataFrame) -> go.Figure:
                 orientation="h",
                 name=name,
                 marker={
-                    "color": [method_color(m) for m in parts["method"]],
-                    # Hatching, not transparency, marks generation: it reads the same on a light and a dark page.
+                    "color": [NONPRIVATE_COLOR if column == "eps_prep" else method_color(m) for m in parts["method"]],
+                    # Hatching, not transparency, marks the parts: it reads the same on a light and a dark page.
                     "pattern": {"shape": pattern, "fillmode": "overlay", "fgcolor": "rgba(255,255,255,0.5)"},
                 },
                 text=[format_epsilon(v) if np.isfinite(v) else "" for v in parts[column]],
@@ -178,7 +193,7 @@ def figure_breakdown(results: pd.DataFrame) -> go.Figure:
         if shorts
         else "Privacy spent on testing vs on generating"
     )
-    return layout(fig, title=title, height=40 + 60 * len(parts))
+    return layout(fig, title=title, subtitle=wrap(preparation_tag(results)), height=40 + 60 * len(parts))
 
 
 def figure_search(

@@ -39,6 +39,7 @@ from accfirst.plots import (
     method_color,
     method_label,
     methods_in,
+    preparation_tag,
     testing_methods,
     wrap,
 )
@@ -199,7 +200,7 @@ def fig1_epsilon(
         _add_band(fig, summary, method, label, "q25", "q75", "interquartile range")
         _add_median(fig, summary, method, label, f"ex-post {quantity}")
         infinite |= _has_infinite(summary, ["q25", "q50", "q75"])
-    notes = [INFINITE_NOTE] if infinite else []
+    notes = [tag for tag in (preparation_tag(df),) if tag] + ([INFINITE_NOTE] if infinite else [])
     if versus == "gibbs":
         notes.append(DELTA_CAVEAT)
     if versus == "theory":

@@ -2,7 +2,10 @@
 
 Small data (diabetes, a tiny CSV) and few trials keep the file fast; one test runs the
 true default view (synthetic-buzz, 20 trials) once. Numbers are checked against the
-package run directly, so a page that shows the wrong numbers fails.
+package run directly, so a page that shows the wrong numbers fails. The app prepares the
+real tables with its server's secret noise (``ui.dataset.SERVER_NOISE``): the tests, which
+run in the same process, prepare them with it to get the same arrays. The upload flow has
+its own file, ``test_upload.py``.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from accfirst.datasets import from_frame, load_builtin, read_upload
 from accfirst.erm.problems import prepared_problem
 from accfirst.interpret import format_epsilon, median_with_inf
 from tests.app.page_text import link_notice, shown
+from ui.dataset import SERVER_NOISE
 from ui.errors import GENERIC_MESSAGE
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -49,6 +53,11 @@ def figures(at: AppTest) -> dict[str, dict]:
 def assert_clean(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
+
+
+def app_table(name: str):
+    """A built-in table as this process's app prepares it (a real one with the server's secret noise)."""
+    return load_builtin(name, noise_seed=SERVER_NOISE)
 
 
 def expected_medians(data, lam=0.005, **kwargs) -> dict[str, str]:
@@ -90,7 +99,7 @@ def test_changing_alpha_changes_the_numbers_and_the_url():
     after = headline(at)
     assert after != before
     assert after == expected_medians(
-        load_builtin("diabetes"), alphas=[0.2], gamma=0.1, methods=["nr", "doubling", "theory"], trials=4, seed=0, T=200
+        app_table("diabetes"), alphas=[0.2], gamma=0.1, methods=["nr", "doubling", "theory"], trials=4, seed=0, T=200
     )
     assert at.query_params["alpha"] == "0.2"
     assert "excess risk ≤ 0.2" in at.subheader[0].value
@@ -118,7 +127,7 @@ def test_url_parameters_restore_the_settings():
     assert at.radio(key="explorer.cal").value == "paper-code"
     shown = headline(at)
     expected = expected_medians(
-        load_builtin("diabetes"),
+        app_table("diabetes"),
         lam=0.01,
         alphas=[0.1],
         gamma=0.05,
@@ -196,15 +205,15 @@ def test_an_uploaded_csv_runs_end_to_end():
     assert not at.metric  # nothing to run before a file arrives
     at.file_uploader(key="app.upload_file").set_value(("spending.csv", content, "text/csv")).run()
     assert_clean(at)
-    data = from_frame(read_upload(content, "spending.csv"), target="spend", task="ridge", preparation="evaluation")
+    memo = at.session_state["ui.session_memo"]
+    (data,) = memo["upload_prepared"].values()  # prepared privately, with this session's secret noise
+    assert data.preparation.mode == "private" and data.prep_epsilon > 0
     assert headline(at) == expected_medians(
         data, alphas=[0.1], gamma=0.1, methods=["nr", "doubling", "theory"], trials=3, seed=0, T=200
     )
     assert len(at.get("plotly_chart")) == 6
     assert any("spending.csv" in shown(e.label) for e in at.expander)
     # Upload-derived work lives in this session only, not in a cache shared with others.
-    assert "ui.session_memo" in at.session_state
-    memo = at.session_state["ui.session_memo"]
     assert {"upload_frames", "upload_prepared", "trial_rows"} <= set(memo)
 
 
@@ -229,7 +238,7 @@ def test_the_search_chart_replays_row_zero_of_the_trials():
         spec for spec in charts.values() if spec["layout"]["title"]["text"].startswith("Noise reduction: the search")
     )
     stop = [a["text"] for a in search["layout"]["annotations"] if a["text"].startswith("stop:")]
-    data = load_builtin("diabetes")
+    data = app_table("diabetes")
     runs = run_trials(prepared_problem(data, 0.005), [0.05], 0.1, ["nr"], 1, 0, T=200)
     assert stop == [f"stop: level {int(runs['stop_index'].iloc[0])}, ε = {runs['eps_hypothesis'].iloc[0]:.3g}"]
     assert "evaluation only, not private" in search["data"][0]["name"]
@@ -256,7 +265,7 @@ def test_a_long_run_waits_for_a_go_ahead_after_the_first_trial(monkeypatch):
     assert any("The other trials would take" in w.value for w in at.warning)
     # The numbers shown are trial 0's, exactly.
     assert headline(at) == expected_medians(
-        load_builtin("diabetes"),
+        app_table("diabetes"),
         alphas=[0.05],
         gamma=0.1,
         methods=["nr", "doubling", "theory"],
@@ -268,7 +277,7 @@ def test_a_long_run_waits_for_a_go_ahead_after_the_first_trial(monkeypatch):
     assert_clean(at)
     assert not any("The other trials" in w.value for w in at.warning)
     assert headline(at) == expected_medians(
-        load_builtin("diabetes"),
+        app_table("diabetes"),
         alphas=[0.05],
         gamma=0.1,
         methods=["nr", "doubling", "theory"],

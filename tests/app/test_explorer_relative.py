@@ -14,7 +14,7 @@ from accfirst.erm.problems import prepared_problem
 from accfirst.interpret import format_epsilon, median_with_inf
 from accfirst.snippet import DatasetSpec, reproduction_snippet, settings_json
 from tests.app.page_text import shown
-from tests.app.test_explorer import assert_clean, figures, headline, open_app
+from tests.app.test_explorer import app_table, assert_clean, figures, headline, open_app
 from ui.dataset import Selection
 from ui.runs import RunRequest
 
@@ -30,7 +30,7 @@ def test_a_real_table_asks_for_the_share_of_the_gain_and_says_when_there_is_no_s
     assert "keep at least 80% of the gain" in at.subheader[0].value
     text = " ".join(m.value for m in at.markdown)
     assert "No α was released" in text and "no signal: **3/3**" in text
-    data = load_builtin("diabetes")
+    data = app_table("diabetes")
     runs = run_trials(prepared_problem(data, 0.005), [], 0.1, ["nr", "theory"], 3, 0, kappas=[0.2], T=100)
     assert runs["alpha"].isna().all()
     assert headline(at) == {
@@ -45,7 +45,7 @@ def test_alpha_at_or_above_r0_is_called_out_and_the_share_offered():
     at = open_app(**RELATIVE_SMALL, target="alpha", alpha="0.05")
     assert_clean(at)
     warning = " ".join(shown(w.value) for w in at.warning)
-    data = load_builtin("diabetes")
+    data = app_table("diabetes")
     r0 = prepared_problem(data, 0.005).zero_risk
     assert f"R(0) = {r0:.3g} ≤ α = 0.05" in warning and "Evaluation only" in warning
     [button] = [b for b in at.button if b.label == "Ask for a share of the gain instead"]
@@ -90,7 +90,7 @@ def test_a_relative_request_is_recorded_with_its_kappa_and_budget():
     chosen = Selection(
         key=("builtin", "diabetes"),
         title="diabetes",
-        data=load_builtin("diabetes"),
+        data=app_table("diabetes"),
         spec=DatasetSpec.from_builtin("diabetes"),
         lam=0.005,
         shared=True,

@@ -40,7 +40,7 @@ def test_run_at_kappa_is_the_sweeps_row(swept: pd.DataFrame, capsys: pytest.Capt
     printed = capsys.readouterr().out
     row = swept[(swept["method"] == "nr") & (swept["kappa"] == 0.2) & (swept["trial"] == 1)].iloc[0]
     assert f"eps_total={float(row['eps_total'])!r}" in printed
-    assert "the zero model's risk" in printed and "released α = κ·Ŝ" in printed and "evaluation only" in printed
+    assert "bounding R(0)" in printed and "released α = κ·Ŝ" in printed and "evaluation only" in printed
 
 
 def test_a_table_without_signal_says_so(capsys: pytest.CaptureFixture[str]) -> None:

@@ -46,6 +46,8 @@ def swept(tmp_path_factory) -> tuple[subprocess.CompletedProcess, Path]:
         "nr,doubling,theory",
         "--seed",
         "7",
+        "--noise-seed",
+        "0",
         "--T",
         "300",
         "--workers",
@@ -68,7 +70,7 @@ def test_sweep_writes_the_results_and_the_report(swept):
     assert report.startswith("<!doctype html>") and report.count("Plotly.newPlot") == 6
     assert "--seed 7" in report  # the command is recorded in the report's settings
     assert "Data preparation" in report and "the sum of the columns&#x27; half-ranges" in report
-    assert "repeatable run (noise seed 0): not a private release" in report  # diabetes: prepared privately
+    assert "repeatable run (noise seed 0): not a private release" in report  # diabetes: prepared privately, seeded
     assert "; preparation: ε = " in done.stderr
     assert "wrote" in done.stdout and "results.csv" in done.stdout
     assert "runs (100%)" in done.stderr  # the progress line
@@ -77,7 +79,7 @@ def test_sweep_writes_the_results_and_the_report(swept):
 def test_sweep_rows_are_the_packages_rows(swept):
     _, out = swept
     results = pd.read_csv(out / "results.csv")
-    data = load_builtin("diabetes")
+    data = load_builtin("diabetes", noise_seed=0)
     problem = prepared_problem(data, 0.005)  # the preparation's ε is part of every row's total
     reference = run_trials(problem, [0.2, 0.4], 0.1, ["nr", "doubling", "theory"], 3, seed=7, T=300)
     assert (results["eps_prep"] == data.prep_epsilon).all() and data.prep_epsilon > 0
@@ -89,7 +91,20 @@ def test_sweep_rows_are_the_packages_rows(swept):
 def test_run_prints_the_sweeps_row(swept, tmp_path):
     _, out = swept
     done = accfirst(
-        "run", "--dataset", "diabetes", "--alpha", "0.4", "--seed", "7", "--T", "300", "--trial", "2", cwd=tmp_path
+        "run",
+        "--dataset",
+        "diabetes",
+        "--alpha",
+        "0.4",
+        "--seed",
+        "7",
+        "--noise-seed",
+        "0",
+        "--T",
+        "300",
+        "--trial",
+        "2",
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("RunResult(method='nr'")
@@ -99,10 +114,10 @@ def test_run_prints_the_sweeps_row(swept, tmp_path):
 
 
 def test_run_with_a_public_radius(tmp_path, capsys):
-    status = main(["run", "--dataset", "diabetes", "--alpha", "0.3", "--T", "100", "--radius", "2.5", "--seed", "0"])
-    assert status == 0
+    argv = ["run", "--dataset", "diabetes", "--alpha", "0.3", "--T", "100", "--radius", "2.5", "--seed", "0"]
+    assert main([*argv, "--noise-seed", "4"]) == 0
     printed = capsys.readouterr().out
-    data = load_builtin("diabetes")
+    data = load_builtin("diabetes", noise_seed=4)
     problem = prepared_problem(data, 0.005, radius=2.5)
     expected = search(problem, "nr", 0.3, 0.1, trial_rng(0, "nr", 0.3, 0), SearchOptions(T=100))
     assert "norm_bound=2.5," in printed and f"eps_total={expected.eps_total!r}" in printed
@@ -111,9 +126,9 @@ def test_run_with_a_public_radius(tmp_path, capsys):
 
 def test_run_with_a_private_radius_prints_its_part(capsys):
     argv = ["run", "--dataset", "diabetes", "--alpha", "0.1", "--T", "100", "--radius-mode", "private", "--seed", "0"]
-    assert main(argv) == 0
+    assert main([*argv, "--noise-seed", "4"]) == 0
     printed = capsys.readouterr().out
-    problem = prepared_problem(load_builtin("diabetes"), 0.005)
+    problem = prepared_problem(load_builtin("diabetes", noise_seed=4), 0.005)
     options = SearchOptions(T=100, radius_mode="private")
     expected = search(problem, "nr", 0.1, 0.1, trial_rng(0, "nr", 0.1, 0), options)
     assert expected.eps_radius > 0 and f"eps_total={expected.eps_total!r}" in printed
@@ -248,6 +263,7 @@ BAD_OPTIONS = [
     (["sweep", "--csv", "table.csv", "--target", "y", "--schema", "none.json"], "cannot read the schema file"),
     (["sweep", "--csv", "table.csv", "--target", "y", "--prep-epsilon", "-1"], "prep_epsilon must be"),
     (["sweep", "--dataset", "diabetes", "--schema", "s.json"], "--schema only applies with --csv"),
+    (["sweep", "--dataset", "synthetic-buzz", "--noise-seed", "1"], "generated from public parameters, no noise"),
     (["sweep", "--dataset", "breast-cancer", "--generator", "covariance"], "ridge"),
     (["run", "--dataset", "diabetes"], "--alpha"),
     (["run", "--dataset", "diabetes", "--alpha", "0"], "alpha"),

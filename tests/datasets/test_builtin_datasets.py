@@ -1,5 +1,8 @@
 """Built-in datasets (issue 3): shapes, SPEC §1 bounds, determinism, speed, and a non-trivial search.
 
+The real tables are prepared privately (SPEC §20): each load without a noise seed is a fresh
+release; a whole number repeats one (not a private release), a ``SecretSeed`` too (private).
+
 "Non-trivial" is checked at the paper's settings (λ = 0.005, α = 0.05): predicting 0 must
 miss the target by a wide margin, ``L(0) − L(θ*) ≥ 2α`` on both synthetic sets, where θ*
 is the exact minimiser of SPEC §2's loss (ridge by the normal equations, logistic by Newton).
@@ -14,6 +17,7 @@ import pytest
 
 from accfirst.datasets import BUILTIN_DATASETS, DatasetInfo, load_builtin
 from accfirst.datasets.builtin import _RECIPES, _load
+from accfirst.datasets.prepare.noise import SecretSeed
 from accfirst.errors import DataError
 from tests.datasets.dataset_checks import assert_spec
 
@@ -79,15 +83,30 @@ def test_builtin_satisfies_spec_and_matches_its_info(name: str) -> None:
         if info.task == "ridge":
             assert np.abs(data.y_train).max() == 1.0
     else:
-        # A real table: prepared privately like an upload, repeatably (the same arrays in every process).
+        # A real table: prepared privately like an upload, its noise from the operating system (nothing to name).
         assert data.preparation.mode == "private" and 0 < data.prep_epsilon < np.inf and data.prep_delta == 0
-        assert "repeatable run (noise seed 0): not a private release" in data.report.steps[-1]
+        assert data.preparation.noise_seed is None and "repeatable" not in data.report.steps[-1]
+
+
+@pytest.mark.parametrize("name", ["diabetes", "breast-cancer"])
+def test_a_real_table_is_a_fresh_release_unless_a_seed_repeats_it(name: str) -> None:
+    first, second = load_builtin(name), load_builtin(name)
+    assert first is not second and not np.array_equal(first.X_train, second.X_train)  # new noise each time
+    assert first.prep_epsilon == second.prep_epsilon  # the same budget, spent again
+    repeatable = load_builtin(name, noise_seed=3)
+    np.testing.assert_array_equal(repeatable.X_train, _load.__wrapped__(name, 0.2, 0, 3).X_train)
+    assert "repeatable run (noise seed 3): not a private release" in repeatable.report.steps[-1]
+    secret = SecretSeed.draw()
+    private = load_builtin(name, noise_seed=secret)
+    np.testing.assert_array_equal(private.X_train, _load.__wrapped__(name, 0.2, 0, secret).X_train)
+    assert private.preparation.noise_seed is None and "repeatable" not in private.report.steps[-1]
+    assert str(secret.entropy) not in repr(secret) + repr(private.preparation) + " ".join(private.report.steps)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_cached_arrays_cannot_be_changed(name: str) -> None:
-    data = load_builtin(name)
-    assert load_builtin(name) is data
+    data = load_builtin(name, noise_seed=0)
+    assert load_builtin(name, noise_seed=0) is data
     with pytest.raises(ValueError, match="read-only"):
         data.X_train[0, 0] = 5.0
     with pytest.raises(ValueError, match="read-only"):
@@ -97,15 +116,15 @@ def test_cached_arrays_cannot_be_changed(name: str) -> None:
 @pytest.mark.parametrize("name", ["synthetic-buzz", "synthetic-intrusion"])
 def test_synthetic_generation_is_deterministic(name: str) -> None:
     # Its speed is a benchmark figure (benchmarks/bench_datasets.py), not a timed test.
-    first, second = (_load.__wrapped__(name, 0.2, 0) for _ in range(2))
+    first, second = (_load.__wrapped__(name, 0.2, 0, None) for _ in range(2))
     for a, b in [(first.X_train, second.X_train), (first.y_train, second.y_train), (first.X_test, second.X_test)]:
         np.testing.assert_array_equal(a, b)
     assert first.report == second.report
 
 
 def test_split_seed_changes_the_split_but_not_the_data() -> None:
-    a = load_builtin("diabetes", seed=0)
-    b = load_builtin("diabetes", seed=1)
+    a = load_builtin("diabetes", seed=0, noise_seed=0)
+    b = load_builtin("diabetes", seed=1, noise_seed=0)
     assert not np.array_equal(a.y_test_original, b.y_test_original)
     # Both test parts are 88 of the same 442 targets, in their own units.
     targets = set(_RECIPES["diabetes"].table()["progression"])

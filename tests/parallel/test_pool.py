@@ -15,7 +15,9 @@ import pytest
 
 from accfirst import run_trials
 from accfirst.datasets import load_builtin
+from accfirst.datasets.prepare.noise import SecretSeed
 from accfirst.erm.problems import prepared_problem
+from accfirst.errors import DataError
 from accfirst.methods.options import SearchOptions
 from accfirst.parallel.pool import Cancelled, PickledSource, WorkerPool, available_cores
 from accfirst.search.experiments import COLUMNS
@@ -38,12 +40,22 @@ def _crash(problem) -> None:
 
 
 def test_a_builtin_source_gives_the_rows_of_run_trials(pool):
+    """A real table prepared in the workers from the server's secret: the same arrays as in the server."""
+    secret = SecretSeed.draw()
     options = SearchOptions(T=100)
     cells = [(method, 0.1, trial) for method in ("nr", "doubling", "theory") for trial in range(2)]
-    rows = pool.submit(BuiltinProblem("diabetes", 0.01), run_cells, 0.1, 4, options, cells).result(timeout=120)
-    data = load_builtin("diabetes")
+    source = BuiltinProblem("diabetes", 0.01, noise=secret)
+    rows = pool.submit(source, run_cells, 0.1, 4, options, cells).result(timeout=120)
+    data = load_builtin("diabetes", noise_seed=secret)
     reference = run_trials(prepared_problem(data, 0.01), [0.1], 0.1, ["nr", "doubling", "theory"], 2, seed=4, T=100)
     pd.testing.assert_frame_equal(pd.DataFrame(rows, columns=list(COLUMNS))[COMPARED], reference[COMPARED])
+    assert (reference["eps_prep"] == data.prep_epsilon).all() and data.prep_epsilon > 0
+
+
+def test_a_real_table_source_needs_its_noise_seed():
+    with pytest.raises(DataError, match="same noise seed"):
+        BuiltinProblem("diabetes", 0.01).build()
+    assert BuiltinProblem("synthetic-buzz", 0.01).build().prep_mode == "public"
 
 
 def test_a_cancelled_job_stops_its_running_task(pool, ridge_problem):
@@ -111,9 +123,10 @@ def _alive(pid: int) -> bool:
 PARENT = """
 import time
 from accfirst.parallel.pool import WorkerPool
+from accfirst.datasets.prepare.noise import SecretSeed
 from accfirst.search.sources import BuiltinProblem
 pool = WorkerPool(2)
-pool.start(BuiltinProblem("diabetes", 0.01))
+pool.start(BuiltinProblem("diabetes", 0.01, noise=SecretSeed.draw()))
 time.sleep(8)
 print(" ".join(str(pid) for pid in pool._executor._processes), flush=True)
 time.sleep(600)

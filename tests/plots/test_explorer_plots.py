@@ -77,6 +77,25 @@ def test_breakdown_parts_are_medians_over_halted_trials(results):
     assert len(figure_breakdown(frame.assign(eps_radius=0.0)).data) == 2
 
 
+def test_a_private_preparation_is_a_part_of_every_bar_and_an_evaluation_only_one_is_labelled(ridge_problem):
+    prepared = ridge_problem.with_preparation(0.25, 1e-6, "private")
+    frame = run_trials(prepared, [ALPHA], 0.1, ["nr", "theory"], 3, 0, T=100, radius_mode="free")
+    fig = figure_breakdown(frame)
+    assert fig.data[0].name.startswith("preparing the data (paid once")
+    np.testing.assert_allclose(np.asarray(fig.data[0].x, dtype=float), [0.25, 0.25])
+    stacked = sum(np.asarray(trace.x, dtype=float) for trace in fig.data)
+    np.testing.assert_allclose(stacked[1], frame.loc[frame["method"] == "theory", "eps_total"].median())
+    for figure in (fig, figure_epsilon_distribution(frame)):
+        assert "includes preparing the data, ε = 0.25" in figure.layout.title.subtitle.text.replace("<br>", " ")
+    evaluation = run_trials(
+        ridge_problem.with_preparation(0.0, 0.0, "evaluation"), [ALPHA], 0.1, ["nr"], 2, 0, T=100, radius_mode="free"
+    )
+    for figure in (figure_breakdown(evaluation), figure_epsilon_distribution(evaluation)):
+        subtitle = figure.layout.title.subtitle.text.replace("<br>", " ")
+        assert "excludes preparation (reads the data): evaluation only" in subtitle
+    assert len(figure_breakdown(evaluation).data) == 2  # nothing charged, no preparing bar
+
+
 @pytest.mark.parametrize("method", ["nr", "doubling"])
 def test_search_shows_true_risk_noisy_values_and_the_stop(ridge_problem, method):
     result = run_one(ridge_problem, method, ALPHA, 0.1, trial_rng(0, method, ALPHA, 0), T=100, exact=True)

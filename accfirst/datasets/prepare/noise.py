@@ -5,33 +5,70 @@ Laplace releases go through the floating-point-safe sampler of ``accfirst.mechan
 ideal noisy value rounded exactly to a lattice: docs/mathematics.md, "Noise that float64
 cannot betray"). ``preparation_rng`` turns the caller's choice into a generator: operating-system
 entropy for a release (the default), or a seed for a repeatable run, which is then not a
-private release (an attacker who knows the seed knows the noise).
+private release (an attacker who knows the seed knows the noise), or a ``SecretSeed``: entropy
+drawn once from the operating system and kept in one program's memory, so that its processes
+prepare the same arrays while nobody else can know the noise (a private release).
 """
 
 from __future__ import annotations
 
 import numbers
+import secrets
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from accfirst.errors import DataError
 from accfirst.mechanisms.noise_reduction import LAPLACE
 
+SECRET_BITS = 128
 
-def validate_noise_seed(noise_seed: object) -> int | None:
-    """``None`` (noise from the operating system) or a whole number ≥ 0 (a repeatable run)."""
-    if noise_seed is None:
-        return None
+
+@dataclass(frozen=True)
+class SecretSeed:
+    """Operating-system entropy drawn once and never shown: the same noise wherever it is passed, known to no one.
+
+    A server draws one (``SecretSeed.draw()``) and hands it to its worker processes, so that they
+    all prepare a table with the same noise; as long as it stays in the server's memory the
+    release is as private as one with fresh entropy (an attacker who has read the code still
+    cannot replay it). Its ``repr`` hides the value, and a report never names it.
+
+    Parameters
+    ----------
+    entropy : the secret, a whole number (``SECRET_BITS`` random bits from ``draw``).
+    """
+
+    entropy: int = field(repr=False)
+
+    @classmethod
+    def draw(cls) -> SecretSeed:
+        """A fresh secret from the operating system's entropy (``secrets.randbits``)."""
+        return cls(secrets.randbits(SECRET_BITS))
+
+
+NoiseSeed = int | SecretSeed | None
+
+
+def validate_noise_seed(noise_seed: object) -> NoiseSeed:
+    """``None`` (noise from the operating system), a ``SecretSeed``, or a whole number ≥ 0 (a repeatable run)."""
+    if noise_seed is None or isinstance(noise_seed, SecretSeed):
+        return noise_seed
     if isinstance(noise_seed, bool) or not isinstance(noise_seed, numbers.Integral) or noise_seed < 0:
         raise DataError(
-            f"noise_seed must be None (noise from the operating system) or a whole number ≥ 0; got {noise_seed!r}"
+            f"noise_seed must be None (noise from the operating system), a SecretSeed or a whole number ≥ 0; "
+            f"got {noise_seed!r}"
         )
     return int(noise_seed)
 
 
-def preparation_rng(noise_seed: int | None) -> np.random.Generator:
-    """A generator from OS entropy (``None``: a private release) or from a seed (a repeatable run)."""
-    return np.random.default_rng(noise_seed)
+def repeatable_seed(noise_seed: NoiseSeed) -> int | None:
+    """The seed a report must name (a repeatable run, not a private release), or ``None`` for a private one."""
+    return noise_seed if isinstance(noise_seed, int) else None
+
+
+def preparation_rng(noise_seed: NoiseSeed) -> np.random.Generator:
+    """A generator from OS entropy (``None``), a secret (both: a private release) or a seed (a repeatable run)."""
+    return np.random.default_rng(noise_seed.entropy if isinstance(noise_seed, SecretSeed) else noise_seed)
 
 
 def laplace_release(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from accfirst.datasets.prepare.noise import NoiseSeed
 from accfirst.datasets.prepare.schema import Schema
 
 STANDARDIZE_PRIVATE = ("half-range", "private")
@@ -35,4 +36,4 @@ class PrepOptions:
     seed: int
     prep_epsilon: float | None
     prep_delta: float
-    noise_seed: int | None
+    noise_seed: NoiseSeed

@@ -45,7 +45,7 @@ from accfirst.datasets.prepare.centre import PrivateCentre
 from accfirst.datasets.prepare.declared import DeclaredMetadata
 from accfirst.datasets.prepare.gaps import FillGaps, PrivateMedian
 from accfirst.datasets.prepare.levels import PrivateLevels
-from accfirst.datasets.prepare.noise import preparation_rng
+from accfirst.datasets.prepare.noise import preparation_rng, repeatable_seed
 from accfirst.datasets.prepare.options import PrepOptions
 from accfirst.datasets.prepare.ranges import PrivateRange
 from accfirst.datasets.prepare.scaling import UnitBallScaling, clip_rows
@@ -82,7 +82,7 @@ def random_split(n: int, test_size: float, seed: int) -> tuple[np.ndarray, np.nd
     return np.sort(order[n_test:]), np.sort(order[:n_test])
 
 
-def _read_column(series: pd.Series, spec: ColumnSpec, log1p: bool) -> np.ndarray | Categorical | None:
+def read_column(series: pd.Series, spec: ColumnSpec, log1p: bool) -> np.ndarray | Categorical | None:
     """A feature column as its declared kind, or the type the file gives it: float64 numbers (``nan`` for a
     gap or a value that is no number; log(1 + max(x, 0)) when asked), text codes, or ``None`` (neither)."""
     kind = spec.declared_kind
@@ -162,8 +162,13 @@ def _target(table: Table, options: PrepOptions) -> _Target:
     return _Target(plan, values, raw, [*steps, TargetScale(plan, options.target_bound)])
 
 
-def plan_private(table: Table, features: Sequence[str] | None, options: PrepOptions) -> PrivatePlan:
-    """Decide the columns and steps of a private preparation; no statistic of the data is read."""
+def plan_private(
+    table: Table, features: Sequence[str] | None, options: PrepOptions, *, hold_out: bool = True
+) -> PrivatePlan:
+    """Decide the columns and steps of a private preparation; no statistic of the data is read.
+
+    ``hold_out=False`` keeps every row for training (an estimator's ``fit``: no test part).
+    """
     schema = options.schema
     unknown = sorted(set(schema.names) - set(table.columns))
     if unknown:
@@ -175,7 +180,7 @@ def plan_private(table: Table, features: Sequence[str] | None, options: PrepOpti
     plans, steps, dropped = [], [], []
     for name in candidates:
         series, spec = table.columns[name], schema.column(name)
-        column = _read_column(series, spec, name in log1p)
+        column = read_column(series, spec, name in log1p)
         if name in log1p and not isinstance(column, np.ndarray):
             raise DataError(f"column {quoted(name)} holds text; log(1 + x) applies to numeric columns only")
         if column is None:
@@ -193,7 +198,15 @@ def plan_private(table: Table, features: Sequence[str] | None, options: PrepOpti
         raise DataError(f"no feature columns to use besides the target {quoted(table.target)} ({reasons})")
     target = _target(table, options)
     columns[target.plan.name] = target.values
-    train, test = random_split(table.n, options.test_size, options.seed)
+    if hold_out:
+        train, test = random_split(table.n, options.test_size, options.seed)
+        split = (
+            f"split {table.n:,} rows at random (seed {options.seed}) into {len(train):,} training and {len(test):,} "
+            "test rows; the private algorithms and every private statistic see only the training rows"
+        )
+    else:
+        train, test = np.arange(table.n), np.arange(0)
+        split = f"every one of the {table.n:,} rows trains the model (no held-out rows)"
     context = Context(columns, train, preparation_rng(options.noise_seed))
     numeric_count = sum(plan.kind == "numeric" for plan in plans)
     structure = [
@@ -208,16 +221,7 @@ def plan_private(table: Table, features: Sequence[str] | None, options: PrepOpti
             "text), chosen without reading their values"
             + (f"; not read (as declared): {listing(skipped)}" if skipped else ""),
         ),
-        StepRecord(
-            "split",
-            "",
-            FREE,
-            "none: depends on n and the seed only",
-            0.0,
-            0.0,
-            f"split {table.n:,} rows at random (seed {options.seed}) into {len(train):,} training and {len(test):,} "
-            "test rows; the private algorithms and every private statistic see only the training rows",
-        ),
+        StepRecord("split", "", FREE, "none: depends on n and the seed only", 0.0, 0.0, split),
     ]
     return PrivatePlan(context, plans, target.plan, steps + target.steps, test, options, target.raw, structure, dropped)
 
@@ -234,6 +238,36 @@ def fit(plan: PrivatePlan) -> list[StepRecord]:
     return records + [step.run(plan.context, *share) for step, share in zip(plan.steps, shares)]
 
 
+def release(plan: PrivatePlan) -> Preparation:
+    """Run the plan's steps (``fit``: the only reading of the data) and record every step and its cost."""
+    records = fit(plan)
+    kept = [column for column in plan.features if not column.dropped]
+    if not kept:
+        reasons = "; ".join(f"{quoted(column.name)}: {column.dropped}" for column in plan.features[:5])
+        raise DataError(f"every feature column was left out by its released numbers ({reasons})")
+    scaling = UnitBallScaling(kept, plan.options.feature_bound)
+    steps = (*plan.structure, *records, scaling.record())
+    return Preparation(PRIVATE_MODE, steps, repeatable_seed(plan.options.noise_seed))
+
+
+def build_features(
+    features: Sequence[ColumnPlan],
+    feature_bound: float | None,
+    columns: dict[str, np.ndarray | Categorical],
+    rows: np.ndarray,
+) -> np.ndarray:
+    """The features of ``rows`` from the released column plans alone, row by row, scaled into the unit ℓ1 ball."""
+    kept = [column for column in features if not column.dropped]
+    X = np.zeros((len(rows), sum(column.width for column in kept)))
+    start = 0
+    for column in kept:
+        column.transform(columns[column.name], rows, X[:, start : start + column.width])
+        start += column.width
+    X /= UnitBallScaling(kept, feature_bound).bound()
+    clip_rows(X)
+    return X
+
+
 def build(
     plan: PrivatePlan, columns: dict[str, np.ndarray | Categorical], rows: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -241,14 +275,7 @@ def build(
 
     Returns ``(X, y, present)``; a row whose target is missing is a zero row.
     """
-    kept = [column for column in plan.features if not column.dropped]
-    X = np.zeros((len(rows), sum(column.width for column in kept)))
-    start = 0
-    for column in kept:
-        column.transform(columns[column.name], rows, X[:, start : start + column.width])
-        start += column.width
-    X /= UnitBallScaling(kept, plan.options.feature_bound).bound()
-    clip_rows(X)
+    X = build_features(plan.features, plan.options.feature_bound, columns, rows)
     target = plan.target
     values = columns[target.name][rows]
     present = np.isfinite(values)
@@ -266,13 +293,10 @@ def prepare_private(
 ) -> PreparedData:
     """A table prepared privately: ``plan_private``, ``fit``, then ``build`` the training and test parts."""
     plan = plan_private(table, features, options)
-    records = fit(plan)
+    preparation = release(plan)
+    records = preparation.steps
     kept = [column for column in plan.features if not column.dropped]
-    if not kept:
-        reasons = "; ".join(f"{quoted(column.name)}: {column.dropped}" for column in plan.features[:5])
-        raise DataError(f"every feature column was left out by its released numbers ({reasons})")
     scaling = UnitBallScaling(kept, options.feature_bound)
-    records = [*plan.structure, *records, scaling.record()]
     columns, train = plan.context.columns, plan.context.train
     X_train, y_train, _ = build(plan, columns, train)
     X_test, y_test, present = build(plan, columns, plan.test)
@@ -283,7 +307,6 @@ def prepare_private(
     y_test_original = plan.raw_target[plan.test][present] if ridge else None
     for array in (X_train, y_train, X_test, y_test, *(() if y_test_original is None else (y_test_original,))):
         array.flags.writeable = False
-    preparation = Preparation(PRIVATE_MODE, tuple(records), options.noise_seed)
     dropped = plan.dropped + [(column.name, column.dropped) for column in plan.features if column.dropped]
     report = PrepReport(
         steps=(*table.notes, *(record.note for record in records), preparation.summary),

@@ -1,0 +1,68 @@
+"""Where a page's noise comes from: a seed for a simulation, the operating system for a release on real data.
+
+A simulation — data generated from public parameters, or synthetic counts — keeps a seed, 0 by
+default and in the link: the same link gives the same numbers. A release computed from a real
+table (an upload or a built-in real table) draws its noise from the operating system by default:
+drawn once per set of choices in this session and never shown, so that a rerun shows the same
+release rather than a new one. A visitor may set a seed there, and then every output says it is
+a repeatable run, not a private release. A link never carries a seed for a release on an upload,
+and a seed that a link brings is not used there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+import streamlit as st
+
+from accfirst.validation import REPEATABLE
+from ui.cache import session_secret
+from ui.link_notice import report_ignored
+from ui.settings import IntSetting, OptionalInt, Setting
+
+LINK_SEED_REFUSED = (
+    "a link cannot set the noise of a release on your upload: it comes from the operating system (set a seed "
+    "on the page for a repeatable run)."
+)
+
+
+def seed_setting(scope: str, label: str, release: bool) -> Setting:
+    """The seed box of a page: a seed (0) for a simulation; for a release, blank (the operating system) by default.
+
+    The release's box keeps its own state, so a seed chosen for a simulation never carries over to real data.
+    """
+    if not release:
+        return IntSetting(scope, "seed", label, 0, low=0, high=2**32 - 1, box=True)
+    return OptionalInt(
+        f"{scope}.release",
+        "seed",
+        f"{label} (blank: from the operating system)",
+        None,
+        placeholder="operating system",
+        help=f"A release on real data draws its noise from the operating system. A seed makes it repeatable: a "
+        f"{REPEATABLE}.",
+    )
+
+
+def link_settings(seed: Setting, *, release: bool, upload: bool) -> tuple[Setting, ...]:
+    """The seed's place in the URL: none for a release on an upload (a link's seed is dropped and reported)."""
+    if not (release and upload):
+        return (seed,)
+    if seed.key in st.query_params:
+        del st.query_params[seed.key]
+        first = f"{seed.state_key}.link_checked"
+        if first not in st.session_state:  # a link's value; later ones were this page's own, written before
+            report_ignored([f"{seed.key}: {LINK_SEED_REFUSED}"])
+    st.session_state[f"{seed.state_key}.link_checked"] = True
+    return ()
+
+
+def noise_seed(seed: int | None, key: Hashable) -> int:
+    """The seed to run with: the visitor's, or operating-system entropy drawn once per ``key`` in this session."""
+    return seed if seed is not None else session_secret(key).entropy
+
+
+def repeatable_warning(where: object, seed: int | None, release: bool) -> None:
+    """Say that a release run from a seed the visitor set is a repeatable run, not a private release."""
+    if release and seed is not None:
+        where.warning(f"Seed {seed}: {REPEATABLE}. Anyone with the seed can replay the noise.", icon="🔁")
