@@ -48,6 +48,7 @@ from accfirst.plots.explorer import (
 )
 from accfirst.snippet import reproduction_snippet, settings_json
 from ui.cache import session_memo
+from ui.charts import show_chart
 from ui.dataset import (
     DATASET,
     LAMBDA,
@@ -98,7 +99,6 @@ from ui.target import (
 from ui.text import plain
 from ui.work import MAX_LEVELS, estimate, measured_costs
 
-PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 SCOPE = "explorer"
 
 ALPHA = FloatSlider(
@@ -277,10 +277,6 @@ def draw_headline(
             if words := (saved or {}).get(row["method"]):
                 st.caption(words)
     show_preparation_note(st, chosen.data, int(summary["trials"].sum()))
-
-
-def show_chart(figure, key: str) -> None:
-    st.plotly_chart(figure, config=PLOTLY_CONFIG, key=key)
 
 
 # ---------------------------------------------------------------- controls

@@ -40,6 +40,7 @@ from accfirst.plots.paper import (
 )
 from accfirst.search.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
 from accfirst.snippet import RunSettings, reproduction_snippet, settings_json
+from ui.charts import show_chart
 from ui.dataset import require_selection, show_data_report, show_preparation_note
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
@@ -60,7 +61,6 @@ from ui.settings import (
 )
 from ui.work import MAX_LEVELS, MAX_RUNS, estimate, measured_costs, runs_refusal
 
-PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 SCOPE = "sweep"
 RESULT_KEY = "sweep.result"
 RUNNING_KEY = "sweep.running"
@@ -140,10 +140,6 @@ RISK_FACTOR = Choice(
     widget_type="segmented_control",
 )
 SETTINGS = (ALPHAS, METHODS_SETTING, TRIALS, GAMMA, LEVELS, SEED, GENERATOR, CALIBRATION, DELTA, VERSUS, RISK_FACTOR)
-
-
-def show_chart(figure, key: str) -> None:
-    st.plotly_chart(figure, config=PLOTLY_CONFIG, key=key)
 
 
 def run_count(alphas_text: str, methods: list[str], trials: int) -> int:
