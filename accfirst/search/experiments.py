@@ -115,7 +115,8 @@ def declared_bound(
     private radius adds its ε_R (a Gaussian one is inside the Brownian bound), on top of the
     method's worst case on the ceiling, which no released radius exceeds; a relative target:
     ε_S plus the method's bound at the smallest α it can release (SPEC §21). A privacy filter
-    admits the run on this bound. Reads no data.
+    admits the run on this bound. Reads no data. The preparation's (ε, δ), part of every run's
+    total, is not in it: it is paid once per prepared table (a session charges it as its first round).
     """
     return pipeline_bound(problem, method, alpha, gamma, options)
 
