@@ -34,9 +34,9 @@ EPSILON_ROWS_PER_WEIGHT = 150.0
 RELIABLE_QUANTILE_ROWS = 80.0
 
 
-def default_prep_epsilon(steps: Sequence[Step], n: int) -> float:
-    """The default ε_prep for these steps on n training rows (see the module docstring)."""
-    return EPSILON_ROWS_PER_WEIGHT * sum(step.weight for step in steps) / n
+def default_prep_epsilon(weight: float, n: int) -> float:
+    """The default ε_prep for a plan of this total weight on n training rows (see the module docstring)."""
+    return EPSILON_ROWS_PER_WEIGHT * weight / n
 
 
 def validate_budget(prep_epsilon: object, prep_delta: object) -> tuple[float | None, float]:
