@@ -18,8 +18,9 @@ from accfirst.datasets.encode import Categorical
 from accfirst.datasets.prepare.base import ColumnPlan, Context
 from accfirst.datasets.prepare.centre import PrivateCentre
 from accfirst.datasets.prepare.levels import PrivateLevels, threshold
-from accfirst.datasets.prepare.noise import exponential_mechanism
-from accfirst.datasets.prepare.quantile import CANDIDATES, private_quantile, quantile_utility
+from accfirst.datasets.prepare.noise import exponential_mechanism, float_delta
+from accfirst.datasets.prepare.quantile import CANDIDATES, private_quantile, quantile_delta, quantile_utility
+from accfirst.datasets.prepare.ranges import PrivateRange
 from accfirst.datasets.prepare.spread import PrivateSpread
 
 P_MIN = 1e-3
@@ -169,3 +170,21 @@ def test_the_quantile_privacy_loss_stays_below_epsilon(pair):
     assert np.all(np.abs(estimated) <= epsilon + 4 * error)
     # The Monte Carlo sees the exact loss (it is a measurement of it, not a formality).
     assert np.all(np.abs(estimated - np.log(laws[0][often] / laws[1][often])) <= 4 * error)
+
+
+def test_the_float_sampler_declares_its_delta_and_ignores_the_utilities_offset():
+    """Float64 sampling costs a declared δ: τ = (3K + 2¹²)·2⁻⁵³ in total variation, (1 + e^ε)·τ as δ; a range
+    step's record carries two of them. The logits are taken from the exact differences u − max u, so a huge common
+    offset draws exactly what no offset draws (surely: the same uniforms, so false-failure rate 0)."""
+    K = len(CANDIDATES)
+    assert float_delta(K, 0.0) == pytest.approx(2 * (3 * K + 2**12) * 2.0**-53)
+    assert quantile_delta(1.0) == float_delta(K, 1.0) < 1e-11
+    values = np.sort(np.random.default_rng(3).normal(size=200))
+    utility = quantile_utility(values, 0.25)
+    plain = [exponential_mechanism(utility, 0.5, 1.0, np.random.default_rng(seed)) for seed in range(200)]
+    shifted = [exponential_mechanism(utility - 1e12, 0.5, 1.0, np.random.default_rng(seed)) for seed in range(200)]
+    assert plain == shifted
+    plan = ColumnPlan("x", "numeric")
+    context = Context({"x": values}, np.arange(len(values)), np.random.default_rng(0))
+    record = PrivateRange(plan).run(context, 0.8, 0.0)
+    assert record.delta == pytest.approx(2 * quantile_delta(0.4))

@@ -3,7 +3,8 @@
 Every private step of the preparation draws through these two functions and nothing else.
 Laplace releases go through the floating-point-safe sampler of ``accfirst.mechanisms`` (the
 ideal noisy value rounded exactly to a lattice: docs/mathematics.md, "Noise that float64
-cannot betray"). ``preparation_rng`` turns the caller's choice into a generator: operating-system
+cannot betray"); the exponential mechanism samples in float64 and declares the δ that costs
+(``float_delta``). ``preparation_rng`` turns the caller's choice into a generator: operating-system
 entropy for a release (the default), or a seed for a repeatable run, which is then not a
 private release (an attacker who knows the seed knows the noise), or a ``SecretSeed``: entropy
 drawn once from the operating system and kept in one program's memory, so that its processes
@@ -12,6 +13,7 @@ prepare the same arrays while nobody else can know the noise (a private release)
 
 from __future__ import annotations
 
+import math
 import numbers
 import secrets
 from dataclasses import dataclass, field
@@ -22,6 +24,9 @@ from accfirst.errors import DataError
 from accfirst.mechanisms.noise_reduction import LAPLACE
 
 SECRET_BITS = 128
+# The float sampler's weights are off by less than 2¹¹ units of 2⁻⁵³ (a logit's rounding, at most 2·745·2⁻⁵³
+# relative where a weight does not underflow, and exp's few ulps); twice that is the slack of ``float_delta``.
+FLOAT_SLACK = 2**12
 
 
 @dataclass(frozen=True)
@@ -78,12 +83,23 @@ def laplace_release(
     return LAPLACE.perturb(np.atleast_1d(np.asarray(values, dtype=np.float64)), sensitivity, epsilon, rng)
 
 
-def exponential_mechanism(utility: np.ndarray, epsilon: float, sensitivity: float, rng: np.random.Generator) -> int:
-    """An index drawn with probability ∝ exp(ε·u/(2Δ)): ε-DP when each utility moves by ≤ Δ (docs/mathematics.md,
-    "Preparing the data privately").
+def float_delta(candidates: int, epsilon: float) -> float:
+    """The δ one float64 draw of ``exponential_mechanism`` over K candidates adds to its ε: ``(1 + e^ε)·τ`` with
+    ``τ = (3K + 2¹²)·2⁻⁵³`` a bound on the total variation between the float sampler's law and the ideal one
+    (docs/mathematics.md, "Preparing the data privately": a candidate whose probability is below ~2⁻⁵³ of the
+    total can never be drawn in float64).
     """
-    logits = (epsilon / (2.0 * sensitivity)) * np.asarray(utility, dtype=np.float64)
-    weights = np.exp(logits - logits.max())
+    return (1.0 + math.exp(epsilon)) * (3 * candidates + FLOAT_SLACK) * 2.0**-53
+
+
+def exponential_mechanism(utility: np.ndarray, epsilon: float, sensitivity: float, rng: np.random.Generator) -> int:
+    """An index drawn with probability ∝ exp(ε·u/(2Δ)): ε-DP when each utility moves by ≤ Δ, and in float64
+    (ε, ``float_delta``)-DP when the utilities and their differences are exact float64 numbers, as the quantiles'
+    quarter-integers are (docs/mathematics.md, "Preparing the data privately").
+    """
+    utility = np.asarray(utility, dtype=np.float64)
+    logits = (epsilon / (2.0 * sensitivity)) * (utility - utility.max())  # the difference is exact
+    weights = np.exp(logits)
     cumulative = np.cumsum(weights)
     index = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
     return min(index, len(cumulative) - 1)  # u·total can round up to the total itself
