@@ -13,7 +13,7 @@ import numpy as np
 
 from accfirst.datasets.columns import quoted
 from accfirst.datasets.prepare.base import FREE, PRIVATE, ColumnPlan, Context, Step, StepRecord
-from accfirst.datasets.prepare.quantile import QUANTILE_SENSITIVITY, private_quantile, quantile_delta, quantile_utility
+from accfirst.datasets.prepare.quantile import QUANTILE_SENSITIVITY, private_quantile, quantile_utility
 from accfirst.datasets.prepare.ranges import finite_sorted
 
 
@@ -25,7 +25,7 @@ class PrivateMedian(Step):
     weight = 1.0
     needs = "a range [a, b]; gaps to be filled with the median"
     reads = "the median of the column's training values (gaps left out)"
-    mechanism = "exponential mechanism over a public grid, sensitivity 1; float64 δ"
+    mechanism = "exponential mechanism over a public grid, sensitivity 1"
     writes = "the value a gap takes"
 
     def statistic(self, context: Context) -> np.ndarray:
@@ -38,13 +38,7 @@ class PrivateMedian(Step):
         plan = self.plan
         median = private_quantile(finite_sorted(context.values(plan.name)), 0.5, epsilon, context.rng)
         plan.fill = float(np.clip(median, plan.low, plan.high))
-        spent = quantile_delta(epsilon)
-        return self.record(
-            f"{quoted(plan.name)}: private median {plan.fill:.4g} (ε = {epsilon:.3g}, δ = {spent:.1g} for float64 "
-            "sampling)",
-            epsilon,
-            spent,
-        )
+        return self.record(f"{quoted(plan.name)}: private median {plan.fill:.4g} (ε = {epsilon:.3g})", epsilon)
 
 
 class FillGaps(Step):

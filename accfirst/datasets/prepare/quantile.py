@@ -8,15 +8,14 @@ with ``t = q·m``, m the column's non-missing values: 0 when a q-quantile lies s
 the neighbours, minus the number of values it is off by otherwise (so a grid coarser than the
 data costs no utility). Replacing one row moves each count by at most 1 and ``t`` by at most q,
 in directions that never add up past 1, so the sensitivity is 1 also when a gap becomes a value
-or a value a gap (docs/mathematics.md, "Preparing the data privately"). Drawn in float64, each
-quantile also spends ``quantile_delta(ε)`` (about 10⁻¹² at small ε), which its step declares.
+or a value a gap (docs/mathematics.md, "Preparing the data privately").
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from accfirst.datasets.prepare.noise import exponential_mechanism, float_delta
+from accfirst.datasets.prepare.noise import exponential_mechanism
 
 _DECADES = (-6, 12)
 _PER_DECADE = 16
@@ -47,8 +46,3 @@ def private_quantile(sorted_values: np.ndarray, q: float, epsilon: float, rng: n
     """An ε-DP q-quantile of ``sorted_values`` (finite, ascending): a candidate of the public grid."""
     utility = quantile_utility(sorted_values, q)
     return float(CANDIDATES[exponential_mechanism(utility, epsilon, QUANTILE_SENSITIVITY, rng)])
-
-
-def quantile_delta(epsilon: float) -> float:
-    """The δ of one float64 draw of ``private_quantile`` at ε (``float_delta`` over the grid)."""
-    return float_delta(len(CANDIDATES), epsilon)

@@ -18,7 +18,7 @@ import numpy as np
 
 from accfirst.datasets.columns import quoted
 from accfirst.datasets.prepare.base import PRIVATE, Context, Step, StepRecord
-from accfirst.datasets.prepare.quantile import QUANTILE_SENSITIVITY, private_quantile, quantile_delta, quantile_utility
+from accfirst.datasets.prepare.quantile import QUANTILE_SENSITIVITY, private_quantile, quantile_utility
 
 RANGE_QUANTILES = (0.25, 0.75)
 RANGE_WIDENING = 1.0
@@ -43,7 +43,7 @@ class PrivateRange(Step):
     weight = 2.0
     needs = "the column holds numbers and has no declared range"
     reads = "its quartiles (training rows, gaps left out)"
-    mechanism = "exponential mechanism over a public grid, ε/2 per quantile, sensitivity 1; float64 δ"
+    mechanism = "exponential mechanism over a public grid, ε/2 per quantile, sensitivity 1"
     writes = "the range [a, b] the column is clipped to"
 
     def statistic(self, context: Context) -> np.ndarray:
@@ -58,11 +58,8 @@ class PrivateRange(Step):
         low, high = sorted(private_quantile(values, q, epsilon / 2, context.rng) for q in RANGE_QUANTILES)
         plan = self.plan
         plan.low, plan.high = fences(low, high)
-        spent = 2 * quantile_delta(epsilon / 2)
         return self.record(
             f"{quoted(plan.name)}: private quartiles {low:.4g} and {high:.4g}, widened to the range "
-            f"[{plan.low:.4g}, {plan.high:.4g}]; values outside are clipped to it (ε = {epsilon:.3g}, "
-            f"δ = {spent:.1g} for float64 sampling)",
+            f"[{plan.low:.4g}, {plan.high:.4g}]; values outside are clipped to it (ε = {epsilon:.3g})",
             epsilon,
-            spent,
         )
