@@ -1,17 +1,20 @@
 """The private preparation (SPEC §20): declared metadata first, a charged mechanism for the rest.
 
-``plan_private`` decides every step from public facts only (column names and types, the schema,
-the options, n) and reads no statistic; ``fit`` splits the budget and runs the steps, the only
-place the data are read; ``build`` turns rows into features from the released plan alone, one
-row at a time. In order:
+``plan_private`` decides the columns from public facts only (column names, the schema, the
+options, n) and reads no statistic; ``fit`` splits the budget and runs the steps, the only place
+the data are read; ``build`` turns rows into features from the released plan alone, one row at
+a time. Every cell is read on its own (``kind.read_cells``): a file's column type is data. In order:
 
-1. structure: the feature columns by name and type (declared, or as the file gives them), the
-   columns the schema says not to read, the train/test split (n and the seed only);
-2. a numeric column: its declared range or ``PrivateRange``; ``PrivateMedian`` when gaps take the
+1. structure: the feature columns by name, the columns the schema says not to read, the
+   train/test split (n and the seed only);
+2. the kind of each column that has none declared: ``PrivateKind``, first (the other steps are
+   chosen from the kinds it releases and share what it leaves of the budget);
+3. a numeric column: its declared range or ``PrivateRange``; ``PrivateMedian`` when gaps take the
    median; ``PrivateCentre``; ``FillGaps``; ``HalfRange`` or ``PrivateSpread``;
-3. a text column: its declared levels or ``PrivateLevels``;
-4. the target: ``TargetLabels`` (logistic), or range, centre and ``TargetScale`` (ridge);
-5. ``UnitBallScaling``.
+4. a text column: its declared levels or ``PrivateLevels``;
+5. the target: ``TargetLabels`` (logistic), or range, centre and ``TargetScale`` (ridge; numeric by
+   the task, a word is a missing target);
+6. ``UnitBallScaling``.
 
 No row is dropped: a gap is filled and a row whose target is missing becomes a zero row.
 """
