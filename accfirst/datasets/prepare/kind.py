@@ -88,14 +88,16 @@ def read_cells(series: pd.Series) -> Cells:
     ):
         numbers = series.to_numpy(dtype=np.float64, na_value=np.nan)
         return Cells(numbers, np.isnan(numbers), None)
-    strings = series.astype("string").str.strip()
+    codes, uniques = pd.factorize(series)  # each distinct value is read once; a missing one has code −1
+    strings = pd.Series(uniques).astype("string").str.strip()
     lowered = strings.str.lower()
-    gap = (strings.isna() | lowered.isin(MISSING_MARKERS)).to_numpy(dtype=bool)
+    gap = np.append((strings.isna() | lowered.isin(MISSING_MARKERS)).to_numpy(dtype=bool), True)
     truth = lowered.map(_TRUTH).astype("Float64")
     parsed = pd.to_numeric(strings.mask(truth.notna()), errors="coerce").astype("Float64").fillna(truth)
-    numbers = parsed.to_numpy(dtype=np.float64, na_value=np.nan)
+    numbers = np.append(parsed.to_numpy(dtype=np.float64, na_value=np.nan), np.nan)
     numbers[gap] = np.nan
-    return Cells(numbers, gap, strings.to_numpy(dtype=object, na_value=None))
+    words = np.append(strings.to_numpy(dtype=object, na_value=None), None)
+    return Cells(numbers[codes], gap[codes], words[codes])
 
 
 class PrivateKind(Step):
