@@ -67,6 +67,7 @@ RELATIVE_STREAM = 1
 
 def trial_rng(seed: int, method: str, alpha: float | RelativeTarget, trial: int) -> np.random.Generator:
     """The generator of one (method, target, trial) cell, independent of every other cell (α and κ cells apart)."""
+    key: tuple[int, ...]
     if isinstance(alpha, RelativeTarget):
         key = (method_position(method), round(alpha.kappa * 1e12), trial, RELATIVE_STREAM)
     else:
