@@ -12,12 +12,14 @@ from __future__ import annotations
 import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
 from accfirst.datasets.columns import label_keys, listing, matches, quoted, read_table
+from accfirst.datasets.encode import Categorical
 from accfirst.datasets.prepare.base import ColumnPlan
 from accfirst.datasets.prepare.options import PrepOptions
 from accfirst.datasets.prepare.private import build, build_features, plan_private, positive_class, read_column, release
@@ -68,9 +70,11 @@ class FittedPreparation:
         missing = [plan.name for plan in self.features if plan.name not in series]
         if missing:
             raise DataError(f"X lacks the column(s) {listing(missing)} the model was fitted on")
-        columns = {
-            plan.name: read_column(series[plan.name], ColumnSpec(kind=plan.kind), plan.log1p) for plan in self.features
-        }
+        columns: dict[str, np.ndarray | Categorical] = {}
+        for plan in self.features:
+            column = read_column(series[plan.name], ColumnSpec(kind=plan.kind), plan.log1p)
+            assert column is not None  # a declared kind always reads as numbers or text
+            columns[plan.name] = column
         return build_features(self.features, self.feature_bound, columns, np.arange(len(frame)))
 
     def to_target_units(self, scores: np.ndarray) -> np.ndarray:
@@ -80,7 +84,7 @@ class FittedPreparation:
 
 
 def prepare_fit(
-    X: object, y: ArrayLike, task: str, prepare: str | Mapping
+    X: object, y: ArrayLike, task: str, prepare: str | Mapping[str, object]
 ) -> tuple[FittedPreparation, np.ndarray, np.ndarray]:
     """Prepare ``(X, y)`` privately on every row: the fitted preparation, the features and the targets.
 
@@ -90,7 +94,8 @@ def prepare_fit(
     """
     options = _options(prepare, task)
     frame = _frame(X)
-    target = _DEFAULT_TARGET if getattr(y, "name", None) is None else str(y.name).strip()
+    name = getattr(y, "name", None)
+    target = _DEFAULT_TARGET if name is None else str(name).strip()
     if target in {str(name).strip() for name in frame.columns}:
         raise DataError(f"the target's name {quoted(target)} is also a column of X; rename one of them")
     array = np.asarray(y)
@@ -110,7 +115,7 @@ def prepare_fit(
 def _options(prepare: object, task: str) -> PrepOptions:
     """The preparation options of ``prepare`` (``"private"`` or a mapping), checked as ``from_frame`` checks them."""
     if isinstance(prepare, str) and prepare == PRIVATE_MODE:
-        chosen: dict = {}
+        chosen: dict[str, Any] = {}  # checked by preparation_options
     elif isinstance(prepare, Mapping):
         chosen = dict(prepare)
     else:
