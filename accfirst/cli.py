@@ -939,7 +939,7 @@ def _accuracy_line(result: RunResult) -> str:
         return result.message
     sign = "≤" if result.success else ">"
     if math.isnan(result.kappa):
-        return f"excess risk {result.excess_risk:.6g} {sign} α = {result.alpha:g}"
+        return f"excess risk {result.excess_risk:.6g} {sign} α = {result.alpha:g} (evaluation only)"
     return (
         f"released α = κ·Ŝ = {result.alpha:.6g} (Ŝ = {result.scale:.6g}); excess risk {result.excess_risk:.6g} {sign} "
         f"κ·R(0) = {result.kappa * result.r0:.6g} (R(0) = {result.r0:.6g}: evaluation only)"

@@ -269,21 +269,30 @@ def preparation_note(mode: str, epsilon: float, delta: float, runs: int | None =
     ``included=False`` (a budget that covers only what runs on the prepared rows, such as counts of a
     prepared column) it says what preparing them cost besides.
     """
-    if mode == EVALUATION_MODE:
-        return f"Every ε {EXCLUDES_PREPARATION}: the preparation read the data without noise and no ε covers it."
     if mode == PUBLIC_MODE:
         return f"The data are {PUBLIC_PREPARATION} (ε = 0)."
-    if mode != PRIVATE_MODE:
+    if mode not in (PRIVATE_MODE, EVALUATION_MODE):
         return ""
+    # Several runs on real data are several releases: each ε is one run's, and showing them together adds them up.
+    repeated = (
+        f" Each of the {runs:,} runs is a release of its own on this table: shown together they reveal what "
+        f"{runs:,} runs would, and their ε add up."
+        if runs is not None and runs > 1
+        else ""
+    )
+    if mode == EVALUATION_MODE:
+        return f"Every ε {EXCLUDES_PREPARATION}: the preparation read the data without noise and no ε covers it." + (
+            repeated
+        )
     if epsilon == 0 and delta == 0:
-        return "Preparing the data cost ε = 0: every statistic was declared (nothing read)."
+        return "Preparing the data cost ε = 0: every statistic was declared (nothing read)." + repeated
     paid = f"ε = {format_epsilon(epsilon)}" + (f", δ = {format_delta(delta)}" if delta > 0 else "")
     if not included:
         return f"The budget covers what runs on the prepared rows; preparing them cost {paid} besides, paid once."
     shared = (
         f"paid once and shared by these {runs:,} runs" if runs is not None and runs > 1 else "paid once for this table"
     )
-    return f"Every ε includes preparing the data, {paid}, {shared}."
+    return f"Every ε includes preparing the data, {paid}, {shared}." + repeated
 
 
 def step_cost(kind: str, epsilon: float, delta: float) -> str:

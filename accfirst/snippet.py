@@ -185,7 +185,7 @@ class RunSettings:
     gamma: float
     methods: tuple[str, ...]
     trials: int
-    seed: int
+    seed: int | None
     options: SearchOptions = SearchOptions()
     radius: float | None = None
     extra: dict[str, Plain] = field(default_factory=dict, compare=False)
@@ -203,7 +203,8 @@ class RunSettings:
         set_(self, "gamma", float(_plain_number("gamma", self.gamma)))
         set_(self, "methods", tuple(str(m) for m in self.methods))
         set_(self, "trials", int(_plain_number("trials", self.trials)))
-        set_(self, "seed", int(_plain_number("seed", self.seed)))
+        if self.seed is not None:
+            set_(self, "seed", int(_plain_number("seed", self.seed)))
         plain: dict[str, Any] = {name: _plain(name, value) for name, value in self.options.to_dict().items()}
         set_(self, "options", SearchOptions(**plain))
         validate_methods(self.methods, self.options)
@@ -317,6 +318,15 @@ def release_note(spec: DatasetSpec) -> str:
     )
 
 
+def runs_note(settings: RunSettings, real: bool) -> str:
+    """What the runs' seed makes of them: a comment for the snippet (a seed on real data is no private release)."""
+    if settings.seed is None:
+        return "# seed=None: the runs' noise comes from the operating system, a fresh release each time."
+    if real:
+        return f"# seed={settings.seed}: a {REPEATABLE} (anyone with the seed can replay the runs' noise)."
+    return "# Data generated from public parameters: a seed makes the simulation repeatable."
+
+
 def reproduction_snippet(settings: RunSettings) -> str:
     """A runnable Python script that reruns ``settings`` with accfirst and prints the medians.
 
@@ -326,7 +336,10 @@ def reproduction_snippet(settings: RunSettings) -> str:
     """
     spec = settings.dataset
     note = release_note(spec)
-    same = "Same settings and seed, same numbers." if not note else "Same settings and seed, a new preparation."
+    if settings.seed is None:
+        same = "Same settings, fresh noise: a new release."
+    else:
+        same = "Same settings and seed, same numbers." if not note else "Same settings and seed, a new preparation."
     lines = [
         f'"""Reproduce an accfirst run (accfirst {_version()}). {same}"""',
         "",
@@ -358,6 +371,7 @@ def reproduction_snippet(settings: RunSettings) -> str:
         "problem = prepared_problem(data, "
         + ", ".join(f"{name}={_literal(value)}" for name, value in settings.problem_kwargs().items())
         + ")  # carries the preparation's ε: every total includes it",
+        runs_note(settings, bool(note)),
         "results = " + _call("run_trials", ["problem"], [(k, _plain(k, v)) for k, v in kwargs.items()]),
         "",
         f"print(results.groupby(['method', {'kappa' if settings.kappas else 'alpha'!r}])"

@@ -32,6 +32,7 @@ from accfirst.interpret import format_delta
 from accfirst.methods.options import SearchOptions
 from accfirst.plots.budget import figure_ledger
 from ui.cache import session_memo
+from ui.charts import show_chart
 from ui.counts import CountSource, budget_delta_setting
 from ui.dataset import Selection, require_selection, show_preparation_note
 from ui.docs import docs_link
@@ -41,7 +42,6 @@ from ui.noise import link_settings, noise_seed, repeatable_warning, seed_setting
 from ui.settings import Choice, FloatSlider, InvalidValue, Setting, restore_from_url, write_to_url
 from ui.text import plain
 
-PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 SCOPE = "budget"
 DERIVED = "derived; consistent with Rogers et al. 2023"
 # A queue is bounded so that one click stays a few seconds of work on the shared server.
@@ -384,7 +384,7 @@ with fit_counts.container():
         "doubling. Doubling's searches declare far more (each of its levels is paid in full), so the filter admits "
         "fewer."
     )
-st.plotly_chart(figure_ledger(ledgers), config=PLOTLY_CONFIG, key="ledger")
+show_chart(figure_ledger(ledgers), key="ledger")
 st.caption(
     "Declared: the most the analysis could cost, fixed before it ran — the filter admits it only if that fits in "
     "what is left. Charged: what it actually cost (a regression's ex-post ε; a batch of counts, the ρ of the levels "

@@ -18,6 +18,7 @@ from accfirst.interpret import format_delta
 from accfirst.methods.registry import method_label
 from accfirst.plots.counts import figure_counts_certified, figure_counts_errors, figure_counts_privacy
 from ui.cache import session_memo
+from ui.charts import show_chart
 from ui.counts import CountSource, budget_delta_setting
 from ui.dataset import require_selection, show_preparation_note
 from ui.docs import docs_link
@@ -26,7 +27,6 @@ from ui.frame import ensure_frame
 from ui.noise import link_settings, noise_seed, repeatable_warning, seed_setting
 from ui.settings import Choice, restore_from_url, write_to_url
 
-PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 SCOPE = "counts"
 DERIVED = "derived; consistent with Rogers et al. 2023"
 
@@ -69,10 +69,6 @@ CAP = Choice(
     widget_type="select_slider",
 )
 SOURCE = CountSource(SCOPE)
-
-
-def show_chart(figure, key: str) -> None:
-    st.plotly_chart(figure, config=PLOTLY_CONFIG, key=key)
 
 
 def released(

@@ -19,6 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from accfirst import Problem, default_eps_range
+from accfirst.datasets.prepared import PUBLIC_MODE
 from accfirst.guidance import advise
 from accfirst.interpret import (
     alpha_meaning,
@@ -48,6 +49,7 @@ from accfirst.plots.explorer import (
 )
 from accfirst.snippet import reproduction_snippet, settings_json
 from ui.cache import session_memo
+from ui.charts import show_chart
 from ui.dataset import (
     DATASET,
     LAMBDA,
@@ -65,6 +67,7 @@ from ui.docs import docs_link
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
 from ui.guidance import SHARED_FIXABLE, show_guidance
+from ui.noise import link_settings, noise_seed, repeatable_warning, seed_setting
 from ui.runs import RunRequest, iter_trials, traced_run, workers
 from ui.settings import (
     Choice,
@@ -98,7 +101,6 @@ from ui.target import (
 from ui.text import plain
 from ui.work import MAX_LEVELS, estimate, measured_costs
 
-PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 SCOPE = "explorer"
 
 ALPHA = FloatSlider(
@@ -139,7 +141,6 @@ EPS_MAX = OptionalFloat(SCOPE, "eps_max", "ε_max (blank = paper default)", None
 LEVELS = IntSetting(SCOPE, "T", "Number of levels T", SearchOptions.T, low=2, high=MAX_LEVELS, box=True, step=100)
 SPACING = Choice(SCOPE, "spacing", "Spacing of the levels", "geometric", options=("geometric", "linear"))
 TRIALS = IntSetting(SCOPE, "trials", "Trials (independent runs)", 20, low=1, high=200)
-SEED = IntSetting(SCOPE, "seed", "Seed", 0, low=0, high=2**32 - 1, box=True)
 SHOW = IntSetting(
     SCOPE,
     "show",
@@ -172,7 +173,6 @@ SETTINGS = (
     LEVELS,
     SPACING,
     TRIALS,
-    SEED,
     SHOW,
     EXACT,
 )
@@ -279,10 +279,6 @@ def draw_headline(
     show_preparation_note(st, chosen.data, int(summary["trials"].sum()))
 
 
-def show_chart(figure, key: str) -> None:
-    st.plotly_chart(figure, config=PLOTLY_CONFIG, key=key)
-
-
 # ---------------------------------------------------------------- controls
 ensure_frame()
 st.title("Set the accuracy you need, see the privacy you pay")
@@ -302,6 +298,11 @@ with st.container(horizontal=True, vertical_alignment="center"):
             help="Sets the dataset, λ, α and every search setting at once.",
         )
 chosen = require_selection()
+# Runs on a real table are releases: their noise comes from the operating system unless a seed is set (ui.noise).
+release = chosen.data.preparation.mode != PUBLIC_MODE
+SEED = seed_setting(SCOPE, "Seed", release)
+SEED_LINK = link_settings(SEED, release=release, upload=not chosen.shared)
+restore_from_url(SEED_LINK)
 show_data_report(chosen)
 with st.spinner("Building the problem (θ*, sensitivities)…"):
     problem = call(chosen.problem)
@@ -395,7 +396,7 @@ spacing = SPACING.widget(sidebar, horizontal=True)
 sidebar.subheader("Trials")
 trials = TRIALS.widget(sidebar)
 seed = SEED.widget(sidebar)
-write_to_url(SETTINGS)
+write_to_url((*SETTINGS, *SEED_LINK))
 
 if problems:
     st.error("Nothing ran: fix the settings marked in red first.", icon="✋")
@@ -406,7 +407,8 @@ request = RunRequest(
     gamma=float(gamma),
     methods=tuple(methods),
     trials=int(trials),
-    seed=int(seed),
+    seed=noise_seed(seed, ("explorer", chosen.problem_key)),
+    chosen_seed=seed,
     options=SearchOptions(
         T=int(levels),
         generator=generator,
@@ -420,6 +422,7 @@ request = RunRequest(
         **({"test_budget": test_budget} if relative else {}),
     ),
 )
+repeatable_warning(st, seed, release)
 
 
 def savings(summary: pd.DataFrame) -> dict[str, str]:

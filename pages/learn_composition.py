@@ -18,11 +18,11 @@ from accfirst.teaching import (
     replace_one_from_add_remove,
     zcdp_composition,
 )
+from ui.charts import show_chart
 from ui.errors import call
 from ui.frame import ensure_frame
 from ui.settings import Choice, FloatSlider, IntSetting, restore_from_url, write_to_url
 
-PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 SCOPE = "composition"
 DELTAS = (0.0, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5)
 
@@ -48,10 +48,6 @@ SLACK = Choice(
 )
 GROUP = IntSetting(SCOPE, "group", "Largest group", 10, low=2, high=50)
 SETTINGS = (EPSILON, DELTA, ROUNDS, SLACK, GROUP)
-
-
-def show_chart(figure, key: str) -> None:
-    st.plotly_chart(figure, config=PLOTLY_CONFIG, key=key)
 
 
 def show_guarantee(where, label: str, epsilon: float, delta: float) -> None:

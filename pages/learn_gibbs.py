@@ -33,12 +33,12 @@ from accfirst.plots.learn import (
     figure_posterior_samples,
 )
 from ui.cache import session_memo
+from ui.charts import show_chart
 from ui.dataset import require_selection
 from ui.errors import call
 from ui.frame import ensure_frame
 from ui.settings import Choice, FloatSlider, IntSetting, delta_setting, restore_from_url, write_to_url
 
-PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 SCOPE = "gibbs"
 SAMPLES = 400
 # β*/16, β*/4 and β*: the cloud tightens by a factor 2 each time.
@@ -54,10 +54,6 @@ GAMMA = Choice(
 DELTA = delta_setting(SCOPE)
 SEED = IntSetting(SCOPE, "seed", "Seed", 0, low=0, high=2**32 - 1, box=True)
 SETTINGS = (ALPHA, GAMMA, DELTA, SEED)
-
-
-def show_chart(figure, key: str) -> None:
-    st.plotly_chart(figure, config=PLOTLY_CONFIG, key=key)
 
 
 def draws(problem: RidgeProblem | LogisticProblem, beta: float, delta: float, seed: int):

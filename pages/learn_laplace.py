@@ -14,10 +14,10 @@ import streamlit as st
 
 from accfirst.plots.learn import figure_integer_noise, figure_neighbour_densities, figure_tail_bound
 from accfirst.teaching import integer_noise_loss, laplace_variance, max_error_threshold
+from ui.charts import show_chart
 from ui.frame import ensure_frame
 from ui.settings import Choice, FloatSlider, IntSetting, restore_from_url, write_to_url
 
-PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 SCOPE = "laplace"
 
 EPSILON = FloatSlider(
@@ -52,10 +52,6 @@ FAILURE = Choice(
 )
 SEED = IntSetting(SCOPE, "seed", "Seed of the simulated release", 0, low=0, high=2**32 - 1, box=True)
 SETTINGS = (EPSILON, COUNT, COUNTS, FAILURE, SEED)
-
-
-def show_chart(figure, key: str) -> None:
-    st.plotly_chart(figure, config=PLOTLY_CONFIG, key=key)
 
 
 ensure_frame()

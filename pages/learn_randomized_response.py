@@ -21,13 +21,13 @@ import streamlit as st
 from accfirst.errors import AccFirstError
 from accfirst.plots.learn import figure_live_estimate, figure_poll_spread, figure_response_table
 from accfirst.teaching import RandomizedResponse, parse_room_code
+from ui.charts import show_chart
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
 from ui.link_notice import report_ignored
 from ui.poll import ROOM_PARAMETER, TEACHER_ROOM, poll_rooms, tab_token
 from ui.settings import Choice, FloatSlider, IntSetting, restore_from_url, write_to_url
 
-PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 SCOPE = "rr"
 POLLS = 2000
 SIXTHS = tuple(k / 6 for k in range(1, 6))
@@ -78,10 +78,6 @@ ROOM_Q = Choice(
     widget_type="select_slider",
 )
 SETTINGS = (P, Q, CLASS, TRUTH, SEED, ROOM_P, ROOM_Q)
-
-
-def show_chart(figure, key: str) -> None:
-    st.plotly_chart(figure, config=PLOTLY_CONFIG, key=key)
 
 
 def interval_text(interval: tuple[float, float]) -> str:

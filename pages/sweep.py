@@ -28,6 +28,7 @@ from typing import Any
 import streamlit as st
 
 from accfirst.cli import command_line
+from accfirst.datasets.prepared import PUBLIC_MODE
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import METHODS, method_label, method_labels, paper_methods
 from accfirst.plots.paper import (
@@ -40,10 +41,12 @@ from accfirst.plots.paper import (
 )
 from accfirst.search.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
 from accfirst.snippet import RunSettings, reproduction_snippet, settings_json
+from ui.charts import show_chart
 from ui.dataset import require_selection, show_data_report, show_preparation_note
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
 from ui.link_notice import report_ignored
+from ui.noise import link_settings, noise_seed, repeatable_warning, seed_setting
 from ui.runs import RunRequest, first_trials, worker_pool, workers
 from ui.settings import (
     Choice,
@@ -60,7 +63,6 @@ from ui.settings import (
 )
 from ui.work import MAX_LEVELS, MAX_RUNS, estimate, measured_costs, runs_refusal
 
-PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 SCOPE = "sweep"
 RESULT_KEY = "sweep.result"
 RUNNING_KEY = "sweep.running"
@@ -113,7 +115,6 @@ GAMMA = Choice(
     help="Noise reduction and doubling meet α with probability at least 1 − γ.",
 )
 LEVELS = IntSetting(SCOPE, "T", "Number of levels T", SearchOptions.T, low=2, high=MAX_LEVELS, box=True, step=100)
-SEED = IntSetting(SCOPE, "seed", "Seed", 0, low=0, high=2**32 - 1, box=True)
 GENERATOR = generator_setting(SCOPE)
 CALIBRATION = calibration_setting(SCOPE)
 DELTA = delta_setting(SCOPE)
@@ -139,11 +140,7 @@ RISK_FACTOR = Choice(
     labels={"eps": "ex-post ε", "exp": "risk factor e^ε (log)"},
     widget_type="segmented_control",
 )
-SETTINGS = (ALPHAS, METHODS_SETTING, TRIALS, GAMMA, LEVELS, SEED, GENERATOR, CALIBRATION, DELTA, VERSUS, RISK_FACTOR)
-
-
-def show_chart(figure, key: str) -> None:
-    st.plotly_chart(figure, config=PLOTLY_CONFIG, key=key)
+SETTINGS = (ALPHAS, METHODS_SETTING, TRIALS, GAMMA, LEVELS, GENERATOR, CALIBRATION, DELTA, VERSUS, RISK_FACTOR)
 
 
 def run_count(alphas_text: str, methods: list[str], trials: int) -> int:
@@ -167,7 +164,7 @@ def report_settings(request: RunSettings, title: str, alphas_text: str) -> dict[
         "methods": ", ".join(method_label(m) for m in request.methods),
         "α": f"{alphas_text} ({len(request.alphas)} values)",
         "trials": request.trials,
-        "seed": request.seed,
+        "seed": "operating system (a release)" if request.seed is None else request.seed,
     }
 
 
@@ -180,8 +177,12 @@ st.caption(
     "Ligett et al. (NeurIPS 2017), on the data chosen in the sidebar."
 )
 chosen = require_selection()
+# A sweep on a real table is a release: its noise comes from the operating system unless a seed is set (ui.noise).
+release = chosen.data.preparation.mode != PUBLIC_MODE
+SEED = seed_setting(SCOPE, "Seed", release)
+SEED_LINK = link_settings(SEED, release=release, upload=not chosen.shared)
 from_link = ALPHAS.state_key not in st.session_state
-restore_from_url(SETTINGS)
+restore_from_url((*SETTINGS, *SEED_LINK))
 if from_link and run_count(ALPHAS.value, METHODS_SETTING.value, TRIALS.value) > MAX_RUNS:
     # Refused like any bad value in a link: the grid, methods and trials go back to their defaults.
     refusal = runs_refusal(run_count(ALPHAS.value, METHODS_SETTING.value, TRIALS.value))
@@ -202,7 +203,8 @@ seed = SEED.widget(sidebar)
 generator_choice = GENERATOR.widget(sidebar)
 calibration = CALIBRATION.widget(sidebar)
 delta = DELTA.widget(sidebar)
-write_to_url(SETTINGS)
+write_to_url((*SETTINGS, *SEED_LINK))
+repeatable_warning(st, seed, release)
 
 problems: list[str] = []
 alphas: list[float] = []
@@ -232,7 +234,7 @@ if not problems:
         gamma=float(gamma),
         methods=tuple(methods),
         trials=int(trials),
-        seed=int(seed),
+        seed=seed,
         radius=chosen.radius,
         options=SearchOptions(
             T=int(levels),
@@ -242,11 +244,12 @@ if not problems:
             radius_mode=chosen.radius_mode,
         ),
     )
+    run_seed = noise_seed(seed, ("sweep", chosen.problem_key))
     total = len(alphas) * len(methods) * int(trials)
     refusal = runs_refusal(total)
     if refusal is None:
         # One run of each method at the middle α (the explorer's trial 0 there, cached alike) measures the cost.
-        probe = RunRequest(alphas[len(alphas) // 2], request.gamma, request.methods, 1, request.seed, request.options)
+        probe = RunRequest(alphas[len(alphas) // 2], request.gamma, request.methods, 1, run_seed, request.options)
         with st.spinner("Timing one run of each method…"), package_errors():
             cost = estimate(measured_costs(first_trials(chosen, probe)), len(alphas) * int(trials), workers(chosen))
         refusal = cost.refusal()
@@ -294,7 +297,7 @@ if run and request is not None:
             request.gamma,
             request.methods,
             request.trials,
-            request.seed,
+            run_seed,
             workers=1,
             progress=progress,
             **shared,

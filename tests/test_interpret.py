@@ -312,7 +312,13 @@ def test_what_every_epsilon_says_about_the_preparation():
     assert preparation_label("evaluation", math.inf) == "excludes preparation (reads the data): evaluation only"
     assert preparation_label("public", 0.0) == preparation_label("given", 0.0) == ""
     shared = preparation_note("private", 0.0881, 1e-6, runs=60)
-    assert shared == "Every ε includes preparing the data, ε = 0.0881, δ = 10⁻⁶, paid once and shared by these 60 runs."
+    assert shared == (
+        "Every ε includes preparing the data, ε = 0.0881, δ = 10⁻⁶, paid once and shared by these 60 runs. Each of "
+        "the 60 runs is a release of its own on this table: shown together they reveal what 60 runs would, and their "
+        "ε add up."
+    )
+    assert preparation_note("evaluation", math.inf, 0.0, runs=2).endswith("and their ε add up.")
+    assert preparation_note("public", 0.0, 0.0, runs=60) == preparation_note("public", 0.0, 0.0)
     assert preparation_note("private", 11.7, 0.0).endswith("ε = 11.7, paid once for this table.")
     assert "ε = 0: every statistic was declared" in preparation_note("private", 0.0, 0.0, runs=3)
     assert "preparing them cost ε = 11.7 besides" in preparation_note("private", 11.7, 0.0, included=False)

@@ -57,6 +57,8 @@ class RunRequest:
     trials: int
     seed: int
     options: SearchOptions = SearchOptions()
+    #: The seed the visitor chose (``None``: operating-system entropy, never recorded in a link, a record or a snippet).
+    chosen_seed: int | None = 0
 
     @property
     def rows_key(self) -> tuple[object, ...]:
@@ -75,7 +77,7 @@ class RunRequest:
             gamma=self.gamma,
             methods=self.methods,
             trials=self.trials,
-            seed=self.seed,
+            seed=self.chosen_seed,
             options=self.options,
             radius=chosen.radius,
             extra=extra,

@@ -239,8 +239,8 @@ def sample_ridge_gibbs(
     while inside < size:
         if proposals >= MAX_REJECTION_DRAWS:
             raise AccFirstError(
-                f"the Gibbs posterior lies almost entirely outside the ball ‖θ‖ ≤ {problem.norm_bound:.4g}: "
-                f"{inside} of {proposals:,} draws fell inside. The stated radius is too small for these data"
+                f"the Gibbs posterior lies almost entirely outside the ball ‖θ‖ ≤ {problem.norm_bound:.4g}. "
+                "The stated radius is too small for these data"
             )
         batch = max(REJECTION_BATCH, size - inside) if truncate else size
         z = rng.standard_normal((batch, problem.p))

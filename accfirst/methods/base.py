@@ -11,11 +11,12 @@ fixed in advance? which noise does it accept? does its guarantee hold with proba
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,6 +29,31 @@ from accfirst.mechanisms.brownian import brownian_expost_epsilon, variance_match
 from accfirst.methods.options import SearchOptions
 from accfirst.result import RunResult
 from accfirst.validation import validate_delta
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What one run is asked: the problem, the target excess risk α, the failure probability γ and the options.
+
+    Built at the boundary from validated values (``accfirst.methods.pipeline``); a method reads it as it is.
+    """
+
+    problem: Problem
+    alpha: float
+    gamma: float
+    options: SearchOptions
+
+    def grid(self) -> NDArray[np.float64]:
+        """The ε grid of this setting (SPEC §8); doubling spans the same range."""
+        return self.options.grid(self.problem, self.alpha)
+
+    def on(self, problem: Problem) -> Setting:
+        """The same request on another problem (a released radius, the ceiling)."""
+        return dataclasses.replace(self, problem=problem)
+
+    def search_keywords(self) -> dict[str, Any]:
+        """The options a searching method passes on to its run and to its bound alike."""
+        return {"generator": self.options.generator, "noise": self.options.noise, "delta": self.options.delta}
 
 
 class Method(ABC):
@@ -78,24 +104,11 @@ class Method(ABC):
             raise AccFirstError(self.noise_refusal)
 
     @abstractmethod
-    def run(
-        self,
-        problem: Problem,
-        alpha: float,
-        gamma: float,
-        rng: np.random.Generator,
-        options: SearchOptions,
-        exact: bool = False,
-    ) -> RunResult:
-        """One run at target excess risk α and failure probability γ; ``exact`` solves every tested level.
-
-        ``alpha``, ``gamma`` and ``options`` have been validated at the boundary.
-        """
+    def run(self, setting: Setting, rng: np.random.Generator, exact: bool = False) -> RunResult:
+        """One run of ``setting`` (its α, γ and options validated at the boundary); ``exact`` solves every tested level."""
 
     @abstractmethod
-    def declared_bound(
-        self, problem: Problem, alpha: float, gamma: float, options: SearchOptions
-    ) -> tuple[float, float]:
+    def declared_bound(self, setting: Setting) -> tuple[float, float]:
         """(ℰ̄, δ): the most a run can lose unless it falls back, known before it runs (SPEC §15.2). Reads no data."""
 
     def predict(self, shape: ProblemShape, alpha: float, gamma: float, options: SearchOptions) -> Prediction | None:

@@ -21,7 +21,14 @@ from accfirst.errors import AccFirstError
 from accfirst.mechanisms.above_threshold import ThresholdNoise, sequential_test
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import doubling_calibration, doubling_test_scale
-from accfirst.methods.base import Method, Prediction, generation_cost, predicted_generation, searched_result
+from accfirst.methods.base import (
+    Method,
+    Prediction,
+    Setting,
+    generation_cost,
+    predicted_generation,
+    searched_result,
+)
 from accfirst.methods.options import SearchOptions
 from accfirst.result import RunResult
 from accfirst.validation import as_generator, checked, validate_alpha, validate_gamma, validate_positive
@@ -141,44 +148,30 @@ class Doubling(Method):
     paper = True
     tests_accuracy = True
 
-    def run(
-        self,
-        problem: Problem,
-        alpha: float,
-        gamma: float,
-        rng: np.random.Generator,
-        options: SearchOptions,
-        exact: bool = False,
-    ) -> RunResult:
-        grid = options.grid(problem, alpha)
+    def run(self, setting: Setting, rng: np.random.Generator, exact: bool = False) -> RunResult:
+        low, high = _range(setting)
         return doubling(
-            problem,
-            alpha,
-            gamma,
-            float(grid[0]),
-            float(grid[-1]),
-            generator=options.generator,
+            setting.problem,
+            setting.alpha,
+            setting.gamma,
+            low,
+            high,
             rng=rng,
             exact=exact,
-            calibration=doubling_calibration(options.calibration),
-            noise=options.noise,
-            delta=options.delta,
+            calibration=doubling_calibration(setting.options.calibration),
+            **setting.search_keywords(),
         )
 
-    def declared_bound(
-        self, problem: Problem, alpha: float, gamma: float, options: SearchOptions
-    ) -> tuple[float, float]:
-        grid = options.grid(problem, alpha)
+    def declared_bound(self, setting: Setting) -> tuple[float, float]:
+        low, high = _range(setting)
         return doubling_bound(
-            problem,
-            alpha,
-            gamma,
-            float(grid[0]),
-            float(grid[-1]),
-            generator=options.generator,
-            calibration=doubling_calibration(options.calibration),
-            noise=options.noise,
-            delta=options.delta,
+            setting.problem,
+            setting.alpha,
+            setting.gamma,
+            low,
+            high,
+            calibration=doubling_calibration(setting.options.calibration),
+            **setting.search_keywords(),
         )
 
     def predict(self, shape: ProblemShape, alpha: float, gamma: float, options: SearchOptions) -> Prediction:
@@ -190,3 +183,9 @@ class Doubling(Method):
             int(np.searchsorted(levels, predicted_generation(shape, alpha, options.generator))) + 1, levels.size
         )
         return Prediction(steps * shape.query_sensitivity / scale, float(levels[:steps].sum()))
+
+
+def _range(setting: Setting) -> tuple[float, float]:
+    """The ε range doubling spans: that of the setting's grid (SPEC §8)."""
+    grid = setting.grid()
+    return float(grid[0]), float(grid[-1])

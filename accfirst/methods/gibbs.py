@@ -13,10 +13,9 @@ from collections.abc import Mapping
 import numpy as np
 
 from accfirst.erm.gibbs import gibbs_bound, gibbs_run, ridge_beta
-from accfirst.erm.problems import Problem, RidgeProblem
+from accfirst.erm.problems import RidgeProblem
 from accfirst.errors import AccFirstError
-from accfirst.methods.base import Method
-from accfirst.methods.options import SearchOptions
+from accfirst.methods.base import Method, Setting
 from accfirst.result import RunResult
 
 
@@ -46,30 +45,21 @@ class GibbsPosterior(Method):
             else "known spread."
         )
 
-    def run(
-        self,
-        problem: Problem,
-        alpha: float,
-        gamma: float,
-        rng: np.random.Generator,
-        options: SearchOptions,
-        exact: bool = False,
-    ) -> RunResult:
-        return gibbs_run(problem, alpha, gamma, options.delta, rng)
+    def run(self, setting: Setting, rng: np.random.Generator, exact: bool = False) -> RunResult:
+        return gibbs_run(setting.problem, setting.alpha, setting.gamma, setting.options.delta, rng)
 
-    def declared_bound(
-        self, problem: Problem, alpha: float, gamma: float, options: SearchOptions
-    ) -> tuple[float, float]:
+    def declared_bound(self, setting: Setting) -> tuple[float, float]:
         """Its (ε, δ), fixed in advance; refused (before any data are read) when the radius is too small.
 
         A ridge radius at or below M/2 leaves the posterior no accuracy bound known in advance, and
         the draws may fall outside the ball so often that the run gives up after reading the data: a
         privacy filter must not admit such a round.
         """
+        problem, alpha, gamma = setting.problem, setting.alpha, setting.gamma
         if isinstance(problem, RidgeProblem) and ridge_beta(problem, alpha, gamma)[1] >= 1:
             raise AccFirstError(
                 f"the Gibbs posterior cannot run inside a privacy filter with the radius ‖θ‖ ≤ {problem.norm_bound:.4g}: "
                 f"at or below M/2 = {problem.free_radius(problem.lam):.4g} its accuracy is not known before it reads "
                 "the data. Give a larger radius, or none"
             )
-        return gibbs_bound(problem, alpha, gamma, options.delta)
+        return gibbs_bound(problem, alpha, gamma, setting.options.delta)

@@ -23,7 +23,14 @@ from accfirst.mechanisms.above_threshold import interactive_above_threshold
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import DEFAULT_CALIBRATION, Calibration, calibrated_epsilon, resolve_calibration
 from accfirst.mechanisms.noise_reduction import validate_epsilons
-from accfirst.methods.base import Method, Prediction, generation_cost, predicted_generation, searched_result
+from accfirst.methods.base import (
+    Method,
+    Prediction,
+    Setting,
+    generation_cost,
+    predicted_generation,
+    searched_result,
+)
 from accfirst.methods.options import SearchOptions
 from accfirst.result import RunResult
 from accfirst.validation import as_generator, checked, validate_alpha, validate_gamma
@@ -126,40 +133,26 @@ class NoiseReduction(Method):
     paper = True
     tests_accuracy = True
 
-    def run(
-        self,
-        problem: Problem,
-        alpha: float,
-        gamma: float,
-        rng: np.random.Generator,
-        options: SearchOptions,
-        exact: bool = False,
-    ) -> RunResult:
+    def run(self, setting: Setting, rng: np.random.Generator, exact: bool = False) -> RunResult:
         return noise_reduction(
-            problem,
-            alpha,
-            gamma,
-            options.grid(problem, alpha),
-            generator=options.generator,
+            setting.problem,
+            setting.alpha,
+            setting.gamma,
+            setting.grid(),
             rng=rng,
-            calibration=options.calibration,
+            calibration=setting.options.calibration,
             exact=exact,
-            noise=options.noise,
-            delta=options.delta,
+            **setting.search_keywords(),
         )
 
-    def declared_bound(
-        self, problem: Problem, alpha: float, gamma: float, options: SearchOptions
-    ) -> tuple[float, float]:
+    def declared_bound(self, setting: Setting) -> tuple[float, float]:
         return noise_reduction_bound(
-            problem,
-            alpha,
-            gamma,
-            options.grid(problem, alpha),
-            generator=options.generator,
-            calibration=options.calibration,
-            noise=options.noise,
-            delta=options.delta,
+            setting.problem,
+            setting.alpha,
+            setting.gamma,
+            setting.grid(),
+            calibration=setting.options.calibration,
+            **setting.search_keywords(),
         )
 
     def predict(self, shape: ProblemShape, alpha: float, gamma: float, options: SearchOptions) -> Prediction:

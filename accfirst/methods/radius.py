@@ -43,7 +43,7 @@ from accfirst.erm.problems import Problem, ProblemShape
 from accfirst.erm.radius import norm_sensitivity, radius_margin, release_radius, smallest_radius
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.brownian import GAUSSIAN, brownian_expost_epsilon, variance_matched_rhos
-from accfirst.methods.base import Prediction
+from accfirst.methods.base import Prediction, Setting
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import METHODS
 from accfirst.result import RunResult
@@ -218,6 +218,11 @@ class RadiusStep:
     def gaussian(self) -> bool:
         return self.bought is not None and self.bought.noise == GAUSSIAN.name
 
+    @property
+    def setting(self) -> Setting:
+        """What the method is asked on the ceiling: α, the γ left to it and its options."""
+        return Setting(self.ceiling, self.alpha, self.gamma, self.options)
+
     def _joint(self, problem: Problem) -> Problem:
         """``problem`` carrying a Gaussian radius's ρ_R, so that the run's Brownian loss continues from it."""
         plan = self.bought
@@ -247,9 +252,8 @@ class RadiusStep:
         if radius >= plan.ceiling:
             return self._joint(self.ceiling)
         released = self.ceiling.with_radius(radius)
-        runner = METHODS[self.method]
-        bound = runner.declared_bound(released, self.alpha, self.gamma, self.options)[0]
-        if bound > runner.declared_bound(self.ceiling, self.alpha, self.gamma, self.options)[0]:
+        runner, setting = METHODS[self.method], self.setting
+        if runner.declared_bound(setting.on(released))[0] > runner.declared_bound(setting)[0]:
             return self._joint(self.ceiling)
         return self._joint(released)
 
@@ -260,9 +264,7 @@ class RadiusStep:
         Δ_R grows with the radius, and a radius whose worst case would exceed the ceiling's is not
         used (``problem``). A Gaussian radius is inside the method's Brownian bound.
         """
-        bound, delta = METHODS[self.method].declared_bound(
-            self._joint(self.ceiling), self.alpha, self.gamma, self.options
-        )
+        bound, delta = METHODS[self.method].declared_bound(self.setting.on(self._joint(self.ceiling)))
         plan = self.bought
         return bound + (plan.epsilon if plan is not None and plan.noise != GAUSSIAN.name else 0.0), delta
 
@@ -291,8 +293,8 @@ class RadiusStep:
         release and runs at the released one, which is no smaller (``accfirst.methods.relative``).
         """
         run_on = self.problem(rng)
-        target = self.alpha if alpha is None else alpha
-        return self.bill(METHODS[self.method].run(run_on, target, self.gamma, rng, self.options, exact), run_on)
+        setting = Setting(run_on, self.alpha if alpha is None else alpha, self.gamma, self.options)
+        return self.bill(METHODS[self.method].run(setting, rng, exact), run_on)
 
 
 def radius_rng(rng: np.random.Generator) -> np.random.Generator:

@@ -227,6 +227,10 @@ def relative_run(
     """
     started = time.perf_counter()
     plan = scale_plan(problem, target, gamma, options)
+    # Planned before Ŝ is released, from public quantities: a method that refuses the setting (e.g. a
+    # radius too small for it) refuses here, before ε_S is spent.
+    step = radius_step(problem, method, plan.kappa * plan.floor, plan.gamma, options)
+    step.declared_bound()
     scale_rng, run_rng = rng.spawn(2)
     scale = release_scale(problem, plan, scale_rng)
     bill = _Bill(kappa=plan.kappa, scale=scale, eps_scale=plan.epsilon, gamma=gamma)
@@ -250,7 +254,6 @@ def relative_run(
             floor=plan.floor,
             **bill,
         )
-    step = radius_step(problem, method, plan.kappa * plan.floor, plan.gamma, options)
     result = step.run(run_rng, exact, alpha=plan.kappa * scale)
     return dataclasses.replace(
         result,

@@ -18,7 +18,7 @@ from accfirst.erm.generators import HypothesisGenerator, make_generator
 from accfirst.erm.problems import Problem, ProblemShape
 from accfirst.erm.theory import theory_epsilon
 from accfirst.errors import AccFirstError
-from accfirst.methods.base import Method, Prediction
+from accfirst.methods.base import Method, Prediction, Setting
 from accfirst.methods.options import SearchOptions
 from accfirst.result import RunResult
 from accfirst.validation import as_generator, checked, validate_alpha, validate_gamma
@@ -95,21 +95,11 @@ class Theory(Method):
             note += " With a relative target it aims at the privately released α = κ·Ŝ, like the other methods."
         return note
 
-    def run(
-        self,
-        problem: Problem,
-        alpha: float,
-        gamma: float,
-        rng: np.random.Generator,
-        options: SearchOptions,
-        exact: bool = False,
-    ) -> RunResult:
-        return theory_run(problem, alpha, gamma, generator=options.generator, rng=rng)
+    def run(self, setting: Setting, rng: np.random.Generator, exact: bool = False) -> RunResult:
+        return theory_run(setting.problem, setting.alpha, setting.gamma, generator=setting.options.generator, rng=rng)
 
-    def declared_bound(
-        self, problem: Problem, alpha: float, gamma: float, options: SearchOptions
-    ) -> tuple[float, float]:
-        return theory_epsilon(problem, alpha, options.generator), 0.0
+    def declared_bound(self, setting: Setting) -> tuple[float, float]:
+        return theory_epsilon(setting.problem, setting.alpha, setting.options.generator), 0.0
 
     def predict(self, shape: ProblemShape, alpha: float, gamma: float, options: SearchOptions) -> Prediction:
         """Its ε = E exactly: no test."""

@@ -25,7 +25,7 @@ from accfirst.methods.pipeline import feasible_problem, run_method
 from accfirst.methods.registry import method_position, validate_methods
 from accfirst.methods.relative import RelativeTarget, scale_plan, validate_target
 from accfirst.result import RunResult
-from accfirst.validation import as_generator, checked, validate_alpha, validate_count, validate_gamma
+from accfirst.validation import as_generator, checked, release_seed, validate_alpha, validate_count, validate_gamma
 
 COLUMNS = (
     "method",
@@ -116,7 +116,8 @@ def declared_bound(
     private radius adds its ε_R (a Gaussian one is inside the Brownian bound), on top of the
     method's worst case on the ceiling, which no released radius exceeds; a relative target:
     ε_S plus the method's bound at the smallest α it can release (SPEC §21). A privacy filter
-    admits the run on this bound. Reads no data.
+    admits the run on this bound. Reads no data. The preparation's (ε, δ), part of every run's
+    total, is not in it: it is paid once per prepared table (a session charges it as its first round).
     """
     return pipeline_bound(problem, method, alpha, gamma, options)
 
@@ -146,7 +147,7 @@ def validate_batch(
     gamma: float,
     methods: Sequence[str],
     trials: int,
-    seed: int,
+    seed: int | None,
     options: SearchOptions,
     kappas: Sequence[float | RelativeTarget] = (),
 ) -> tuple[tuple[str, ...], list[float | RelativeTarget], float, int, int]:
@@ -162,7 +163,7 @@ def validate_batch(
         raise AccFirstError("give at least one alpha or kappa")
     gamma = validate_gamma(gamma)
     trials = validate_count("trials", trials, 1)
-    seed = validate_count("seed", seed, 0)
+    seed = release_seed(seed)
     for target in target_values:
         if isinstance(target, RelativeTarget):
             for method in chosen:
@@ -205,7 +206,7 @@ def run_trials(
     gamma: float,
     methods: Sequence[str],
     trials: int,
-    seed: int,
+    seed: int | None,
     *,
     progress: Callable[[int, int], None] | None = None,
     kappas: Sequence[float | RelativeTarget] = (),
@@ -219,7 +220,9 @@ def run_trials(
     ``options`` are the fields of ``SearchOptions`` (T, generator, calibration, eps_min,
     eps_max, spacing, noise, delta, radius_mode, radius_epsilon, radius_beta, test_budget), the same for every
     run. Fallback rows keep ``eps_total = inf``. ``progress(done, total)`` is called after each run. Arguments
-    are validated before any work starts.
+    are validated before any work starts. ``seed=None`` draws the runs' randomness from the operating system
+    (128 bits, never shown: a release on real data); a seed makes them repeatable, and anyone with it can
+    replay their noise.
     """
     search_options = SearchOptions.from_keywords(options)
     chosen, target_values, gamma, trials, seed = validate_batch(

@@ -132,7 +132,7 @@ def sweep(
     gamma: float,
     methods: Sequence[str],
     trials: int,
-    seed: int,
+    seed: int | None,
     workers: int = 2,
     progress: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,

@@ -33,7 +33,8 @@ class Fragile(Method):
     color = "#000000"
     fixed_epsilon = True
 
-    def run(self, problem, alpha, gamma, rng, options, exact=False) -> RunResult:
+    def run(self, setting, rng, exact=False) -> RunResult:
+        problem, alpha = setting.problem, setting.alpha
         if problem.b[0] > 0:
             raise AccFirstError("the data made this round fail")
         if alpha == UNEXPECTED:
@@ -45,14 +46,14 @@ class Fragile(Method):
             alpha=alpha,
             started=time.perf_counter(),
             method=self.key,
-            gamma=gamma,
+            gamma=setting.gamma,
             eps_test=0.0,
             eps_hypothesis=0.25,
             eps_total=0.25,
             **fields,
         )
 
-    def declared_bound(self, problem, alpha, gamma, options) -> tuple[float, float]:
+    def declared_bound(self, setting) -> tuple[float, float]:
         return BOUND, 0.0
 
 

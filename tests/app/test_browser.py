@@ -310,7 +310,7 @@ def test_the_bound_on_the_models_size_shows_where_the_privacy_went(server, brows
     wait_idle(page, charts=4)
     main = page.locator('[data-testid="stMain"]')
     text = main.inner_text()
-    assert "Where it went (medians): bound on the model's size" in text and "the check" in text
+    assert "Where it went (medians): the bound on the model's size" in text and "the check" in text
     assert "Without a bound on the model's size the accuracy check alone would have cost" in text
     assert "with a bound bought privately" in text and "less privacy for the same accuracy" in text
     assert page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollWidth") <= width

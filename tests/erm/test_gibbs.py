@@ -181,8 +181,9 @@ def test_a_ball_that_misses_the_posterior_is_refused_quickly() -> None:
     X, y = make_ridge_data(4, 20_000, 5)
     unconstrained = RidgeProblem(X, y, 0.005).unconstrained_norm
     problem = RidgeProblem(X, y, 0.005, radius=0.5 * unconstrained)
-    with pytest.raises(AccFirstError, match=r"0 of 100,[0-9]{3} draws fell inside"):
+    with pytest.raises(AccFirstError, match=r"lies almost entirely outside the ball") as refused:
         sample_ridge_gibbs(problem, 1e4, 1, np.random.default_rng(0))
+    assert "draws" not in str(refused.value)  # no count read from the data in the message
 
 
 @pytest.mark.parametrize(("alpha", "pure_wins"), [(0.01, False), (0.05, True)])

@@ -35,17 +35,17 @@ class Zero(Method):
     noises = frozenset({"laplace"})
     noise_refusal = "The zero model needs Laplace noise."
 
-    def run(self, problem, alpha, gamma, rng, options, exact=False) -> RunResult:
+    def run(self, setting, rng, exact=False) -> RunResult:
         epsilon = float(rng.uniform(1, 2))
         return RunResult.released(
-            problem,
-            np.zeros(problem.p),
-            alpha=alpha,
+            setting.problem,
+            np.zeros(setting.problem.p),
+            alpha=setting.alpha,
             started=time.perf_counter(),
             method=self.key,
             generator="none",
             calibration="none",
-            gamma=gamma,
+            gamma=setting.gamma,
             T=1,
             stop_index=1,
             eps_test=0.0,
@@ -54,7 +54,7 @@ class Zero(Method):
             fallback=False,
         )
 
-    def declared_bound(self, problem, alpha, gamma, options) -> tuple[float, float]:
+    def declared_bound(self, setting) -> tuple[float, float]:
         return 2.0, 0.0
 
 
