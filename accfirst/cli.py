@@ -614,16 +614,7 @@ def _parquet_problem(args: argparse.Namespace) -> tuple[Problem, str, list[str]]
     if args.scaling == "paper":
         _fail(f"--scaling paper does not apply with --parquet: {OUT_OF_CORE_SCALING}")
     preparation = {
-        "--log1p": args.log1p,
-        "--log1p-target": args.log1p_target,
-        "--missing": args.missing is not None,
-        "--max-levels": args.max_levels is not None,
-        "--center/--no-center": args.center is not None,
-        "--standardize/--no-standardize": args.standardize is not None,
-        "--schema": args.schema is not None,
-        "--preparation": args.preparation is not None,
-        "--prep-epsilon": args.prep_epsilon is not None,
-        "--prep-delta": args.prep_delta is not None,
+        **_preparation_flags(args),
         "--noise-seed": args.noise_seed is not None,
         "--test-size": args.test_size is not None,
         "--split-seed": args.split_seed is not None,
@@ -686,6 +677,15 @@ def _csv_options(args: argparse.Namespace) -> dict[str, object]:
         "--scaling clip": args.scaling == "clip",
         "--feature-bound": args.feature_bound,
         "--target-bound": args.target_bound,
+        **_preparation_flags(args),
+    }
+
+
+def _preparation_flags(args: argparse.Namespace) -> dict[str, object]:
+    """The preparation's options as given (a falsy value: not given), for the commands that refuse or read them."""
+    return {
+        "--log1p": args.log1p,
+        "--log1p-target": args.log1p_target,
         "--missing": args.missing is not None,
         "--max-levels": args.max_levels is not None,
         "--center/--no-center": args.center is not None,

@@ -25,15 +25,8 @@ from accfirst.interpret import (
     alpha_meaning,
     describe_alpha,
     format_delta,
-    format_epsilon,
-    format_exp_epsilon,
-    format_posterior,
-    plain_sentence,
-    preparation_label,
     radius_sentence,
-    ranking_sentence,
     summarise_runs,
-    summary_parts,
 )
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import METHODS, method_label, method_labels, paper_methods
@@ -60,13 +53,13 @@ from ui.dataset import (
     Selection,
     require_selection,
     show_data_report,
-    show_preparation_note,
     show_radius_notice,
 )
 from ui.docs import docs_link
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
 from ui.guidance import SHARED_FIXABLE, show_guidance
+from ui.headline import draw_headline
 from ui.noise import link_settings, noise_seed, repeatable_warning, seed_setting
 from ui.runs import RunRequest, iter_trials, traced_run, workers
 from ui.settings import (
@@ -92,7 +85,6 @@ from ui.target import (
     TARGET_SETTINGS,
     TEST_BUDGET,
     follow_dataset,
-    met_line,
     quality_sentence,
     released_alpha_text,
     show_zero_model_notice,
@@ -225,58 +217,6 @@ def alpha_text(chosen: Selection, problem: Problem, alpha: float) -> str:
 
 LAST_HEADLINE = f"{SCOPE}.last_headline"
 CONFIRMED = f"{SCOPE}.confirmed"
-
-
-def draw_headline(
-    summary: pd.DataFrame, done: int, total: int, then: str = "refining…", saved: dict[str, str] | None = None
-) -> None:
-    """One bordered card per method: the numbers, where the privacy went, and sentences to read aloud.
-
-    ``saved`` maps a method to the sentence saying what the bound on the model's size saved it.
-    """
-    # Same structure on every draw, so each redraw replaces the previous one element for element.
-    runs_per_method = int(summary["trials"].max()) if len(summary) else 0
-    if done < total:
-        trials_text = "1 trial" if runs_per_method == 1 else f"{runs_per_method} trials"
-        st.caption(f"First results: {trials_text} per method so far ({done} of {total} runs); {then}")
-    else:
-        st.caption(f"Medians over {runs_per_method} trials per method.")
-    if ranking := ranking_sentence(summary):
-        st.markdown(f"**{ranking}**")
-    cards = st.columns(len(summary))
-    for card, (_, row) in zip(cards, summary.iterrows(), strict=True):
-        with card.container(border=True):
-            st.markdown(f"#### {row['label']}")
-            # One metric per row: a large e^ε such as "4.1 × 10⁹" would not fit beside ε.
-            method = METHODS[row["method"]]
-            if method.fixed_epsilon:
-                label, meaning = "ε (set in advance)", "The privacy loss fixed before the run; no test is needed."
-            else:
-                label = "Median ex-post ε"
-                meaning = "The privacy loss actually paid (known after the run), median over trials; ∞ = fallback."
-            if row["delta"] > 0:
-                label += f", δ = {format_delta(row['delta'])}"
-                meaning += " An (ε, δ) guarantee: not the same promise as a pure ε. " + method.delta_note
-            st.metric(label, format_epsilon(row["median_eps"]), help=meaning)
-            if tag := preparation_label(row["prep_mode"], row["eps_prep"]):
-                st.caption(tag)
-            st.metric("Risk factor e^ε", format_exp_epsilon(row["median_eps"]))
-            low, even = (format_posterior(row["median_eps"], q).replace("> ", "over ") for q in (0.01, 0.5))
-            st.markdown(
-                f"Posterior bound{' (except with probability δ)' if row['delta'] > 0 else ''}: "
-                f"prior 1% → **{low}**, prior 50% → **{even}**  \n"
-                f"{met_line(row)} · "
-                f"fallback: **{row['fallbacks']}/{row['trials']}** ({row['fallback_share']:.0%})"
-            )
-            parts = summary_parts(row, method.tests_accuracy)
-            if len(parts) > 1 and row["fallbacks"] < row["trials"]:
-                st.markdown(
-                    "Where it went (medians): " + " · ".join(f"{name} **{format_epsilon(eps)}**" for name, eps in parts)
-                )
-            st.caption(plain_sentence(row))
-            if words := (saved or {}).get(row["method"]):
-                st.caption(words)
-    show_preparation_note(st, chosen.data, int(summary["trials"].sum()))
 
 
 # ---------------------------------------------------------------- controls
@@ -438,7 +378,7 @@ headline = st.empty()
 progress_slot = st.empty()
 if LAST_HEADLINE in st.session_state:  # keep the previous numbers on screen until new ones arrive
     with headline.container():
-        draw_headline(**st.session_state[LAST_HEADLINE])
+        draw_headline(**st.session_state[LAST_HEADLINE], data=chosen.data)
 last_draw, drawn, paused = 0.0, 0, None
 confirmed = st.session_state.setdefault(CONFIRMED, set())
 with package_errors():
@@ -447,7 +387,7 @@ with package_errors():
         if progress.done > drawn and (progress.finished or now - last_draw > 0.25):
             summary = summarise_runs(progress.frame)
             with headline.container():
-                draw_headline(summary, progress.done, progress.total, saved=savings(summary))
+                draw_headline(summary, progress.done, progress.total, chosen.data, saved=savings(summary))
             last_draw, drawn = now, progress.done
         if progress.done == len(methods) and not progress.finished and request not in confirmed:
             # Trial 0 of each method measured what a run costs here: ask before a long wait.
@@ -464,7 +404,12 @@ if paused is not None:
     summary = summarise_runs(progress.frame)
     with headline.container():
         draw_headline(
-            summary, progress.done, progress.total, "the rest waits for your go-ahead below.", savings(summary)
+            summary,
+            progress.done,
+            progress.total,
+            chosen.data,
+            "the rest waits for your go-ahead below.",
+            savings(summary),
         )
     with progress_slot.container():
         st.warning(f"The other trials would take {paused.describe()}.", icon="⏳")

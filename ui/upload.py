@@ -151,7 +151,10 @@ def _metadata_table(sidebar: Any, frame: pd.DataFrame, prefix: str) -> Schema | 
             column_config={
                 NAME: st.column_config.TextColumn(NAME, help="The column's name in the file.", pinned=True),
                 KIND: st.column_config.SelectboxColumn(
-                    KIND, options=["numeric", "text"], help="As the file gives it; 'text' reads codes as levels."
+                    KIND,
+                    options=["numeric", "text"],
+                    help="As the file gives it (shown to you only). Left so, the private preparation decides it "
+                    "with a charged noisy count; changed, it is declared. 'text' reads codes as levels.",
                 ),
                 SKIP: st.column_config.CheckboxColumn(SKIP, help="Leave the column out (an identifier, a note)."),
                 LOW: st.column_config.NumberColumn(LOW, help="A public lower bound, in the column's own units."),

@@ -143,7 +143,8 @@ def marker_note(name: str, converted: Converted | Categorical) -> list[str]:
 
 def column_kind(series: pd.Series) -> str | None:
     """The type the file gives a column: ``"numeric"`` (every value a number or a missing marker), ``"text"``, or
-    ``None`` (neither, such as dates). Reads the values' types only, as the private preparation does."""
+    ``None`` (neither, such as dates). It depends on every value (one word makes a column text): the evaluation-only
+    preparation and the app's prefill use it; the private preparation reads each cell on its own (``prepare.kind``)."""
     if numeric(series).values is not None:
         return "numeric"
     return "text" if is_text(series) else None

@@ -20,8 +20,9 @@ from accfirst.erm.problems import Problem
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.radius import RadiusStep, radius_step
 from accfirst.methods.registry import METHODS, validate_methods
-from accfirst.methods.relative import RelativeTarget, relative_bound, relative_run
+from accfirst.methods.relative import RelativeTarget, relative_bound, relative_run, validate_target
 from accfirst.result import RunResult
+from accfirst.validation import as_generator, checked, validate_gamma
 
 
 def feasible_problem(problem: Problem, method: str, options: SearchOptions) -> Problem:
@@ -44,17 +45,28 @@ def run_step(problem: Problem, method: str, alpha: float, gamma: float, options:
     return radius_step(feasible_problem(problem, method, options), method, alpha, gamma, options)
 
 
+@checked(target=validate_target, gamma=validate_gamma)
 def declared_bound(
     problem: Problem, method: str, target: float | RelativeTarget, gamma: float, options: SearchOptions
 ) -> tuple[float, float]:
-    """(ℰ̄, δ) of a run before it runs, its radius's and relative target's parts included; reads no data."""
+    """(ℰ̄, δ): the most a run of ``method`` can lose unless it falls back, known before it runs (SPEC §15.2).
+
+    Noise reduction and doubling: the ex-post loss of halting at the top level; theory:
+    its ε = E (pure DP); the Gibbs posterior: its (ε, δ), fixed in advance (ridge only). A
+    private radius adds its ε_R (a Gaussian one is inside the Brownian bound), on top of the
+    method's worst case on the ceiling, which no released radius exceeds; a relative target:
+    ε_S plus the method's bound at the smallest α it can release (SPEC §21). A privacy filter
+    admits the run on this bound. Reads no data. The preparation's (ε, δ), part of every run's
+    total, is not in it: it is paid once per prepared table (a session charges it as its first round).
+    """
     if isinstance(target, RelativeTarget):
         validate_methods([method], options)
         return relative_bound(feasible_problem(problem, method, options), method, target, gamma, options)
     return run_step(problem, method, target, gamma, options).declared_bound()
 
 
-def run_method(
+@checked(alpha=validate_target, gamma=validate_gamma, rng=as_generator)
+def search(
     problem: Problem,
     method: str,
     alpha: float | RelativeTarget,
@@ -63,7 +75,7 @@ def run_method(
     options: SearchOptions,
     exact: bool = False,
 ) -> RunResult:
-    """One run of the registered ``method`` at excess risk α (or a relative target κ) and failure probability γ.
+    """One run of the registered ``method`` at excess risk α (or a ``RelativeTarget`` κ) and failure probability γ.
 
     With its whole bill: a private radius's ``eps_radius`` (SPEC §19.3) and a relative target's
     ``eps_scale`` (SPEC §21.3) are part of the run, its ``eps_total`` includes the preparation's

@@ -20,12 +20,13 @@ import pandas as pd
 from accfirst.erm.problems import Problem
 from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
-from accfirst.methods.pipeline import declared_bound as pipeline_bound
-from accfirst.methods.pipeline import feasible_problem, run_method
+from accfirst.methods.pipeline import declared_bound as declared_bound  # re-exported: the public entry points
+from accfirst.methods.pipeline import feasible_problem
+from accfirst.methods.pipeline import search as search
 from accfirst.methods.registry import method_position, validate_methods
-from accfirst.methods.relative import RelativeTarget, scale_plan, validate_target
+from accfirst.methods.relative import RelativeTarget, scale_plan
 from accfirst.result import RunResult
-from accfirst.validation import as_generator, checked, release_seed, validate_alpha, validate_count, validate_gamma
+from accfirst.validation import release_seed, validate_alpha, validate_count, validate_gamma
 
 COLUMNS = (
     "method",
@@ -85,41 +86,6 @@ def target_key(row: Mapping[str, Any]) -> tuple[str, float]:
     """What identifies a results row's target: ("kappa", κ) for a relative run, ("alpha", α) otherwise."""
     kappa = float(row["kappa"])
     return ("alpha", float(row["alpha"])) if math.isnan(kappa) else ("kappa", kappa)
-
-
-@checked(alpha=validate_target, gamma=validate_gamma, rng=as_generator)
-def search(
-    problem: Problem,
-    method: str,
-    alpha: float | RelativeTarget,
-    gamma: float,
-    rng: np.random.Generator,
-    options: SearchOptions,
-    exact: bool = False,
-) -> RunResult:
-    """One run of the registered ``method`` with ``options`` (``run_one`` with the options as one object).
-
-    ``alpha`` is an excess risk or a ``RelativeTarget`` (κ). The whole bill: see
-    ``accfirst.methods.pipeline.run_method``.
-    """
-    return run_method(problem, method, alpha, gamma, rng, options, exact)
-
-
-@checked(alpha=validate_target, gamma=validate_gamma)
-def declared_bound(
-    problem: Problem, method: str, alpha: float | RelativeTarget, gamma: float, options: SearchOptions
-) -> tuple[float, float]:
-    """(ℰ̄, δ): the most a run of ``method`` can lose unless it falls back, known before it runs (SPEC §15.2).
-
-    Noise reduction and doubling: the ex-post loss of halting at the top level; theory:
-    its ε = E (pure DP); the Gibbs posterior: its (ε, δ), fixed in advance (ridge only). A
-    private radius adds its ε_R (a Gaussian one is inside the Brownian bound), on top of the
-    method's worst case on the ceiling, which no released radius exceeds; a relative target:
-    ε_S plus the method's bound at the smallest α it can release (SPEC §21). A privacy filter
-    admits the run on this bound. Reads no data. The preparation's (ε, δ), part of every run's
-    total, is not in it: it is paid once per prepared table (a session charges it as its first round).
-    """
-    return pipeline_bound(problem, method, alpha, gamma, options)
 
 
 def run_one(

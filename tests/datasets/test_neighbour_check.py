@@ -21,7 +21,7 @@ from accfirst.datasets.columns import read_table
 from accfirst.datasets.prepare.base import PRIVATE, Step
 from accfirst.datasets.prepare.budget import allocate
 from accfirst.datasets.prepare.levels import PrivateLevels
-from accfirst.datasets.prepare.private import build, plan_private
+from accfirst.datasets.prepare.private import build, kind_budget, plan_private
 from accfirst.datasets.prepare.schema import ColumnSpec, Schema
 from accfirst.datasets.preprocess import preparation_options
 from accfirst.datasets.upload import UploadLimits
@@ -47,6 +47,7 @@ EXTREME_ROWS = {
     },
     "gaps": dict.fromkeys(TABLE.columns, None),
     "target_missing": {"spend": None, "churn": None},
+    "words": {"age": "unknown", "income": "lots", "region": 7.0, "spend": "unknown", "churn": 3.0},
     "tiny": {"age": -1e-12, "income": 0.0, "visits": -5.0, "score": 1e-300, "spend": -1e12, "churn": "no"},
 }
 OPTIONS = {
@@ -95,14 +96,25 @@ def neighbour_check(frame: pd.DataFrame, other: pd.DataFrame, given: dict, repla
     assert other_context.n == context.n and len(other) == len(frame)
     np.testing.assert_array_equal(other_context.train, context.train)
     np.testing.assert_array_equal(neighbour.test, plan.test)
-    assert [type(step) for step in neighbour.steps] == [type(step) for step in plan.steps]
+    assert [type(step) for step in neighbour.kinds] == [type(step) for step in plan.kinds]
+    assert [type(step) for step in neighbour.target_steps] == [type(step) for step in plan.target_steps]
     ratios = []
-    for step, (epsilon, delta) in zip(plan.steps, allocate(plan.steps, 1.0, 1e-6)):
+
+    def check(step: Step) -> None:
+        moved = _movement(step, _statistic(step, context), _statistic(step, other_context))
+        bound = step.sensitivity(context)
+        assert moved <= bound * (1 + 1e-9) + 1e-12, (step.name, step.plan.name, moved, bound)
+        ratios.append((f"{step.name} {step.plan.name}", moved / bound))
+
+    each, rest = kind_budget(plan, 1.0)
+    for step in plan.kinds:  # first the kinds, then every other step on the kinds released
+        check(step)
+        step.run(context, each, 0.0)
+        step.apply(other_context)
+    steps = plan.settle()
+    for step, (epsilon, delta) in zip(steps, allocate(steps, rest, 1e-6)):
         if step.kind == PRIVATE:
-            moved = _movement(step, _statistic(step, context), _statistic(step, other_context))
-            bound = step.sensitivity(context)
-            assert moved <= bound * (1 + 1e-9) + 1e-12, (step.name, step.plan.name, moved, bound)
-            ratios.append((f"{step.name} {step.plan.name}", moved / bound))
+            check(step)
         step.run(context, epsilon, delta)
     position = int(np.flatnonzero(context.train == replaced)[0])
     X, y, _ = build(plan, context.columns, context.train)
@@ -134,13 +146,15 @@ def test_one_replaced_row_moves_each_statistic_by_at_most_its_sensitivity(task, 
 
 
 def test_the_bounds_are_reached_so_the_check_can_fail():
-    """On the extreme row the range utilities, a centre and the level counts move by their full sensitivity."""
+    """On the extreme rows the range utilities, a centre, the level counts and a kind move by their full sensitivity."""
     frame = TABLE.drop(columns="churn")
     row = _training_row(frame, RIDGE, 0)
     ratios = dict(neighbour_check(frame, _neighbour(frame, row, EXTREME_ROWS["huge"]), RIDGE, row))
     assert ratios["private range income"] == pytest.approx(1.0)
     assert ratios["private levels region"] == pytest.approx(1.0)
     assert max(value for name, value in ratios.items() if name.startswith("private centre")) > 0.45
+    words = dict(neighbour_check(frame, _neighbour(frame, row, EXTREME_ROWS["words"]), RIDGE, row))
+    assert words["private kind age"] == pytest.approx(1.0)  # a number became a word: d moves by 2
 
 
 def test_a_gap_replaced_by_a_value_keeps_the_quantiles_sensitivity_1():

@@ -18,9 +18,10 @@ from accfirst.datasets.encode import Categorical
 from accfirst.datasets.prepare.base import ColumnPlan, Context
 from accfirst.datasets.prepare.centre import PrivateCentre
 from accfirst.datasets.prepare.levels import PrivateLevels, threshold
-from accfirst.datasets.prepare.noise import exponential_mechanism
+from accfirst.datasets.prepare.noise import exponential_mechanism, float_slack
 from accfirst.datasets.prepare.quantile import CANDIDATES, private_quantile, quantile_utility
 from accfirst.datasets.prepare.spread import PrivateSpread
+from accfirst.errors import DataError
 
 P_MIN = 1e-3
 
@@ -169,3 +170,29 @@ def test_the_quantile_privacy_loss_stays_below_epsilon(pair):
     assert np.all(np.abs(estimated) <= epsilon + 4 * error)
     # The Monte Carlo sees the exact loss (it is a measurement of it, not a formality).
     assert np.all(np.abs(estimated - np.log(laws[0][often] / laws[1][often])) <= 4 * error)
+
+
+def test_the_float_sampler_is_pure_epsilon_dp_with_a_floor_and_a_slack():
+    """Float64 sampling: ε′ = ε − float_slack(K) draws, and with probability 2⁻²⁰ (an exact integer draw) a uniform
+    candidate, so that none is impossible. The logits are taken from the exact differences u − max u, so a huge
+    common offset draws exactly what no offset draws. Surely so (the same uniforms): false-failure rate 0."""
+    K = len(CANDIDATES)
+    assert 0 < float_slack(K) < 1e-6
+    values = np.sort(np.random.default_rng(3).normal(size=200))
+    utility = quantile_utility(values, 0.25)
+    plain = [exponential_mechanism(utility, 0.5, 1.0, np.random.default_rng(seed)) for seed in range(200)]
+    shifted = [exponential_mechanism(utility - 1e12, 0.5, 1.0, np.random.default_rng(seed)) for seed in range(200)]
+    assert plain == shifted
+
+    class Floor:
+        """A generator whose first integer draw hits the 2⁻²⁰ branch and whose second picks the last candidate."""
+
+        def __init__(self) -> None:
+            self.draws = iter([0, K - 1])
+
+        def integers(self, high: int) -> int:
+            return next(self.draws)
+
+    assert exponential_mechanism(utility, 0.5, 1.0, Floor()) == K - 1  # far out in the tail: still possible
+    with pytest.raises(DataError, match="a private quantile needs ε above"):
+        exponential_mechanism(utility, float_slack(K) / 2, 1.0, np.random.default_rng(0))

@@ -11,6 +11,7 @@ import json
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from accfirst import RidgeProblem
@@ -43,9 +44,11 @@ def test_the_ledger_adds_the_steps_by_basic_composition():
     assert data.prep_epsilon == pytest.approx(private["epsilon"].sum()) and data.prep_epsilon > 0
     assert data.prep_delta == pytest.approx(1e-6)  # the level selections share δ_prep
     assert (frame.loc[frame["kind"] != "private", ["epsilon", "delta"]] == 0).all().all()
-    # The default budget: 150 per unit of weight per training row (docs/data-preparation.md).
-    weights = {"private range": 2.0, "private centre": 0.5, "private levels": 4.0}
-    total = sum(weights[step] for step in private["step"])
+    # The default budget: 150 per unit of weight per training row (docs/data-preparation.md); a column
+    # whose kind is released privately counts as numeric (range 2, centre 0.5) plus its kind step (0.25).
+    kinds = (private["step"] == "private kind").sum()
+    assert kinds == 9
+    total = kinds * (0.25 + 2.0 + 0.5) + 2.0 + 0.5
     assert data.prep_epsilon == pytest.approx(EPSILON_ROWS_PER_WEIGHT * total / data.n)
     assert set(private["column"]) == {
         "age",
@@ -143,7 +146,10 @@ def test_logistic_labels_need_a_declared_positive_class():
         ({"noise_seed": -1}, "noise_seed must be None"),
         ({"preparation": "public"}, "preparation must be 'private' or 'evaluation'"),
         ({"schema": {"columns": {"nope": {"range": [0, 1]}}}}, "the schema names column(s) 'nope'"),
-        ({"log1p_columns": ["region"]}, "column 'region' holds text; log(1 + x) applies to numeric columns only"),
+        (
+            {"log1p_columns": ["region"], "schema": Schema({"region": ColumnSpec(kind="text")})},
+            "column 'region' is declared text; log(1 + x) applies to numeric columns only",
+        ),
     ],
 )
 def test_bad_private_options_are_data_errors(options, message):
@@ -297,3 +303,32 @@ def test_held_out_r2_stays_within_005_of_round_2_at_the_default_budget():
     }
     assert quality["private"] >= quality["evaluation"] - 0.05, quality
     assert private.prep_epsilon > 0 and private.preparation.mode == "private"
+
+
+def test_one_word_in_a_numeric_column_changes_no_decision_and_no_cost():
+    """A neighbour with one cell 'unknown' in a column of numbers: with the noise fixed, the same columns, kinds and
+    ε_prep (the file's type used to flip the column to text and change the bill). Surely so: d moves by 2 out of
+    some 240, far from the noise's reach at this budget (false-failure rate < 10⁻¹⁰⁰)."""
+    rng = np.random.default_rng(11)
+    frame = pd.DataFrame({"age": rng.integers(18, 80, 300).astype(float), "x": rng.normal(size=300)})
+    frame["y"] = frame["age"] / 10 + frame["x"] + rng.normal(size=300)
+    other = frame.astype(object)
+    other.loc[0, "age"] = "unknown"
+    other = other.infer_objects()
+    assert other["age"].dtype == object  # the file's type flipped
+    prepared = [from_frame(table, target="y", task="ridge", noise_seed=4) for table in (frame, other)]
+    here, there = (data.preparation.to_frame() for data in prepared)
+    kinds = here[here["step"] == "private kind"]
+    assert list(kinds["column"]) == ["age", "x"] and (kinds["epsilon"] > 0).all()
+    assert list(here["note"]) == list(there["note"]) and prepared[0].feature_names == ("age", "x")
+    assert prepared[0].feature_names == prepared[1].feature_names
+    assert prepared[0].prep_epsilon == prepared[1].prep_epsilon
+    assert prepared[0].prep_delta == prepared[1].prep_delta
+
+
+def test_a_ridge_target_word_is_a_missing_target_and_no_message_quotes_a_cell():
+    frame = TABLE.drop(columns="churn").astype({"spend": object})
+    frame.loc[frame.index[:3], "spend"] = "secret-value"
+    data = from_frame(frame, **RIDGE, noise_seed=0)
+    assert data.n > 0
+    assert not any("secret-value" in note for note in data.report.steps)

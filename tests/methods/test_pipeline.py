@@ -9,7 +9,7 @@ import pytest
 
 from accfirst import LogisticProblem, RidgeProblem, SearchOptions
 from accfirst.errors import AccFirstError
-from accfirst.methods.pipeline import feasible_problem, run_method
+from accfirst.methods.pipeline import feasible_problem, search
 from accfirst.search.experiments import declared_bound, trial_rng
 from tests.data import make_logistic_data, make_ridge_data
 
@@ -58,9 +58,9 @@ def test_the_free_radius_keeps_theta_star_and_shrinks_the_test(ridge: RidgeProbl
 
 def test_a_run_on_prepared_rows_reports_the_preparation_in_its_total(ridge: RidgeProblem) -> None:
     options = SearchOptions(T=50)
-    plain = run_method(ridge, "nr", 0.05, 0.1, trial_rng(0, "nr", 0.05, 0), options)
+    plain = search(ridge, "nr", 0.05, 0.1, trial_rng(0, "nr", 0.05, 0), options)
     prepared = ridge.with_preparation(0.2, 1e-7)
-    paid = run_method(prepared, "nr", 0.05, 0.1, trial_rng(0, "nr", 0.05, 0), options)
+    paid = search(prepared, "nr", 0.05, 0.1, trial_rng(0, "nr", 0.05, 0), options)
     assert paid.eps_prep == 0.2 and plain.eps_prep == 0.0
     assert paid.eps_total == pytest.approx(plain.eps_total + 0.2)
     assert paid.eps_total == pytest.approx(

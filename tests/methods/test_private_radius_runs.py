@@ -14,7 +14,7 @@ from accfirst.accounting.filters import ExPostFilter, filtered_search
 from accfirst.erm.generators import make_generator
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.brownian import brownian_expost_epsilon, variance_matched_rhos
-from accfirst.methods.pipeline import run_method, run_step
+from accfirst.methods.pipeline import run_step, search
 from accfirst.search.experiments import declared_bound, run_trials, trial_rng
 from tests.data import make_logistic_data, make_ridge_data
 
@@ -59,7 +59,7 @@ def test_the_bill_of_a_private_radius_adds_up(ridge_problem: RidgeProblem, noise
     step = run_step(ridge_problem, "nr", 0.05, 0.1, options)
     assert step.private and step.gamma == pytest.approx(0.08)
     for trial in range(5):
-        run = run_method(ridge_problem, "nr", 0.05, 0.1, trial_rng(3, "nr", 0.05, trial), options)
+        run = search(ridge_problem, "nr", 0.05, 0.1, trial_rng(3, "nr", 0.05, trial), options)
         assert not run.fallback and run.gamma == 0.1
         assert run.eps_total == pytest.approx(run.eps_radius + run.eps_test + run.eps_hypothesis, rel=1e-12)
         assert run.eps_total <= bound and run.norm_bound < ridge_problem.free_radius(ridge_problem.lam)

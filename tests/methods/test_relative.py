@@ -18,7 +18,7 @@ from accfirst.interpret import plain_sentence, summarise_runs
 from accfirst.mechanisms.lower_bound import lower_bound_margin, private_lower_bound
 from accfirst.mechanisms.noise_reduction import LAPLACE
 from accfirst.methods import relative
-from accfirst.methods.pipeline import feasible_problem, run_method
+from accfirst.methods.pipeline import feasible_problem, search
 from accfirst.methods.radius import radius_step
 from accfirst.methods.relative import (
     BETA_SHARES,
@@ -243,7 +243,7 @@ def _guarantee_failures(problem: Problem, target: RelativeTarget, runs: int, opt
 
     A run that showed no signal released θ = 0, whose R(0) > κ·R(0): it counts as a failure too (conservative).
     """
-    results = [run_method(problem, "nr", target, 0.1, trial_rng(11, "nr", target, t), options) for t in range(runs)]
+    results = [search(problem, "nr", target, 0.1, trial_rng(11, "nr", target, t), options) for t in range(runs)]
     failures = sum(r.excess_risk > target.kappa * r.r0 for r in results)
     return failures, sum(isinstance(r, NoSignal) for r in results)
 
@@ -287,7 +287,7 @@ def test_the_guarantee_holds_on_buzz() -> None:
 def test_a_relative_run_records_its_whole_bill(ridge_problem: RidgeProblem) -> None:
     strong = ridge_problem.with_preparation(0.3, 1e-8)
     target, options = RelativeTarget(0.5), dataclasses.replace(FREE, test_budget=10_000.0)
-    result = run_method(strong, "nr", target, 0.1, trial_rng(0, "nr", target, 0), options)
+    result = search(strong, "nr", target, 0.1, trial_rng(0, "nr", target, 0), options)
     assert not isinstance(result, NoSignal)
     plan = scale_plan(feasible_problem(strong, "nr", options), target, 0.1, options)
     assert result.eps_scale == plan.epsilon and result.kappa == 0.5 and result.gamma == 0.1
@@ -305,8 +305,8 @@ def test_a_relative_run_records_its_whole_bill(ridge_problem: RidgeProblem) -> N
 def test_a_gaussian_relative_run_adds_the_scale_delta(ridge_problem: RidgeProblem) -> None:
     options = dataclasses.replace(FREE, noise="gaussian", delta=1e-6, test_budget=10_000.0)
     target = RelativeTarget(0.5)
-    result = run_method(ridge_problem, "nr", target, 0.1, trial_rng(0, "nr", target, 1), options)
-    absolute = run_method(ridge_problem, "nr", 0.01, 0.1, trial_rng(0, "nr", 0.01, 1), options)
+    result = search(ridge_problem, "nr", target, 0.1, trial_rng(0, "nr", target, 1), options)
+    absolute = search(ridge_problem, "nr", 0.01, 0.1, trial_rng(0, "nr", 0.01, 1), options)
     assert absolute.delta == 1e-6 and result.delta == pytest.approx(2e-6)
     plan = scale_plan(feasible_problem(ridge_problem, "nr", options), target, 0.1, options)
     assert result.eps_scale == pytest.approx(zcdp_to_dp(plan.level, 1e-6))
@@ -316,7 +316,7 @@ def test_no_signal_is_a_result_that_says_so_and_charges_the_scale(ridge_problem:
     target = RelativeTarget(0.1)
     frame = run_trials(ridge_problem, [], 0.1, ["nr", "theory"], 3, 0, kappas=[target], radius_mode="free")
     assert frame["alpha"].isna().all()  # R(0) ≈ 0.005 on 1,600 rows: too little to keep privately
-    result = run_method(ridge_problem, "nr", target, 0.1, trial_rng(0, "nr", target, 0), FREE)
+    result = search(ridge_problem, "nr", target, 0.1, trial_rng(0, "nr", target, 0), FREE)
     assert isinstance(result, NoSignal) and "no signal a private model could keep" in result.message
     assert result.eps_total == result.eps_scale > 0 and not result.success and not result.fallback
     np.testing.assert_array_equal(result.theta, np.zeros(ridge_problem.p))
@@ -362,7 +362,7 @@ def test_a_private_radius_is_planned_at_the_smallest_alpha_and_both_parts_are_bi
     plan = scale_plan(ceiling, target, 0.1, options)
     step = radius_step(ceiling, "nr", target.kappa * plan.floor, plan.gamma, options)
     assert step.private and step.gamma == pytest.approx(0.1 - plan.beta - step.plan.beta)
-    result = run_method(problem, "nr", target, 0.1, trial_rng(0, "nr", target, 0), options)
+    result = search(problem, "nr", target, 0.1, trial_rng(0, "nr", target, 0), options)
     assert result.eps_radius == step.plan.epsilon > 0 and result.eps_scale == plan.epsilon
     assert result.norm_bound < ceiling.norm_bound and result.gamma == 0.1
     assert result.alpha == pytest.approx(0.2 * result.scale) and result.success

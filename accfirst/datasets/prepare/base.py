@@ -151,6 +151,9 @@ class Step:
     def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
         raise NotImplementedError
 
+    def apply(self, context: Context) -> None:
+        """Write what the step released into the columns a context holds (only a column's kind does)."""
+
     def statistic(self, context: Context) -> np.ndarray:
         """The exact statistic the mechanism adds noise to (private steps; never released)."""
         raise NotImplementedError

@@ -2,11 +2,14 @@
 
 One row touches every column, so the private steps compose by basic composition: their ε add
 up to ``ε_prep`` and their δ to ``δ_prep``. The split rule: each private step has a weight (a
-quantile 1, so a range 2; a mean 1; a standard deviation 1; a level selection 4, because a
-level must beat a threshold of order ``(2/ε)·ln(1/δ)`` counts), and gets ``ε_prep × its weight /
-the total weight``; the level selections share ``δ_prep`` equally. Only public facts (which
-columns, their types and declarations, the options) decide the steps, so the split reads
-nothing from the data.
+column's kind ¼; a quantile 1, so a range 2; a mean ½; a standard deviation ½; a level
+selection 4, because a level must beat a threshold of order ``(2/ε)·ln(1/δ)`` counts), and gets
+``ε_prep × its weight / the total weight``; the level selections share ``δ_prep`` equally. The
+kinds are released first, so the total weight counts a column of undeclared kind as numeric;
+the other steps then share what the kinds leave by their weights (``private.kind_budget``).
+Only public facts (which columns, their declarations, the options) and the released kinds
+decide the steps, so the split reads nothing else from the data. A kind's ¼ gives it ε·n = 37.5
+at the default: a column of numbers with a few words stays numeric but with probability ~e⁻¹⁸.
 
 The default budget follows n: ``ε_prep = 150 × total weight / n`` (each quantile gets ε = 150/n).
 A statistic's error under ε shrinks like 1/(nε), and so does every ε an accuracy-first run
@@ -34,9 +37,9 @@ EPSILON_ROWS_PER_WEIGHT = 150.0
 RELIABLE_QUANTILE_ROWS = 80.0
 
 
-def default_prep_epsilon(steps: Sequence[Step], n: int) -> float:
-    """The default ε_prep for these steps on n training rows (see the module docstring)."""
-    return EPSILON_ROWS_PER_WEIGHT * sum(step.weight for step in steps) / n
+def default_prep_epsilon(weight: float, n: int) -> float:
+    """The default ε_prep for a plan of this total weight on n training rows (see the module docstring)."""
+    return EPSILON_ROWS_PER_WEIGHT * weight / n
 
 
 def validate_budget(prep_epsilon: object, prep_delta: object) -> tuple[float | None, float]:

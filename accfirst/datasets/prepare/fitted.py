@@ -19,11 +19,9 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from accfirst.datasets.columns import label_keys, listing, matches, quoted, read_table
-from accfirst.datasets.encode import Categorical
 from accfirst.datasets.prepare.base import ColumnPlan
 from accfirst.datasets.prepare.options import PrepOptions
 from accfirst.datasets.prepare.private import build, build_features, plan_private, positive_class, read_column, release
-from accfirst.datasets.prepare.schema import ColumnSpec
 from accfirst.datasets.prepared import PRIVATE_MODE, Preparation
 from accfirst.datasets.preprocess import check_target_read, preparation_options
 from accfirst.datasets.upload import UploadLimits
@@ -70,11 +68,7 @@ class FittedPreparation:
         missing = [plan.name for plan in self.features if plan.name not in series]
         if missing:
             raise DataError(f"X lacks the column(s) {listing(missing)} the model was fitted on")
-        columns: dict[str, np.ndarray | Categorical] = {}
-        for plan in self.features:
-            column = read_column(series[plan.name], ColumnSpec(kind=plan.kind), plan.log1p)
-            assert column is not None  # a declared kind always reads as numbers or text
-            columns[plan.name] = column
+        columns = {plan.name: read_column(series[plan.name], plan.kind, plan.log1p) for plan in self.features}
         return build_features(self.features, self.feature_bound, columns, np.arange(len(frame)))
 
     def to_target_units(self, scores: np.ndarray) -> np.ndarray:

@@ -1,17 +1,20 @@
 """The private preparation (SPEC §20): declared metadata first, a charged mechanism for the rest.
 
-``plan_private`` decides every step from public facts only (column names and types, the schema,
-the options, n) and reads no statistic; ``fit`` splits the budget and runs the steps, the only
-place the data are read; ``build`` turns rows into features from the released plan alone, one
-row at a time. In order:
+``plan_private`` decides the columns from public facts only (column names, the schema, the
+options, n) and reads no statistic; ``fit`` splits the budget and runs the steps, the only place
+the data are read; ``build`` turns rows into features from the released plan alone, one row at
+a time. Every cell is read on its own (``kind.read_cells``): a file's column type is data. In order:
 
-1. structure: the feature columns by name and type (declared, or as the file gives them), the
-   columns the schema says not to read, the train/test split (n and the seed only);
-2. a numeric column: its declared range or ``PrivateRange``; ``PrivateMedian`` when gaps take the
+1. structure: the feature columns by name, the columns the schema says not to read, the
+   train/test split (n and the seed only);
+2. the kind of each column that has none declared: ``PrivateKind``, first (the other steps are
+   chosen from the kinds it releases and share what it leaves of the budget);
+3. a numeric column: its declared range or ``PrivateRange``; ``PrivateMedian`` when gaps take the
    median; ``PrivateCentre``; ``FillGaps``; ``HalfRange`` or ``PrivateSpread``;
-3. a text column: its declared levels or ``PrivateLevels``;
-4. the target: ``TargetLabels`` (logistic), or range, centre and ``TargetScale`` (ridge);
-5. ``UnitBallScaling``.
+4. a text column: its declared levels or ``PrivateLevels``;
+5. the target: ``TargetLabels`` (logistic), or range, centre and ``TargetScale`` (ridge; numeric by
+   the task, a word is a missing target);
+6. ``UnitBallScaling``.
 
 No row is dropped: a gap is filled and a row whose target is missing becomes a zero row.
 """
@@ -30,20 +33,16 @@ from accfirst.datasets.columns import (
     candidate_features,
     check_log1p,
     fmt,
-    label_keys,
     listing,
-    matches,
-    numeric,
     quoted,
-    ridge_target,
-    text,
 )
-from accfirst.datasets.encode import Categorical, is_text
+from accfirst.datasets.encode import Categorical
 from accfirst.datasets.prepare.base import ColumnPlan, Context, Step, StepRecord
 from accfirst.datasets.prepare.budget import allocate, budget_warning, default_prep_epsilon
 from accfirst.datasets.prepare.centre import PrivateCentre
 from accfirst.datasets.prepare.declared import DeclaredMetadata
 from accfirst.datasets.prepare.gaps import FillGaps, PrivateMedian
+from accfirst.datasets.prepare.kind import UNDECIDED, Cells, PrivateKind, read_cells
 from accfirst.datasets.prepare.levels import PrivateLevels
 from accfirst.datasets.prepare.noise import preparation_rng, repeatable_seed
 from accfirst.datasets.prepare.options import PrepOptions
@@ -61,17 +60,38 @@ _ZERO_ROW_LABEL = -1.0
 
 @dataclass
 class PrivatePlan:
-    """Everything decided before the data are read: the columns' plans, the steps, the split."""
+    """Everything decided before the data are read: the columns' plans, the kind steps, the split.
+
+    ``kinds`` release the kind of each column that has none declared; ``steps`` then holds the
+    steps of every column and of the target, decided from public facts and the released kinds.
+    """
 
     context: Context
     features: list[ColumnPlan]
     target: ColumnPlan
-    steps: list[Step]
+    kinds: list[PrivateKind]
+    target_steps: list[Step]
     test: np.ndarray
     options: PrepOptions
     raw_target: np.ndarray | None = None
     structure: list[StepRecord] = field(default_factory=list)
-    dropped: list[tuple[str, str]] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+
+    @property
+    def weight(self) -> float:
+        """The budget's total weight, public: a column of undeclared kind counts as numeric (plus its kind step)."""
+        columns = (
+            ColumnPlan(column.name, "numeric" if column.kind == UNDECIDED else column.kind, log1p=column.log1p)
+            for column in self.features
+        )
+        steps = [step for column in columns for step in _column_steps(column, self.options)]
+        return sum(step.weight for step in (*self.kinds, *steps, *self.target_steps))
+
+    def settle(self) -> list[Step]:
+        """Once the kinds are released: every column's steps and the target's (``steps``)."""
+        self.steps = [step for column in self.features for step in _column_steps(column, self.options)]
+        self.steps += self.target_steps
+        return self.steps
 
 
 def random_split(n: int, test_size: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -82,28 +102,29 @@ def random_split(n: int, test_size: float, seed: int) -> tuple[np.ndarray, np.nd
     return np.sort(order[n_test:]), np.sort(order[:n_test])
 
 
-def read_column(series: pd.Series, spec: ColumnSpec, log1p: bool) -> np.ndarray | Categorical | None:
-    """A feature column as its declared kind, or the type the file gives it: float64 numbers (``nan`` for a
-    gap or a value that is no number; log(1 + max(x, 0)) when asked), text codes, or ``None`` (neither)."""
-    kind = spec.declared_kind
-    if kind == "text":
-        return text(series)
-    values = numeric(series).values
-    if values is None and kind == "numeric":
-        values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-    if values is None:
-        return text(series) if is_text(series) else None
-    values = np.where(np.isfinite(values), values, np.nan)
-    return np.log1p(np.maximum(values, 0.0)) if log1p else values
+def read_column(series: pd.Series, kind: str | None, log1p: bool) -> np.ndarray | Categorical | Cells:
+    """A column read cell by cell as ``kind``: float64 numbers (``nan`` for a gap or a word; log(1 + max(x, 0))
+    when asked) or text codes; with no kind, its ``Cells`` (``PrivateKind`` releases the kind)."""
+    cells = read_cells(series)
+    if kind is None:
+        return cells
+    column = cells.as_kind(kind)
+    return np.log1p(np.maximum(column, 0.0)) if log1p else column
 
 
-def _column_steps(plan: ColumnPlan, spec: ColumnSpec, options: PrepOptions) -> list[Step]:
-    """The steps that make one feature column, from public facts only."""
+def _column_steps(plan: ColumnPlan, options: PrepOptions) -> list[Step]:
+    """The steps that make one feature column, from public facts (and its released kind) only."""
+    spec = options.schema.column(plan.name)
     steps: list[Step] = []
     if spec.range is not None or spec.levels is not None or plan.log1p:
         steps.append(DeclaredMetadata(plan, spec))
     if plan.kind == "text":
-        return steps if spec.levels is not None else [*steps, PrivateLevels(plan, options.max_levels)]
+        if spec.levels is not None:
+            return steps
+        if options.max_levels == 0:
+            plan.dropped = "text columns are left out (at most 0 one-hot columns per text column)"
+            return steps
+        return [*steps, PrivateLevels(plan, options.max_levels)]
     needs_range = options.center or options.standardize != "none" or options.scaling != "clip"
     if needs_range:
         if spec.range is None:
@@ -133,9 +154,10 @@ class _Target(NamedTuple):
 
 
 def _target(table: Table, options: PrepOptions) -> _Target:
-    """The target's plan, its values, its steps."""
+    """The target's plan, its values, its steps; read cell by cell (a ridge target is numeric by the task:
+    a word is missing, a zero row)."""
     name = table.target
-    series = table.columns[name]
+    cells = read_cells(table.columns[name])
     spec = options.schema.column(name)
     if options.task == "logistic":
         positive = positive_class(options)
@@ -144,22 +166,26 @@ def _target(table: Table, options: PrepOptions) -> _Target:
                 "the private preparation needs the positive class declared (positive_class, or the schema's "
                 "positive_class): choosing it from the classes in the data would read them"
             )
-        keys = label_keys(series, name)
-        labels = np.where(matches(keys, positive), 1.0, -1.0)
-        labels[~keys.present] = np.nan
+        labels = np.where(cells.matches(positive), 1.0, -1.0)
+        labels[cells.gap] = np.nan
         plan = ColumnPlan(name, "labels")
         return _Target(plan, labels, None, [TargetLabels(plan, fmt(positive))])
-    raw, _ = ridge_target(series, name)
+    raw = cells.as_numbers()
     plan = ColumnPlan(name, "numeric", log1p=options.log1p_target or spec.log1p)
-    values = np.where(np.isfinite(raw), raw, np.nan)
-    if plan.log1p:
-        values = np.log1p(np.maximum(values, 0.0))
+    values = np.log1p(np.maximum(raw, 0.0)) if plan.log1p else raw
     steps: list[Step] = [DeclaredMetadata(plan, spec)] if spec.range is not None or plan.log1p else []
     if spec.range is None and (options.center or options.target_bound is None):
         steps.append(PrivateRange(plan))
     if options.center:
         steps.append(PrivateCentre(plan))
     return _Target(plan, values, raw, [*steps, TargetScale(plan, options.target_bound)])
+
+
+def _kind(name: str, spec: ColumnSpec, log1p: bool) -> str | None:
+    """The column's declared kind (log(1 + x) declares numbers), or ``None``."""
+    if log1p and spec.declared_kind == "text":
+        raise DataError(f"column {quoted(name)} is declared text; log(1 + x) applies to numeric columns only")
+    return "numeric" if log1p else spec.declared_kind
 
 
 def plan_private(
@@ -176,26 +202,15 @@ def plan_private(
     skipped = [name for name, spec in schema.columns if not spec.read]
     candidates = candidate_features(table, features, skipped)
     log1p = check_log1p(options.log1p_columns, candidates) | {name for name in candidates if schema.column(name).log1p}
-    columns: dict[str, np.ndarray | Categorical] = {}
-    plans, steps, dropped = [], [], []
+    columns: dict[str, np.ndarray | Categorical | Cells] = {}
+    plans, kinds = [], []
     for name in candidates:
-        series, spec = table.columns[name], schema.column(name)
-        column = read_column(series, spec, name in log1p)
-        if name in log1p and not isinstance(column, np.ndarray):
-            raise DataError(f"column {quoted(name)} holds text; log(1 + x) applies to numeric columns only")
-        if column is None:
-            dropped.append((name, f"neither numbers nor text (its type is {series.dtype})"))
-            continue
-        if isinstance(column, Categorical) and options.max_levels == 0 and spec.levels is None:
-            dropped.append((name, "text columns are left out (at most 0 one-hot columns per text column)"))
-            continue
-        plan = ColumnPlan(name, "text" if isinstance(column, Categorical) else "numeric", log1p=name in log1p)
-        columns[name] = column
+        kind = _kind(name, schema.column(name), name in log1p)
+        plan = ColumnPlan(name, kind or UNDECIDED, log1p=name in log1p)
+        columns[name] = read_column(table.columns[name], kind, plan.log1p)
         plans.append(plan)
-        steps.extend(_column_steps(plan, spec, options))
-    if not plans:
-        reasons = "; ".join(f"{quoted(name)}: {reason}" for name, reason in dropped[:5])
-        raise DataError(f"no feature columns to use besides the target {quoted(table.target)} ({reasons})")
+        if kind is None:
+            kinds.append(PrivateKind(plan))
     target = _target(table, options)
     columns[target.plan.name] = target.values
     if hold_out:
@@ -209,33 +224,48 @@ def plan_private(
         split = f"every one of the {table.n:,} rows trains the model (no held-out rows)"
     context = Context(columns, train, preparation_rng(options.noise_seed))
     numeric_count = sum(plan.kind == "numeric" for plan in plans)
+    text_count = len(plans) - numeric_count - len(kinds)
     structure = [
         StepRecord(
             "columns",
             "",
             DECLARED,
-            "none: names and types are public",
+            "none: names and declarations are public",
             0.0,
             0.0,
-            f"{len(plans)} feature column(s) by name and type ({numeric_count} numeric, {len(plans) - numeric_count} "
-            "text), chosen without reading their values"
+            f"{len(plans)} feature column(s) by name ({numeric_count} declared numeric, {text_count} declared text, "
+            f"{len(kinds)} of a kind released privately), chosen without reading their values"
             + (f"; not read (as declared): {listing(skipped)}" if skipped else ""),
         ),
         StepRecord("split", "", FREE, "none: depends on n and the seed only", 0.0, 0.0, split),
     ]
-    return PrivatePlan(context, plans, target.plan, steps + target.steps, test, options, target.raw, structure, dropped)
+    return PrivatePlan(context, plans, target.plan, kinds, target.steps, test, options, target.raw, structure)
+
+
+def kind_budget(plan: PrivatePlan, epsilon: float) -> tuple[float, float]:
+    """Each kind step's ε (ε_prep × its weight / the plan's weight) and the ε the other steps share."""
+    if not plan.kinds:
+        return 0.0, epsilon
+    each = epsilon * PrivateKind.weight / plan.weight
+    return each, epsilon - each * len(plan.kinds)
 
 
 def fit(plan: PrivatePlan) -> list[StepRecord]:
-    """Split the budget and run every step in order (the only reading of the data); returns the records."""
+    """Split the budget and run every step in order (the only reading of the data); returns the records.
+
+    The kind steps run first; the other steps share what they leave by weight (docs/data-preparation.md).
+    """
     options = plan.options
     epsilon = options.prep_epsilon
     if epsilon is None:
-        epsilon = default_prep_epsilon(plan.steps, plan.context.n)
-    shares = allocate(plan.steps, epsilon, options.prep_delta)
-    warning = budget_warning(plan.steps, shares, plan.context.n)
-    records = [StepRecord("budget", "", FREE, "none: n and the budget", 0.0, 0.0, warning)] if warning else []
-    return records + [step.run(plan.context, *share) for step, share in zip(plan.steps, shares)]
+        epsilon = default_prep_epsilon(plan.weight, plan.context.n)
+    each, rest = kind_budget(plan, epsilon)
+    records = [step.run(plan.context, each, 0.0) for step in plan.kinds]
+    steps = plan.settle()
+    shares = allocate(steps, rest, options.prep_delta)
+    warning = budget_warning(steps, shares, plan.context.n)
+    notes = [StepRecord("budget", "", FREE, "none: n and the budget", 0.0, 0.0, warning)] if warning else []
+    return notes + records + [step.run(plan.context, *share) for step, share in zip(steps, shares)]
 
 
 def release(plan: PrivatePlan) -> Preparation:
@@ -310,7 +340,7 @@ def prepare_private(
     y_test_original = plan.raw_target[plan.test][present] if ridge and plan.raw_target is not None else None
     for array in (X_train, y_train, X_test, y_test, *(() if y_test_original is None else (y_test_original,))):
         array.flags.writeable = False
-    dropped = plan.dropped + [(column.name, column.dropped) for column in plan.features if column.dropped]
+    dropped = [(column.name, column.dropped) for column in plan.features if column.dropped]
     report = PrepReport(
         steps=(*table.notes, *(record.note for record in records), preparation.summary),
         dropped_columns=tuple(dropped),
