@@ -418,7 +418,7 @@ def _range(text: str) -> tuple[float, float]:
     return low, high
 
 
-def _add_counts_parser(commands: argparse._SubParsersAction) -> None:
+def _add_counts_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     parser = commands.add_parser(
         "counts",
         help="release counts to a relative error under one (ε, δ) budget; write results.csv and report.html",
@@ -502,12 +502,12 @@ def command_line(settings: RunSettings, alphas_text: str | None = None) -> str:
     """
     if settings.dataset.builtin is None:
         raise AccFirstError("command_line needs a built-in dataset; for your own file use --csv PATH --target COL")
-    options = dict(settings.dataset.options)
+    dataset_options = dict(settings.dataset.options)
     words = ["python", "-m", PROG, "sweep", "--dataset", settings.dataset.builtin]
-    if "test_size" in options:
-        words += ["--test-size", repr(options["test_size"])]
-    if "seed" in options:
-        words += ["--split-seed", str(options["seed"])]
+    if "test_size" in dataset_options:
+        words += ["--test-size", repr(dataset_options["test_size"])]
+    if "seed" in dataset_options:
+        words += ["--split-seed", str(dataset_options["seed"])]
     if settings.kappas:
         words += ["--kappa", ",".join(repr(k) for k in settings.kappas)]
         if settings.options.test_budget != DEFAULT_TEST_BUDGET:
@@ -731,7 +731,7 @@ class _ProgressLine:
         self.stream.flush()
 
 
-def _interrupt_flag() -> tuple[Callable[[], bool], Callable[[], None]]:
+def _interrupt_flag() -> tuple[Callable[[], bool], Callable[[], object]]:
     """A flag that Ctrl-C sets (so a sweep stops cleanly) and a function that restores the handler."""
     hits: list[int] = []
     previous = signal.signal(signal.SIGINT, lambda signum, frame: hits.append(signum))

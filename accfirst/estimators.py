@@ -31,11 +31,14 @@ released column plans alone.
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, TransformerMixin
+from sklearn.utils import Tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -96,7 +99,8 @@ class PublicBoundScaler(TransformerMixin, BaseEstimator):
     def inverse_transform(self, X: ArrayLike) -> NDArray[np.float64]:
         """X · B (clipped rows stay clipped)."""
         check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, reset=False) * float(self.feature_bound)
+        rows: NDArray[np.float64] = validate_data(self, X, dtype=np.float64, reset=False)
+        return rows * float(self.feature_bound)
 
 
 class _AccuracyFirst(BaseEstimator):
@@ -133,7 +137,7 @@ class _AccuracyFirst(BaseEstimator):
         replay its noise): ``fit`` warns (``RepeatableRunWarning``).
     """
 
-    _problem_class: type[Problem]
+    _problem_class: type[RidgeProblem] | type[LogisticProblem]
 
     def __init__(
         self,
@@ -150,7 +154,7 @@ class _AccuracyFirst(BaseEstimator):
         T: int = SearchOptions.T,
         feature_bound: float | None = None,
         random_state: int | np.random.Generator | None = None,
-        prepare: str | dict | None = None,
+        prepare: str | dict[str, object] | None = None,
     ) -> None:
         self.excess_risk = excess_risk
         self.failure_prob = failure_prob
@@ -171,17 +175,21 @@ class _AccuracyFirst(BaseEstimator):
         """The rows the model sees: X, or X scaled by ``feature_bound`` and clipped."""
         return X if self.feature_bound is None else scale_rows(X.copy(), self.feature_bound)
 
-    def _prepared(self, X: ArrayLike, y: ArrayLike, task: str) -> tuple[NDArray[np.float64], NDArray]:
+    def _prepared(self, X: ArrayLike, y: ArrayLike, task: str) -> tuple[NDArray[np.float64], NDArray[Any]]:
         """The rows and targets the model sees: X and y as given (``prepare=None``) or prepared privately."""
         self.prepared_: FittedPreparation | None = None
         if self.prepare is None:
-            return validate_data(self, X, y, dtype=np.float64, y_numeric=task == "ridge")
+            given: tuple[NDArray[np.float64], NDArray[Any]] = validate_data(
+                self, X, y, dtype=np.float64, y_numeric=task == "ridge"
+            )
+            return given
         if self.feature_bound is not None or getattr(self, "target_bound", None) is not None:
             raise AccFirstError(
                 "with prepare, state public bounds among its options (scaling='clip', feature_bound, target_bound); "
                 "the estimator's own feature_bound and target_bound apply to numeric arrays (prepare=None)"
             )
         self.prepared_, X_prepared, y_prepared = prepare_fit(X, y, task, self.prepare)
+        assert isinstance(X, pd.DataFrame)  # prepare_fit takes a DataFrame only
         self.n_features_in_ = X.shape[1]
         self.feature_names_in_ = np.asarray([str(name) for name in X.columns], dtype=object)
         if self.prepared_.preparation.noise_seed is not None:
@@ -215,7 +223,7 @@ class _AccuracyFirst(BaseEstimator):
             radius_mode=self.radius_mode,
         )
         try:
-            problem = self._problem_class(self._features(X), y, self.lam, self.radius)
+            problem: Problem = self._problem_class(self._features(X), y, self.lam, self.radius)
         except DataError as exc:
             raise DataError(f"{exc}; or {SCALING_ADVICE}") from None
         preparation = None if self.prepared_ is None else self.prepared_.preparation
@@ -295,7 +303,7 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
         feature_bound: float | None = None,
         target_bound: float | None = None,
         random_state: int | np.random.Generator | None = None,
-        prepare: str | dict | None = None,
+        prepare: str | dict[str, object] | None = None,
     ) -> None:
         super().__init__(
             excess_risk=excess_risk,
@@ -330,7 +338,7 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
             return self.prepared_.to_target_units(scores)
         return scores if self.target_bound is None else scores * float(self.target_bound)
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         # A private model trades accuracy for privacy by design.
         tags.regressor_tags.poor_score = True
@@ -361,7 +369,9 @@ class AccuracyFirstLogistic(ClassifierMixin, _AccuracyFirst):
         """Run the accuracy-first search on (X, y); refuses other than two classes, and (without a bound) ‖x‖₁ > 1."""
         X, y = self._prepared(X, y, "logistic")
         if self.prepared_ is not None:
-            self.classes_ = self.prepared_.classes
+            classes = self.prepared_.classes
+            assert classes is not None  # a logistic preparation declares its classes
+            self.classes_ = classes
             self.coef_ = self._run_search(X, y)[None, :]
             return self
         check_classification_targets(y)
@@ -376,19 +386,21 @@ class AccuracyFirstLogistic(ClassifierMixin, _AccuracyFirst):
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """θᵀx on the scaled rows: positive for ``classes_[1]``."""
-        return self._rows(X) @ self.coef_[0]
+        scores: NDArray[np.float64] = self._rows(X) @ self.coef_[0]
+        return scores
 
-    def predict(self, X: ArrayLike) -> NDArray:
+    def predict(self, X: ArrayLike) -> NDArray[Any]:
         """The label of the sign of θᵀx (``classes_[1]`` when positive)."""
         positive = self.decision_function(X) > 0
-        return self.classes_[positive.astype(int)]
+        labels: NDArray[Any] = self.classes_[positive.astype(int)]
+        return labels
 
     def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
         """(P(classes_[0]), P(classes_[1])) = (σ(−θᵀx), σ(θᵀx)) under the logistic model."""
         scores = self.decision_function(X)
         return np.column_stack([expit(-scores), expit(scores)])
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.classifier_tags.poor_score = True
         tags.classifier_tags.multi_class = False

@@ -39,6 +39,7 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 
@@ -49,7 +50,7 @@ from accfirst.interpret import format_epsilon, format_exp_epsilon
 from accfirst.methods.doubling import Doubling
 from accfirst.methods.nr import NoiseReduction
 from accfirst.methods.options import SearchOptions
-from accfirst.methods.radius import plan_radius
+from accfirst.methods.radius import RadiusPlan, plan_radius
 from accfirst.methods.registry import METHODS, method_keys, method_label
 from accfirst.validation import validate_alpha, validate_positive
 
@@ -111,7 +112,7 @@ def feasible_radius(problem: Problem, lam: float, radius: float | None, mode: st
     return ceiling if mode == "none" else min(ceiling, problem.free_radius(lam))
 
 
-def runs_radius(problem: Problem, summary_row: pd.Series | dict, options: SearchOptions) -> float:
+def runs_radius(problem: Problem, summary_row: pd.Series | dict[str, Any], options: SearchOptions) -> float:
     """The radius the runs of ``summary_row`` used: their median released radius, else the mode's ceiling."""
     used = float(dict(summary_row).get("median_norm_bound", math.nan))
     if math.isfinite(used):
@@ -119,12 +120,17 @@ def runs_radius(problem: Problem, summary_row: pd.Series | dict, options: Search
     return feasible_radius(problem, problem.lam, problem.radius, options.radius_mode)
 
 
-def _margin(plan) -> float:
+def _margin(plan: RadiusPlan) -> float:
     return radius_margin(plan.sensitivity, plan.level, plan.beta, plan.noise)
 
 
 def private_radius(
-    problem: Problem, summary_row: dict, gamma: float, options: SearchOptions, ceiling: float, after: Constants
+    problem: Problem,
+    summary_row: dict[str, Any],
+    gamma: float,
+    options: SearchOptions,
+    ceiling: float,
+    after: Constants,
 ) -> tuple[float, float]:
     """(R, ε_R): the private radius a run at ``after`` would use and what it adds, re-planned (SPEC §19.4).
 
@@ -172,14 +178,14 @@ def generation_factor(problem: Problem, generator: str, measured: float, before:
     return sensitivity * curvature * math.sqrt(before.alpha / after.alpha)
 
 
-def testing_part(summary_row: pd.Series | dict) -> float:
+def testing_part(summary_row: pd.Series | dict[str, Any]) -> float:
     """The testing part of a method's ε as measured: noise reduction's ε_A = c·Δ_R/α (SPEC §12.3), the doubling tests."""
     return float(dict(summary_row)["median_eps_test"])
 
 
 def predict_epsilon(
     problem: Problem,
-    summary_row: pd.Series | dict,
+    summary_row: pd.Series | dict[str, Any],
     gamma: float,
     options: SearchOptions,
     *,
@@ -254,7 +260,7 @@ def needs_guidance(summary: pd.DataFrame) -> str | None:
 
 def _round_up(value: float) -> float:
     """``value`` rounded up to one significant digit (a public radius a user can state)."""
-    power = 10 ** math.floor(math.log10(value))
+    power: float = 10 ** math.floor(math.log10(value))
     return math.ceil(value / power - 1e-9) * power
 
 
@@ -272,6 +278,7 @@ def explain(problem: Problem, summary: pd.DataFrame, method: str, gamma: float, 
     """One sentence, from the numbers, saying why ``method``'s privacy is weak (SPEC §2, §6, §12, §13)."""
     rows = summary.set_index("method")
     row = rows.loc[method]
+    assert isinstance(row, pd.Series)  # one summary row per method
     alpha, eps, n = float(row["alpha"]), float(row["median_eps"]), problem.n
     radius = runs_radius(problem, {**row, "method": method}, options)
     bound = radius_name(problem, radius, options)
@@ -289,6 +296,7 @@ def explain(problem: Problem, summary: pd.DataFrame, method: str, gamma: float, 
     label = method_label(method)
     if method == Doubling.key and NoiseReduction.key in rows.index:
         nr = rows.loc[NoiseReduction.key]
+        assert isinstance(nr, pd.Series)
         return (
             f"{NoiseReduction.label} paid more than doubling here (median ε {format_epsilon(float(nr['median_eps']))} "
             f"against {format_epsilon(eps)}): with n = {n:,} rows, Δ_R = {formula} = {delta_r:.3g}, and its "
@@ -348,7 +356,7 @@ def advise(
     if not math.isfinite(float(row["median_eps_hypothesis"])):
         return Advice(method, eps, explain(problem, summary, method, gamma, options), ())
 
-    def predict(**change: float) -> float:
+    def predict(**change: Any) -> float:  # the keyword changes of predict_epsilon
         return predict_epsilon(problem, row, gamma, options, **change)
 
     fixes = []

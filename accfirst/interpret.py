@@ -11,8 +11,9 @@ Everything here is pure (numbers and strings); the app and the CLI both use it.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, overload
 
 import numpy as np
 import pandas as pd
@@ -59,6 +60,12 @@ def _validate_epsilon(eps: ArrayLike) -> np.ndarray:
     return values
 
 
+@overload
+def posterior_bound(eps: float, prior: float) -> float: ...
+@overload
+def posterior_bound(eps: np.ndarray, prior: float) -> np.ndarray: ...
+@overload
+def posterior_bound(eps: ArrayLike, prior: float) -> float | np.ndarray: ...
 def posterior_bound(eps: ArrayLike, prior: float) -> float | np.ndarray:
     """The largest posterior an adversary with prior q can reach: q·e^ε/(1 − q + q·e^ε) (SPEC §10).
 
@@ -158,7 +165,7 @@ def format_posterior(eps: float, prior: float) -> str:
     return format_probability(min(posterior_bound(eps, prior), 0.99999))
 
 
-def quantile_with_inf(values: Sequence[float] | np.ndarray, q: float) -> float:
+def quantile_with_inf(values: ArrayLike, q: float) -> float:
     """numpy's linear-interpolation quantile, except that ∞ counts as ∞ (SPEC §9).
 
     ``np.quantile`` returns NaN as soon as it interpolates next to an ∞; here the
@@ -203,7 +210,7 @@ SUMMARY_PARTS = (
 )
 
 
-def summary_parts(row: Mapping[str, object], tests_accuracy: bool) -> list[tuple[str, float]]:
+def summary_parts(row: Mapping[str, Any], tests_accuracy: bool) -> list[tuple[str, float]]:
     """Where a method's median ε went, in the order it is paid: (name, ε) for each part it paid (SPEC §19–§21).
 
     The check appears for a method that tests accuracy, the model always; the other parts when they are > 0.
@@ -407,7 +414,7 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
 
 
-def plain_sentence(summary: pd.Series | dict) -> str:
+def plain_sentence(summary: pd.Series | dict[str, Any]) -> str:
     """One sentence a stakeholder can read aloud about one method's row of ``summarise_runs``.
 
     Says how often the accuracy target was met, the typical privacy loss paid (ε and
@@ -455,7 +462,9 @@ def plain_sentence(summary: pd.Series | dict) -> str:
     return sentence if method is None else sentence + method.summary_note(row)
 
 
-def radius_sentence(problem: Problem, summary_row: pd.Series | dict, gamma: float, options: SearchOptions) -> str:
+def radius_sentence(
+    problem: Problem, summary_row: pd.Series | dict[str, Any], gamma: float, options: SearchOptions
+) -> str:
     """What bounding the model's size saved, in words a stakeholder can repeat (SPEC §13, §19); "" when nothing.
 
     For noise reduction, whose check costs exactly ε_A = c(T, γ)·Δ_R/α: without a bound below the
@@ -487,7 +496,7 @@ def radius_sentence(problem: Problem, summary_row: pd.Series | dict, gamma: floa
     )
 
 
-def relative_sentence(row: dict, label: str, kappa: float, trials: int) -> str:
+def relative_sentence(row: dict[str, Any], label: str, kappa: float, trials: int) -> str:
     """``plain_sentence`` for the runs of a relative target κ (SPEC §21): the share kept, α released, ε paid."""
     runs = "run" if trials == 1 else "runs"
     no_signals = int(row.get("no_signals", 0))

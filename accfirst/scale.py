@@ -42,16 +42,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import dask
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from dask.base import named_schedulers
+from dask.base import compute, named_schedulers
+from dask.delayed import delayed
 from numpy.typing import NDArray
 from threadpoolctl import threadpool_limits
 
 from accfirst.datasets.preprocess import OUT_OF_CORE_SCALING, positive_bound
-from accfirst.erm.problems import LogisticProblem, RidgeProblem, RowBlocks, combine_statistics, validate_regularisation
+from accfirst.erm.problems import (
+    LogisticProblem,
+    RidgeProblem,
+    RowBlocks,
+    Statistics,
+    combine_statistics,
+    validate_regularisation,
+)
 from accfirst.errors import AccFirstError, DataError
 
 TASKS = ("ridge", "logistic")
@@ -105,7 +112,7 @@ def _kind(data_type: pa.DataType) -> str:
     return str(data_type)
 
 
-def _files(path_or_glob: str | os.PathLike | Sequence[str | os.PathLike]) -> list[str]:
+def _files(path_or_glob: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[str]:
     """The Parquet files of a file, a folder (every ``*.parquet`` below it), a glob, or a list of those."""
     if isinstance(path_or_glob, (str, os.PathLike)):
         sources = [path_or_glob]
@@ -167,7 +174,7 @@ def _check_columns(path: str, kinds: dict[str, str], target: str, features: Sequ
 
 
 def inspect_parquet(
-    path_or_glob: str | os.PathLike | Sequence[str | os.PathLike],
+    path_or_glob: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     target: str,
     features: Sequence[str] | None,
     task: str,
@@ -211,6 +218,7 @@ def inspect_parquet(
                 "features (features=[...]) or write the files with the same columns"
             )
         parts += _parts(path, metadata)
+    assert reference is not None  # _files found at least one file
     if task == "logistic" and positive_class is None and reference[1][target] == "text":
         raise DataError(
             f"the logistic target {target!r} holds text; name the label mapped to +1 (positive_class), every "
@@ -252,17 +260,18 @@ class Place:
         return f"{self.path!r}, row {self.first + index:,}"
 
 
-def _numbers(column: pa.Array, name: str, place: Place) -> NDArray:
+def _numbers(column: pa.Array, name: str, place: Place) -> NDArray[Any]:
     """A numeric column of a batch as numpy (no copy for float64); a gap is refused."""
     if column.null_count:
         first = int(np.argmax(column.is_null().to_numpy(zero_copy_only=False)))
         raise DataError(f"{place.row(first)}, column {name!r}: a missing value; {NOT_IMPUTED}")
     if pa.types.is_dictionary(column.type):
         column = column.dictionary_decode()
-    return column.to_numpy(zero_copy_only=False)
+    values: NDArray[Any] = column.to_numpy(zero_copy_only=False)
+    return values
 
 
-def _refuse_non_finite(columns: Sequence[tuple[str, NDArray]], place: Place) -> None:
+def _refuse_non_finite(columns: Sequence[tuple[str, NDArray[Any]]], place: Place) -> None:
     """Raise for the first column of a chunk with NaN or ±∞ (the chunk's sums were not finite)."""
     for name, values in columns:
         finite = np.isfinite(values)
@@ -301,13 +310,15 @@ class Scaling:
         return len(self.features)
 
     def fill_features(
-        self, values: Sequence[NDArray], factors: NDArray[np.float64], block: NDArray[np.float64]
+        self, values: Sequence[NDArray[Any]], factors: NDArray[np.float64], block: NDArray[np.float64]
     ) -> None:
         """block[:, j] = x_j · factors for each feature."""
         for j, column in enumerate(values):
             np.multiply(column, factors, out=block[:, j])
 
-    def row_factors(self, values: Sequence[NDArray], scratch: NDArray[np.float64], place: Place) -> NDArray[np.float64]:
+    def row_factors(
+        self, values: Sequence[NDArray[Any]], scratch: NDArray[np.float64], place: Place
+    ) -> NDArray[np.float64]:
         """min(1/B, shrink/‖x_i‖₁) for each row, in ``scratch[0]``; a row with NaN or ±∞ is refused."""
         norms, term = scratch
         np.abs(values[0], out=norms)
@@ -317,7 +328,8 @@ class Scaling:
             _refuse_non_finite(list(zip(self.features, values)), place)
         with np.errstate(divide="ignore"):  # a row of zeros: its factor is 1/B
             np.divide(1.0 - 2 * len(self.features) * np.finfo(np.float64).eps, norms, out=norms)
-        return np.minimum(norms, 1.0 / self.feature_bound, out=norms)
+        factors: NDArray[np.float64] = np.minimum(norms, 1.0 / self.feature_bound, out=norms)
+        return factors
 
 
 @dataclass(frozen=True)
@@ -391,9 +403,9 @@ def _part_statistic(
     part: Part,
     scaling: RidgeScaling | LogisticScaling,
     rows: int,
-    statistic: Callable[..., tuple],
+    statistic: Callable[..., Statistics],
     combine: Sequence[np.ufunc] | None,
-) -> tuple | None:
+) -> Statistics | None:
     """``statistic`` of one part's rows, a batch of at most ``rows`` rows at a time (``None`` if it has none).
 
     One block (and its two scratch columns) serves every batch of the part.
@@ -417,17 +429,19 @@ def _part_statistic(
     return total
 
 
-def _combine(first: tuple | None, second: tuple | None, combine: Sequence[np.ufunc] | None) -> tuple | None:
+def _combine(
+    first: Statistics | None, second: Statistics | None, combine: Sequence[np.ufunc] | None
+) -> Statistics | None:
     """Two partial statistics combined; ``None`` stands for no rows."""
     if first is None or second is None:
         return second if first is None else first
     return combine_statistics(first, second, combine)
 
 
-def _tree_reduce(parts: list, combine: Sequence[np.ufunc] | None) -> Any:
+def _tree_reduce(parts: list[Any], combine: Sequence[np.ufunc] | None) -> Any:
     """Pairwise combination of delayed partial statistics: depth log₂(parts), each task small."""
     while len(parts) > 1:
-        pairs = [dask.delayed(_combine)(a, b, combine) for a, b in zip(parts[::2], parts[1::2])]
+        pairs = [delayed(_combine)(a, b, combine) for a, b in zip(parts[::2], parts[1::2])]
         parts = pairs + ([parts[-1]] if len(parts) % 2 else [])
     return parts[0]
 
@@ -457,7 +471,7 @@ def _compute(graph: Any, scheduler: str | None) -> Any:
                 f"scheduler must be one of {sorted(named_schedulers)} or a dask.distributed address "
                 f"(tcp://host:port); got {scheduler!r}"
             )
-        (value,) = dask.compute(graph, scheduler=local)
+        (value,) = compute(graph, scheduler=local)
         return value
     # A client per pass: nothing lingers when the cluster goes away, and a restarted one is found again.
     with _client(scheduler) as client:
@@ -466,7 +480,7 @@ def _compute(graph: Any, scheduler: str | None) -> Any:
                 f"the dask cluster at {scheduler!r} has no workers: start some (dask worker {scheduler})"
             )
         try:
-            (value,) = dask.compute(graph, scheduler=client.get)
+            (value,) = compute(graph, scheduler=client.get)
         except RuntimeError as exc:
             # Typically a scheduler or worker that cannot unpickle the tasks: another accfirst.
             raise AccFirstError(
@@ -478,7 +492,7 @@ def _compute(graph: Any, scheduler: str | None) -> Any:
     if not client.scheduler_info()["workers"]:
         raise AccFirstError(f"the dask cluster at {scheduler!r} has no workers: start some (dask worker {scheduler})")
     try:
-        (value,) = dask.compute(graph, scheduler=client.get)
+        (value,) = compute(graph, scheduler=client.get)
     except RuntimeError as exc:
         # Typically a scheduler or worker that cannot unpickle the tasks: another accfirst.
         raise AccFirstError(
@@ -492,18 +506,19 @@ def one_pass(
     source: ParquetSource,
     scaling: RidgeScaling | LogisticScaling,
     rows: int,
-    statistic: Callable[..., tuple],
+    statistic: Callable[..., Statistics],
     combine: Sequence[np.ufunc] | None,
     scheduler: str | None,
-) -> tuple:
+) -> Statistics:
     """``statistic`` of every chunk of ``scaling``'s rows, combined entry by entry: one pass over the files."""
-    parts = [dask.delayed(_part_statistic)(part, scaling, rows, statistic, combine) for part in source.parts]
+    parts = [delayed(_part_statistic)(part, scaling, rows, statistic, combine) for part in source.parts]
     # Dask's threads fill the cores; BLAS threads inside them oversubscribe (measured: 6× slower).
     with threadpool_limits(limits=1, user_api="blas"):
-        return _compute(_tree_reduce(parts, combine), scheduler)
+        total: Statistics = _compute(_tree_reduce(parts, combine), scheduler)
+    return total
 
 
-def ridge_sums(Z: NDArray[np.float64]) -> tuple:
+def ridge_sums(Z: NDArray[np.float64]) -> tuple[NDArray[np.float64], int]:
     """ZᵀZ and the row count of a block of rows Z = [X | y]."""
     return Z.T @ Z, len(Z)
 
@@ -522,14 +537,14 @@ class ParquetRows(RowBlocks):
         self.passes = 0
 
     def reduce(
-        self, statistic: Callable[[NDArray[np.float64]], tuple], combine: Sequence[np.ufunc] | None = None
-    ) -> tuple:
+        self, statistic: Callable[[NDArray[np.float64]], Statistics], combine: Sequence[np.ufunc] | None = None
+    ) -> Statistics:
         self.passes += 1
         return one_pass(self.source, self.scaling, self.rows, statistic, combine, self.scheduler)
 
 
 def problem_from_parquet(
-    path_or_glob: str | os.PathLike | Sequence[str | os.PathLike],
+    path_or_glob: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     target: str,
     features: Sequence[str] | None = None,
     task: str = "ridge",
@@ -580,8 +595,9 @@ def problem_from_parquet(
     if task == "logistic":
         scaling = LogisticScaling(source.features, target, feature_bound, positive_class)
         return LogisticProblem.from_rows(ParquetRows(source, scaling, rows, scheduler), lam, radius, certify=True)
-    scaling = RidgeScaling(source.features, target, feature_bound, target_bound)
-    ZtZ, n = one_pass(source, scaling, rows, ridge_sums, None, scheduler)
+    assert target_bound is not None  # checked above for ridge
+    ridge_scaling = RidgeScaling(source.features, target, feature_bound, target_bound)
+    ZtZ, n = one_pass(source, ridge_scaling, rows, ridge_sums, None, scheduler)
     if n != source.n:
         raise DataError(f"the files changed while being read: their footers count {source.n:,} rows, a pass {n:,}")
     return RidgeProblem.from_statistics(ZtZ[:-1, :-1], ZtZ[:-1, -1], float(ZtZ[-1, -1]), n, lam, radius)

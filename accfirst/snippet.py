@@ -22,6 +22,7 @@ import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from importlib import metadata
+from typing import Any
 
 from accfirst.datasets import BUILTIN_DATASETS, Schema
 from accfirst.datasets.prepared import EVALUATION_MODE, EXCLUDES_PREPARATION
@@ -74,11 +75,11 @@ LEGACY_SEARCH = {"radius_mode": "none"}
 RESULTS_FILE = "accfirst_rerun.csv"
 
 
-class PlainMap(tuple):
+class PlainMap(tuple[tuple[str, Any], ...]):
     """A mapping of plain values (a schema) held as ``(key, value)`` pairs: hashable, written as a dict."""
 
 
-Plain = str | int | float | bool | None | tuple
+Plain = str | int | float | bool | None | tuple[Any, ...]
 
 
 def _plain(name: str, value: object) -> Plain:
@@ -99,6 +100,14 @@ def _plain(name: str, value: object) -> Plain:
     if isinstance(value, (list, tuple)):
         return tuple(_plain(name, item) for item in value)
     raise AccFirstError(f"{name} must be a string, number, boolean, None or a list or mapping of them; got {value!r}")
+
+
+def _plain_number(name: str, value: object) -> str | float:
+    """``value`` as ``_plain`` makes it, for ``float``/``int``: a number or a string; anything else is a ``TypeError``."""
+    plain = _plain(name, value)
+    if plain is None or isinstance(plain, tuple):
+        raise TypeError(f"{name} must be a number; got {plain!r}")
+    return plain
 
 
 def _json(value: Plain) -> object:
@@ -137,7 +146,7 @@ class DatasetSpec:
         object.__setattr__(self, "filename", None if self.filename is None else str(self.filename))
 
     @classmethod
-    def from_builtin(cls, name: str, **options: object) -> DatasetSpec:
+    def from_builtin(cls, name: str, **options: Plain) -> DatasetSpec:
         """A built-in dataset, with ``load_builtin`` keyword arguments (test_size, seed)."""
         return cls(builtin=name, options=tuple(options.items()))
 
@@ -186,17 +195,17 @@ class RunSettings:
         if self.task not in TASK_PROBLEMS:
             raise AccFirstError(f"task must be one of {list(TASK_PROBLEMS)}; got {self.task!r}")
         set_ = object.__setattr__
-        set_(self, "lam", float(_plain("lam", self.lam)))
+        set_(self, "lam", float(_plain_number("lam", self.lam)))
         if self.radius is not None:
             set_(self, "radius", validate_positive("radius", _plain("radius", self.radius)))
-        set_(self, "alphas", tuple(float(a) for a in _plain("alphas", tuple(self.alphas))))
-        set_(self, "kappas", tuple(RelativeTarget(float(k)).kappa for k in _plain("kappas", tuple(self.kappas))))
-        set_(self, "gamma", float(_plain("gamma", self.gamma)))
+        set_(self, "alphas", tuple(float(_plain_number("alphas", a)) for a in tuple(self.alphas)))
+        set_(self, "kappas", tuple(RelativeTarget(float(_plain_number("kappas", k))).kappa for k in tuple(self.kappas)))
+        set_(self, "gamma", float(_plain_number("gamma", self.gamma)))
         set_(self, "methods", tuple(str(m) for m in self.methods))
-        set_(self, "trials", int(_plain("trials", self.trials)))
+        set_(self, "trials", int(_plain_number("trials", self.trials)))
         if self.seed is not None:
-            set_(self, "seed", int(_plain("seed", self.seed)))
-        plain = {name: _plain(name, value) for name, value in self.options.to_dict().items()}
+            set_(self, "seed", int(_plain_number("seed", self.seed)))
+        plain: dict[str, Any] = {name: _plain(name, value) for name, value in self.options.to_dict().items()}
         set_(self, "options", SearchOptions(**plain))
         validate_methods(self.methods, self.options)
         set_(self, "extra", {str(k): _plain(str(k), v) for k, v in self.extra.items()})
@@ -253,8 +262,8 @@ def settings_from_json(text: str) -> RunSettings:
         stated = data.get("options", {})
         if data.get("filename") is not None:
             stated = {**{k: v for k, v in LEGACY_PREPARATION.items() if k not in stated}, **stated}
-        options = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in stated.items())
-        dataset = DatasetSpec(builtin=data.get("builtin"), filename=data.get("filename"), options=options)
+        dataset_options = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in stated.items())
+        dataset = DatasetSpec(builtin=data.get("builtin"), filename=data.get("filename"), options=dataset_options)
         extra = {k: tuple(v) if isinstance(v, list) else v for k, v in record.get("extra", {}).items()}
         # Options a record lacks (written by an older version) take their defaults, or what they meant then.
         stated = {f.name: record[f.name] for f in fields(SearchOptions) if f.name in record}

@@ -158,7 +158,7 @@ def filtered_counts(
     return frame
 
 
-def _outcome(status: str, released: float, level: int | None, sigma: float, c: float, rho: float) -> dict:
+def _outcome(status: str, released: float, level: int | None, sigma: float, c: float, rho: float) -> dict[str, object]:
     return {
         "status": status,
         "certified": status == "certified",
@@ -170,13 +170,19 @@ def _outcome(status: str, released: float, level: int | None, sigma: float, c: f
     }
 
 
-def _refused(rho: float) -> dict:
+def _refused(rho: float) -> dict[str, object]:
     return _outcome("refused", math.nan, None, math.nan, math.nan, rho)
 
 
 def _nr_count(
-    budget: ZCDPFilter, q: float, rhos: NDArray, c: float, alpha: float, index: int, rng: np.random.Generator
-) -> dict:
+    budget: ZCDPFilter,
+    q: float,
+    rhos: NDArray[np.float64],
+    c: float,
+    alpha: float,
+    index: int,
+    rng: np.random.Generator,
+) -> dict[str, object]:
     """One Brownian noise reduction, declared at its top level, charged where it stopped (SPEC §15.4)."""
     if not budget.admit(float(rhos[-1]), kind="Brownian NR", label=f"count {index}"):
         return _refused(0.0)
@@ -190,8 +196,14 @@ def _nr_count(
 
 
 def _doubling_count(
-    budget: ZCDPFilter, q: float, rhos: NDArray, c: float, alpha: float, index: int, rng: np.random.Generator
-) -> dict:
+    budget: ZCDPFilter,
+    q: float,
+    rhos: NDArray[np.float64],
+    c: float,
+    alpha: float,
+    index: int,
+    rng: np.random.Generator,
+) -> dict[str, object]:
     """Independent Gaussian releases at doubling ρ, each a zCDP round charged in full (SPEC §16)."""
     spent = 0.0
     for k, rho in enumerate(rhos):
@@ -243,7 +255,7 @@ def compare_counts(
     unknown = [m for m in chosen if m not in COUNT_METHODS]
     if unknown or not chosen:
         raise AccFirstError(f"methods must be a non-empty subset of {list(COUNT_METHODS)}; got {chosen}")
-    labels = list(counts.index) if isinstance(counts, pd.Series) else list(range(len(counts)))
+    labels = list(counts.index) if isinstance(counts, pd.Series) else list(range(len(np.asarray(counts))))
     frames = []
     for method in chosen:
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(COUNT_METHODS.index(method),)))
@@ -284,7 +296,7 @@ def log_uniform_counts(
     low, high = validate_positive("low", low), validate_positive("high", high)
     if not low < high:
         raise AccFirstError(f"low must be smaller than high; got low={low:g}, high={high:g}")
-    return np.round(np.exp(as_generator(rng).uniform(math.log(low), math.log(high), size)))
+    return np.exp(as_generator(rng).uniform(math.log(low), math.log(high), size)).round()
 
 
 def category_counts(values: pd.Series, categories: Sequence[object] | None = None) -> pd.Series:
@@ -297,7 +309,7 @@ def category_counts(values: pd.Series, categories: Sequence[object] | None = Non
     if categories is None:
         categories = sorted(column.dropna().unique(), key=str)
     counted = column.value_counts(dropna=True)
-    return pd.Series([int(counted.get(c, 0)) for c in categories], index=pd.Index(categories, name=column.name))
+    return pd.Series([int(counted.get(c, 0)) for c in categories], index=pd.Index(list(categories), name=column.name))
 
 
 def histogram_counts(values: pd.Series, bins: int, value_range: tuple[float, float] | None = None) -> pd.Series:

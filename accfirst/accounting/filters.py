@@ -77,6 +77,8 @@ class PrivacyFilter:
 
     unit: str
     name: str
+    epsilon: float  # the (ε, δ) the budget stands for, set by each filter
+    delta: float
 
     def __init__(self, budget: float, delta_budget: float) -> None:
         self.budget = budget

@@ -46,6 +46,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -66,7 +67,7 @@ class _Recipe:
 
     info: DatasetInfo
     table: Callable[[], pd.DataFrame]
-    options: dict = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)  # checked by from_frame
 
     @property
     def public(self) -> bool:
@@ -90,7 +91,7 @@ def _intrusion_table() -> pd.DataFrame:
 def _diabetes_table() -> pd.DataFrame:
     from sklearn.datasets import load_diabetes
 
-    frame = load_diabetes(as_frame=True).frame
+    frame: pd.DataFrame = load_diabetes(as_frame=True).frame
     return frame.rename(columns={"target": "progression"})
 
 
@@ -98,7 +99,7 @@ def _breast_cancer_table() -> pd.DataFrame:
     from sklearn.datasets import load_breast_cancer
 
     bunch = load_breast_cancer(as_frame=True)
-    frame = bunch.data.copy()
+    frame: pd.DataFrame = bunch.data.copy()
     frame["diagnosis"] = np.asarray(bunch.target_names)[bunch.target.to_numpy()]
     return frame
 

@@ -9,8 +9,8 @@ cut to a readable length.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Collection, Sequence
+from typing import NamedTuple, SupportsFloat, SupportsIndex
 
 import numpy as np
 import pandas as pd
@@ -81,7 +81,7 @@ def candidate_features(table: Table, features: Sequence[str] | None, skipped: Se
     return chosen
 
 
-def check_log1p(log1p_columns: Sequence[str], candidates: list[str]) -> set[str]:
+def check_log1p(log1p_columns: Collection[str], candidates: list[str]) -> set[str]:
     """The ``log(1 + x)`` columns, which must be among the candidate features."""
     if isinstance(log1p_columns, str):
         raise TypeError("log1p_columns must be a list of column names, not a single string")
@@ -199,11 +199,15 @@ def matches(keys: LabelKeys, value: object) -> np.ndarray:
     """Where the keys equal a class given by the user (a number, or a text compared after stripping)."""
     if keys.numeric:
         try:
-            number = float(str(value).strip()) if isinstance(value, str) else float(value)
+            if not isinstance(value, (str, SupportsFloat, SupportsIndex)):
+                raise TypeError
+            number = float(value.strip()) if isinstance(value, str) else float(value)
         except (TypeError, ValueError):
             return np.zeros(len(keys.keys), dtype=bool)
-        return keys.keys == number
-    return keys.keys == fmt(value).strip()
+        hits: np.ndarray = keys.keys == number
+        return hits
+    same: np.ndarray = keys.keys == fmt(value).strip()
+    return same
 
 
 def fmt(value: object) -> str:

@@ -133,7 +133,7 @@ def encode(
     notes: list[str] = []
     for name, column in zip(names, columns):
         start = len(out_names)
-        if name in plans:
+        if isinstance(column, Categorical):
             plan = plans[name]
             filled = _one_hot(column, plan, train_rows, X_train[:, start : start + len(plan.kept)])
             filled += _one_hot(column, plan, test_rows, X_test[:, start : start + len(plan.kept)])

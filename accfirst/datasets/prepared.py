@@ -259,12 +259,12 @@ class PreparedData:
     @property
     def n(self) -> int:
         """Rows the private algorithms see (the training part)."""
-        return self.X_train.shape[0]
+        return int(self.X_train.shape[0])
 
     @property
     def p(self) -> int:
         """Feature columns."""
-        return self.X_train.shape[1]
+        return int(self.X_train.shape[1])
 
     def test_quality(self, theta: np.ndarray) -> dict[str, float]:
         """Downstream quality of a linear model θ (no intercept) on the test part.

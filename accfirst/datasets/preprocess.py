@@ -124,7 +124,7 @@ def preparation_options(
     *,
     task: str,
     positive_class: object = None,
-    schema: Schema | Mapping | None = None,
+    schema: Schema | Mapping[str, object] | None = None,
     log1p_columns: Sequence[str] = (),
     log1p_target: bool = False,
     scaling: str | None = None,
@@ -217,7 +217,7 @@ def _standardize(value: object, private: bool) -> str:
 
 
 def _bounds(
-    scaling: str, task: str, feature_bound: object, target_bound: object, private: bool
+    scaling: str, task: str, feature_bound: float | None, target_bound: float | None, private: bool
 ) -> tuple[float | None, float | None]:
     """The public bounds of ``"clip"`` scaling, checked (evaluation only notes bounds given with another scaling)."""
     if scaling != "clip":

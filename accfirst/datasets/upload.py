@@ -20,6 +20,7 @@ import io
 import re
 import warnings
 from dataclasses import dataclass
+from typing import Literal, TypedDict
 
 import pandas as pd
 import pyarrow as pa
@@ -167,6 +168,15 @@ def _read_parquet(data: bytes, shown: str, limits: UploadLimits) -> tuple[pd.Dat
     return df, (f"read {shown} as Parquet",)
 
 
+class _CsvOptions(TypedDict):
+    """How ``pd.read_csv`` reads an upload: the sniffed delimiter and decimal mark."""
+
+    sep: str
+    decimal: str
+    encoding: str
+    engine: Literal["c"]
+
+
 def _read_csv(data: bytes, shown: str, limits: UploadLimits) -> tuple[pd.DataFrame, tuple[str, ...]]:
     sample_bytes = data[:_SAMPLE_BYTES]
     if b"\x00" in sample_bytes:
@@ -190,7 +200,7 @@ def _read_csv(data: bytes, shown: str, limits: UploadLimits) -> tuple[pd.DataFra
     names = [name.strip() for name in header]
     check_unique([name for name in names if name], shown)
     decimal = "," if delimiter != "," and _uses_decimal_comma(sample, delimiter) else "."
-    options = {"sep": delimiter, "decimal": decimal, "encoding": "utf-8-sig", "engine": "c"}
+    options = _CsvOptions(sep=delimiter, decimal=decimal, encoding="utf-8-sig", engine="c")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", pd.errors.DtypeWarning)
@@ -217,7 +227,7 @@ def _read_csv(data: bytes, shown: str, limits: UploadLimits) -> tuple[pd.DataFra
     return df, tuple(notes)
 
 
-def _check_csv_size(data: bytes, options: dict, columns: int, limits: UploadLimits, shown: str) -> None:
+def _check_csv_size(data: bytes, options: _CsvOptions, columns: int, limits: UploadLimits, shown: str) -> None:
     """Parse the CSV in chunks of about 16 MB, keeping only counts: too many rows or too much memory → ``DataError``.
 
     Run before the table is read whole, so a file over the limits never takes more
@@ -234,7 +244,7 @@ def _check_csv_size(data: bytes, options: dict, columns: int, limits: UploadLimi
 
 
 def _is_text(kind: pa.DataType) -> bool:
-    return (
+    return bool(
         pa.types.is_string(kind)
         or pa.types.is_large_string(kind)
         or pa.types.is_binary(kind)

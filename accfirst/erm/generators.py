@@ -91,8 +91,8 @@ class CovarianceHypothesis(Hypothesis):
 
     @cached_property
     def theta(self) -> NDArray[np.float64]:
-        kind, interior = self._shape
-        if kind == "interior":
+        _, interior = self._shape
+        if interior is not None:  # only an "interior" shape carries θ
             return interior
         return solve_trust_region(self.H, self.g, self.problem.norm_bound)
 
@@ -189,6 +189,7 @@ class CovariancePerturbation(HypothesisGenerator):
     """Covariance perturbation for ridge (Thm 3.1): noise on (XᵀX, Xᵀy), ℓ1-sensitivity 4."""
 
     name = "covariance"
+    problem: RidgeProblem
 
     def __init__(self, problem: Problem, noise: NoiseFamily = LAPLACE) -> None:
         if not isinstance(problem, RidgeProblem):

@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, partial
-from typing import NamedTuple
+from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -392,7 +392,7 @@ class RidgeProblem(Problem):
         self.c = float(c)
         # Q = A/n + λI is the Hessian of L: R(θ) = ½δᵀQδ + ∇L(θ*)ᵀδ exactly, δ = θ − θ*.
         self.hessian = _readonly(self.A / self.n + lam * np.eye(self.p))
-        self._unconstrained = _readonly(np.linalg.solve(self.hessian, self.b / self.n))
+        self._unconstrained = _readonly(np.asarray(np.linalg.solve(self.hessian, self.b / self.n), dtype=np.float64))
         self._unconstrained_norm = float(np.linalg.norm(self._unconstrained))
         self._solve_on_ball()
 
@@ -458,7 +458,7 @@ class RidgeProblem(Problem):
 
     def excess_risk_lower_bound(self, theta: NDArray[np.float64]) -> float:
         """Exact for ridge: R is the quadratic ½δᵀQδ + ∇L(θ*)ᵀδ."""
-        return self.excess_risk(theta)
+        return float(self.excess_risk(theta))
 
     @cached_property
     def _sphere_risk(self) -> float:
@@ -483,6 +483,10 @@ class RidgeProblem(Problem):
         return self._sphere_risk * (1 - 1e-9)
 
 
+# One pass's statistic: a tuple of sums (arrays or numbers) that blocks combine entry by entry.
+Statistics: TypeAlias = tuple[Any, ...]
+
+
 class RowBlocks(ABC):
     """The rows y_i·x_i of a logistic problem, visited in blocks (SPEC §1–§2).
 
@@ -497,12 +501,12 @@ class RowBlocks(ABC):
 
     @abstractmethod
     def reduce(
-        self, statistic: Callable[[NDArray[np.float64]], tuple], combine: Sequence[np.ufunc] | None = None
-    ) -> tuple:
+        self, statistic: Callable[[NDArray[np.float64]], Statistics], combine: Sequence[np.ufunc] | None = None
+    ) -> Statistics:
         """The statistic of all rows: one pass over the data."""
 
 
-def combine_statistics(first: tuple, second: tuple, combine: Sequence[np.ufunc] | None = None) -> tuple:
+def combine_statistics(first: Statistics, second: Statistics, combine: Sequence[np.ufunc] | None = None) -> Statistics:
     """Two blocks' statistics combined entry by entry, as ``RowBlocks.reduce`` does."""
     ufuncs = (np.add,) * len(first) if combine is None else combine
     return tuple(ufunc(a, b) for ufunc, a, b in zip(ufuncs, first, second, strict=True))
@@ -516,8 +520,8 @@ class InMemoryRows(RowBlocks):
         self.n, self.p = yX.shape
 
     def reduce(
-        self, statistic: Callable[[NDArray[np.float64]], tuple], combine: Sequence[np.ufunc] | None = None
-    ) -> tuple:
+        self, statistic: Callable[[NDArray[np.float64]], Statistics], combine: Sequence[np.ufunc] | None = None
+    ) -> Statistics:
         return statistic(self.yX)
 
 
@@ -528,7 +532,8 @@ def _margins(yX: NDArray[np.float64], thetas: NDArray[np.float64]) -> NDArray[np
 
 def _log_loss_sum(margins: NDArray[np.float64]) -> NDArray[np.float64]:
     """Σ_i log(1 + e^{−m_i}) per column; logaddexp(0, −m) is stable for both signs of m."""
-    return np.logaddexp(0.0, -margins).sum(axis=0)
+    sums: NDArray[np.float64] = np.logaddexp(0.0, -margins).sum(axis=0)
+    return sums
 
 
 def loss_sums(yX: NDArray[np.float64], thetas: NDArray[np.float64]) -> tuple[NDArray[np.float64]]:
@@ -549,7 +554,9 @@ def loss_gradient_sums(
     return losses, weights.T @ yX
 
 
-def newton_sums(yX: NDArray[np.float64], theta: NDArray[np.float64]) -> tuple:
+def newton_sums(
+    yX: NDArray[np.float64], theta: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], float]:
     """Over a block, at one θ: Σ log(1 + e^{−m_i}), Σ σ(−m_i)·y_i x_i, Σ σ'(m_i) x_i x_iᵀ and max |m_i|.
 
     Combined with ``NEWTON_COMBINE``; everything a Newton step needs, in one pass.
@@ -602,6 +609,7 @@ class LogisticProblem(Problem):
     bound_formula = "√(2 ln 2/λ)"
     sensitivity_formula = "2{R}/n"
     loss_curvature = 0.25
+    _residual_norm: float  # ‖∇L‖ (or its certified bound) at the last θ that Newton's method reached
 
     def __init__(self, X: ArrayLike, y: ArrayLike, lam: float, radius: float | None = None) -> None:
         lam = validate_regularisation(lam)
@@ -698,7 +706,8 @@ class LogisticProblem(Problem):
 
     def _regularised(self, sums: NDArray[np.float64], thetas: NDArray[np.float64]) -> NDArray[np.float64]:
         """L(θ) of a (k, p) batch from its summed log-losses."""
-        return sums / self.n + self.lam / 2 * np.einsum("ki,ki->k", thetas, thetas)
+        losses: NDArray[np.float64] = sums / self.n + self.lam / 2 * np.einsum("ki,ki->k", thetas, thetas)
+        return losses
 
     def _newton_terms(self, theta: NDArray[np.float64]) -> _NewtonTerms:
         """L, ∇L and ∇²L at θ, and max_i |x_iᵀθ|: one pass over the data."""
@@ -780,7 +789,7 @@ class LogisticProblem(Problem):
             self._residual_norm = float(np.linalg.norm(terms.gradient))
             if self._residual_norm <= LOGISTIC_GRADIENT_TOLERANCE:
                 return theta, terms
-            step = -np.linalg.solve(terms.hessian, terms.gradient)
+            step = -np.asarray(np.linalg.solve(terms.hessian, terms.gradient), dtype=np.float64)
             if certify and (certified := self._certified_step(theta, terms, step)) is not None:
                 return certified
             theta, terms = self._armijo_step(theta, terms, step)
@@ -841,7 +850,7 @@ class LogisticProblem(Problem):
         """
         delta = theta - self._theta_star
         m = self.max_margin_star + float(np.max(np.abs(delta)))
-        sigma = expit(-m)
+        sigma = float(expit(-m))
         curvature = sigma * (1 - sigma)
         squared = float(delta @ delta)
         quadratic = 0.5 * (curvature * float(delta @ self.gram @ delta) + (self.lam + self._multiplier) * squared)
@@ -891,7 +900,7 @@ class ProblemShape:
 
 
 # The problem class of each task, as a prepared dataset names it (``PreparedData.task``).
-PROBLEMS: dict[str, type[Problem]] = {"ridge": RidgeProblem, "logistic": LogisticProblem}
+PROBLEMS: dict[str, type[RidgeProblem] | type[LogisticProblem]] = {"ridge": RidgeProblem, "logistic": LogisticProblem}
 
 
 def prepared_problem(data: PreparedData, lam: float, radius: float | None = None) -> Problem:

@@ -188,12 +188,16 @@ def _bregman(
     values = energy.value(proposals.reshape(m * b, p)).reshape(m, b)
     step = proposals - anchor[:, None, :]
     linear = np.einsum("mbp,mp->mb", step, anchor_gradient)
-    return values - anchor_value[:, None] - linear - 0.5 * np.einsum("mbp,mbp->mb", step, step)
+    divergence: NDArray[np.float64] = (
+        values - anchor_value[:, None] - linear - 0.5 * np.einsum("mbp,mbp->mb", step, step)
+    )
+    return divergence
 
 
 def _squares(rows: NDArray[np.float64]) -> NDArray[np.float64]:
     """‖r‖² of each row."""
-    return np.einsum("kp,kp->k", rows, rows)
+    squares: NDArray[np.float64] = np.einsum("kp,kp->k", rows, rows)
+    return squares
 
 
 def _oracle_centre(
@@ -305,7 +309,9 @@ def sample_logistic_gibbs(
     eta = share / (1 - share)
     steps = mixing_steps(divergence, share, tv_bound / 2)
     oracle_log_det = 0.5 * float(np.sum(np.log1p(share * excess)))
-    local = np.linalg.inv(problem.hessian_at(centre) / problem.lam + np.eye(problem.p) / eta)
+    local = np.asarray(
+        np.linalg.inv(problem.hessian_at(centre) / problem.lam + np.eye(problem.p) / eta), dtype=np.float64
+    )
     majoriser = (basis / (1 + excess + 1 / eta)) @ basis.T
     u = (rng.standard_normal((size, problem.p)) / np.sqrt(1 + excess)) @ basis.T
     proposals = 0

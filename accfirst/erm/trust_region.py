@@ -59,7 +59,7 @@ def shifted_cholesky_fails(H: NDArray[np.float64]) -> bool:
     """
     shift = 1e-9 * float(np.linalg.norm(H))
     _, info = lapack.dpotrf(H + shift * np.eye(H.shape[0]), lower=False, clean=False)
-    return info != 0
+    return int(info) != 0
 
 
 def solve_trust_region(H: NDArray[np.float64], g: NDArray[np.float64], radius: float) -> NDArray[np.float64]:
@@ -84,7 +84,8 @@ def solve_trust_region(H: NDArray[np.float64], g: NDArray[np.float64], radius: f
 
     if lam_min > 0 and np.all(np.isfinite(a / eigenvalues)) and np.linalg.norm(a / eigenvalues) <= radius:
         # Cholesky can fail on a barely definite H that eigh still resolves.
-        return V @ (a / eigenvalues)
+        inside: NDArray[np.float64] = V @ (a / eigenvalues)
+        return inside
 
     # Work with the gaps λ_i + μ_low ≥ 0 and the shift ν = μ − μ_low ≥ 0: the pole of
     # the bottom eigenvalue then sits exactly at ν = 0, so a root within an ulp of

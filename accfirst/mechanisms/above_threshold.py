@@ -79,7 +79,11 @@ class ThresholdNoise:
         self._query_scale = query_scale
         self._queries = draw_laplace(rng, size)
         self._bits = UniformBits(rng)
-        shared, shared_rad = (0.0, 0.0) if self._shared is None else laplace_fast(self._shared, threshold_scale)
+        shared, shared_rad = (
+            (0.0, 0.0)
+            if self._shared is None or threshold_scale is None
+            else laplace_fast(self._shared, threshold_scale)
+        )
         self.query_noise, query_rad = laplace_fast(self._queries, query_scale)
         self.noisy_threshold = np.full(size, threshold + shared)
         # Allowance A_t = Z_t − Y − W: test t passes iff R_t ≤ A_t. Python floats: read one at a time.
@@ -87,7 +91,8 @@ class ThresholdNoise:
         radius = GROW * (
             query_rad + shared_rad + 2.0 * ROUNDOFF * (np.abs(self.query_noise) + np.abs(self.noisy_threshold))
         )
-        self._allowance, self._allowance_rad = allowance.tolist(), radius.tolist()
+        self._allowance: list[float] = allowance.tolist()
+        self._allowance_rad: list[float] = radius.tolist()
 
     def cannot_pass(self, t: int, bound: float) -> bool:
         """Whether a certified lower bound on R_t already exceeds every allowance A_t the enclosure admits."""
@@ -113,7 +118,7 @@ class ThresholdNoise:
         if query is None:
             return None
         terms = [multiply(exact(Fraction(self._query_scale)), query), exact(-self._threshold)]
-        if self._shared is not None:
+        if self._shared is not None and self._threshold_scale is not None:
             shared = laplace_exact(self._bits, "threshold", int(self._shared[0]), precision)
             if shared is None:
                 return None
@@ -154,7 +159,7 @@ def sequential_test(
     return SearchOutcome(None, None, _trace(epsilons, risks, bounds, noise))
 
 
-def _trace(epsilons, risks, bounds, noise: ThresholdNoise) -> Trace:
+def _trace(epsilons: NDArray[np.float64], risks: list[float], bounds: list[float], noise: ThresholdNoise) -> Trace:
     k = len(risks)
     return Trace(
         level=np.arange(1, k + 1),

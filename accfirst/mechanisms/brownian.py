@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -90,7 +91,7 @@ class BrownianReleaseChain(ReleaseChain):
         self._reached = Fraction(0)  # the precision 2ρ/Δ₂² after the gains so far
         self._z_mid = np.zeros(self._flat.size)
         self._z_rad = np.zeros(self._flat.size)
-        self._released: NDArray[np.float64] | None = None
+        self._released = np.empty(0)  # set by the first release (every level is above −1)
 
     def extend(self, rhos: ArrayLike) -> None:
         """Append levels above the current top (SPEC §14.2: the grid extends to the right)."""
@@ -214,6 +215,18 @@ def brownian_noise_reduction(
     return np.stack([chain.release(k) for k in range(levels.size)])
 
 
+@overload
+def brownian_expost_epsilon(
+    rho: float, delta: float, boundary: str = "mixture", rho_ref: float | None = None
+) -> float: ...
+@overload
+def brownian_expost_epsilon(
+    rho: NDArray[np.float64], delta: float, boundary: str = "mixture", rho_ref: float | None = None
+) -> NDArray[np.float64]: ...
+@overload
+def brownian_expost_epsilon(
+    rho: ArrayLike, delta: float, boundary: str = "mixture", rho_ref: float | None = None
+) -> float | NDArray[np.float64]: ...
 def brownian_expost_epsilon(
     rho: ArrayLike, delta: float, boundary: str = "mixture", rho_ref: float | None = None
 ) -> float | NDArray[np.float64]:

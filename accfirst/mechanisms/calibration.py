@@ -111,7 +111,9 @@ _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(8)
 _UNIT_NODES, _UNIT_WEIGHTS = (1 + _NODES) / 2, _WEIGHTS / 2  # on [0, 1]
 
 
-def _quadrature(low: float, high: float, panel: float, breakpoints: tuple[float, ...]):
+def _quadrature(
+    low: float, high: float, panel: float, breakpoints: tuple[float, ...]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Nodes and weights on [low, high], split at the breakpoints, equal panels at most ``panel`` wide."""
     cuts = [low, *sorted(p for p in breakpoints if low < p < high), high]
     nodes, weights = [], []
@@ -286,7 +288,7 @@ def _solve(calibration: ExactCalibration, T: int, gamma: float) -> ExactSolution
     def constant(log_ratio: float, halt_below: float) -> float:
         return solution(math.exp(log_ratio), halt_below).constant
 
-    log_ratios = tuple(math.log(r) for r in RATIO_RANGE)
+    log_ratios = (math.log(RATIO_RANGE[0]), math.log(RATIO_RANGE[1]))
     ratio, halt_below = calibration.ratio, calibration.halt_below
     if ratio is not None and halt_below is not None:
         return solution(ratio, halt_below)
@@ -300,14 +302,14 @@ def _solve(calibration: ExactCalibration, T: int, gamma: float) -> ExactSolution
             lambda s: constant(math.log(ratio), s), bounds=HALT_BELOW_RANGE, method="bounded", options={"xatol": 1e-6}
         )
         return solution(ratio, float(best.x))
-    best = minimize(
-        lambda v: constant(v[0], v[1]),
+    joint = minimize(
+        lambda v, *_: constant(v[0], v[1]),  # scipy calls fun(x, *args)
         x0=[math.log(2), 0.2],
         method="Nelder-Mead",
         bounds=[log_ratios, HALT_BELOW_RANGE],
         options={"xatol": 1e-4, "fatol": 1e-5},
     )
-    return solution(math.exp(best.x[0]), float(best.x[1]))
+    return solution(math.exp(joint.x[0]), float(joint.x[1]))
 
 
 CALIBRATIONS: dict[str, Calibration] = {

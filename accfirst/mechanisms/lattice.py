@@ -21,6 +21,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from fractions import Fraction
+from functools import partial
+from typing import overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -38,6 +40,10 @@ BAND_BITS = 4
 SMALLEST_SCALE = 2.0**-1000
 
 
+@overload
+def lattice_spacing(scale: float) -> float: ...
+@overload
+def lattice_spacing(scale: NDArray[np.float64]) -> NDArray[np.float64]: ...
 def lattice_spacing(scale: float | NDArray[np.float64]) -> float | NDArray[np.float64]:
     """g = 2^(4·⌊⌊log₂ s⌋/4⌋ − 16) for a noise scale s > 0 (a Laplace scale or a Gaussian standard deviation).
 
@@ -110,6 +116,6 @@ def release_nearest(
     fast one does not settle the cell.
     """
     values, unsettled = nearest_fast(centre, mid, rad, spacing, scale)
-    for j in np.flatnonzero(unsettled):
-        values[j] = nearest_exact(float(centre[j]), spacing, lambda precision, j=j: noise(int(j), precision))
+    for j in np.flatnonzero(unsettled).tolist():
+        values[j] = nearest_exact(float(centre[j]), spacing, partial(noise, j))
     return values

@@ -12,6 +12,7 @@ like every released value of the package.
 from __future__ import annotations
 
 import math
+from typing import overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -33,6 +34,16 @@ def noise_family(noise: str) -> NoiseFamily:
         raise AccFirstError(f"unknown noise {noise!r}; choose one of {sorted(FAMILIES)}") from None
 
 
+@overload
+def lower_bound_margin(noise: str, sensitivity: float, level: float, beta: float) -> float: ...
+@overload
+def lower_bound_margin(
+    noise: str, sensitivity: float, level: NDArray[np.float64], beta: float
+) -> NDArray[np.float64]: ...
+@overload
+def lower_bound_margin(
+    noise: str, sensitivity: float, level: ArrayLike, beta: float
+) -> float | NDArray[np.float64]: ...
 def lower_bound_margin(noise: str, sensitivity: float, level: ArrayLike, beta: float) -> float | NDArray[np.float64]:
     """The (1 − β) quantile of the noise at each privacy level (SPEC §19.2, §21.3).
 

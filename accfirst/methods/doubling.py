@@ -49,7 +49,7 @@ def doubling_levels(eps_min: float, eps_max: float) -> NDArray[np.float64]:
             f"eps_max/eps_min = 2^{K - 1} needs {K} doubling levels; at most {MAX_DOUBLING_LEVELS} are supported "
             "(narrow the ε range)"
         )
-    return low * 2.0 ** np.arange(K)
+    return np.asarray(low * 2.0 ** np.arange(K), dtype=np.float64)
 
 
 @checked(alpha=validate_alpha, gamma=validate_gamma, rng=as_generator)
@@ -83,6 +83,7 @@ def doubling(
     K = levels.size
     gen = make_generator(problem, generator, noise)
     cost = generation_cost(gen, levels, delta, independent=True)
+    assert isinstance(rng, np.random.Generator)  # @checked made it one
     sample_rng, test_rng = rng.spawn(2)
     scale = doubling_test_scale(alpha, gamma, K, calibration)
     query_noise = ThresholdNoise(-alpha / 2, scale, K, test_rng)
@@ -90,7 +91,7 @@ def doubling(
     outcome = sequential_test(hypotheses, cost.label, query_noise, exact)
     eps_test = problem.query_sensitivity / scale
     halted = outcome.index is not None
-    steps = outcome.index + 1 if halted else K
+    steps = outcome.index + 1 if outcome.index is not None else K
     return searched_result(
         method=Doubling.key,
         problem=problem,

@@ -6,7 +6,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from accfirst.erm.generators import HypothesisGenerator
-from accfirst.erm.problems import Problem
+from accfirst.erm.problems import Problem, ProblemShape
 from accfirst.erm.theory import theory_epsilon
 from accfirst.errors import AccFirstError
 from accfirst.validation import validate_count, validate_positive
@@ -15,14 +15,14 @@ SPACINGS = ("geometric", "linear")
 
 
 def default_eps_range(
-    problem: Problem, alpha: float, generator: str | HypothesisGenerator | None = None
+    problem: Problem | ProblemShape, alpha: float, generator: str | HypothesisGenerator | None = None
 ) -> tuple[float, float]:
     """The paper's (ε_min, ε_max) = (1/n, 4E), E from the theory approach (SPEC §8)."""
     return 1.0 / problem.n, 4.0 * theory_epsilon(problem, alpha, generator)
 
 
 def epsilon_grid(
-    problem: Problem,
+    problem: Problem | ProblemShape,
     alpha: float,
     generator: str | HypothesisGenerator | None = None,
     T: int = 1000,

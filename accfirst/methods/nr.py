@@ -76,6 +76,7 @@ def noise_reduction(
     gen = make_generator(problem, generator, noise)
     cost = generation_cost(gen, eps, delta, independent=False)
     calib = resolve_calibration(calibration)
+    assert isinstance(rng, np.random.Generator)  # @checked made it one
     chain_rng, test_rng = rng.spawn(2)
     params = calib.calibrate(alpha, gamma, eps.size, problem.query_sensitivity)
     outcome = interactive_above_threshold(gen.chain(cost.levels, chain_rng), cost.label, params, test_rng, exact)
@@ -88,7 +89,7 @@ def noise_reduction(
         alpha=alpha,
         gamma=gamma,
         T=eps.size,
-        stop_index=outcome.index + 1 if halted else None,
+        stop_index=outcome.index + 1 if outcome.index is not None else None,
         outcome=outcome,
         eps_test=params.epsilon,
         eps_hypothesis=float(cost.loss[outcome.index]) if halted else math.inf,

@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from accfirst.erm.generators import GENERATORS, NOISES
-from accfirst.erm.problems import Problem
+from accfirst.erm.problems import Problem, ProblemShape
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import DEFAULT_CALIBRATION, resolve_calibration
@@ -127,6 +127,6 @@ class SearchOptions:
         """``{option: value}``, every option (keyword arguments of ``run_trials``)."""
         return asdict(self)
 
-    def grid(self, problem: Problem, alpha: float) -> NDArray[np.float64]:
+    def grid(self, problem: Problem | ProblemShape, alpha: float) -> NDArray[np.float64]:
         """The ε grid of one α (SPEC §8); doubling spans the same range."""
         return epsilon_grid(problem, alpha, self.generator, self.T, self.eps_min, self.eps_max, self.spacing)

@@ -34,6 +34,7 @@ import dataclasses
 import functools
 import math
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 
@@ -120,6 +121,7 @@ def _radius_cost(epsilon: float, shape: ProblemShape, prediction: Prediction, op
     if options.noise != GAUSSIAN.name:
         return epsilon
     l1, l2 = generator_class(shape, options.generator).sensitivities(shape)
+    assert options.eps_min is not None  # fixed by fixed_range
     first, reached = (
         float(variance_matched_rhos([value], l1, l2)[0]) for value in (options.eps_min, prediction.generation)
     )
@@ -162,6 +164,7 @@ def plan_radius(shape: ProblemShape, method: str, alpha: float, gamma: float, op
             margin = radius_margin(sensitivity, radius_level(epsilon, options.noise), beta, options.noise)
             radius = min(ceiling, max(skip.guess + margin, floor))
             prediction = runner.predict(shape.with_radius(radius), alpha, gamma - beta, options)
+            assert prediction is not None  # a method that predicts on the ceiling predicts on every radius
             cost = _radius_cost(epsilon, shape, prediction, options)
             if cost + prediction.total < best.predicted:
                 best = dataclasses.replace(
@@ -170,6 +173,17 @@ def plan_radius(shape: ProblemShape, method: str, alpha: float, gamma: float, op
     if stated or best.predicted <= (1 - MIN_SAVING) * on_ceiling.total:
         return best
     return dataclasses.replace(skip, radius=ceiling, predicted=on_ceiling.total, predicted_ceiling=on_ceiling.total)
+
+
+class _Bill(TypedDict, total=False):
+    """What a bought radius changes in a run's result (``RadiusStep.bill``)."""
+
+    gamma: float
+    eps_radius: float
+    eps_total: float
+    excess_risk: float
+    success: bool
+    r0: float
 
 
 @dataclass(frozen=True)
@@ -191,13 +205,18 @@ class RadiusStep:
     options: SearchOptions
 
     @property
+    def bought(self) -> RadiusPlan | None:
+        """The plan of the radius released before the run; ``None`` when none is."""
+        return self.plan if self.plan is not None and not self.plan.skipped else None
+
+    @property
     def private(self) -> bool:
         """Whether a radius is released before the run."""
-        return self.plan is not None and not self.plan.skipped
+        return self.bought is not None
 
     @property
     def gaussian(self) -> bool:
-        return self.private and self.plan.noise == GAUSSIAN.name
+        return self.bought is not None and self.bought.noise == GAUSSIAN.name
 
     @property
     def setting(self) -> Setting:
@@ -206,7 +225,8 @@ class RadiusStep:
 
     def _joint(self, problem: Problem) -> Problem:
         """``problem`` carrying a Gaussian radius's ρ_R, so that the run's Brownian loss continues from it."""
-        return problem.with_spent_rho(self.plan.level) if self.gaussian else problem
+        plan = self.bought
+        return problem.with_spent_rho(plan.level) if plan is not None and plan.noise == GAUSSIAN.name else problem
 
     def problem(self, rng: np.random.Generator) -> Problem:
         """The problem the method runs on: the ceiling's, or the ball of a radius released now from ``rng``.
@@ -216,9 +236,9 @@ class RadiusStep:
         on the released radius exceeded the ceiling's (the theory approach's ridge bound is not
         monotone in R), the run stays on the ceiling: a choice made from the release alone.
         """
-        if not self.private:
+        plan = self.bought
+        if plan is None:
             return self.ceiling
-        plan = self.plan
         radius = release_radius(
             float(np.linalg.norm(self.ceiling.theta_star)),
             plan.sensitivity,
@@ -245,7 +265,8 @@ class RadiusStep:
         used (``problem``). A Gaussian radius is inside the method's Brownian bound.
         """
         bound, delta = METHODS[self.method].declared_bound(self.setting.on(self._joint(self.ceiling)))
-        return bound + (self.plan.epsilon if self.private and not self.gaussian else 0.0), delta
+        plan = self.bought
+        return bound + (plan.epsilon if plan is not None and plan.noise != GAUSSIAN.name else 0.0), delta
 
     def bill(self, result: RunResult, problem: Problem) -> RunResult:
         """The method's ``result`` on ``problem`` with the radius's part: ε_R in ``eps_radius`` and the total.
@@ -254,11 +275,12 @@ class RadiusStep:
         requested one, and when the released radius cut θ* off (probability ≤ β) the excess risk
         is measured against the ceiling's θ* (evaluation only).
         """
-        if not self.private:
+        plan = self.bought
+        if plan is None:
             return result
-        changes: dict[str, object] = {"gamma": self.requested_gamma}
-        if not self.gaussian:
-            changes |= {"eps_radius": self.plan.epsilon, "eps_total": result.eps_total + self.plan.epsilon}
+        changes: _Bill = {"gamma": self.requested_gamma}
+        if plan.noise != GAUSSIAN.name:
+            changes |= {"eps_radius": plan.epsilon, "eps_total": result.eps_total + plan.epsilon}
         if float(np.linalg.norm(self.ceiling.theta_star)) > problem.norm_bound:
             risk = float(self.ceiling.excess_risk(result.theta))
             changes |= {"excess_risk": risk, "success": risk <= result.alpha, "r0": self.ceiling.zero_risk}

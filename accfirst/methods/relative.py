@@ -33,6 +33,7 @@ import functools
 import math
 import time
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 
@@ -146,6 +147,7 @@ def _plan(
         index = int(np.argmin(total))
         if best is None or total[index] < best[0]:
             best = (float(total[index]), beta, index)
+    assert best is not None  # BETA_SHARES is not empty
     _, beta, index = best
     level = float(LEVEL_GRID[index])
     floor = calibration_constant(T, gamma - beta, calibration) * risk_sensitivity / (kappa * budget)
@@ -166,6 +168,15 @@ def _plan(
 def release_scale(problem: Problem, plan: ScalePlan, rng: np.random.Generator) -> float:
     """Ŝ = R(0) + noise − margin, P(Ŝ > R(0)) = β_S (SPEC §21.3): the one place a relative run reads R(0)."""
     return private_lower_bound(problem.zero_risk, plan.sensitivity, plan.level, plan.beta, plan.noise, rng)
+
+
+class _Bill(TypedDict):
+    """A relative run's own fields: κ, the released scale, what releasing it cost and the requested γ."""
+
+    kappa: float
+    scale: float
+    eps_scale: float
+    gamma: float
 
 
 @dataclass(frozen=True)
@@ -222,7 +233,7 @@ def relative_run(
     step.declared_bound()
     scale_rng, run_rng = rng.spawn(2)
     scale = release_scale(problem, plan, scale_rng)
-    bill = {"kappa": plan.kappa, "scale": scale, "eps_scale": plan.epsilon, "gamma": gamma}
+    bill = _Bill(kappa=plan.kappa, scale=scale, eps_scale=plan.epsilon, gamma=gamma)
     if scale <= plan.floor:
         return NoSignal.released(
             problem,

@@ -48,6 +48,7 @@ def theory_run(
     if gen.noise.norm != 1:
         raise AccFirstError(THEORY_NEEDS_LAPLACE)
     epsilon = theory_epsilon(problem, alpha, gen)
+    assert isinstance(rng, np.random.Generator)  # @checked made it one
     hypothesis = gen.sample(epsilon, rng)
     return RunResult.released(
         problem,
@@ -83,7 +84,8 @@ class Theory(Method):
 
     def summary_note(self, summary: Mapping[str, object]) -> str:
         note = " The theory approach promises the target only on average, not with probability 1 − γ."
-        if float(summary.get("median_eps_radius") or 0.0) > 0:  # SPEC §19.3: a bound below ‖θ*‖ costs up to R(0)
+        radius = summary.get("median_eps_radius")
+        if isinstance(radius, (int, float)) and radius > 0:  # SPEC §19.3: a bound below ‖θ*‖ costs up to R(0)
             note += (
                 " With a bound on the model's size bought privately, which is too small with a small probability β, "
                 "that average is within α + β·R(0), R(0) the excess risk of predicting zero."

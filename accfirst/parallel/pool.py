@@ -180,7 +180,7 @@ def _exit_with(parent: multiprocessing.process.BaseProcess | None) -> None:
         os._exit(0)
 
 
-def _call(token: tuple[int, int], source: Source, function: Callable[..., Any], args: tuple) -> Any:
+def _call(token: tuple[int, int], source: Source, function: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     """Run ``function(object, *args)`` in a worker for the job ``token`` (slot, generation)."""
     assert _worker is not None, "tasks run only in a pool's workers"
     _worker.token = token
@@ -201,7 +201,8 @@ def still_wanted() -> bool:
     if _worker is None:
         return True
     slot, generation = _worker.token
-    return _worker.flags[slot] == generation
+    wanted: bool = _worker.flags[slot] == generation
+    return wanted
 
 
 # ---------------------------------------------------------------- in the parent
@@ -211,8 +212,8 @@ class _Task:
 
     priority: int
     order: int
-    future: Future = field(compare=False)
-    call: tuple = field(compare=False)  # the arguments of ``_call``
+    future: Future[Any] = field(compare=False)
+    call: tuple[Any, ...] = field(compare=False)  # the arguments of ``_call``
 
 
 class WorkerPool:
@@ -248,13 +249,15 @@ class WorkerPool:
         for _ in range(self.workers):
             self.submit(source, _nothing)
 
-    def submit(self, source: Source, function: Callable[..., Any], *args: Any, priority: int = 0) -> Future:
+    def submit(self, source: Source, function: Callable[..., Any], *args: Any, priority: int = 0) -> Future[Any]:
         """``function(object, *args)`` in a worker; never cancelled (its result may serve many callers)."""
         return self._submit(_UNCANCELLABLE, source, function, args, priority)
 
-    def _submit(self, token: tuple[int, int], source: Source, function: Callable, args: tuple, priority: int) -> Future:
+    def _submit(
+        self, token: tuple[int, int], source: Source, function: Callable[..., Any], args: tuple[Any, ...], priority: int
+    ) -> Future[Any]:
         sent = _Pinned(source.key) if source.key in self._pinned else source
-        future: Future = Future()
+        future: Future[Any] = Future()
         with self._lock:
             heapq.heappush(self._waiting, _Task(priority, next(self._counter), future, (token, sent, function, args)))
             self._hand_out()
@@ -282,7 +285,7 @@ class WorkerPool:
             self._handed_out += 1
             running.add_done_callback(functools.partial(self._finished, task.future))
 
-    def _finished(self, future: Future, running: Future) -> None:
+    def _finished(self, future: Future[Any], running: Future[Any]) -> None:
         error = Cancelled() if running.cancelled() else running.exception()  # cancelled: the pool was closed
         with self._lock:
             self._handed_out -= 1
@@ -329,9 +332,9 @@ class Job:
     def __init__(self, pool: WorkerPool, token: tuple[int, int]) -> None:
         self._pool = pool
         self._token = token
-        self._futures: list[Future] = []
+        self._futures: list[Future[Any]] = []
 
-    def submit(self, source: Source, function: Callable[..., Any], *args: Any, priority: int = 0) -> Future:
+    def submit(self, source: Source, function: Callable[..., Any], *args: Any, priority: int = 0) -> Future[Any]:
         """``function(object, *args)`` in a worker, as part of this job."""
         future = self._pool._submit(self._token, source, function, args, priority)
         self._futures.append(future)

@@ -14,6 +14,7 @@ import math
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from numpy.typing import NDArray
 from plotly.subplots import make_subplots
 
 from accfirst.interpret import format_delta, format_epsilon, format_exp_epsilon, median_with_inf
@@ -46,7 +47,7 @@ def _eps_text(values: pd.Series) -> list[str]:
     return [f"ε = {format_epsilon(e)}, e^ε = {format_exp_epsilon(e)}" for e in values]
 
 
-def _trial_strip(x, row_label: str, method: str, **hover: object) -> go.Box:
+def _trial_strip(x: pd.Series | NDArray[np.float64], row_label: str, method: str, **hover: object) -> go.Box:
     """One method's trials as a horizontal box with every trial drawn as a point."""
     color = method_color(method)
     return go.Box(

@@ -145,7 +145,7 @@ def figure_live_estimate(
                 mode="markers",
                 marker={"color": YOURS, "size": 16, "symbol": "circle" if interval else "x"},
                 error_x=None
-                if interval is None
+                if interval is None or shown is None
                 else {
                     "type": "data",
                     "symmetric": False,

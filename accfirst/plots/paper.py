@@ -22,6 +22,7 @@ import html
 import json
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any, overload
 
 import numpy as np
 import pandas as pd
@@ -73,10 +74,17 @@ def summarise(df: pd.DataFrame, value: str, quantiles: Sequence[float] = (0.25, 
     return pd.DataFrame(rows, columns=columns)
 
 
-def exp_epsilon(eps: pd.DataFrame | pd.Series) -> pd.DataFrame | pd.Series:
+@overload
+def exp_epsilon(eps: float) -> float: ...
+@overload
+def exp_epsilon(eps: pd.Series) -> pd.Series: ...
+@overload
+def exp_epsilon(eps: pd.DataFrame) -> pd.DataFrame: ...
+def exp_epsilon(eps: float | pd.Series | pd.DataFrame) -> float | pd.Series | pd.DataFrame:
     """e^ε elementwise (SPEC §10), ∞ where ε is ∞ or e^ε overflows a float."""
     with np.errstate(over="ignore"):
-        return np.exp(eps)
+        # pandas-stubs: np.exp keeps a DataFrame a DataFrame (__array_ufunc__), which the stubs type as an array.
+        return np.exp(eps)  # type: ignore[return-value]
 
 
 def _quantile_column(q: float) -> str:
@@ -402,7 +410,7 @@ def calibration_caveat(df: pd.DataFrame) -> str:
     )
 
 
-def _report_templates() -> dict[str, dict]:
+def _report_templates() -> dict[str, dict[str, Any]]:
     """plotly's white and dark templates with transparent backgrounds, so the page's colours show through."""
     templates = {}
     for mode, name in (("light", "plotly_white"), ("dark", "plotly_dark")):

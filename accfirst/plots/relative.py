@@ -9,6 +9,7 @@ R(θ)/R(0), against κ. R(0) and R(θ) read the data: evaluation only, and label
 
 from __future__ import annotations
 
+import functools
 import html
 import math
 from collections.abc import Mapping, Sequence
@@ -16,6 +17,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from numpy.typing import NDArray
 
 from accfirst.docs import docs_reference
 from accfirst.interpret import format_epsilon, median_with_inf, quantile_with_inf
@@ -29,6 +31,10 @@ PARTS = (
     ("eps_test", "testing", ""),
     ("eps_hypothesis", "generating", "/"),
 )
+
+
+def _quantile_of(values: pd.Series, q: float) -> float:
+    return quantile_with_inf(values.to_numpy(), q)
 
 
 def relative_rows(df: pd.DataFrame) -> pd.DataFrame:
@@ -113,7 +119,7 @@ def figure_relative_accuracy(df: pd.DataFrame) -> go.Figure:
         lost = (rows["excess_risk"] / rows["r0"]).groupby(rows["kappa"], sort=True)
         label = method_label(method, rows)
         for q, name, dash in ((0.5, "median", "solid"), (0.9, "90th percentile", "dot")):
-            values = lost.apply(lambda v, q=q: quantile_with_inf(v.to_numpy(), q))
+            values = lost.apply(functools.partial(_quantile_of, q=q))
             fig.add_trace(
                 go.Scatter(
                     x=values.index,
@@ -136,7 +142,9 @@ def figure_relative_accuracy(df: pd.DataFrame) -> go.Figure:
             hovertemplate="y = κ = %{x}<extra></extra>",
         )
     )
-    drawn = np.concatenate([np.asarray(t.y, dtype=np.float64) for t in fig.data]) if fig.data else []
+    drawn: NDArray[np.float64] | list[float] = (
+        np.concatenate([np.asarray(t.y, dtype=np.float64) for t in fig.data]) if fig.data else []
+    )
     fig.update_xaxes(type="log", title_text=KAPPA_AXIS, **log_ticks(kappas))
     fig.update_yaxes(type="log", title_text="R(θ)/R(0), log scale (evaluation only)", **log_ticks(drawn))
     return layout(

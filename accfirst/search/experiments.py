@@ -68,6 +68,7 @@ RELATIVE_STREAM = 1
 
 def trial_rng(seed: int, method: str, alpha: float | RelativeTarget, trial: int) -> np.random.Generator:
     """The generator of one (method, target, trial) cell, independent of every other cell (α and κ cells apart)."""
+    key: tuple[int, ...]
     if isinstance(alpha, RelativeTarget):
         key = (method_position(method), round(alpha.kappa * 1e12), trial, RELATIVE_STREAM)
     else:
@@ -112,7 +113,7 @@ def validate_batch(
     gamma: float,
     methods: Sequence[str],
     trials: int,
-    seed: int,
+    seed: int | None,
     options: SearchOptions,
     kappas: Sequence[float | RelativeTarget] = (),
 ) -> tuple[tuple[str, ...], list[float | RelativeTarget], float, int, int]:

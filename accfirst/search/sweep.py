@@ -110,7 +110,9 @@ def parse_kappas(text: str) -> list[float]:
 Cell = tuple[str, float | RelativeTarget, int]
 
 
-def run_cells(problem: Problem, gamma: float, seed: int, options: SearchOptions, cells: Sequence[Cell]) -> list[dict]:
+def run_cells(
+    problem: Problem, gamma: float, seed: int, options: SearchOptions, cells: Sequence[Cell]
+) -> list[dict[str, object]]:
     """The results rows of ``cells`` (method, target, trial), in order (SPEC §9); a target is α or a κ.
 
     In a worker of a ``WorkerPool`` it raises ``Cancelled`` between two runs once its
@@ -188,7 +190,7 @@ def sweep(
     else:
         size = validate_count("chunk_size", chunk_size, 1)
     chunks = [cells[i : i + size] for i in range(0, len(cells), size)]
-    if pool is not None:
+    if pool is not None and source is not None:  # checked above: a shared pool comes with its source
         rows = _run_pool(pool, source, arguments, chunks, len(cells), progress, should_stop)
     elif min(workers, len(chunks)) == 1:
         rows = _run_here(problem, arguments, cells, progress, should_stop)
@@ -200,7 +202,9 @@ def sweep(
         finally:
             own_pool.close()
     keys = [("kappa", t.kappa) if isinstance(t, RelativeTarget) else ("alpha", t) for t in target_values]
-    order = {cell: i for i, cell in enumerate((m, k, t) for m in chosen for k in keys for t in range(trials))}
+    order: dict[tuple[object, tuple[str, float], object], int] = {
+        cell: i for i, cell in enumerate((m, k, t) for m in chosen for k in keys for t in range(trials))
+    }
     rows.sort(key=lambda row: order[(row["method"], target_key(row), row["trial"])])
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
     ceiling = feasible_problem(problem, "theory", search_options).shape
@@ -238,7 +242,7 @@ def _run_pool(
     """Hand the chunks out in order, at most two per worker in flight; leaving early cancels the rest."""
     rows: list[dict[str, object]] = []
     todo = iter(chunks)
-    pending: set[Future] = set()
+    pending: set[Future[Any]] = set()
     handing_out = True
     with pool.job() as job:
         while True:

@@ -59,7 +59,8 @@ def max_error_probability(
     scale = validate_positive("sensitivity", sensitivity) / validate_positive("epsilon", epsilon)
     tail = np.exp(-np.maximum(np.asarray(threshold, dtype=np.float64), 0.0) / scale)
     with np.errstate(divide="ignore"):  # t = 0: log1p(−1) = −∞, probability 1
-        return -np.expm1(k * np.log1p(-np.minimum(tail, 1.0)))
+        probability: NDArray[np.float64] = -np.expm1(k * np.log1p(-np.minimum(tail, 1.0)))
+    return probability
 
 
 def integer_noise_pmf(values: ArrayLike, scale: float, rounding: str = "round") -> NDArray[np.float64]:

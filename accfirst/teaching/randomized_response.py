@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -68,12 +69,24 @@ class RandomizedResponse:
             return math.inf
         return max(math.log((self.p + forced_yes) / forced_yes), math.log((self.p + forced_no) / forced_no))
 
+    @overload
+    def yes_share(self, truth_share: float) -> float: ...
+    @overload
+    def yes_share(self, truth_share: NDArray[np.float64]) -> NDArray[np.float64]: ...
+    @overload
+    def yes_share(self, truth_share: ArrayLike) -> float | NDArray[np.float64]: ...
     def yes_share(self, truth_share: ArrayLike) -> float | NDArray[np.float64]:
         """λ = pπ + (1−p)q, the expected share of "yes" answers when a share π would truly say yes."""
         pi = _shares("truth_share", truth_share)
         value = self.p * pi + (1 - self.p) * self.q
         return float(value) if np.ndim(value) == 0 else value
 
+    @overload
+    def estimate(self, observed_share: float) -> float: ...
+    @overload
+    def estimate(self, observed_share: NDArray[np.float64]) -> NDArray[np.float64]: ...
+    @overload
+    def estimate(self, observed_share: ArrayLike) -> float | NDArray[np.float64]: ...
     def estimate(self, observed_share: ArrayLike) -> float | NDArray[np.float64]:
         """π̂ = (λ̂ − (1−p)q)/p, unbiased for the true share; it may fall outside [0, 1]."""
         share = _shares("observed_share", observed_share)

@@ -48,6 +48,13 @@ class ColumnPlan:
         return self.low is not None and self.high is not None
 
     @property
+    def bounds(self) -> tuple[float, float]:
+        """``(low, high)``, for the steps that need a range."""
+        if self.low is None or self.high is None:
+            raise TypeError(f"column {self.name!r} has no range")
+        return self.low, self.high
+
+    @property
     def width(self) -> int:
         """Output columns: one per level for text, one for numbers."""
         return len(self.levels) if self.kind == "text" else 1
@@ -63,7 +70,8 @@ class ColumnPlan:
             return 1.0
         if not self.has_range:
             return math.inf
-        return (self.high - self.low) / (2 * self.spread)
+        low, high = self.bounds
+        return (high - low) / (2 * self.spread)
 
     def clipped(self, values: np.ndarray) -> np.ndarray:
         """Numeric values clipped to the range, gaps filled (a new array)."""
@@ -73,7 +81,7 @@ class ColumnPlan:
 
     def transform(self, column: np.ndarray | Categorical, rows: np.ndarray, block: np.ndarray) -> None:
         """Write the column's output block for ``rows`` into ``block`` (row by row: no statistic)."""
-        if self.kind == "text":
+        if isinstance(column, Categorical):
             mapping = np.full(len(column.levels) + 1, -1, dtype=np.int64)
             position = {level: j for j, level in enumerate(self.levels)}
             mapping[:-1] = [position.get(level, -1) for level in column.levels]
@@ -105,7 +113,22 @@ class Context:
         column = self.columns[name]
         if isinstance(column, Categorical):
             return Categorical(column.codes[self.train], column.levels)
-        return column[self.train]
+        rows: np.ndarray = column[self.train]
+        return rows
+
+    def numbers(self, name: str) -> np.ndarray:
+        """The training rows of a numeric column."""
+        values = self.values(name)
+        if isinstance(values, Categorical):
+            raise TypeError(f"column {name!r} holds text, not numbers")
+        return values
+
+    def text(self, name: str) -> Categorical:
+        """The training rows of a text column."""
+        values = self.values(name)
+        if not isinstance(values, Categorical):
+            raise TypeError(f"column {name!r} holds numbers, not text")
+        return values
 
 
 class Step:

@@ -47,9 +47,9 @@ def validate_budget(prep_epsilon: object, prep_delta: object) -> tuple[float | N
     if prep_epsilon is not None:
         if isinstance(prep_epsilon, bool) or not isinstance(prep_epsilon, numbers.Real):
             raise DataError(f"prep_epsilon must be a number > 0 (or None for the default); got {prep_epsilon!r}")
-        if not (math.isfinite(prep_epsilon) and prep_epsilon > 0):
+        if not (math.isfinite(prep_epsilon) and float(prep_epsilon) > 0):
             raise DataError(f"prep_epsilon must be a finite number > 0; got {prep_epsilon!r}")
-    if isinstance(prep_delta, bool) or not isinstance(prep_delta, numbers.Real) or not 0 < prep_delta < 1:
+    if isinstance(prep_delta, bool) or not isinstance(prep_delta, numbers.Real) or not 0 < float(prep_delta) < 1:
         raise DataError(f"prep_delta must be in (0, 1); got {prep_delta!r}")
     return (None if prep_epsilon is None else float(prep_epsilon)), float(prep_delta)
 

@@ -17,7 +17,10 @@ from accfirst.datasets.prepare.noise import laplace_release
 
 def gap_value(plan: ColumnPlan) -> float:
     """What a gap counts as while its fill is not yet known: a released median, else the range's centre."""
-    return plan.fill if plan.fill is not None else (plan.low + plan.high) / 2
+    if plan.fill is not None:
+        return plan.fill
+    low, high = plan.bounds
+    return (low + high) / 2
 
 
 class PrivateCentre(Step):
@@ -33,14 +36,15 @@ class PrivateCentre(Step):
 
     def _filled(self, context: Context) -> np.ndarray:
         plan = self.plan
-        values = context.values(plan.name)
+        values = context.numbers(plan.name)
         return np.where(np.isfinite(values), np.clip(values, plan.low, plan.high), gap_value(plan))
 
     def statistic(self, context: Context) -> np.ndarray:
         return np.array([self._filled(context).mean()])
 
     def sensitivity(self, context: Context) -> float:
-        return (self.plan.high - self.plan.low) / context.n
+        low, high = self.plan.bounds
+        return (high - low) / context.n
 
     def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
         plan = self.plan

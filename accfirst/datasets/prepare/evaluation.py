@@ -161,7 +161,11 @@ def prepare_evaluation(
     standardized = options.standardize != "none" and bool(encoded.numeric)
     if standardized:
         notes.add("standardising", [_standardize(X_train, X_test, encoded.numeric, encoded.names)], reads=True)
-    bounds = None if options.scaling == "paper" else (options.feature_bound, options.target_bound)
+    if options.scaling == "paper":
+        bounds = None
+    else:
+        assert options.feature_bound is not None  # 'clip' scaling comes with one (preparation_options)
+        bounds = (options.feature_bound, options.target_bound)
     feature_scale, target_scale, clipped_train, clipped_test, scale_notes = _scale(
         X_train, X_test, y_train, y_test, task, bounds
     )
@@ -217,10 +221,14 @@ def _feature_columns(
 ) -> tuple[list[str], list[np.ndarray | Categorical], list[tuple[str, str]], list[str]]:
     """The usable candidates (numeric arrays, or text as ``Categorical`` when ``max_levels`` > 0),
     the dropped ones with reasons, and notes on missing markers."""
-    kept, values, dropped, notes = [], [], [], []
+    kept: list[str] = []
+    values: list[np.ndarray | Categorical] = []
+    dropped: list[tuple[str, str]] = []
+    notes: list[str] = []
     for name in candidates:
-        column: Converted | Categorical = numeric(columns[name])
-        if column.values is None and max_levels and is_text(columns[name]):
+        converted = numeric(columns[name])
+        column: Converted | Categorical = converted
+        if converted.values is None and max_levels and is_text(columns[name]):
             column = text(columns[name])
         reason = _unusable(column, explicit, max_levels)
         if reason:
@@ -228,7 +236,9 @@ def _feature_columns(
             continue
         notes.extend(marker_note(name, column))
         kept.append(name)
-        values.append(column if isinstance(column, Categorical) else column.values)
+        usable = column if isinstance(column, Categorical) else column.values
+        assert usable is not None  # _unusable refuses a column without numbers
+        values.append(usable)
     if not kept:
         raise DataError(_no_features_message(dropped, target))
     return kept, values, dropped, notes
@@ -407,7 +417,7 @@ def _is_constant(column: np.ndarray, mask: np.ndarray) -> bool:
 def _labels(series: pd.Series, target: str, positive_class: object) -> tuple[np.ndarray, object, str]:
     """Logistic labels: +1 for the positive class, −1 for the others, ``nan`` where missing."""
     keys = label_keys(series, target)
-    classes: list = sorted(set(keys.keys[keys.present].tolist()))
+    classes: list[float | str] = sorted(set(keys.keys[keys.present].tolist()))
     if not classes:
         raise DataError(f"target column {quoted(target)} has no values; pick a column that holds the classes")
     if len(classes) == 1:
@@ -442,10 +452,10 @@ def _labels(series: pd.Series, target: str, positive_class: object) -> tuple[np.
     return labels, positive, note
 
 
-def _default_positive(classes: list) -> object:
+def _default_positive(classes: list[float | str]) -> object:
     if isinstance(classes[0], float):
         return classes[-1]
-    words = [c for c in classes if c.lower() in _POSITIVE_WORDS]
+    words = [c for c in classes if isinstance(c, str) and c.lower() in _POSITIVE_WORDS]
     return words[0] if len(words) == 1 else classes[-1]
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -77,7 +78,7 @@ class FittedPreparation:
 
 
 def prepare_fit(
-    X: object, y: ArrayLike, task: str, prepare: str | Mapping
+    X: object, y: ArrayLike, task: str, prepare: str | Mapping[str, object]
 ) -> tuple[FittedPreparation, np.ndarray, np.ndarray]:
     """Prepare ``(X, y)`` privately on every row: the fitted preparation, the features and the targets.
 
@@ -87,7 +88,8 @@ def prepare_fit(
     """
     options = _options(prepare, task)
     frame = _frame(X)
-    target = _DEFAULT_TARGET if getattr(y, "name", None) is None else str(y.name).strip()
+    name = getattr(y, "name", None)
+    target = _DEFAULT_TARGET if name is None else str(name).strip()
     if target in {str(name).strip() for name in frame.columns}:
         raise DataError(f"the target's name {quoted(target)} is also a column of X; rename one of them")
     array = np.asarray(y)
@@ -107,7 +109,7 @@ def prepare_fit(
 def _options(prepare: object, task: str) -> PrepOptions:
     """The preparation options of ``prepare`` (``"private"`` or a mapping), checked as ``from_frame`` checks them."""
     if isinstance(prepare, str) and prepare == PRIVATE_MODE:
-        chosen: dict = {}
+        chosen: dict[str, Any] = {}  # checked by preparation_options
     elif isinstance(prepare, Mapping):
         chosen = dict(prepare)
     else:

@@ -29,14 +29,14 @@ class PrivateMedian(Step):
     writes = "the value a gap takes"
 
     def statistic(self, context: Context) -> np.ndarray:
-        return quantile_utility(finite_sorted(context.values(self.plan.name)), 0.5)
+        return quantile_utility(finite_sorted(context.numbers(self.plan.name)), 0.5)
 
     def sensitivity(self, context: Context) -> float:
         return QUANTILE_SENSITIVITY
 
     def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
         plan = self.plan
-        median = private_quantile(finite_sorted(context.values(plan.name)), 0.5, epsilon, context.rng)
+        median = private_quantile(finite_sorted(context.numbers(plan.name)), 0.5, epsilon, context.rng)
         plan.fill = float(np.clip(median, plan.low, plan.high))
         return self.record(f"{quoted(plan.name)}: private median {plan.fill:.4g} (ε = {epsilon:.3g})", epsilon)
 
@@ -66,6 +66,7 @@ class FillGaps(Step):
             plan.fill = plan.centre
             source = f"the private mean {plan.fill:.4g} (0 once centred)"
         else:
-            plan.fill = (plan.low + plan.high) / 2
+            low, high = plan.bounds
+            plan.fill = (low + high) / 2
             source = f"the centre of its range, {plan.fill:.4g}"
         return self.record(f"{quoted(plan.name)}: a missing or infinite value takes {source}")

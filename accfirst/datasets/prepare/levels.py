@@ -45,7 +45,7 @@ class PrivateLevels(Step):
         self.max_levels = max_levels
 
     def statistic(self, context: Context) -> np.ndarray:
-        column = context.values(self.plan.name)
+        column = context.text(self.plan.name)
         return np.bincount(column.codes[column.codes >= 0], minlength=len(column.levels)).astype(np.float64)
 
     def sensitivity(self, context: Context) -> float:
@@ -53,7 +53,7 @@ class PrivateLevels(Step):
 
     def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
         plan = self.plan
-        levels = context.values(plan.name).levels
+        levels = context.text(plan.name).levels
         counts = self.statistic(context)
         present = np.flatnonzero(counts > 0)
         noisy = laplace_release(counts[present], COUNT_SENSITIVITY, epsilon, context.rng)

@@ -307,7 +307,10 @@ def build(
     """
     X = build_features(plan.features, plan.options.feature_bound, columns, rows)
     target = plan.target
-    values = columns[target.name][rows]
+    column = columns[target.name]
+    if isinstance(column, Categorical):
+        raise TypeError(f"the target {target.name!r} is read as numbers")
+    values = column[rows]
     present = np.isfinite(values)
     if target.kind == "labels":
         y = np.where(present, values, _ZERO_ROW_LABEL)
@@ -334,7 +337,7 @@ def prepare_private(
     X_test, y_test = X_test[present], y_test[present]
     target = plan.target
     ridge = options.task == "ridge"
-    y_test_original = plan.raw_target[plan.test][present] if ridge else None
+    y_test_original = plan.raw_target[plan.test][present] if ridge and plan.raw_target is not None else None
     for array in (X_train, y_train, X_test, y_test, *(() if y_test_original is None else (y_test_original,))):
         array.flags.writeable = False
     dropped = [(column.name, column.dropped) for column in plan.features if column.dropped]

@@ -39,7 +39,8 @@ def quantile_utility(sorted_values: np.ndarray, q: float) -> np.ndarray:
     target = q * len(sorted_values)
     below = np.searchsorted(sorted_values, _PREVIOUS, side="right")  # #{x ≤ c_{i−1}}
     before_next = np.searchsorted(sorted_values, _NEXT, side="left")  # #{x < c_{i+1}}
-    return -np.maximum(np.maximum(below - target, target - before_next), 0.0)
+    utility: np.ndarray = -np.maximum(np.maximum(below - target, target - before_next), 0.0)
+    return utility
 
 
 def private_quantile(sorted_values: np.ndarray, q: float, epsilon: float, rng: np.random.Generator) -> float:

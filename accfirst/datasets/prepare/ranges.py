@@ -47,14 +47,14 @@ class PrivateRange(Step):
     writes = "the range [a, b] the column is clipped to"
 
     def statistic(self, context: Context) -> np.ndarray:
-        values = finite_sorted(context.values(self.plan.name))
+        values = finite_sorted(context.numbers(self.plan.name))
         return np.concatenate([quantile_utility(values, q) for q in RANGE_QUANTILES])
 
     def sensitivity(self, context: Context) -> float:
         return QUANTILE_SENSITIVITY
 
     def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
-        values = finite_sorted(context.values(self.plan.name))
+        values = finite_sorted(context.numbers(self.plan.name))
         low, high = sorted(private_quantile(values, q, epsilon / 2, context.rng) for q in RANGE_QUANTILES)
         plan = self.plan
         plan.low, plan.high = fences(low, high)

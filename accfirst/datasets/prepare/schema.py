@@ -42,12 +42,11 @@ def _flag(where: str, name: str, value: object) -> bool:
 
 
 def _range(where: str, value: object) -> tuple[float, float]:
-    numbers_ok = (
+    if not (
         isinstance(value, (list, tuple))
         and len(value) == 2
         and all(isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v) for v in value)
-    )
-    if not numbers_ok:
+    ):
         raise DataError(f"{where}: range must be two finite numbers [low, high]; got {echo(value)}")
     low, high = float(value[0]), float(value[1])
     if not low < high:

@@ -29,7 +29,8 @@ class HalfRange(Step):
 
     def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
         plan = self.plan
-        plan.spread = (plan.high - plan.low) / 2
+        low, high = plan.bounds
+        plan.spread = (high - low) / 2
         return self.record(f"{quoted(plan.name)}: divided by half its range, {plan.spread:.4g}")
 
 
@@ -46,11 +47,12 @@ class PrivateSpread(Step):
 
     def _largest_square(self) -> float:
         plan = self.plan
-        return max(abs(plan.low - plan.centre), abs(plan.high - plan.centre)) ** 2
+        low, high = plan.bounds
+        return max(abs(low - plan.centre), abs(high - plan.centre)) ** 2
 
     def statistic(self, context: Context) -> np.ndarray:
         plan = self.plan
-        return np.array([np.mean((plan.clipped(context.values(plan.name)) - plan.centre) ** 2)])
+        return np.array([np.mean((plan.clipped(context.numbers(plan.name)) - plan.centre) ** 2)])
 
     def sensitivity(self, context: Context) -> float:
         return self._largest_square() / context.n
@@ -58,7 +60,8 @@ class PrivateSpread(Step):
     def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
         plan = self.plan
         noisy = float(laplace_release(self.statistic(context)[0], self.sensitivity(context), epsilon, context.rng)[0])
-        floor = (MIN_SPREAD_SHARE * (plan.high - plan.low) / 2) ** 2
+        low, high = plan.bounds
+        floor = (MIN_SPREAD_SHARE * (high - low) / 2) ** 2
         plan.spread = float(np.sqrt(np.clip(noisy, floor, max(floor, self._largest_square()))))
         return self.record(
             f"{quoted(plan.name)}: divided by its private standard deviation {plan.spread:.4g} (ε = {epsilon:.3g})",

@@ -33,7 +33,8 @@ class TargetScale(Step):
         if self.bound is not None:
             plan.spread, source = self.bound, f"the stated bound {self.bound:g}"
         else:
-            plan.spread = (plan.high - plan.low) / 2
+            low, high = plan.bounds
+            plan.spread = (high - low) / 2
             source = f"half its range, {plan.spread:.4g}"
         return self.record(
             f"target {quoted(plan.name)}: divided by {source}, then clipped to [−1, 1]; a row with a missing target "
