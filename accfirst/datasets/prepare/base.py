@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from accfirst.datasets.encode import Categorical
 from accfirst.datasets.prepared import DECLARED, EVALUATION, FREE, PRIVATE, StepRecord
+
+if TYPE_CHECKING:  # kind.py builds on this module: its Cells are named here for the type checker only
+    from accfirst.datasets.prepare.kind import Cells
 
 __all__ = ["DECLARED", "EVALUATION", "FREE", "PRIVATE", "ColumnPlan", "Context", "Step", "StepRecord"]
 
@@ -92,6 +95,13 @@ class ColumnPlan:
         block[:, 0] = (self.clipped(column[rows]) - self.centre) / self.spread
 
 
+def settled(name: str, column: np.ndarray | Categorical | Cells) -> np.ndarray | Categorical:
+    """A column whose kind is known (numbers or text codes); its ``Cells`` before ``PrivateKind`` released it raise."""
+    if isinstance(column, (np.ndarray, Categorical)):
+        return column
+    raise TypeError(f"column {name!r} is read before its kind is released")
+
+
 @dataclass
 class Context:
     """The data a step may read (the training rows of each column) and the noise it draws.
@@ -99,7 +109,7 @@ class Context:
     ``columns`` holds every row (log(1 + x) already applied); steps read ``train`` rows only.
     """
 
-    columns: dict[str, np.ndarray | Categorical]
+    columns: dict[str, np.ndarray | Categorical | Cells]  # Cells: a column whose kind is not released yet
     train: np.ndarray
     rng: np.random.Generator
 
@@ -110,7 +120,7 @@ class Context:
 
     def values(self, name: str) -> np.ndarray | Categorical:
         """The training rows of a column."""
-        column = self.columns[name]
+        column = settled(name, self.columns[name])
         if isinstance(column, Categorical):
             return Categorical(column.codes[self.train], column.levels)
         rows: np.ndarray = column[self.train]

@@ -42,11 +42,11 @@ class Cells(NamedTuple):
 
     @property
     def is_number(self) -> np.ndarray:
-        return ~self.gap & ~np.isnan(self.numbers)
+        return np.asarray(~self.gap & ~np.isnan(self.numbers), dtype=bool)
 
     @property
     def is_word(self) -> np.ndarray:
-        return ~self.gap & np.isnan(self.numbers)
+        return np.asarray(~self.gap & np.isnan(self.numbers), dtype=bool)
 
     def as_numbers(self) -> np.ndarray:
         """The column as numeric: a word, a gap and a non-finite number are all ``nan`` (a gap)."""
@@ -60,7 +60,7 @@ class Cells(NamedTuple):
             uniques, inverse = np.unique(self.numbers[numbers], return_inverse=True)
             keys[numbers] = np.array([number_text(float(value)) for value in uniques], dtype=object)[inverse]
         words = self.is_word
-        if words.any():
+        if words.any() and self.words is not None:  # a word cell has its text
             keys[words] = self.words[words]
         codes, levels = pd.factorize(pd.Series(keys, dtype=object))
         return Categorical(codes.astype(np.int64), tuple(str(level) for level in levels))
@@ -76,7 +76,7 @@ class Cells(NamedTuple):
         except ValueError:
             number = None
         if number is not None and not np.isnan(number):
-            return self.is_number & (self.numbers == number)
+            return np.asarray(self.is_number & (self.numbers == number), dtype=bool)
         return self.is_word & (self.words == text) if self.words is not None else np.zeros(len(self.gap), dtype=bool)
 
 
@@ -96,7 +96,9 @@ def read_cells(series: pd.Series) -> Cells:
     parsed = pd.to_numeric(strings.mask(truth.notna()), errors="coerce").astype("Float64").fillna(truth)
     numbers = np.append(parsed.to_numpy(dtype=np.float64, na_value=np.nan), np.nan)
     numbers[gap] = np.nan
-    words = np.append(strings.to_numpy(dtype=object, na_value=None), None)
+    words = np.empty(len(strings) + 1, dtype=object)  # the last entry is the gaps' code (−1 from factorize)
+    words[:-1] = strings.to_numpy(dtype=object)
+    words[pd.isna(words)] = None
     return Cells(numbers[codes], gap[codes], words[codes])
 
 
@@ -112,7 +114,7 @@ class PrivateKind(Step):
     writes = "the column's kind: numeric (a word becomes a gap) or text (its levels are chosen privately)"
 
     def statistic(self, context: Context) -> np.ndarray:
-        cells = context.columns[self.plan.name]
+        cells = _cells(context, self.plan.name)
         train = context.train
         return np.array([float(cells.is_number[train].sum() - cells.is_word[train].sum())])
 
@@ -121,7 +123,7 @@ class PrivateKind(Step):
 
     def apply(self, context: Context) -> None:
         name = self.plan.name
-        context.columns[name] = context.columns[name].as_kind(self.plan.kind)
+        context.columns[name] = _cells(context, name).as_kind(self.plan.kind)
 
     def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
         plan = self.plan
@@ -133,3 +135,11 @@ class PrivateKind(Step):
             f"{quoted(plan.name)}: {plan.kind} (a noisy count of numbers over words; {what}) (ε = {epsilon:.3g})",
             epsilon,
         )
+
+
+def _cells(context: Context, name: str) -> Cells:
+    """The cells of a column whose kind is still to be released."""
+    column = context.columns[name]
+    if not isinstance(column, Cells):
+        raise TypeError(f"column {name!r} already has its kind")
+    return column

@@ -21,7 +21,7 @@ No row is dropped: a gap is filled and a row whose target is missing becomes a z
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -37,7 +37,7 @@ from accfirst.datasets.columns import (
     quoted,
 )
 from accfirst.datasets.encode import Categorical
-from accfirst.datasets.prepare.base import ColumnPlan, Context, Step, StepRecord
+from accfirst.datasets.prepare.base import ColumnPlan, Context, Step, StepRecord, settled
 from accfirst.datasets.prepare.budget import allocate, budget_warning, default_prep_epsilon
 from accfirst.datasets.prepare.centre import PrivateCentre
 from accfirst.datasets.prepare.declared import DeclaredMetadata
@@ -102,14 +102,12 @@ def random_split(n: int, test_size: float, seed: int) -> tuple[np.ndarray, np.nd
     return np.sort(order[n_test:]), np.sort(order[:n_test])
 
 
-def read_column(series: pd.Series, kind: str | None, log1p: bool) -> np.ndarray | Categorical | Cells:
+def read_column(series: pd.Series, kind: str, log1p: bool) -> np.ndarray | Categorical:
     """A column read cell by cell as ``kind``: float64 numbers (``nan`` for a gap or a word; log(1 + max(x, 0))
-    when asked) or text codes; with no kind, its ``Cells`` (``PrivateKind`` releases the kind)."""
-    cells = read_cells(series)
-    if kind is None:
-        return cells
-    column = cells.as_kind(kind)
-    return np.log1p(np.maximum(column, 0.0)) if log1p else column
+    when asked) or text codes. A column whose kind is not declared is read as its ``Cells`` instead, until
+    ``PrivateKind`` releases the kind."""
+    column = read_cells(series).as_kind(kind)
+    return np.log1p(np.maximum(column, 0.0)) if log1p and isinstance(column, np.ndarray) else column
 
 
 def _column_steps(plan: ColumnPlan, options: PrepOptions) -> list[Step]:
@@ -207,7 +205,8 @@ def plan_private(
     for name in candidates:
         kind = _kind(name, schema.column(name), name in log1p)
         plan = ColumnPlan(name, kind or UNDECIDED, log1p=name in log1p)
-        columns[name] = read_column(table.columns[name], kind, plan.log1p)
+        series = table.columns[name]
+        columns[name] = read_cells(series) if kind is None else read_column(series, kind, plan.log1p)
         plans.append(plan)
         if kind is None:
             kinds.append(PrivateKind(plan))
@@ -283,7 +282,7 @@ def release(plan: PrivatePlan) -> Preparation:
 def build_features(
     features: Sequence[ColumnPlan],
     feature_bound: float | None,
-    columns: dict[str, np.ndarray | Categorical],
+    columns: Mapping[str, np.ndarray | Categorical | Cells],
     rows: np.ndarray,
 ) -> np.ndarray:
     """The features of ``rows`` from the released column plans alone, row by row, scaled into the unit ℓ1 ball."""
@@ -291,7 +290,7 @@ def build_features(
     X = np.zeros((len(rows), sum(column.width for column in kept)))
     start = 0
     for column in kept:
-        column.transform(columns[column.name], rows, X[:, start : start + column.width])
+        column.transform(settled(column.name, columns[column.name]), rows, X[:, start : start + column.width])
         start += column.width
     X /= UnitBallScaling(kept, feature_bound).bound()
     clip_rows(X)
@@ -299,7 +298,7 @@ def build_features(
 
 
 def build(
-    plan: PrivatePlan, columns: dict[str, np.ndarray | Categorical], rows: np.ndarray
+    plan: PrivatePlan, columns: Mapping[str, np.ndarray | Categorical | Cells], rows: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Features and targets of ``rows`` from the plan alone (row by row), and where the target is present.
 
@@ -307,7 +306,7 @@ def build(
     """
     X = build_features(plan.features, plan.options.feature_bound, columns, rows)
     target = plan.target
-    column = columns[target.name]
+    column = settled(target.name, columns[target.name])
     if isinstance(column, Categorical):
         raise TypeError(f"the target {target.name!r} is read as numbers")
     values = column[rows]
