@@ -20,9 +20,13 @@ Usage: python benchmarks/bench_preparation.py [--rows 62500] [--trials 20] [--pr
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: its tests.data generates the table
 
 from accfirst import LogisticProblem, RidgeProblem
 from accfirst.datasets import ColumnSpec, PreparedData, Schema, from_frame
