@@ -190,7 +190,8 @@ def figure_breakdown(results: pd.DataFrame) -> go.Figure:
     fig.update_yaxes(autorange="reversed")
     shorts = [short for _, _, short, _ in optional]
     title = (
-        f"Privacy spent on {', '.join(shorts)}, testing and generating"
+        # Two or more optional parts would overflow a half-width chart's title on one line.
+        f"Privacy spent on {', '.join(shorts)},{'<br>' if len(shorts) > 1 else ' '}testing and generating"
         if shorts
         else "Privacy spent on testing vs on generating"
     )
