@@ -115,7 +115,9 @@ def _add_data_options(parser: argparse.ArgumentParser) -> None:
         "--task",
         choices=("ridge", "logistic"),
         help="with --csv or --parquet: ridge (numeric target) or logistic (two classes); default with --csv: "
-        "logistic if the target has exactly two distinct values, else ridge; with --parquet: ridge",
+        "logistic when a positive class is declared (--positive-class or the schema), else ridge (a private "
+        "preparation reads nothing to choose it; with --preparation evaluation: logistic if the target has "
+        "exactly two distinct values); with --parquet: ridge",
     )
     data.add_argument(
         "--features",
@@ -582,7 +584,12 @@ def _load_data(args: argparse.Namespace) -> PreparedData:
         _fail("--csv needs --target COL, the column to predict")
     table = _read_table(args.csv, args.target, "--target")
     private = (args.preparation or PRIVATE_MODE) == PRIVATE_MODE
-    task = args.task or guess_task(table[args.target], read_values=not private)
+    # A private preparation reads nothing to choose the task: a declared positive class means a class target.
+    schema = _schema(args.schema)
+    declared = args.positive_class is not None or (schema is not None and schema.positive_class is not None)
+    task = args.task or (
+        ("logistic" if declared else "ridge") if private else guess_task(table[args.target], read_values=True)
+    )
     preparation = {name: getattr(args, name) for name in PREPARATION_OPTIONS if getattr(args, name) is not None}
     budget = {"prep_epsilon": args.prep_epsilon, "prep_delta": args.prep_delta, "noise_seed": args.noise_seed}
     return from_frame(
@@ -591,7 +598,7 @@ def _load_data(args: argparse.Namespace) -> PreparedData:
         task=task,
         features=args.features,
         positive_class=args.positive_class,
-        schema=_schema(args.schema),
+        schema=schema,
         log1p_columns=args.log1p,
         log1p_target=args.log1p_target,
         scaling=args.scaling,

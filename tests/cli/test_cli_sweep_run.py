@@ -399,3 +399,16 @@ def test_ctrl_c_keeps_the_finished_runs(tmp_path):
     assert "interrupted after" in rest and "Traceback" not in rest
     results = pd.read_csv(out / "results.csv")
     assert 0 < len(results) < 8000 and set(COLUMNS) <= set(results.columns)
+
+
+def test_a_private_preparation_chooses_the_task_without_reading_the_target(tmp_path, capsys):
+    """Without --task and a declared class, a two-valued target is ridge (its values are not read to decide)."""
+    rng = np.random.default_rng(3)
+    table = pd.DataFrame(rng.normal(size=(300, 3)), columns=["a", "b", "c"])
+    table["label"] = np.where(table["a"] > 0, 1.0, 0.0)  # two distinct values: round 2 read them and chose logistic
+    table.to_csv(tmp_path / "t.csv", index=False)
+    argv = ["run", "--csv", str(tmp_path / "t.csv"), "--target", "label", "--alpha", "0.3", "--T", "50"]
+    assert main(argv) == 0
+    assert "generator='covariance'" in capsys.readouterr().out  # ridge: covariance perturbation
+    assert main([*argv, "--preparation", "evaluation"]) == 0  # evaluation only reads the data, and says so
+    assert "generator='output'" in capsys.readouterr().out  # logistic: output perturbation
