@@ -26,18 +26,8 @@ from pathlib import Path
 from playwright.sync_api import Page, sync_playwright
 from streamlit_server import free_port, start_server
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-METRIC = '[data-testid="stMetricValue"]'
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
-ALPHA_SLIDER = 'input[type="range"][aria-label^="Accuracy you need"]'
+from tests.app.browsing import ALPHA_SLIDER, CHROMIUM_ARGS, IDLE, METRIC
+
 CHARTS_EXPECTED = 6  # ε distribution, breakdown, two searches, excess risk, test quality
 
 

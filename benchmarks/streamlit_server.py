@@ -12,6 +12,9 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the repository: the tests' browser helpers start the app the same way
+
+from tests.app.browsing import streamlit_command  # noqa: E402
 
 
 def free_port() -> int:
@@ -22,24 +25,7 @@ def free_port() -> int:
 
 def start_server(port: int, *options: str) -> subprocess.Popen:
     """``streamlit run app.py`` on ``port`` with extra command-line ``options``, once it answers."""
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        "app.py",
-        "--server.headless",
-        "true",
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",
-        *options,
-    ]
+    command = streamlit_command(port, *options)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60

@@ -69,11 +69,9 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@contextmanager
-def streamlit_server() -> Iterator[tuple[str, int]]:
-    """``streamlit run app.py`` on a free localhost port; yields its URL and process id."""
-    port = _free_port()
-    command = [
+def streamlit_command(port: int, *options: str) -> list[str]:
+    """``streamlit run app.py`` headless on localhost ``port``, with extra command-line ``options`` (the benchmarks too)."""
+    return [
         sys.executable,
         "-m",
         "streamlit",
@@ -89,8 +87,15 @@ def streamlit_server() -> Iterator[tuple[str, int]]:
         "false",
         "--server.fileWatcherType",
         "none",
+        *options,
     ]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+@contextmanager
+def streamlit_server() -> Iterator[tuple[str, int]]:
+    """``streamlit run app.py`` on a free localhost port; yields its URL and process id."""
+    port = _free_port()
+    process = subprocess.Popen(streamlit_command(port), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
