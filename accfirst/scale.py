@@ -488,18 +488,6 @@ def _compute(graph: Any, scheduler: str | None) -> Any:
                 "this accfirst (the same version, importable) and the files at the same paths"
             ) from None
     return value
-    client = _client(scheduler)
-    if not client.scheduler_info()["workers"]:
-        raise AccFirstError(f"the dask cluster at {scheduler!r} has no workers: start some (dask worker {scheduler})")
-    try:
-        (value,) = compute(graph, scheduler=client.get)
-    except RuntimeError as exc:
-        # Typically a scheduler or worker that cannot unpickle the tasks: another accfirst.
-        raise AccFirstError(
-            f"the dask cluster at {scheduler!r} could not run the pass ({exc}); its scheduler and workers need "
-            "this accfirst (the same version, importable) and the files at the same paths"
-        ) from None
-    return value
 
 
 def one_pass(
