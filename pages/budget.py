@@ -25,7 +25,7 @@ from accfirst.accounting.session import (
     run_session,
     session_budget,
 )
-from accfirst.datasets.prepared import EVALUATION_MODE, PUBLIC_MODE
+from accfirst.datasets.prepared import EVALUATION_MODE
 from accfirst.erm.problems import Problem
 from accfirst.errors import AccFirstError
 from accfirst.interpret import format_delta
@@ -38,7 +38,7 @@ from ui.dataset import Selection, require_selection, show_preparation_note
 from ui.docs import docs_link
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
-from ui.noise import link_settings, noise_seed, repeatable_warning, seed_setting
+from ui.noise import noise_seed, page_seed, repeatable_warning
 from ui.settings import Choice, FloatSlider, InvalidValue, Setting, restore_from_url, write_to_url
 from ui.text import plain
 
@@ -231,8 +231,8 @@ st.caption(
 )
 chosen = require_selection()
 # A queue on a real table is a release: its noise comes from the operating system unless a seed is set.
-release = chosen.data.preparation.mode != PUBLIC_MODE
-SEED = seed_setting(SCOPE, "Seed of the queue's noise", release)
+release = chosen.data.preparation.private_rows
+SEED, linked = page_seed(SCOPE, "Seed of the queue's noise", release=release, upload=not chosen.shared)
 settings = (
     EPSILON,
     DELTA,
@@ -242,7 +242,6 @@ settings = (
     CAP,
     QUEUE,
     *SOURCE.settings(chosen.data),
-    *link_settings(SEED, release=release, upload=not chosen.shared),
 )
 restore_from_url(settings)
 with st.spinner("Building the problem (θ*, sensitivities)…"):
@@ -312,7 +311,7 @@ with st.container(border=True):
     )
     example.button("Example queue", key=f"{SCOPE}.example", on_click=set_queue, args=(EXAMPLE_QUEUE,))
     clear.button("Empty the queue", key=f"{SCOPE}.clear", on_click=set_queue, args=((),))
-write_to_url(settings)
+write_to_url((*settings, *linked))
 
 if not analyses:
     st.stop()

@@ -24,7 +24,7 @@ from ui.dataset import require_selection, show_preparation_note
 from ui.docs import docs_link
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
-from ui.noise import link_settings, noise_seed, repeatable_warning, seed_setting
+from ui.noise import noise_seed, page_seed, repeatable_warning
 from ui.settings import Choice, restore_from_url, write_to_url
 
 SCOPE = "counts"
@@ -99,9 +99,7 @@ settings = (EPSILON, DELTA, REL_ERROR, BETA, CAP, *SOURCE.settings(chosen.data))
 restore_from_url(settings)
 # Counts of a real table's column are a release: noise from the operating system unless a seed is set.
 release = SOURCE.reads(chosen.data)
-SEED = seed_setting(SCOPE, "Seed", release)
-linked = link_settings(SEED, release=release, upload=not chosen.shared)
-restore_from_url(linked)
+SEED, linked = page_seed(SCOPE, "Seed", release=release, upload=not chosen.shared)
 
 left, right = st.columns(2)
 with left.container(border=True):

@@ -19,7 +19,6 @@ import pandas as pd
 import streamlit as st
 
 from accfirst import Problem, default_eps_range
-from accfirst.datasets.prepared import PUBLIC_MODE
 from accfirst.guidance import advise
 from accfirst.interpret import (
     alpha_meaning,
@@ -60,7 +59,7 @@ from ui.errors import call, package_errors
 from ui.frame import ensure_frame
 from ui.guidance import SHARED_FIXABLE, show_guidance
 from ui.headline import draw_headline
-from ui.noise import link_settings, noise_seed, repeatable_warning, seed_setting
+from ui.noise import noise_seed, page_seed, repeatable_warning
 from ui.runs import RunRequest, iter_trials, traced_run, workers
 from ui.settings import (
     Choice,
@@ -239,10 +238,8 @@ with st.container(horizontal=True, vertical_alignment="center"):
         )
 chosen = require_selection()
 # Runs on a real table are releases: their noise comes from the operating system unless a seed is set (ui.noise).
-release = chosen.data.preparation.mode != PUBLIC_MODE
-SEED = seed_setting(SCOPE, "Seed", release)
-SEED_LINK = link_settings(SEED, release=release, upload=not chosen.shared)
-restore_from_url(SEED_LINK)
+release = chosen.data.preparation.private_rows
+SEED, SEED_LINK = page_seed(SCOPE, "Seed", release=release, upload=not chosen.shared)
 show_data_report(chosen)
 with st.spinner("Building the problem (θ*, sensitivities)…"):
     problem = call(chosen.problem)

@@ -28,7 +28,6 @@ from typing import Any
 import streamlit as st
 
 from accfirst.cli import command_line
-from accfirst.datasets.prepared import PUBLIC_MODE
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import METHODS, method_label, method_labels, paper_methods
 from accfirst.plots.paper import (
@@ -46,7 +45,7 @@ from ui.dataset import require_selection, show_data_report, show_preparation_not
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
 from ui.link_notice import report_ignored
-from ui.noise import link_settings, noise_seed, repeatable_warning, seed_setting
+from ui.noise import noise_seed, page_seed, repeatable_warning
 from ui.runs import RunRequest, first_trials, worker_pool, workers
 from ui.settings import (
     Choice,
@@ -178,11 +177,10 @@ st.caption(
 )
 chosen = require_selection()
 # A sweep on a real table is a release: its noise comes from the operating system unless a seed is set (ui.noise).
-release = chosen.data.preparation.mode != PUBLIC_MODE
-SEED = seed_setting(SCOPE, "Seed", release)
-SEED_LINK = link_settings(SEED, release=release, upload=not chosen.shared)
+release = chosen.data.preparation.private_rows
+SEED, SEED_LINK = page_seed(SCOPE, "Seed", release=release, upload=not chosen.shared)
 from_link = ALPHAS.state_key not in st.session_state
-restore_from_url((*SETTINGS, *SEED_LINK))
+restore_from_url(SETTINGS)
 if from_link and run_count(ALPHAS.value, METHODS_SETTING.value, TRIALS.value) > MAX_RUNS:
     # Refused like any bad value in a link: the grid, methods and trials go back to their defaults.
     refusal = runs_refusal(run_count(ALPHAS.value, METHODS_SETTING.value, TRIALS.value))

@@ -18,7 +18,6 @@ import streamlit as st
 
 from accfirst.accounting.counts import category_counts, histogram_counts, log_uniform_counts
 from accfirst.datasets import PreparedData
-from accfirst.datasets.prepared import PUBLIC_MODE
 from accfirst.interpret import format_delta
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from ui.settings import Choice, IntSetting, Setting
@@ -115,7 +114,7 @@ class CountSource:
     def reads(self, data: PreparedData) -> bool:
         """Whether the counts come from a real table (a release), not from public or synthetic data."""
         chosen = self.source.value if self.with_synthetic else "data"
-        return chosen == "data" and data.preparation.mode != PUBLIC_MODE
+        return chosen == "data" and data.preparation.private_rows
 
     def settings(self, data: PreparedData) -> tuple[Setting, ...]:
         """Every URL setting of the source, for ``restore_from_url``/``write_to_url``."""

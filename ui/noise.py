@@ -18,7 +18,7 @@ import streamlit as st
 from accfirst.validation import REPEATABLE
 from ui.cache import session_secret
 from ui.link_notice import report_ignored
-from ui.settings import IntSetting, OptionalInt, Setting
+from ui.settings import IntSetting, OptionalInt, Setting, restore_from_url
 
 LINK_SEED_REFUSED = (
     "a link cannot set the noise of a release on your upload: it comes from the operating system (set a seed "
@@ -55,6 +55,14 @@ def link_settings(seed: Setting, *, release: bool, upload: bool) -> tuple[Settin
             report_ignored([f"{seed.key}: {LINK_SEED_REFUSED}"])
     st.session_state[f"{seed.state_key}.link_checked"] = True
     return ()
+
+
+def page_seed(scope: str, label: str, *, release: bool, upload: bool) -> tuple[Setting, tuple[Setting, ...]]:
+    """A page's seed box and its place in the URL (``seed_setting``, ``link_settings``), restored from the link."""
+    seed = seed_setting(scope, label, release)
+    linked = link_settings(seed, release=release, upload=upload)
+    restore_from_url(linked)
+    return seed, linked
 
 
 def noise_seed(seed: int | None, key: Hashable) -> int:

@@ -73,6 +73,12 @@ class Preparation:
     noise_seed: int | None = None
 
     @property
+    def private_rows(self) -> bool:
+        """Whether the rows come from a real table: anything computed from them is a release (its noise must not
+        come from a public seed), unlike data generated from public parameters."""
+        return self.mode != PUBLIC_MODE
+
+    @property
     def epsilon(self) -> float:
         """ε of the preparation (basic composition of its steps); ∞ in evaluation-only mode."""
         if self.mode == EVALUATION_MODE:
