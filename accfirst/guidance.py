@@ -47,6 +47,7 @@ from accfirst.erm.generators import CovariancePerturbation, default_generator_na
 from accfirst.erm.problems import Problem, ProblemShape
 from accfirst.erm.radius import radius_margin
 from accfirst.interpret import format_epsilon, format_exp_epsilon
+from accfirst.mechanisms.calibration import clips_query
 from accfirst.methods.doubling import Doubling
 from accfirst.methods.nr import NoiseReduction
 from accfirst.methods.options import SearchOptions
@@ -225,9 +226,10 @@ def predict_epsilon(
     if mode == "private" and METHODS[str(row["method"])].uses_radius:
         released, radius_part = private_radius(problem, row, gamma, options, after.radius, after)
         after = dataclasses.replace(after, radius=released)
+    kind, clips = type(problem), clips_query(options.calibration)
     testing_scale = (
-        type(problem).risk_sensitivity(after.radius, after.n)
-        / type(problem).risk_sensitivity(before.radius, before.n)
+        kind.test_sensitivity_on(after.radius, after.n, after.lam, after.alpha, clips)
+        / kind.test_sensitivity_on(before.radius, before.n, before.lam, before.alpha, clips)
         * before.alpha
         / after.alpha
     )
@@ -282,8 +284,9 @@ def explain(problem: Problem, summary: pd.DataFrame, method: str, gamma: float, 
     alpha, eps, n = float(row["alpha"]), float(row["median_eps"]), problem.n
     radius = runs_radius(problem, {**row, "method": method}, options)
     bound = radius_name(problem, radius, options)
-    formula = problem.sensitivity_formula.format(R=bound)
-    delta_r = type(problem).risk_sensitivity(radius, n)
+    clips = clips_query(options.calibration)
+    formula = problem.test_sensitivity_formula(bound, radius, n, problem.lam, alpha, clips)
+    delta_r = problem.test_sensitivity_on(radius, n, problem.lam, alpha, clips)
     testing = testing_part(row)
     if method == NoiseReduction.key:
         c = testing * alpha / delta_r  # the calibration's constant (at γ − β after a private radius)
@@ -360,6 +363,7 @@ def advise(
         return predict_epsilon(problem, row, gamma, options, **change)
 
     fixes = []
+    clips = clips_query(options.calibration)
     if alpha < largest_alpha:
         wider = min(4 * alpha, largest_alpha)
         if predict(alpha=largest_alpha) <= TARGET_EPSILON:
@@ -369,11 +373,13 @@ def advise(
                 low, high = (middle, high) if predict(alpha=middle) > TARGET_EPSILON else (low, middle)
             wider = math.ceil(high * 1000) / 1000
         predicted = predict(alpha=wider)
+        radius = runs_radius(problem, row, options)
+        falls = [problem.test_sensitivity_on(radius, problem.n, problem.lam, a, clips) / a for a in (alpha, wider)]
         fixes.append(
             Fix(
                 f"Accept excess risk α = {wider:g}",
                 predicted,
-                f"A looser target: the test's ε_A falls in proportion (×{alpha / wider:.2g}) and a noisier model "
+                f"A looser target: the test's ε_A falls ×{falls[1] / falls[0]:.2g} and a noisier model "
                 f"passes; predicted median {_eps_text(predicted)}.",
                 {"alpha": wider},
             )
@@ -405,8 +411,8 @@ def advise(
                 predicted,
                 f"Only if domain knowledge, never this data, says the model's norm is at most {radius:g} (M = "
                 f"{problem.max_norm:.3g}): the search's ceiling falls from {ceiling:.3g} to {radius:g}, Δ_R there from "
-                f"{type(problem).risk_sensitivity(ceiling, problem.n):.3g} to "
-                f"{type(problem).risk_sensitivity(radius, problem.n):.3g}"
+                f"{problem.test_sensitivity_on(ceiling, problem.n, problem.lam, alpha, clips):.3g} to "
+                f"{problem.test_sensitivity_on(radius, problem.n, problem.lam, alpha, clips):.3g}"
                 + (
                     " (a private radius is still bought below it where it pays)"
                     if options.radius_mode == "private"

@@ -34,7 +34,7 @@ from accfirst.erm.gibbs import APPROXIMATE_ACCURACY, DATA_DEPENDENT_ACCURACY
 from accfirst.erm.problems import Problem, RidgeProblem
 from accfirst.erm.trust_region import solve_trust_region
 from accfirst.errors import AccFirstError
-from accfirst.mechanisms.calibration import calibrated_epsilon
+from accfirst.mechanisms.calibration import calibrated_epsilon, clips_query
 from accfirst.methods.nr import NoiseReduction
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import METHODS, method_label
@@ -467,8 +467,8 @@ def radius_sentence(
 ) -> str:
     """What bounding the model's size saved, in words a stakeholder can repeat (SPEC §13, §19); "" when nothing.
 
-    For noise reduction, whose check costs exactly ε_A = c(T, γ)·Δ_R/α: without a bound below the
-    paper's M the check alone would have cost c·Δ_R(M)/α, and the sentence sets the whole median
+    For noise reduction, whose check costs exactly ε_A = c(T, γ)·Δ_R(α)/α: without a bound below the
+    paper's M the check alone would have cost c·Δ_R(α) on M, over α, and the sentence sets the whole median
     bill (bound, check and model) against that. Reads public constants and released numbers only.
     """
     row = dict(summary_row)
@@ -479,7 +479,11 @@ def radius_sentence(
     if not math.isfinite(alpha):  # a relative target whose every run showed no signal released no α
         return ""
     unbounded = calibrated_epsilon(
-        options.calibration, options.T, gamma, type(problem).risk_sensitivity(problem.max_norm, problem.n), alpha
+        options.calibration,
+        options.T,
+        gamma,
+        problem.test_sensitivity_on(problem.max_norm, problem.n, problem.lam, alpha, clips_query(options.calibration)),
+        alpha,
     )
     if not unbounded > paid:
         return ""

@@ -286,7 +286,7 @@ if relative:  # α is released by each run: the captions cannot price the test i
     calibration = CALIBRATION.widget(sidebar)
 else:
     with st.spinner("Calibrating the tests…"):
-        captions = calibration_captions(int(LEVELS.value), float(gamma), problem.query_sensitivity, alpha)
+        captions = calibration_captions(int(LEVELS.value), float(gamma), problem.shape, alpha)
     calibration = CALIBRATION.widget(sidebar, captions=captions)
 sidebar.caption(
     "ε_A: the private test's privacy loss here. Doubling follows the choice: it uses its exact test when an exact "

@@ -19,9 +19,11 @@ from scipy import integrate, stats
 
 from accfirst.mechanisms.above_threshold import interactive_above_threshold
 from accfirst.mechanisms.brownian import GAUSSIAN
-from accfirst.mechanisms.calibration import AboveThresholdCalibration
+from accfirst import LogisticProblem
+from accfirst.mechanisms.calibration import CALIBRATIONS, AboveThresholdCalibration
 from accfirst.mechanisms.noise_reduction import LAPLACE
 from tests.attacks import epsilon_lower_bound
+from tests.data import make_logistic_data
 
 RELEASES = 200_000
 
@@ -97,18 +99,22 @@ class FixedRisk:
         return self.excess_risk
 
 
-def halting_law(risk: float, calibration: AboveThresholdCalibration, T: int) -> np.ndarray:
-    """P(halt at t), t < T, and P(no halt) when every level has excess risk ``risk``: with the
-    threshold noise Y, each level passes independently with p(Y) = P(Z ≥ risk + W + Y)."""
+def halting_law(risks: float | np.ndarray, calibration: AboveThresholdCalibration, T: int) -> np.ndarray:
+    """P(halt at t), t < T, and P(no halt) when level t has excess risk ``risks[t]`` (one number: every
+    level), read clipped at the calibration's α: with the threshold noise Y, each level passes
+    independently with p_t(Y) = P(Z ≥ min(R_t, α) + W + Y)."""
+    risk = np.minimum(np.broadcast_to(np.asarray(risks, dtype=float), (T,)), calibration.clip)
     threshold = stats.laplace(scale=calibration.threshold_scale)
     query = stats.laplace(scale=calibration.query_scale)
+    scale = max(calibration.threshold_scale, calibration.query_scale)
 
     def at(t: int) -> float:
         def integrand(y: float) -> float:
             p = query.sf(risk + calibration.threshold + y)
-            return threshold.pdf(y) * (1 - p) ** t * (p if t < T else 1.0)
+            return threshold.pdf(y) * np.prod(1 - p[:t]) * (p[t] if t < T else 1.0)
 
-        return integrate.quad(integrand, -80, 80, points=[0.0, -risk - calibration.threshold], limit=200)[0]
+        points = sorted({0.0, *(-risk - calibration.threshold)})
+        return integrate.quad(integrand, -80 * scale, 80 * scale, points=points, limit=400)[0]
 
     return np.array([at(t) for t in range(T + 1)])
 
@@ -131,4 +137,47 @@ def test_above_threshold_halting_level_has_its_exact_law_and_stays_below_its_eps
         counts.append(outcomes)
         laws.append(law)
     assert np.max(np.abs(np.log(laws[0] / laws[1]))) <= calibration.epsilon
+    assert epsilon_lower_bound(*counts) <= calibration.epsilon
+
+
+def clipped_pair() -> tuple[np.ndarray, np.ndarray, float, float]:
+    """The excess risks of three hypotheses on a worst-case neighbouring pair for the clipped test, α and Δ_R(α).
+
+    Logistic rows whose last feature is empty; D′ replaces a row by that feature alone, so along it only λ
+    curves the objective (the case ``Problem.test_sensitivity``'s bound rests on). The hypotheses step from θ*_D
+    along that feature to R_D ≈ 0.5α, 0.8α and 1.4α (the last one is read clipped).
+    """
+    X, y = make_logistic_data(1, 800, 4)
+    X[:, -1] = 0.0
+    here = LogisticProblem(X, y, 0.05)
+    X[0], y[0] = np.eye(4)[-1], 1.0
+    there = LogisticProblem(X, y, 0.05)
+    alpha = 0.02
+    thetas = here.theta_star - np.outer([0.7, 0.9, 1.2], np.eye(4)[-1]) * math.sqrt(2 * alpha / here.lam)
+    return here.excess_risk(thetas), there.excess_risk(thetas), alpha, here.test_sensitivity(alpha)
+
+
+def test_clipped_test_loss_on_a_worst_case_pair_stays_below_its_epsilon() -> None:
+    """The clipped test (the default, derived) on a worst-case pair, calibrated for Δ_R(α): the halting
+    level's counts over 40,000 runs under D and under D′ match its exact law with the query clipped at α
+    (chi-square, p > 1e-3 each: a test that did not clip would not), the exact loss of that law is below
+    ε_A, and so is the empirical lower bound. The direct check that no pair moves the clipped query by
+    more than Δ_R(α) is tests/erm/test_sensitivity.py."""
+    first, second, alpha, sensitivity = clipped_pair()
+    assert first[-1] > alpha  # the last hypothesis is read clipped
+    T, runs = first.size, 40_000
+    calibration = CALIBRATIONS["exact-paper-opt"].calibrate(alpha, 0.1, T, sensitivity)
+    assert calibration.clip == alpha
+    counts, laws = [], []
+    for risks, seed in ((first, 8), (second, 9)):
+        rng = np.random.default_rng(seed)
+        outcomes = np.zeros(T + 1, dtype=int)
+        for _ in range(runs):
+            index = interactive_above_threshold([FixedRisk(r) for r in risks], np.ones(T), calibration, rng).index
+            outcomes[T if index is None else index] += 1
+        law = halting_law(risks, calibration, T)
+        assert stats.chisquare(outcomes, law * runs).pvalue > 1e-3
+        counts.append(outcomes)
+        laws.append(law)
+    assert float(np.max(np.abs(np.log(laws[0] / laws[1])))) <= calibration.epsilon
     assert epsilon_lower_bound(*counts) <= calibration.epsilon

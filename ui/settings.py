@@ -34,9 +34,10 @@ import streamlit as st
 
 from accfirst import CALIBRATIONS, SearchOptions
 from accfirst.erm.generators import NOISES
+from accfirst.erm.problems import ProblemShape
 from accfirst.interpret import format_delta, format_epsilon
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
-from accfirst.mechanisms.calibration import calibrated_epsilon
+from accfirst.mechanisms.calibration import calibrated_epsilon, clips_query
 from accfirst.validation import echo, shorten
 from ui.link_notice import report_ignored
 
@@ -411,8 +412,8 @@ def calibration_setting(scope: str) -> Choice:
     )
 
 
-def calibration_captions(T: int, gamma: float, sensitivity: float, alpha: float) -> list[str]:
-    """The test's ε_A = c(T, γ)·Δ_R/α under each calibration here, in the options' order (SPEC §12.3).
+def calibration_captions(T: int, gamma: float, shape: ProblemShape, alpha: float) -> list[str]:
+    """The test's ε_A = c(T, γ)·Δ_R(α)/α under each calibration here, in the options' order (SPEC §12.3).
 
     Captions under the radio's fixed labels: a label that changed with α would drop the choice
     (Streamlit keeps a radio's choice by its label text).
@@ -420,11 +421,12 @@ def calibration_captions(T: int, gamma: float, sensitivity: float, alpha: float)
     Parameters
     ----------
     T, gamma : the number of levels and the failure probability (``calibration_constant`` is cached per pair).
-    sensitivity : Δ_R of the problem.
+    shape : the problem's public constants (Δ_R(α) clipped where the calibration clips its query).
     alpha : the target excess risk.
     """
     return [
-        f"ε_A = {format_epsilon(calibrated_epsilon(name, T, gamma, sensitivity, alpha))}" for name in CALIBRATION_LABELS
+        f"ε_A = {format_epsilon(calibrated_epsilon(name, T, gamma, shape.test_sensitivity(alpha, clips_query(name)), alpha))}"
+        for name in CALIBRATION_LABELS
     ]
 
 

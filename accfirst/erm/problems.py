@@ -166,9 +166,11 @@ class Problem(ABC):
     #: ρ that a Gaussian release made on these rows before the run, on the same Brownian clock as a Gaussian
     #: run's privacy loss (a private radius, SPEC §19.2): such a run's loss continues from it. 0 otherwise.
     spent_rho: float = 0.0
-    #: How M depends on λ, and Δ_R on the radius ``{R}`` and n, for messages ("1/√λ", "({R}+1)²/n").
+    #: How M depends on λ, and Δ_R on the radius ``{R}`` and n, for messages ("1/√λ", "({R}+1)²/n"); and the
+    #: test's Δ_R(α) where clipping at α gives less (``test_sensitivity_on``).
     bound_formula: str
     sensitivity_formula: str
+    clipped_formula: str
     #: The largest second derivative of one row's loss in its margin xᵀθ (squared loss 1, logistic ¼).
     loss_curvature: float
     _theta_star: NDArray[np.float64]
@@ -208,6 +210,33 @@ class Problem(ABC):
         The θ that matter lie in the ball of ``radius`` and in the free ball of §19.0, which holds the
         maximiser of L(0) − L(θ) over C for every dataset. Reads no data.
         """
+
+    @classmethod
+    def test_sensitivity_on(cls, radius: float, n: float, lam: float, alpha: float, clipped: bool = True) -> float:
+        """Δ_R(α): the sensitivity of the test's query −min(R(θ), α) over the ball ‖θ‖ ≤ ``radius`` (SPEC §13). [derived]
+
+        Δ_R itself for a test that does not clip (``clipped`` false: the paper's calibrations). Else the smaller of Δ_R (the query's whole range, ``risk_sensitivity``) and 2G(√(2α/λ) + 2G/(nλ))/n.
+        Why the second: where R_D(θ) ≤ α, λ-strong convexity puts θ within d = √(2α/λ) of θ*_D; one
+        replaced row changes R(θ) by at most [ℓ(θ; z) − ℓ(θ*; z) − ℓ(θ; z′) + ℓ(θ*; z′)]/n ≤ 2G·d/n
+        on one side and 2G·(d + ‖θ*_D − θ*_D′‖)/n on the other, with ‖θ*_D − θ*_D′‖ ≤ 2G/(nλ)
+        (G the per-row Lipschitz constant on the ball); where both risks exceed α the clipped query
+        does not move. Clipping at α leaves the test's worst case, R just above α, as it was, so
+        every calibration keeps its failure probability. Reads no data. docs/mathematics.md,
+        "The clipped test".
+        """
+        whole = cls.risk_sensitivity(radius, n)
+        if not clipped:
+            return whole
+        lipschitz = cls.lipschitz_on(radius)
+        return min(whole, 2.0 * lipschitz * (math.sqrt(2.0 * alpha / lam) + 2.0 * lipschitz / (n * lam)) / n)
+
+    @classmethod
+    def test_sensitivity_formula(
+        cls, bound: str, radius: float, n: float, lam: float, alpha: float, clipped: bool = True
+    ) -> str:
+        """How ``test_sensitivity_on`` reads for a message, the radius named ``bound``: the formula that gives it."""
+        lower = cls.test_sensitivity_on(radius, n, lam, alpha, clipped) < cls.risk_sensitivity(radius, n)
+        return (cls.clipped_formula if lower else cls.sensitivity_formula).format(R=bound)
 
     @classmethod
     def output_sensitivity(cls, radius: float, n: float, p: int, lam: float) -> float:
@@ -281,6 +310,10 @@ class Problem(ABC):
         """Δ_R, the sensitivity of the excess-risk query over θ ∈ C (SPEC §2)."""
         return self.risk_sensitivity(self.norm_bound, self.n)
 
+    def test_sensitivity(self, alpha: float, clipped: bool = True) -> float:
+        """Δ_R(α), the sensitivity of the test's query clipped at α over θ ∈ C (``test_sensitivity_on``)."""
+        return self.test_sensitivity_on(self.norm_bound, self.n, self.lam, alpha, clipped)
+
     @property
     def theta_sensitivity(self) -> float:
         """Δ_θ, the ℓ1-sensitivity of θ* used by output perturbation (SPEC §3)."""
@@ -342,6 +375,7 @@ class RidgeProblem(Problem):
     name = "ridge"
     bound_formula = "1/√λ"
     sensitivity_formula = "({R}+1)²/n"
+    clipped_formula = "2({R}+1)(√(2α/λ) + 2({R}+1)/(nλ))/n"
     loss_curvature = 1.0
 
     def __init__(self, X: ArrayLike, y: ArrayLike, lam: float, radius: float | None = None) -> None:
@@ -608,6 +642,7 @@ class LogisticProblem(Problem):
     name = "logistic"
     bound_formula = "√(2 ln 2/λ)"
     sensitivity_formula = "2{R}/n"
+    clipped_formula = "2(√(2α/λ) + 2/(nλ))/n"
     loss_curvature = 0.25
     _residual_norm: float  # ‖∇L‖ (or its certified bound) at the last θ that Newton's method reached
 
@@ -864,7 +899,7 @@ class ProblemShape:
     """A problem's public constants without its rows: kind, n, p, λ and the stated radius (SPEC §2, §13, §19.4).
 
     What a choice made before a run may read (the private radius's rule, the guidance): the
-    same ``max_norm``, ``norm_bound``, ``query_sensitivity`` and ``theta_sensitivity`` as the
+    same ``max_norm``, ``norm_bound``, ``query_sensitivity``, ``test_sensitivity`` and ``theta_sensitivity`` as the
     problem, and ``with_radius`` for the constants on another ball, without touching data.
     """
 
@@ -889,6 +924,9 @@ class ProblemShape:
     @property
     def query_sensitivity(self) -> float:
         return self.kind.risk_sensitivity(self.norm_bound, self.n)
+
+    def test_sensitivity(self, alpha: float, clipped: bool = True) -> float:
+        return self.kind.test_sensitivity_on(self.norm_bound, self.n, self.lam, alpha, clipped)
 
     @property
     def theta_sensitivity(self) -> float:

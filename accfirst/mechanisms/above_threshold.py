@@ -1,6 +1,7 @@
 """InteractiveAboveThreshold: test private hypotheses in order, halt at the first good one.
 
-SPEC §6, Algorithm 2. With f_t = −R(θ_t): draw Ŵ = W + Lap(threshold scale) once;
+SPEC §6, Algorithm 2. With f_t = −min(R(θ_t), α) (the query clipped at α, whose sensitivity
+``Problem.test_sensitivity`` bounds; docs/mathematics.md, "The clipped test"): draw Ŵ = W + Lap(threshold scale) once;
 for t = 1, 2, …, halt at the first t with f_t(D) + Lap(query scale) ≥ Ŵ. The ex-post
 loss of halting at t is ε_A + ε_t (Lemma 2.8, Thm 3.2, 3.4). The noises are ideal
 (real-valued) and each comparison is decided exactly (``ThresholdNoise``).
@@ -57,7 +58,7 @@ DECISION_MARGIN = 1e-12
 class ThresholdNoise:
     """The Laplace noise of a private test, ideal and compared exactly (docs/mathematics.md, "Noise that float64 cannot betray").
 
-    Test t passes when −R_t + Z_t ≥ W + Y: Z_t ∼ Lap(query scale) fresh per test, Y ∼
+    Test t passes when −min(R_t, clip) + Z_t ≥ W + Y (the query clipped at α: ``Problem.test_sensitivity``): Z_t ∼ Lap(query scale) fresh per test, Y ∼
     Lap(threshold scale) drawn once (InteractiveAboveThreshold) or absent (the doubling test),
     W the threshold. Only these pass/fail decisions leave the test; each is taken on the ideal
     noise (``accfirst.mechanisms.ideal_noise``), so the test's output has exactly the law its
@@ -72,7 +73,9 @@ class ThresholdNoise:
         size: int,
         rng: np.random.Generator,
         threshold_scale: float | None = None,
+        clip: float = math.inf,
     ) -> None:
+        self._clip = clip
         self._threshold = Fraction(threshold)
         self._threshold_scale = threshold_scale
         self._shared = draw_laplace(rng, 1) if threshold_scale is not None else None
@@ -96,11 +99,13 @@ class ThresholdNoise:
 
     def cannot_pass(self, t: int, bound: float) -> bool:
         """Whether a certified lower bound on R_t already exceeds every allowance A_t the enclosure admits."""
+        bound = min(bound, self._clip)
         highest = self._allowance[t] + self._allowance_rad[t]
         return bound - highest > DECISION_MARGIN * max(1.0, abs(highest))
 
     def passes(self, t: int, risk: float) -> bool:
-        """Whether −R_t + Z_t ≥ W + Y for the ideal noises, R_t = ``risk``."""
+        """Whether −min(R_t, clip) + Z_t ≥ W + Y for the ideal noises, R_t = ``risk``."""
+        risk = min(risk, self._clip)
         margin = self._allowance_rad[t] + 4.0 * ROUNDOFF * (abs(self._allowance[t]) + abs(risk))
         if risk <= self._allowance[t] - margin:
             return True
@@ -178,12 +183,17 @@ def interactive_above_threshold(
     rng: np.random.Generator,
     exact: bool = False,
 ) -> SearchOutcome:
-    """Algorithm 2 on the excess-risk queries f_t = −R(θ_t) of ``hypotheses`` (SPEC §6).
+    """Algorithm 2 on the excess-risk queries f_t = −min(R(θ_t), α) of ``hypotheses`` (SPEC §6).
 
     The threshold noise and all T query noises are drawn up front from ``rng``
     (independent draws: the same distribution as drawing each when needed).
     """
     noise = ThresholdNoise(
-        calibration.threshold, calibration.query_scale, epsilons.size, rng, calibration.threshold_scale
+        calibration.threshold,
+        calibration.query_scale,
+        epsilons.size,
+        rng,
+        calibration.threshold_scale,
+        calibration.clip,
     )
     return sequential_test(hypotheses, epsilons, noise, exact)

@@ -35,6 +35,7 @@ import itertools
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -54,22 +55,33 @@ from accfirst.validation import (
 
 @dataclass(frozen=True)
 class AboveThresholdCalibration:
-    """ε_A, the threshold W on the query f = −R, and the Laplace scales of the two noises."""
+    """ε_A, the threshold W on the query f = −min(R, clip), and the Laplace scales of the two noises.
+
+    A calibration at α clips the query at α (``Problem.test_sensitivity``): a hypothesis with R > α
+    then reads α, which the failure analysis's worst case, R just above α, already assumes.
+    """
 
     epsilon: float
     threshold: float
     threshold_scale: float
     query_scale: float
+    clip: float = math.inf
 
 
 class Calibration(ABC):
-    """Turns (α, γ, T, Δ_R) into an ``AboveThresholdCalibration``."""
+    """Turns (α, γ, T, Δ_R) into an ``AboveThresholdCalibration``.
+
+    ``clips``: whether its test clips the query at α, so that Δ_R may be the smaller
+    ``Problem.test_sensitivity`` [derived]. The exact presets do; "theorem" and "paper-code" keep
+    the paper's query and Δ_R, so that the paper's figures reproduce.
+    """
 
     name: str
+    clips: ClassVar[bool] = False
 
     @abstractmethod
     def calibrate(self, alpha: float, gamma: float, T: int, sensitivity: float) -> AboveThresholdCalibration:
-        """The test's parameters for T queries of sensitivity Δ_R at accuracy (α, γ)."""
+        """The test's parameters for T queries of sensitivity Δ_R (clipped at α: ``Problem.test_sensitivity``) at accuracy (α, γ)."""
 
 
 class TheoremCalibration(Calibration):
@@ -253,6 +265,7 @@ class ExactCalibration(Calibration):
     ratio: float | None
     halt_below: float | None
     live: bool
+    clips: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         if self.halt_below is None and not self.live:
@@ -271,6 +284,7 @@ class ExactCalibration(Calibration):
             threshold=-solution.halt_below * alpha,
             threshold_scale=b1,
             query_scale=solution.ratio * b1,
+            clip=alpha if self.clips else math.inf,
         )
 
 
@@ -369,6 +383,11 @@ DOUBLING_CALIBRATIONS = ("paper", "exact")
 def doubling_calibration(calibration: str | Calibration) -> str:
     """The doubling test that matches a noise-reduction calibration: "exact" for an exact preset, else "paper"."""
     return "exact" if isinstance(resolve_calibration(calibration), ExactCalibration) else "paper"
+
+
+def clips_query(calibration: str | Calibration) -> bool:
+    """Whether a test calibrated so clips its query at α (``Calibration.clips``); "exact" and "paper" name doubling's tests too."""
+    return resolve_calibration(calibration).clips if calibration != "paper" else False
 
 
 @checked(alpha=validate_alpha, gamma=validate_gamma, K=count("K (number of doubling levels)", 1))

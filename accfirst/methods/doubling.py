@@ -20,7 +20,7 @@ from accfirst.erm.problems import Problem, ProblemShape
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.above_threshold import ThresholdNoise, sequential_test
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
-from accfirst.mechanisms.calibration import doubling_calibration, doubling_test_scale
+from accfirst.mechanisms.calibration import clips_query, doubling_calibration, doubling_test_scale
 from accfirst.methods.base import (
     Method,
     Prediction,
@@ -70,8 +70,8 @@ def doubling(
     """The doubling method (Algorithm 4, Thm A.2, SPEC §7).
 
     Level k draws an independent ε_k-DP hypothesis and tests it with the Laplace
-    mechanism: halt if −R + Lap(b) ≥ −α/2. Ex-post loss at halt k: k·ε_test + (2^k − 1)·ε_1
-    with ε_test = Δ_R/b (Laplace) or the (ε, δ)-ex-post k·ε_test + ℰ_BM(ρ_1 + … + ρ_k)
+    mechanism: halt if −min(R, α) + Lap(b) ≥ −α/2. Ex-post loss at halt k: k·ε_test + (2^k − 1)·ε_1
+    with ε_test = Δ_R(α)/b (Laplace) or the (ε, δ)-ex-post k·ε_test + ℰ_BM(ρ_1 + … + ρ_k)
     (Gaussian, see the module doc); ∞ on fallback (θ* released).
 
     Parameters are as for ``noise_reduction``; the levels come from ``doubling_levels``.
@@ -86,10 +86,11 @@ def doubling(
     assert isinstance(rng, np.random.Generator)  # @checked made it one
     sample_rng, test_rng = rng.spawn(2)
     scale = doubling_test_scale(alpha, gamma, K, calibration)
-    query_noise = ThresholdNoise(-alpha / 2, scale, K, test_rng)
+    clips = clips_query(calibration)
+    query_noise = ThresholdNoise(-alpha / 2, scale, K, test_rng, clip=alpha if clips else math.inf)
     hypotheses = (gen.sample(float(level), sample_rng) for level in cost.levels)
     outcome = sequential_test(hypotheses, cost.label, query_noise, exact)
-    eps_test = problem.query_sensitivity / scale
+    eps_test = problem.test_sensitivity(alpha, clips) / scale
     halted = outcome.index is not None
     steps = outcome.index + 1 if outcome.index is not None else K
     return searched_result(
@@ -130,7 +131,8 @@ def doubling_bound(
     """
     levels = doubling_levels(eps_min, eps_max)
     cost = generation_cost(make_generator(problem, generator, noise), levels, delta, independent=True)
-    eps_test = problem.query_sensitivity / doubling_test_scale(alpha, gamma, levels.size, calibration)
+    scale = doubling_test_scale(alpha, gamma, levels.size, calibration)
+    eps_test = problem.test_sensitivity(alpha, clips_query(calibration)) / scale
     return levels.size * eps_test + float(cost.loss[-1] + cost.radius[-1]), cost.delta
 
 
@@ -175,14 +177,15 @@ class Doubling(Method):
         )
 
     def predict(self, shape: ProblemShape, alpha: float, gamma: float, options: SearchOptions) -> Prediction:
-        """Tests up to the first level at or above the predicted passing ε (``predicted_generation``), each Δ_R/b."""
+        """Tests up to the first level at or above the predicted passing ε (``predicted_generation``), each Δ_R(α)/b."""
         grid = options.grid(shape, alpha)
         levels = doubling_levels(float(grid[0]), float(grid[-1]))
-        scale = doubling_test_scale(alpha, gamma, levels.size, doubling_calibration(options.calibration))
+        test = doubling_calibration(options.calibration)
+        scale = doubling_test_scale(alpha, gamma, levels.size, test)
         steps = min(
             int(np.searchsorted(levels, predicted_generation(shape, alpha, options.generator))) + 1, levels.size
         )
-        return Prediction(steps * shape.query_sensitivity / scale, float(levels[:steps].sum()))
+        return Prediction(steps * shape.test_sensitivity(alpha, clips_query(test)) / scale, float(levels[:steps].sum()))
 
 
 def _range(setting: Setting) -> tuple[float, float]:

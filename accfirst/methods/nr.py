@@ -21,7 +21,13 @@ from accfirst.erm.generators import HypothesisGenerator, make_generator
 from accfirst.erm.problems import Problem, ProblemShape
 from accfirst.mechanisms.above_threshold import interactive_above_threshold
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
-from accfirst.mechanisms.calibration import DEFAULT_CALIBRATION, Calibration, calibrated_epsilon, resolve_calibration
+from accfirst.mechanisms.calibration import (
+    DEFAULT_CALIBRATION,
+    Calibration,
+    calibrated_epsilon,
+    clips_query,
+    resolve_calibration,
+)
 from accfirst.mechanisms.noise_reduction import validate_epsilons
 from accfirst.methods.base import (
     Method,
@@ -78,7 +84,7 @@ def noise_reduction(
     calib = resolve_calibration(calibration)
     assert isinstance(rng, np.random.Generator)  # @checked made it one
     chain_rng, test_rng = rng.spawn(2)
-    params = calib.calibrate(alpha, gamma, eps.size, problem.query_sensitivity)
+    params = calib.calibrate(alpha, gamma, eps.size, problem.test_sensitivity(alpha, calib.clips))
     outcome = interactive_above_threshold(gen.chain(cost.levels, chain_rng), cost.label, params, test_rng, exact)
     halted = outcome.index is not None
     return searched_result(
@@ -119,7 +125,8 @@ def noise_reduction_bound(
     """
     eps = np.asarray(epsilons)
     cost = generation_cost(make_generator(problem, generator, noise), eps, delta, independent=False)
-    params = resolve_calibration(calibration).calibrate(alpha, gamma, eps.size, problem.query_sensitivity)
+    calib = resolve_calibration(calibration)
+    params = calib.calibrate(alpha, gamma, eps.size, problem.test_sensitivity(alpha, calib.clips))
     return params.epsilon + float(cost.loss[-1] + cost.radius[-1]), cost.delta
 
 
@@ -156,8 +163,14 @@ class NoiseReduction(Method):
         )
 
     def predict(self, shape: ProblemShape, alpha: float, gamma: float, options: SearchOptions) -> Prediction:
-        """The test's ε_A = c(T, γ)·Δ_R/α exactly, and the predicted level that passes (``predicted_generation``)."""
+        """The test's ε_A = c(T, γ)·Δ_R(α)/α exactly, and the predicted level that passes (``predicted_generation``)."""
         return Prediction(
-            calibrated_epsilon(options.calibration, options.T, gamma, shape.query_sensitivity, alpha),
+            calibrated_epsilon(
+                options.calibration,
+                options.T,
+                gamma,
+                shape.test_sensitivity(alpha, clips_query(options.calibration)),
+                alpha,
+            ),
             predicted_generation(shape, alpha, options.generator),
         )

@@ -43,15 +43,20 @@ def hypotheses(rng: np.random.Generator, radius: float) -> np.ndarray:
     return np.vstack([directions * radius, axes * radius, directions * radius * scales, np.zeros((1, P))])
 
 
-def neighbour_pairs(kind: str, seed: int, radius: float | None = None):
+def neighbour_pairs(kind: str, seed: int, radius: float | None = None, n: int = N, empty: bool = False):
+    """Each replacement of a row of a dataset by one of ``replacement_rows``; ``empty``: no row but the
+    replacing one uses the last feature, so along it only λ curves the objective (the worst case of a
+    bound that rests on λ-strong convexity)."""
     rng = np.random.default_rng(seed)
     make = make_logistic_data if kind == "logistic" else make_ridge_data
     cls = LogisticProblem if kind == "logistic" else RidgeProblem
-    X, y = make(seed, N, P)
+    X, y = make(seed, n, P)
+    if empty:
+        X[:, -1] = 0.0
     original = cls(X, y, 0.05, radius)
     assert original.radius_binds == (radius is not None)
     for x_new, y_new in replacement_rows(rng, kind == "logistic"):
-        i = int(rng.integers(N))
+        i = int(rng.integers(n))
         X2, y2 = X.copy(), y.copy()
         X2[i], y2[i] = x_new, y_new
         yield original, cls(X2, y2, 0.05, radius), rng
@@ -69,6 +74,46 @@ def test_excess_risk_query_sensitivity(kind: str, seed: int, radius: float | Non
         worst = max(worst, float(change.max() / first.query_sensitivity))
     assert worst <= 1.0
     assert worst > 0.05  # the test reaches a meaningful fraction of the bound
+
+
+def near_minimiser(rng: np.random.Generator, problem, alpha: float) -> np.ndarray:
+    """Hypotheses in C around θ*_D out to the distance √(2α/λ) at which R_D can still be ≤ α, where clipping
+    at α stops helping the bound: random directions, the axes, and the direction of each extreme row."""
+    reach = math.sqrt(2 * alpha / problem.lam)
+    directions = np.vstack([rng.normal(size=(60, P)), np.eye(P), -np.eye(P)])
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    steps = reach * np.concatenate([rng.uniform(0, 1.1, size=(60, 1)), np.ones((2 * P, 1))])
+    thetas = problem.theta_star + directions * steps
+    norms = np.linalg.norm(thetas, axis=1, keepdims=True)
+    return thetas * np.minimum(1.0, problem.norm_bound / norms)  # into C, as every tested hypothesis is
+
+
+@pytest.mark.parametrize("kind", ["ridge", "logistic"])
+@pytest.mark.parametrize("seed", range(4))
+def test_clipped_test_query_sensitivity(kind: str, seed: int) -> None:
+    """The test's query −min(R(θ), α) moves by at most Δ_R(α) (``test_sensitivity``, derived) on
+    neighbouring datasets, for hypotheses near θ* (where the bound is used) and across C; at these
+    α and n = 800 the clipped bound is below Δ_R, so it is the one checked. Odd seeds leave a feature
+    empty but for the replacing row: along it only λ curves the objective, as the bound assumes."""
+    worst = dict.fromkeys((0.003, 0.02, 0.1), 0.0)
+    for first, second, rng in neighbour_pairs(kind, seed, n=800, empty=seed % 2 == 1):
+        for alpha in worst:
+            bound = first.test_sensitivity(alpha)
+            assert bound < first.query_sensitivity and bound == second.test_sensitivity(alpha)
+            thetas = np.vstack([near_minimiser(rng, first, alpha), hypotheses(rng, first.norm_bound)])
+            risks = np.minimum(first.excess_risk(thetas), alpha), np.minimum(second.excess_risk(thetas), alpha)
+            worst[alpha] = max(worst[alpha], float(np.abs(risks[0] - risks[1]).max() / bound))
+    # Reached in part: a quarter or more for logistic, 5–13% for ridge (its bound's 1 + R allows for |y| and |xᵀθ|
+    # at their extremes together).
+    assert all({"ridge": 0.04, "logistic": 0.15}[kind] < ratio <= 1.0 for ratio in worst.values()), worst
+
+
+def test_unclipped_test_keeps_the_papers_sensitivity() -> None:
+    """The paper's calibrations do not clip: their Δ_R(α) is Δ_R itself, at every α."""
+    problem = next(neighbour_pairs("logistic", 0))[0]
+    assert problem.test_sensitivity(0.01, clipped=False) == problem.query_sensitivity
+    assert problem.test_sensitivity(0.01) < problem.query_sensitivity
+    assert problem.test_sensitivity(100.0) == problem.query_sensitivity  # clipping at a large α gives nothing
 
 
 @pytest.mark.parametrize("radius", RADII)
