@@ -17,9 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate, stats
 
+from accfirst import LogisticProblem
 from accfirst.mechanisms.above_threshold import interactive_above_threshold
 from accfirst.mechanisms.brownian import GAUSSIAN
-from accfirst import LogisticProblem
 from accfirst.mechanisms.calibration import CALIBRATIONS, AboveThresholdCalibration
 from accfirst.mechanisms.noise_reduction import LAPLACE
 from tests.attacks import epsilon_lower_bound
