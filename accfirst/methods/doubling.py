@@ -90,7 +90,6 @@ def doubling(
     hypotheses = (gen.sample(float(level), sample_rng) for level in cost.levels)
     outcome = sequential_test(hypotheses, cost.label, query_noise, exact)
     eps_test = problem.query_sensitivity / scale
-    halted = outcome.index is not None
     steps = outcome.index + 1 if outcome.index is not None else K
     return searched_result(
         method=Doubling.key,
@@ -99,14 +98,10 @@ def doubling(
         calibration=calibration,
         alpha=alpha,
         gamma=gamma,
-        T=K,
-        stop_index=steps if halted else None,
         outcome=outcome,
+        cost=cost,
         eps_test=steps * eps_test,
-        eps_hypothesis=float(cost.loss[steps - 1]) if halted else math.inf,
         started=started,
-        delta=cost.delta,
-        eps_radius=float(cost.radius[steps - 1]),
     )
 
 
@@ -131,7 +126,7 @@ def doubling_bound(
     levels = doubling_levels(eps_min, eps_max)
     cost = generation_cost(make_generator(problem, generator, noise), levels, delta, independent=True)
     eps_test = problem.query_sensitivity / doubling_test_scale(alpha, gamma, levels.size, calibration)
-    return levels.size * eps_test + float(cost.loss[-1] + cost.radius[-1]), cost.delta
+    return cost.bound(levels.size * eps_test)
 
 
 class Doubling(Method):
