@@ -46,6 +46,7 @@ from accfirst.mechanisms.ideal_noise import (
     laplace_fast,
     multiply,
     resolve,
+    scaled_laplace_exact,
 )
 from accfirst.mechanisms.lattice import lattice_spacing, nearest_exact, nearest_fast, release_nearest
 
@@ -347,11 +348,11 @@ class LaplaceReleaseChain(ReleaseChain):
         for r in range(k + 1):
             level = self.levels.size - 1 if r == 0 else int(self._event_levels[r - 1, j])
             packed = self._draws[r][np.searchsorted(self._drawn[r], j)]
-            unit = laplace_exact(self._bits, (j, r), int(packed), precision)
-            if unit is None:
-                return None
             scale = Fraction(self._sensitivity) / Fraction(float(self.levels[level]))
-            terms.append(multiply(exact(scale), unit))
+            term = scaled_laplace_exact(self._bits, (j, r), int(packed), scale, precision)
+            if term is None:
+                return None
+            terms.append(term)
         return add(*terms)
 
     def _round_ahead(self, level: int) -> bool:
