@@ -152,6 +152,36 @@ class RunResult:
             **fields,
         )
 
+    @classmethod
+    def untested(
+        cls,
+        problem: Problem,
+        theta: NDArray[np.float64],
+        *,
+        alpha: float,
+        started: float,
+        epsilon: float,
+        **fields: Any,
+    ) -> RunResult:
+        """The record of a run that released one hypothesis at an ε fixed before it ran: no test, no fallback.
+
+        The theory approach (SPEC §4) and the Gibbs posterior (SPEC §17) pay ``epsilon`` for their one
+        hypothesis and nothing for a test; ``fields`` are the method's own, as for ``released``.
+        """
+        return cls.released(
+            problem,
+            theta,
+            alpha=alpha,
+            started=started,
+            T=1,
+            stop_index=1,
+            eps_test=0.0,
+            eps_hypothesis=epsilon,
+            eps_total=epsilon,
+            fallback=False,
+            **fields,
+        )
+
     @property
     def exp_eps_total(self) -> float:
         """e^ε, the privacy-risk factor (SPEC §10); ∞ on fallback."""

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -38,6 +40,7 @@ from accfirst.mechanisms.brownian import GAUSSIAN, brownian_noise_reduction
 from accfirst.validation import as_generator, release_seed, validate_count, validate_positive
 
 COUNT_METHODS = ("nr", "doubling")
+FloatOrArray = TypeVar("FloatOrArray", float, NDArray[np.float64])
 # Doubling levels ρ̄·2^{−19} … ρ̄: a 724-fold range of noise sd per count. Counts too large
 # for the lowest level pay at most ρ̄·2^{−19}.
 DOUBLING_LEVELS = 20
@@ -126,15 +129,14 @@ def filtered_counts(
     if kappa > 1:
         raise AccFirstError(f"cap (κ, the share of the budget one count may use) must be in (0, 1]; got {kappa}")
     levels = count_levels(method, 1.0)
-    c = certification_constant(beta, levels.size)
-    generator = as_generator(rng)
+    counter = _Counter(budget, certification_constant(beta, levels.size), alpha, as_generator(rng))
+    run = counter.nr if method == "nr" else counter.doubling
     rows = []
     for index, q in enumerate(values):
         full = kappa * budget.budget
         request = min(full, budget.remaining) if budget.remaining > 0 else full
         rhos = count_levels(method, request)
-        run = _nr_count if method == "nr" else _doubling_count
-        row = run(budget, float(q), rhos, c, alpha, index, generator)
+        row = run(float(q), rhos, index)
         rows.append(
             {
                 "method": method,
@@ -158,64 +160,60 @@ def filtered_counts(
     return frame
 
 
-def _outcome(status: str, released: float, level: int | None, sigma: float, c: float, rho: float) -> dict[str, object]:
-    return {
-        "status": status,
-        "certified": status == "certified",
-        "released": released,
-        "level": level,
-        "sigma": sigma,
-        "error_bound": c * sigma if status == "certified" else math.nan,
-        "rho": rho,
-    }
+@dataclass(frozen=True)
+class _Counter:
+    """The two arms of ``filtered_counts`` on one budget, stop rule and randomness (SPEC §16).
 
+    A level with noise sd σ and released value y certifies iff y ≥ c·σ·(1 + 1/α).
+    """
 
-def _refused(rho: float) -> dict[str, object]:
-    return _outcome("refused", math.nan, None, math.nan, math.nan, rho)
+    budget: ZCDPFilter
+    c: float
+    alpha: float
+    rng: np.random.Generator
 
+    def nr(self, q: float, rhos: NDArray[np.float64], index: int) -> dict[str, object]:
+        """One Brownian noise reduction, declared at its top level, charged where it stopped (SPEC §15.4)."""
+        if not self.budget.admit(float(rhos[-1]), kind="Brownian NR", label=f"count {index}"):
+            return self._refused(0.0)
+        releases = brownian_noise_reduction(np.array([q]), 1.0, rhos, self.rng)[:, 0]
+        sigmas = 1.0 / np.sqrt(2.0 * rhos)
+        passed = np.flatnonzero(releases >= self._threshold(sigmas))
+        k = int(passed[0]) if passed.size else rhos.size - 1
+        self.budget.charge(float(rhos[k]))
+        status = "certified" if passed.size else "not certified"
+        return self._outcome(status, float(releases[k]), k + 1, float(sigmas[k]), float(rhos[k]))
 
-def _nr_count(
-    budget: ZCDPFilter,
-    q: float,
-    rhos: NDArray[np.float64],
-    c: float,
-    alpha: float,
-    index: int,
-    rng: np.random.Generator,
-) -> dict[str, object]:
-    """One Brownian noise reduction, declared at its top level, charged where it stopped (SPEC §15.4)."""
-    if not budget.admit(float(rhos[-1]), kind="Brownian NR", label=f"count {index}"):
-        return _refused(0.0)
-    releases = brownian_noise_reduction(np.array([q]), 1.0, rhos, rng)[:, 0]
-    sigmas = 1.0 / np.sqrt(2.0 * rhos)
-    passed = np.flatnonzero(releases >= c * sigmas * (1.0 + 1.0 / alpha))
-    k = int(passed[0]) if passed.size else rhos.size - 1
-    budget.charge(float(rhos[k]))
-    status = "certified" if passed.size else "not certified"
-    return _outcome(status, float(releases[k]), k + 1, float(sigmas[k]), c, float(rhos[k]))
+    def doubling(self, q: float, rhos: NDArray[np.float64], index: int) -> dict[str, object]:
+        """Independent Gaussian releases at doubling ρ, each a zCDP round charged in full (SPEC §16)."""
+        spent = 0.0
+        for k, rho in enumerate(rhos):
+            if not self.budget.admit(float(rho), kind="Gaussian", label=f"count {index}, level {k + 1}"):
+                return self._refused(spent)
+            self.budget.charge(float(rho))
+            spent += float(rho)
+            sigma = 1.0 / math.sqrt(2.0 * rho)
+            released = float(GAUSSIAN.perturb(np.array([q]), 1.0, float(rho), self.rng)[0])
+            if released >= self._threshold(sigma):
+                return self._outcome("certified", released, k + 1, sigma, spent)
+        return self._outcome("not certified", released, rhos.size, sigma, spent)
 
+    def _threshold(self, sigma: FloatOrArray) -> FloatOrArray:
+        return self.c * sigma * (1.0 + 1.0 / self.alpha)
 
-def _doubling_count(
-    budget: ZCDPFilter,
-    q: float,
-    rhos: NDArray[np.float64],
-    c: float,
-    alpha: float,
-    index: int,
-    rng: np.random.Generator,
-) -> dict[str, object]:
-    """Independent Gaussian releases at doubling ρ, each a zCDP round charged in full (SPEC §16)."""
-    spent = 0.0
-    for k, rho in enumerate(rhos):
-        if not budget.admit(float(rho), kind="Gaussian", label=f"count {index}, level {k + 1}"):
-            return _refused(spent)
-        budget.charge(float(rho))
-        spent += float(rho)
-        sigma = 1.0 / math.sqrt(2.0 * rho)
-        released = float(GAUSSIAN.perturb(np.array([q]), 1.0, float(rho), rng)[0])
-        if released >= c * sigma * (1.0 + 1.0 / alpha):
-            return _outcome("certified", released, k + 1, sigma, c, spent)
-    return _outcome("not certified", released, rhos.size, sigma, c, spent)
+    def _outcome(self, status: str, released: float, level: int | None, sigma: float, rho: float) -> dict[str, object]:
+        return {
+            "status": status,
+            "certified": status == "certified",
+            "released": released,
+            "level": level,
+            "sigma": sigma,
+            "error_bound": self.c * sigma if status == "certified" else math.nan,
+            "rho": rho,
+        }
+
+    def _refused(self, rho: float) -> dict[str, object]:
+        return self._outcome("refused", math.nan, None, math.nan, rho)
 
 
 def release_counts(

@@ -233,19 +233,8 @@ def _preparation(budget: ExPostFilter, problem: Problem) -> dict[str, object]:
         note = f"preparing the table paid ε = {epsilon:.3g}, δ = {delta:.2g} once, for every analysis below"
     else:
         note = f"refused: {budget.ledger['reason'].iloc[-1]}; no analysis can read the data"
-    return {
-        "filter": budget.name,
-        "unit": budget.unit,
-        "budget": budget.budget,
-        "declared": epsilon,
-        "delta": delta,
-        "realised": epsilon if admitted else 0.0,
-        "refund": 0.0,
-        "remaining": budget.remaining,
-        "status": "charged" if admitted else "refused",
-        "fits": admitted,
-        "note": note,
-    }
+    status = "charged" if admitted else "refused"
+    return {**_ledger_row(budget, epsilon, delta, epsilon if admitted else 0.0, 0.0, status, note), "fits": admitted}
 
 
 def _regression(
@@ -265,18 +254,7 @@ def _regression(
         note = f"failed after reading the data: nothing released, charged the declared bound ({run.error})"
     else:
         note = f"model released at ex-post ε = {run.charged:.3g}"
-    return {
-        "filter": budget.name,
-        "unit": budget.unit,
-        "budget": budget.budget,
-        "declared": run.declared,
-        "delta": run.delta,
-        "realised": run.charged,
-        "refund": run.refund,
-        "remaining": budget.remaining,
-        "status": run.status,
-        "note": note,
-    }
+    return _ledger_row(budget, run.declared, run.delta, run.charged, run.refund, run.status, note)
 
 
 def _counts(
@@ -292,16 +270,24 @@ def _counts(
     if refused:
         stop = int(frame["index"].iloc[-1])
         note += f"; refused at count {stop + 1} of {len(np.atleast_1d(counts))}: {rounds['reason'].iloc[-1]}"
+    declared, realised, refund = (float(charged[column].sum()) for column in ("declared", "realised", "refund"))
+    return _ledger_row(budget, declared, 0.0, realised, refund, "refused" if refused else "done", note)
+
+
+def _ledger_row(
+    budget: PrivacyFilter, declared: float, delta: float, realised: float, refund: float, status: str, note: str
+) -> dict[str, object]:
+    """One analysis's ledger columns: ``budget``'s name, unit, size and what remains of it now, beside the analysis's figures."""
     return {
         "filter": budget.name,
         "unit": budget.unit,
         "budget": budget.budget,
-        "declared": float(charged["declared"].sum()),
-        "delta": 0.0,
-        "realised": float(charged["realised"].sum()),
-        "refund": float(charged["refund"].sum()),
+        "declared": declared,
+        "delta": delta,
+        "realised": realised,
+        "refund": refund,
         "remaining": budget.remaining,
-        "status": "refused" if refused else "done",
+        "status": status,
         "note": note,
     }
 

@@ -353,21 +353,16 @@ def gibbs_run(
         generator, calibration = "gibbs-proximal", APPROXIMATE_ACCURACY
     else:
         raise AccFirstError(f"the Gibbs posterior is implemented for ridge and logistic problems, not {problem!r}")
-    return RunResult.released(
+    return RunResult.untested(
         problem,
         theta,
         alpha=alpha,
         started=started,
+        epsilon=epsilon,
         method="gibbs",
         generator=generator,
         calibration=calibration,
         gamma=gamma,
-        T=1,
-        stop_index=1,
-        eps_test=0.0,
-        eps_hypothesis=epsilon,
-        eps_total=epsilon,
-        fallback=False,
         noise="gibbs",
         delta=run_delta,
         sampler=sampler,

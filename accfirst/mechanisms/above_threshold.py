@@ -40,11 +40,10 @@ from accfirst.mechanisms.ideal_noise import (
     add,
     draw_laplace,
     exact,
-    laplace_exact,
     laplace_fast,
-    multiply,
     negate,
     resolve,
+    scaled_laplace_exact,
 )
 from accfirst.result import Trace
 
@@ -119,15 +118,19 @@ class ThresholdNoise:
         return resolve(lambda precision: self._exact_allowance(t, precision), clears)
 
     def _exact_allowance(self, t: int, precision: int) -> Interval | None:
-        query = laplace_exact(self._bits, ("query", t), int(self._queries[t]), precision)
+        query = scaled_laplace_exact(
+            self._bits, ("query", t), int(self._queries[t]), Fraction(self._query_scale), precision
+        )
         if query is None:
             return None
-        terms = [multiply(exact(Fraction(self._query_scale)), query), exact(-self._threshold)]
+        terms = [query, exact(-self._threshold)]
         if self._shared is not None and self._threshold_scale is not None:
-            shared = laplace_exact(self._bits, "threshold", int(self._shared[0]), precision)
+            shared = scaled_laplace_exact(
+                self._bits, "threshold", int(self._shared[0]), Fraction(self._threshold_scale), precision
+            )
             if shared is None:
                 return None
-            terms.append(negate(multiply(exact(Fraction(self._threshold_scale)), shared)))
+            terms.append(negate(shared))
         return add(*terms)
 
 

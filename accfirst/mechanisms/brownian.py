@@ -164,23 +164,30 @@ class GaussianNoise(NoiseFamily):
 
     name = "gaussian"
     norm = 2
+    levels_name = "rhos"
+    level_symbol = "ρ"
 
-    def perturb(
-        self, v: NDArray[np.float64], sensitivity: float, level: float, rng: np.random.Generator
-    ) -> NDArray[np.float64]:
-        vector = np.asarray(v, dtype=np.float64)
-        variance = Fraction(sensitivity) ** 2 / (2 * Fraction(level))
-        deviation = math.sqrt(float(variance))
-        draws = draw_gaussian(rng, vector.size)
-        mid, rad = gaussian_fast(draws, vector.size, deviation)
-        bits = UniformBits(rng)
+    @staticmethod
+    def _variance(sensitivity: float, level: float) -> Fraction:
+        return Fraction(sensitivity) ** 2 / (2 * Fraction(level))
 
-        def noise(j: int, precision: int) -> Interval | None:
-            pair = (int(draws[0, j // 2]), int(draws[1, j // 2]))
-            unit = gaussian_exact(bits, j // 2, pair, j % 2 == 1, precision)
-            return None if unit is None else multiply(square_root(exact(variance)), unit)
+    def _scale(self, sensitivity: float, level: float) -> float:
+        return math.sqrt(float(self._variance(sensitivity, level)))
 
-        return release_nearest(vector.ravel(), mid, rad, lattice_spacing(deviation), noise).reshape(vector.shape)
+    def _exact_scale(self, sensitivity: float, level: float) -> Interval:
+        return square_root(exact(self._variance(sensitivity, level)))
+
+    def _draw(self, rng: np.random.Generator, size: int) -> NDArray[np.int64]:
+        return draw_gaussian(rng, size)
+
+    def _enclose(
+        self, draws: NDArray[np.int64], size: int, scale: float
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        return gaussian_fast(draws, size, scale)
+
+    def _exact_unit(self, bits: UniformBits, draws: NDArray[np.int64], j: int, precision: int) -> Interval | None:
+        pair = (int(draws[0, j // 2]), int(draws[1, j // 2]))
+        return gaussian_exact(bits, j // 2, pair, j % 2 == 1, precision)
 
     def chain(
         self, v: NDArray[np.float64], sensitivity: float, levels: NDArray[np.float64], rng: np.random.Generator
@@ -206,13 +213,7 @@ def brownian_noise_reduction(
     rhos : strictly increasing zCDP levels ρ_1 < … < ρ_K.
     rng : the source of randomness.
     """
-    levels = validate_rhos(rhos)
-    scale = validate_sensitivity(sensitivity)
-    vector = np.asarray(v, dtype=np.float64)
-    if not np.all(np.isfinite(vector)):
-        raise AccFirstError("the private statistic must be finite")
-    chain = GAUSSIAN.chain(vector, scale, levels, rng)
-    return np.stack([chain.release(k) for k in range(levels.size)])
+    return GAUSSIAN.reduce(v, sensitivity, rhos, rng)
 
 
 @overload

@@ -267,6 +267,14 @@ def laplace_exact(bits: UniformBits, key: Hashable, packed: int, precision: int)
     return negate(magnitude) if int(packed) & 1 else magnitude
 
 
+def scaled_laplace_exact(
+    bits: UniformBits, key: Hashable, packed: int, scale: Fraction, precision: int
+) -> Interval | None:
+    """An enclosure of s·L, L the unit Laplace value of one ``draw_laplace`` draw and s = ``scale`` exactly."""
+    unit = laplace_exact(bits, key, packed, precision)
+    return None if unit is None else multiply(exact(scale), unit)
+
+
 def gaussian_exact(
     bits: UniformBits, key: Hashable, tops: tuple[int, int], sine: bool, precision: int
 ) -> Interval | None:

@@ -46,6 +46,7 @@ from accfirst.mechanisms.ideal_noise import (
     laplace_fast,
     multiply,
     resolve,
+    scaled_laplace_exact,
 )
 from accfirst.mechanisms.lattice import lattice_spacing, nearest_exact, nearest_fast, release_nearest
 
@@ -103,23 +104,77 @@ class NoiseFamily(ABC):
     """A noise distribution usable both once (plain mechanism) and as a reduction chain.
 
     ``norm`` is the ℓ_norm in which the sensitivity is measured (1 for Laplace, 2 for
-    Gaussian); a privacy ``level`` is ε for a pure-DP family and ρ for a zCDP one.
+    Gaussian); a privacy ``level`` is ε for a pure-DP family and ρ for a zCDP one, named
+    ``levels_name`` and written ``level_symbol`` in messages. A family supplies its unit draws
+    (``_draw``), their fast enclosure (``_enclose``) and exact one (``_exact_unit``), and the
+    scale a privacy level gives them (``_scale``, ``_exact_scale``); ``perturb`` releases them.
     """
 
     name: str
     norm: int
+    levels_name: str
+    level_symbol: str
 
-    @abstractmethod
     def perturb(
         self, v: NDArray[np.float64], sensitivity: float, level: float, rng: np.random.Generator
     ) -> NDArray[np.float64]:
-        """v plus noise calibrated to the privacy ``level`` for the given sensitivity."""
+        """v plus noise calibrated to the privacy ``level`` for the given sensitivity, rounded exactly to a lattice.
+
+        The noise is ideal (docs/mathematics.md, "Noise that float64 cannot betray"): the unit draws come
+        first from ``rng``, then, only for a coordinate whose lattice point the fast enclosure leaves in
+        doubt, more bits of its uniforms.
+        """
+        vector = np.asarray(v, dtype=np.float64)
+        scale = self._scale(sensitivity, level)
+        draws = self._draw(rng, vector.size)
+        mid, rad = self._enclose(draws, vector.size, scale)
+        bits = UniformBits(rng)
+
+        def noise(j: int, precision: int) -> Interval | None:
+            unit = self._exact_unit(bits, draws, j, precision)
+            return None if unit is None else multiply(self._exact_scale(sensitivity, level), unit)
+
+        return release_nearest(vector.ravel(), mid, rad, lattice_spacing(scale), noise).reshape(vector.shape)
+
+    def reduce(
+        self, v: ArrayLike, sensitivity: float, levels: ArrayLike, rng: np.random.Generator
+    ) -> NDArray[np.float64]:
+        """Every release of a noise-reduction chain on ``v``, validated, one row per level (SPEC §5, §14.1)."""
+        grid = validate_levels(levels, self.levels_name, self.level_symbol)
+        checked_sensitivity = validate_sensitivity(sensitivity)
+        vector = np.asarray(v, dtype=np.float64)
+        if not np.all(np.isfinite(vector)):
+            raise AccFirstError("the private statistic must be finite")
+        chain = self.chain(vector, checked_sensitivity, grid, rng)
+        return np.stack([chain.release(k) for k in range(grid.size)])
 
     @abstractmethod
     def chain(
         self, v: NDArray[np.float64], sensitivity: float, levels: NDArray[np.float64], rng: np.random.Generator
     ) -> ReleaseChain:
         """A noise-reduction chain whose prefix up to level t is as private as level t alone."""
+
+    @abstractmethod
+    def _scale(self, sensitivity: float, level: float) -> float:
+        """The float64 scale of the unit noise at privacy ``level`` (to 2·2⁻⁵³ relative)."""
+
+    @abstractmethod
+    def _exact_scale(self, sensitivity: float, level: float) -> Interval:
+        """An exact enclosure of that scale, at the current decimal precision."""
+
+    @abstractmethod
+    def _draw(self, rng: np.random.Generator, size: int) -> NDArray[np.int64]:
+        """The packed unit draws of ``size`` values."""
+
+    @abstractmethod
+    def _enclose(
+        self, draws: NDArray[np.int64], size: int, scale: float
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Midpoints and radii enclosing the ``size`` values of ``draws`` times ``scale``."""
+
+    @abstractmethod
+    def _exact_unit(self, bits: UniformBits, draws: NDArray[np.int64], j: int, precision: int) -> Interval | None:
+        """An exact enclosure of unit value j of ``draws``, or ``None`` while it is still unbounded."""
 
 
 # Levels rounded in one pass: enough to share numpy's call overhead, few enough not to round
@@ -293,11 +348,11 @@ class LaplaceReleaseChain(ReleaseChain):
         for r in range(k + 1):
             level = self.levels.size - 1 if r == 0 else int(self._event_levels[r - 1, j])
             packed = self._draws[r][np.searchsorted(self._drawn[r], j)]
-            unit = laplace_exact(self._bits, (j, r), int(packed), precision)
-            if unit is None:
-                return None
             scale = Fraction(self._sensitivity) / Fraction(float(self.levels[level]))
-            terms.append(multiply(exact(scale), unit))
+            term = scaled_laplace_exact(self._bits, (j, r), int(packed), scale, precision)
+            if term is None:
+                return None
+            terms.append(term)
         return add(*terms)
 
     def _round_ahead(self, level: int) -> bool:
@@ -354,22 +409,25 @@ class LaplaceNoise(NoiseFamily):
 
     name = "laplace"
     norm = 1
+    levels_name = "epsilons"
+    level_symbol = "ε"
 
-    def perturb(
-        self, v: NDArray[np.float64], sensitivity: float, level: float, rng: np.random.Generator
-    ) -> NDArray[np.float64]:
-        vector = np.asarray(v, dtype=np.float64)
-        scale = Fraction(sensitivity) / Fraction(level)
-        packed = draw_laplace(rng, vector.size)
-        mid, rad = laplace_fast(packed, sensitivity / level)
-        bits = UniformBits(rng)
+    def _scale(self, sensitivity: float, level: float) -> float:
+        return sensitivity / level
 
-        def noise(j: int, precision: int) -> Interval | None:
-            unit = laplace_exact(bits, j, int(packed[j]), precision)
-            return None if unit is None else multiply(exact(scale), unit)
+    def _exact_scale(self, sensitivity: float, level: float) -> Interval:
+        return exact(Fraction(sensitivity) / Fraction(level))
 
-        spacing = lattice_spacing(sensitivity / level)
-        return release_nearest(vector.ravel(), mid, rad, spacing, noise).reshape(vector.shape)
+    def _draw(self, rng: np.random.Generator, size: int) -> NDArray[np.int64]:
+        return draw_laplace(rng, size)
+
+    def _enclose(
+        self, draws: NDArray[np.int64], size: int, scale: float
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        return laplace_fast(draws, scale)
+
+    def _exact_unit(self, bits: UniformBits, draws: NDArray[np.int64], j: int, precision: int) -> Interval | None:
+        return laplace_exact(bits, j, int(draws[j]), precision)
 
     def chain(
         self, v: NDArray[np.float64], sensitivity: float, levels: NDArray[np.float64], rng: np.random.Generator
@@ -392,10 +450,4 @@ def laplace_noise_reduction(
     epsilons : strictly increasing ε_1 < … < ε_T.
     rng : the source of randomness.
     """
-    eps = validate_epsilons(epsilons)
-    delta = validate_sensitivity(sensitivity)
-    vector = np.asarray(v, dtype=np.float64).ravel()
-    if not np.all(np.isfinite(vector)):
-        raise AccFirstError("the private vector must be finite")
-    chain = LAPLACE.chain(vector, delta, eps, rng)
-    return np.stack([chain.release(t) for t in range(eps.size)])
+    return LAPLACE.reduce(v, sensitivity, epsilons, rng)

@@ -170,6 +170,10 @@ class GenerationCost:
     delta: float
     radius: NDArray[np.float64]
 
+    def bound(self, eps_test: float) -> tuple[float, float]:
+        """(ℰ̄, δ) of a run that halts at its last level after tests costing ``eps_test`` (SPEC §15.2)."""
+        return eps_test + float(self.loss[-1] + self.radius[-1]), self.delta
+
 
 def generation_cost(
     generator: HypothesisGenerator, epsilons: NDArray[np.float64], delta: float, independent: bool
@@ -208,20 +212,21 @@ def searched_result(
     calibration: str,
     alpha: float,
     gamma: float,
-    T: int,
-    stop_index: int | None,
     outcome: SearchOutcome,
+    cost: GenerationCost,
     eps_test: float,
-    eps_hypothesis: float,
     started: float,
-    delta: float = 0.0,
-    eps_radius: float = 0.0,
 ) -> RunResult:
     """The record of a run whose hypotheses went through a private test: the halting one, or θ* on fallback.
 
-    ``eps_radius`` is what a Gaussian private radius adds to the run's joint Brownian loss (``GenerationCost``).
+    Halting at level t costs ``eps_test`` plus the generation part ``cost.loss`` at t and what a Gaussian
+    private radius adds there (``cost.radius``); a fallback costs ∞ (SPEC §6, §7, §14.5).
     """
+    halted = outcome.index is not None
+    last = outcome.index if outcome.index is not None else -1
     theta = problem.theta_star.copy() if outcome.hypothesis is None else outcome.hypothesis.theta
+    eps_hypothesis = float(cost.loss[last]) if halted else math.inf
+    eps_radius = float(cost.radius[last])
     return RunResult.released(
         problem,
         theta,
@@ -231,14 +236,14 @@ def searched_result(
         generator=generator.name,
         calibration=calibration,
         gamma=gamma,
-        T=T,
-        stop_index=stop_index,
+        T=cost.levels.size,
+        stop_index=last + 1 if halted else None,
         eps_test=eps_test,
         eps_hypothesis=eps_hypothesis,
         eps_total=eps_test + eps_hypothesis + eps_radius,
         eps_radius=eps_radius,
-        fallback=stop_index is None,
+        fallback=not halted,
         trace=outcome.trace,
         noise=generator.noise.name,
-        delta=delta,
+        delta=cost.delta,
     )

@@ -91,7 +91,6 @@ def doubling(
     hypotheses = (gen.sample(float(level), sample_rng) for level in cost.levels)
     outcome = sequential_test(hypotheses, cost.label, query_noise, exact)
     eps_test = problem.test_sensitivity(alpha, clips) / scale
-    halted = outcome.index is not None
     steps = outcome.index + 1 if outcome.index is not None else K
     return searched_result(
         method=Doubling.key,
@@ -100,14 +99,10 @@ def doubling(
         calibration=calibration,
         alpha=alpha,
         gamma=gamma,
-        T=K,
-        stop_index=steps if halted else None,
         outcome=outcome,
+        cost=cost,
         eps_test=steps * eps_test,
-        eps_hypothesis=float(cost.loss[steps - 1]) if halted else math.inf,
         started=started,
-        delta=cost.delta,
-        eps_radius=float(cost.radius[steps - 1]),
     )
 
 
@@ -133,7 +128,7 @@ def doubling_bound(
     cost = generation_cost(make_generator(problem, generator, noise), levels, delta, independent=True)
     scale = doubling_test_scale(alpha, gamma, levels.size, calibration)
     eps_test = problem.test_sensitivity(alpha, clips_query(calibration)) / scale
-    return levels.size * eps_test + float(cost.loss[-1] + cost.radius[-1]), cost.delta
+    return cost.bound(levels.size * eps_test)
 
 
 class Doubling(Method):

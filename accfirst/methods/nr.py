@@ -11,7 +11,6 @@ reduction”).
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
@@ -86,7 +85,6 @@ def noise_reduction(
     chain_rng, test_rng = rng.spawn(2)
     params = calib.calibrate(alpha, gamma, eps.size, problem.test_sensitivity(alpha, calib.clips))
     outcome = interactive_above_threshold(gen.chain(cost.levels, chain_rng), cost.label, params, test_rng, exact)
-    halted = outcome.index is not None
     return searched_result(
         method=NoiseReduction.key,
         problem=problem,
@@ -94,14 +92,10 @@ def noise_reduction(
         calibration=calib.name,
         alpha=alpha,
         gamma=gamma,
-        T=eps.size,
-        stop_index=outcome.index + 1 if outcome.index is not None else None,
         outcome=outcome,
+        cost=cost,
         eps_test=params.epsilon,
-        eps_hypothesis=float(cost.loss[outcome.index]) if halted else math.inf,
         started=started,
-        delta=cost.delta,
-        eps_radius=float(cost.radius[outcome.index if halted else -1]),
     )
 
 
@@ -127,7 +121,7 @@ def noise_reduction_bound(
     cost = generation_cost(make_generator(problem, generator, noise), eps, delta, independent=False)
     calib = resolve_calibration(calibration)
     params = calib.calibrate(alpha, gamma, eps.size, problem.test_sensitivity(alpha, calib.clips))
-    return params.epsilon + float(cost.loss[-1] + cost.radius[-1]), cost.delta
+    return cost.bound(params.epsilon)
 
 
 class NoiseReduction(Method):

@@ -50,21 +50,16 @@ def theory_run(
     epsilon = theory_epsilon(problem, alpha, gen)
     assert isinstance(rng, np.random.Generator)  # @checked made it one
     hypothesis = gen.sample(epsilon, rng)
-    return RunResult.released(
+    return RunResult.untested(
         problem,
         hypothesis.theta,
         alpha=alpha,
         started=started,
+        epsilon=epsilon,
         method=Theory.key,
         generator=gen.name,
         calibration="none",
         gamma=gamma,
-        T=1,
-        stop_index=1,
-        eps_test=0.0,
-        eps_hypothesis=epsilon,
-        eps_total=epsilon,
-        fallback=False,
         noise=gen.noise.name,
     )
 

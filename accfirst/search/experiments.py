@@ -25,6 +25,7 @@ from accfirst.methods.pipeline import feasible_problem
 from accfirst.methods.pipeline import search as search
 from accfirst.methods.registry import method_position, validate_methods
 from accfirst.methods.relative import RelativeTarget, scale_plan
+from accfirst.parallel.pool import Cancelled, still_wanted
 from accfirst.result import RunResult
 from accfirst.validation import release_seed, validate_alpha, validate_count, validate_gamma
 
@@ -153,17 +154,44 @@ def trial_result(
     return search(problem, method, alpha, gamma, trial_rng(seed, method, alpha, trial), options, exact)
 
 
-def trial_row(
+Cell = tuple[str, float | RelativeTarget, int]
+
+
+def run_cells(
+    problem: Problem, gamma: float, seed: int, options: SearchOptions, cells: Sequence[Cell]
+) -> list[dict[str, object]]:
+    """The results rows of ``cells`` (method, target, trial), in order (SPEC §9); a target is α or a κ.
+
+    In a worker of a ``WorkerPool`` it raises ``Cancelled`` between two runs once its
+    job is cancelled, so a stopped sweep does not keep a core busy.
+    """
+    rows = []
+    for method, alpha, trial in cells:
+        if not still_wanted():
+            raise Cancelled
+        rows.append({**trial_result(problem, method, alpha, trial, gamma, seed, options).to_dict(), "trial": trial})
+    return rows
+
+
+def run_here(
     problem: Problem,
-    method: str,
-    alpha: float | RelativeTarget,
-    trial: int,
-    gamma: float,
-    seed: int,
-    options: SearchOptions,
-) -> dict[str, object]:
-    """The results-frame row of one (method, target, trial) cell."""
-    return {**trial_result(problem, method, alpha, trial, gamma, seed, options).to_dict(), "trial": trial}
+    arguments: tuple[float, int, SearchOptions],
+    cells: list[Cell],
+    progress: Callable[[int, int], None] | None,
+    should_stop: Callable[[], bool] | None = None,
+) -> list[dict[str, object]]:
+    """The rows of ``cells`` run one by one in this process, ``arguments`` being ``run_cells``' (gamma, seed, options).
+
+    ``progress(done, total)`` is called after each run; once ``should_stop()`` returns True no more run starts.
+    """
+    rows: list[dict[str, object]] = []
+    for cell in cells:
+        if should_stop is not None and should_stop():
+            break
+        rows.extend(run_cells(problem, *arguments, [cell]))
+        if progress is not None:
+            progress(len(rows), len(cells))
+    return rows
 
 
 def run_trials(
@@ -194,12 +222,5 @@ def run_trials(
     chosen, target_values, gamma, trials, seed = validate_batch(
         problem, alphas, gamma, methods, trials, seed, search_options, kappas
     )
-    total = len(chosen) * len(target_values) * trials
-    rows = []
-    for method in chosen:
-        for target in target_values:
-            for trial in range(trials):
-                rows.append(trial_row(problem, method, target, trial, gamma, seed, search_options))
-                if progress is not None:
-                    progress(len(rows), total)
-    return pd.DataFrame(rows, columns=list(COLUMNS))
+    cells = [(method, target, trial) for method in chosen for target in target_values for trial in range(trials)]
+    return pd.DataFrame(run_here(problem, (gamma, seed, search_options), cells, progress), columns=list(COLUMNS))

@@ -37,8 +37,9 @@ from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.pipeline import feasible_problem
 from accfirst.methods.relative import RelativeTarget
-from accfirst.parallel.pool import BACKGROUND, Cancelled, PickledSource, Source, WorkerPool, still_wanted
-from accfirst.search.experiments import COLUMNS, target_key, trial_row, validate_batch
+from accfirst.parallel.pool import BACKGROUND, PickledSource, Source, WorkerPool
+from accfirst.search.experiments import COLUMNS, Cell, run_here, target_key, validate_batch
+from accfirst.search.experiments import run_cells as run_cells  # re-exported: the task a pool's workers run
 from accfirst.validation import echo, shorten, validate_alpha, validate_count
 
 SWEEP_COLUMNS = (*COLUMNS, "eps_theory")
@@ -105,25 +106,6 @@ def parse_kappas(text: str) -> list[float]:
     if len(set(values)) < len(values):
         raise AccFirstError(f"kappa values must not repeat; got {echo(text)}")
     return values
-
-
-Cell = tuple[str, float | RelativeTarget, int]
-
-
-def run_cells(
-    problem: Problem, gamma: float, seed: int, options: SearchOptions, cells: Sequence[Cell]
-) -> list[dict[str, object]]:
-    """The results rows of ``cells`` (method, target, trial), in order (SPEC §9); a target is α or a κ.
-
-    In a worker of a ``WorkerPool`` it raises ``Cancelled`` between two runs once its
-    job is cancelled, so a stopped sweep does not keep a core busy.
-    """
-    rows = []
-    for method, alpha, trial in cells:
-        if not still_wanted():
-            raise Cancelled
-        rows.append(trial_row(problem, method, alpha, trial, gamma, seed, options))
-    return rows
 
 
 def sweep(
@@ -193,7 +175,7 @@ def sweep(
     if pool is not None and source is not None:  # checked above: a shared pool comes with its source
         rows = _run_pool(pool, source, arguments, chunks, len(cells), progress, should_stop)
     elif min(workers, len(chunks)) == 1:
-        rows = _run_here(problem, arguments, cells, progress, should_stop)
+        rows = run_here(problem, arguments, cells, progress, should_stop)
     else:
         own = PickledSource.of(problem, key="sweep")
         own_pool = WorkerPool(min(workers, len(chunks)), prepare=(own,))
@@ -211,23 +193,6 @@ def sweep(
     theory = {a: theory_epsilon(ceiling, a, search_options.generator) for a in frame["alpha"].dropna().unique()}
     frame["eps_theory"] = frame["alpha"].map(theory).astype(float)
     return frame
-
-
-def _run_here(
-    problem: Problem,
-    arguments: tuple[float, int, SearchOptions],
-    cells: list[Cell],
-    progress: Callable[[int, int], None] | None,
-    should_stop: Callable[[], bool] | None,
-) -> list[dict[str, object]]:
-    rows: list[dict[str, object]] = []
-    for cell in cells:
-        if should_stop is not None and should_stop():
-            break
-        rows.extend(run_cells(problem, *arguments, [cell]))
-        if progress is not None:
-            progress(len(rows), len(cells))
-    return rows
 
 
 def _run_pool(

@@ -37,21 +37,16 @@ class Zero(Method):
 
     def run(self, setting, rng, exact=False) -> RunResult:
         epsilon = float(rng.uniform(1, 2))
-        return RunResult.released(
+        return RunResult.untested(
             setting.problem,
             np.zeros(setting.problem.p),
             alpha=setting.alpha,
             started=time.perf_counter(),
+            epsilon=epsilon,
             method=self.key,
             generator="none",
             calibration="none",
             gamma=setting.gamma,
-            T=1,
-            stop_index=1,
-            eps_test=0.0,
-            eps_hypothesis=epsilon,
-            eps_total=epsilon,
-            fallback=False,
         )
 
     def declared_bound(self, setting) -> tuple[float, float]:
