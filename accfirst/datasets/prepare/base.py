@@ -23,7 +23,7 @@ from accfirst.datasets.prepared import DECLARED, EVALUATION, FREE, PRIVATE, Step
 if TYPE_CHECKING:  # kind.py builds on this module: its Cells are named here for the type checker only
     from accfirst.datasets.prepare.kind import Cells
 
-__all__ = ["DECLARED", "EVALUATION", "FREE", "PRIVATE", "ColumnPlan", "Context", "Step", "StepRecord"]
+__all__ = ["DECLARED", "EVALUATION", "FREE", "PRIVATE", "ColumnPlan", "Context", "DeclaredStep", "Step", "StepRecord"]
 
 
 @dataclass
@@ -141,12 +141,16 @@ class Context:
         return values
 
 
+@dataclass(eq=False)
 class Step:
-    """A preparation step on one column (see the module docstring); subclasses fill the class attributes."""
+    """A preparation step on one column (see the module docstring); subclasses fill the class attributes.
+
+    A step's own settings are dataclass fields after ``plan``. A free step reads nothing unless it says.
+    """
 
     name: ClassVar[str]
     needs: ClassVar[str]
-    reads: ClassVar[str]
+    reads: ClassVar[str] = "nothing"
     mechanism: ClassVar[str]
     writes: ClassVar[str]
     kind: ClassVar[str] = FREE
@@ -155,8 +159,7 @@ class Step:
     # For the neighbour check: how the statistic's movement is measured ("max" or "l1").
     norm: ClassVar[str] = "max"
 
-    def __init__(self, plan: ColumnPlan) -> None:
-        self.plan = plan
+    plan: ColumnPlan
 
     def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
         raise NotImplementedError
@@ -174,3 +177,10 @@ class Step:
 
     def record(self, note: str, epsilon: float = 0.0, delta: float = 0.0) -> StepRecord:
         return StepRecord(self.name, self.plan.name, self.kind, self.mechanism, epsilon, delta, note)
+
+
+class DeclaredStep(Step):
+    """A step that writes what the user declared into the plan: it reads nothing and costs no privacy."""
+
+    kind = DECLARED
+    mechanism = "none: declared, costs no privacy"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from accfirst.datasets.columns import quoted
-from accfirst.datasets.prepare.base import FREE, PRIVATE, Context, Step, StepRecord
+from accfirst.datasets.prepare.base import PRIVATE, Context, Step, StepRecord
 from accfirst.datasets.prepare.noise import laplace_release
 
 MIN_SPREAD_SHARE = 0.01
@@ -21,9 +21,7 @@ class HalfRange(Step):
     """Divide a numeric column by half its range (no data read)."""
 
     name = "half-range"
-    kind = FREE
     needs = "a range [a, b]"
-    reads = "nothing"
     mechanism = "none: post-processing of the range"
     writes = "the spread (b − a)/2 every value is divided by"
 
