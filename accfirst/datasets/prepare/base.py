@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from accfirst.datasets.encode import Categorical
+from accfirst.datasets.prepare.noise import laplace_release
 from accfirst.datasets.prepared import DECLARED, EVALUATION, FREE, PRIVATE, StepRecord
 
 if TYPE_CHECKING:  # kind.py builds on this module: its Cells are named here for the type checker only
@@ -174,6 +175,10 @@ class Step:
     def sensitivity(self, context: Context) -> float:
         """How far ``statistic`` can move when one training row is replaced (private steps)."""
         raise NotImplementedError
+
+    def laplace_number(self, context: Context, epsilon: float) -> float:
+        """A one-number ``statistic`` released by the Laplace mechanism: noise of scale ``sensitivity``/ε (ε-DP)."""
+        return float(laplace_release(self.statistic(context)[0], self.sensitivity(context), epsilon, context.rng)[0])
 
     def record(self, note: str, epsilon: float = 0.0, delta: float = 0.0) -> StepRecord:
         return StepRecord(self.name, self.plan.name, self.kind, self.mechanism, epsilon, delta, note)

@@ -12,7 +12,6 @@ import numpy as np
 
 from accfirst.datasets.columns import quoted
 from accfirst.datasets.prepare.base import PRIVATE, Context, Step, StepRecord
-from accfirst.datasets.prepare.noise import laplace_release
 
 MIN_SPREAD_SHARE = 0.01
 
@@ -57,7 +56,7 @@ class PrivateSpread(Step):
 
     def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
         plan = self.plan
-        noisy = float(laplace_release(self.statistic(context)[0], self.sensitivity(context), epsilon, context.rng)[0])
+        noisy = self.laplace_number(context, epsilon)
         low, high = plan.bounds
         floor = (MIN_SPREAD_SHARE * (high - low) / 2) ** 2
         plan.spread = float(np.sqrt(np.clip(noisy, floor, max(floor, self._largest_square()))))
