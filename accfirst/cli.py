@@ -24,10 +24,10 @@ import shlex
 import signal
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import Any, NoReturn, TextIO
 
 import pandas as pd
 
@@ -70,6 +70,18 @@ DEFAULT_TEST_SIZE = 0.2
 DEFAULT_SPLIT_SEED = 0
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+# ``from_frame``'s options that ``--csv`` passes on by name when given, besides ``PREPARATION_OPTIONS``.
+_FRAME_OPTIONS = (
+    "features",
+    "positive_class",
+    "log1p_target",
+    "scaling",
+    "feature_bound",
+    "target_bound",
+    "prep_epsilon",
+    "prep_delta",
+    "noise_seed",
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -90,6 +102,16 @@ def _methods(text: str) -> list[str]:
 
 def _columns(text: str) -> list[str]:
     return [c.strip() for c in text.split(",") if c.strip()]
+
+
+def _any_preparation(choices: Mapping[str, Sequence[str]]) -> list[str]:
+    """Every value some preparation allows (``choices``: preparation → its values), sorted; ``from_frame`` checks."""
+    return sorted({value for allowed in choices.values() for value in allowed})
+
+
+def _given(args: argparse.Namespace, names: Iterable[str]) -> dict[str, Any]:
+    """The options ``names`` the command line was given (not ``None``), under the keyword names they share."""
+    return {name: getattr(args, name) for name in names if getattr(args, name) is not None}
 
 
 def _add_data_options(parser: argparse.ArgumentParser) -> None:
@@ -176,14 +198,14 @@ def _add_data_options(parser: argparse.ArgumentParser) -> None:
     )
     data.add_argument(
         "--scaling",
-        choices=sorted({scaling for choices in SCALINGS.values() for scaling in choices}),
+        choices=_any_preparation(SCALINGS),
         help="with --csv: 'ranges' divides rows by the sum of the columns' released half-ranges (private), "
         "'paper' by the data's largest row norm (evaluation only), 'clip' by --feature-bound/--target-bound "
         "and clips (default: ranges, or paper with --preparation evaluation; --parquet always clips)",
     )
     data.add_argument(
         "--missing",
-        choices=sorted({fill for choices in MISSING_CHOICES.values() for fill in choices}),
+        choices=_any_preparation(MISSING_CHOICES),
         help="with --csv: 'impute' fills a gap with the private mean (evaluation only: the training median or "
         "most frequent level); 'median' (a private median) or 'centre' (the range's centre); evaluation only: "
         "'drop' drops the row (default: impute)",
@@ -590,24 +612,15 @@ def _load_data(args: argparse.Namespace) -> PreparedData:
     task = args.task or (
         ("logistic" if declared else "ridge") if private else guess_task(table[args.target], read_values=True)
     )
-    preparation = {name: getattr(args, name) for name in PREPARATION_OPTIONS if getattr(args, name) is not None}
-    budget = {"prep_epsilon": args.prep_epsilon, "prep_delta": args.prep_delta, "noise_seed": args.noise_seed}
     return from_frame(
         table,
         target=args.target,
         task=task,
-        features=args.features,
-        positive_class=args.positive_class,
         schema=schema,
         log1p_columns=args.log1p,
-        log1p_target=args.log1p_target,
-        scaling=args.scaling,
-        feature_bound=args.feature_bound,
-        target_bound=args.target_bound,
         test_size=test_size,
         seed=seed,
-        **preparation,
-        **{name: value for name, value in budget.items() if value is not None},
+        **_given(args, (*_FRAME_OPTIONS, *PREPARATION_OPTIONS)),
     )
 
 
@@ -642,12 +655,7 @@ def _parquet_problem(args: argparse.Namespace) -> tuple[Problem, str, list[str]]
         args.target,
         args.features,
         task=task,
-        lam=args.lam,
-        feature_bound=args.feature_bound,
-        target_bound=args.target_bound,
-        radius=args.radius,
-        scheduler=args.scheduler,
-        positive_class=args.positive_class,
+        **_given(args, ("lam", "feature_bound", "target_bound", "radius", "scheduler", "positive_class")),
     )
     target = f" and the target by the stated bound {args.target_bound:g}" if task == "ridge" else ""
     steps = [
@@ -708,8 +716,7 @@ def _search_options(args: argparse.Namespace) -> SearchOptions:
     """The search options given on the command line (the same names as ``SearchOptions``; unset ones default)."""
     if args.kappa is None and args.test_budget is not None:
         _fail("--test-budget only applies with --kappa")
-    given = {f.name: getattr(args, f.name) for f in fields(SearchOptions)}
-    return SearchOptions(**{name: value for name, value in given.items() if value is not None})
+    return SearchOptions(**_given(args, (f.name for f in fields(SearchOptions))))
 
 
 def build_problem(data: PreparedData, lam: float, radius: float | None = None) -> Problem:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from accfirst.errors import AccFirstError
+from accfirst.validation import lookup
 
 
 @dataclass(frozen=True)
@@ -30,9 +30,7 @@ DOCS_PAGES = {
 
 def docs_page(page: str) -> DocsPage:
     """The ``DocsPage`` of a key ("mathematics", "charts" or "data"); ``AccFirstError`` otherwise."""
-    if page not in DOCS_PAGES:
-        raise AccFirstError(f"unknown docs page {page!r}; choose one of {sorted(DOCS_PAGES)}")
-    return DOCS_PAGES[page]
+    return lookup("docs page", page, DOCS_PAGES)
 
 
 def section_title(section: str) -> str:

@@ -60,6 +60,9 @@ SCALING_ADVICE = (
     "target_bound (on |y|), or PublicBoundScaler(feature_bound) before the estimator in a Pipeline"
 )
 
+# The estimators' parameters that are ``SearchOptions`` of the same name, passed on as they are.
+_SEARCH_PARAMETERS = ("T", "generator", "calibration", "noise", "delta", "radius_mode")
+
 
 class NoPrivacyWarning(UserWarning):
     """A fit whose coefficients carry no privacy guarantee: a fallback (ε = ∞)."""
@@ -214,14 +217,7 @@ class _AccuracyFirst(BaseEstimator):
                 "target with probability 1 − γ; the theory approach promises only an expected excess risk: use "
                 "accfirst.theory_run for it)"
             )
-        options = SearchOptions(
-            T=self.T,
-            generator=self.generator,
-            calibration=self.calibration,
-            noise=self.noise,
-            delta=self.delta,
-            radius_mode=self.radius_mode,
-        )
+        options = SearchOptions(**{name: getattr(self, name) for name in _SEARCH_PARAMETERS})
         try:
             problem: Problem = self._problem_class(self._features(X), y, self.lam, self.radius)
         except DataError as exc:

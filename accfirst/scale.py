@@ -399,34 +399,37 @@ def chunk_rows(chunk_mb: float, columns: int) -> int:
     return max(1, int(chunk_mb * 2**20 // (16 * columns)))
 
 
-def _part_statistic(
-    part: Part,
-    scaling: RidgeScaling | LogisticScaling,
-    rows: int,
-    statistic: Callable[..., Statistics],
-    combine: Sequence[np.ufunc] | None,
-) -> Statistics | None:
-    """``statistic`` of one part's rows, a batch of at most ``rows`` rows at a time (``None`` if it has none).
+@dataclass(frozen=True)
+class Pass:
+    """What one pass over the files computes: ``statistic`` of ``scaling``'s rows, a batch of at most ``rows``
+    rows at a time, the batches' and parts' results combined entry by entry (``combine``)."""
 
-    One block (and its two scratch columns) serves every batch of the part.
-    """
-    try:
-        reader = pq.ParquetFile(part.path, buffer_size=READ_BUFFER, pre_buffer=False)
-        batches = reader.iter_batches(
-            batch_size=rows, row_groups=list(part.row_groups), columns=scaling.columns, use_threads=False
-        )
-        rows = min(rows, part.rows)
-        block = np.empty((rows, scaling.width), order="F")
-        scratch = np.empty((2, rows))
-        total, offset = None, part.first
-        for batch in batches:
-            size = batch.num_rows
-            prepared = scaling.fill(batch, block[:size], scratch[:, :size], Place(part.path, offset))
-            total = _combine(total, statistic(prepared), combine)
-            offset += size
-    except (OSError, pa.ArrowException) as exc:
-        raise DataError(f"cannot read {part.path!r}: {exc}") from None
-    return total
+    scaling: RidgeScaling | LogisticScaling
+    rows: int
+    statistic: Callable[..., Statistics]
+    combine: Sequence[np.ufunc] | None = None
+
+    def part(self, part: Part) -> Statistics | None:
+        """The statistic of one part's rows (``None`` if it has none); one block (and its two scratch columns)
+        serves every batch of the part."""
+        scaling = self.scaling
+        try:
+            reader = pq.ParquetFile(part.path, buffer_size=READ_BUFFER, pre_buffer=False)
+            batches = reader.iter_batches(
+                batch_size=self.rows, row_groups=list(part.row_groups), columns=scaling.columns, use_threads=False
+            )
+            rows = min(self.rows, part.rows)
+            block = np.empty((rows, scaling.width), order="F")
+            scratch = np.empty((2, rows))
+            total, offset = None, part.first
+            for batch in batches:
+                size = batch.num_rows
+                prepared = scaling.fill(batch, block[:size], scratch[:, :size], Place(part.path, offset))
+                total = _combine(total, self.statistic(prepared), self.combine)
+                offset += size
+        except (OSError, pa.ArrowException) as exc:
+            raise DataError(f"cannot read {part.path!r}: {exc}") from None
+        return total
 
 
 def _combine(
@@ -490,19 +493,12 @@ def _compute(graph: Any, scheduler: str | None) -> Any:
     return value
 
 
-def one_pass(
-    source: ParquetSource,
-    scaling: RidgeScaling | LogisticScaling,
-    rows: int,
-    statistic: Callable[..., Statistics],
-    combine: Sequence[np.ufunc] | None,
-    scheduler: str | None,
-) -> Statistics:
-    """``statistic`` of every chunk of ``scaling``'s rows, combined entry by entry: one pass over the files."""
-    parts = [delayed(_part_statistic)(part, scaling, rows, statistic, combine) for part in source.parts]
+def one_pass(source: ParquetSource, task: Pass, scheduler: str | None) -> Statistics:
+    """``task``'s statistic of every part of ``source``, combined entry by entry: one pass over the files."""
+    parts = [delayed(task.part)(part) for part in source.parts]
     # Dask's threads fill the cores; BLAS threads inside them oversubscribe (measured: 6× slower).
     with threadpool_limits(limits=1, user_api="blas"):
-        total: Statistics = _compute(_tree_reduce(parts, combine), scheduler)
+        total: Statistics = _compute(_tree_reduce(parts, task.combine), scheduler)
     return total
 
 
@@ -528,7 +524,7 @@ class ParquetRows(RowBlocks):
         self, statistic: Callable[[NDArray[np.float64]], Statistics], combine: Sequence[np.ufunc] | None = None
     ) -> Statistics:
         self.passes += 1
-        return one_pass(self.source, self.scaling, self.rows, statistic, combine, self.scheduler)
+        return one_pass(self.source, Pass(self.scaling, self.rows, statistic, combine), self.scheduler)
 
 
 def problem_from_parquet(
@@ -585,7 +581,7 @@ def problem_from_parquet(
         return LogisticProblem.from_rows(ParquetRows(source, scaling, rows, scheduler), lam, radius, certify=True)
     assert target_bound is not None  # checked above for ridge
     ridge_scaling = RidgeScaling(source.features, target, feature_bound, target_bound)
-    ZtZ, n = one_pass(source, ridge_scaling, rows, ridge_sums, None, scheduler)
+    ZtZ, n = one_pass(source, Pass(ridge_scaling, rows, ridge_sums), scheduler)
     if n != source.n:
         raise DataError(f"the files changed while being read: their footers count {source.n:,} rows, a pass {n:,}")
     return RidgeProblem.from_statistics(ZtZ[:-1, :-1], ZtZ[:-1, -1], float(ZtZ[-1, -1]), n, lam, radius)

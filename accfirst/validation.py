@@ -11,7 +11,7 @@ import inspect
 import math
 import numbers
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import numpy as np
@@ -20,6 +20,7 @@ from accfirst.errors import AccFirstError
 
 # How much of a value a message repeats: enough to recognise it, not a pasted 100 kB string.
 ECHO_CHARS = 80
+T = TypeVar("T")
 
 
 def shorten(text: str, limit: int = ECHO_CHARS) -> str:
@@ -88,6 +89,13 @@ def validate_count(name: str, value: object, minimum: int) -> int:
     if int(value) < minimum:
         raise AccFirstError(f"{name} must be at least {minimum}; got {value}")
     return int(value)
+
+
+def lookup(what: str, key: object, table: Mapping[str, T]) -> T:
+    """The entry of ``table`` named ``key``; otherwise an ``AccFirstError`` naming ``what`` and the choices."""
+    if isinstance(key, str) and key in table:
+        return table[key]
+    raise AccFirstError(f"unknown {what} {key!r}; choose one of {sorted(table)}")
 
 
 # What every output of a release on real data says when its randomness came from a seed the user gave.

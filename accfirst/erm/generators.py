@@ -30,6 +30,7 @@ from accfirst.erm.trust_region import has_negative_minor, interior_solution, shi
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.brownian import GAUSSIAN
 from accfirst.mechanisms.noise_reduction import LAPLACE, NoiseFamily
+from accfirst.validation import lookup
 
 
 class Hypothesis(ABC):
@@ -120,9 +121,7 @@ def resolve_noise(noise: str | NoiseFamily) -> NoiseFamily:
     """A noise family from its name ("laplace" or "gaussian") or itself."""
     if isinstance(noise, NoiseFamily):
         return noise
-    if noise not in NOISES:
-        raise AccFirstError(f"unknown noise {noise!r}; choose one of {sorted(NOISES)}")
-    return NOISES[noise]
+    return lookup("noise", noise, NOISES)
 
 
 class HypothesisGenerator(ABC):
@@ -244,12 +243,10 @@ def generator_class(
     """The generator class a name (or ``None`` for the paper's pairing) gives on ``problem``, built from nothing."""
     if isinstance(generator, HypothesisGenerator):
         return type(generator)
-    name = default_generator_name(problem) if generator is None else generator
-    if name not in GENERATORS:
-        raise AccFirstError(f"unknown generator {name!r}; choose one of {sorted(GENERATORS)}")
-    if name == CovariancePerturbation.name and problem.name != RidgeProblem.name:
+    chosen = lookup("generator", default_generator_name(problem) if generator is None else generator, GENERATORS)
+    if chosen is CovariancePerturbation and problem.name != RidgeProblem.name:
         raise AccFirstError(COVARIANCE_NEEDS_RIDGE)
-    return GENERATORS[name]
+    return chosen
 
 
 def make_generator(

@@ -45,6 +45,7 @@ from accfirst.errors import AccFirstError
 from accfirst.validation import (
     checked,
     count,
+    lookup,
     positive,
     validate_alpha,
     validate_count,
@@ -348,9 +349,7 @@ def resolve_calibration(calibration: str | Calibration) -> Calibration:
     """A calibration object from its name (or itself)."""
     if isinstance(calibration, Calibration):
         return calibration
-    if calibration not in CALIBRATIONS:
-        raise AccFirstError(f"unknown calibration {calibration!r}; choose one of {sorted(CALIBRATIONS)}")
-    return CALIBRATIONS[calibration]
+    return lookup("calibration", calibration, CALIBRATIONS)
 
 
 @checked(T=count("T (number of privacy levels)", 1), gamma=validate_gamma)

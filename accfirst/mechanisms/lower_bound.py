@@ -21,17 +21,14 @@ from scipy.stats import norm
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.brownian import GAUSSIAN
 from accfirst.mechanisms.noise_reduction import LAPLACE, NoiseFamily, validate_sensitivity
-from accfirst.validation import validate_probability
+from accfirst.validation import lookup, validate_probability
 
 FAMILIES: dict[str, NoiseFamily] = {LAPLACE.name: LAPLACE, GAUSSIAN.name: GAUSSIAN}
 
 
 def noise_family(noise: str) -> NoiseFamily:
     """The noise family named ``noise`` ("laplace" or "gaussian")."""
-    try:
-        return FAMILIES[noise]
-    except (KeyError, TypeError):
-        raise AccFirstError(f"unknown noise {noise!r}; choose one of {sorted(FAMILIES)}") from None
+    return lookup("noise", noise, FAMILIES)
 
 
 @overload

@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from accfirst.datasets.encode import Categorical
+from accfirst.datasets.prepare.noise import laplace_release
 from accfirst.datasets.prepared import DECLARED, EVALUATION, FREE, PRIVATE, StepRecord
 
 if TYPE_CHECKING:  # kind.py builds on this module: its Cells are named here for the type checker only
     from accfirst.datasets.prepare.kind import Cells
 
-__all__ = ["DECLARED", "EVALUATION", "FREE", "PRIVATE", "ColumnPlan", "Context", "Step", "StepRecord"]
+__all__ = ["DECLARED", "EVALUATION", "FREE", "PRIVATE", "ColumnPlan", "Context", "DeclaredStep", "Step", "StepRecord"]
 
 
 @dataclass
@@ -141,12 +142,16 @@ class Context:
         return values
 
 
+@dataclass(eq=False)
 class Step:
-    """A preparation step on one column (see the module docstring); subclasses fill the class attributes."""
+    """A preparation step on one column (see the module docstring); subclasses fill the class attributes.
+
+    A step's own settings are dataclass fields after ``plan``. A free step reads nothing unless it says.
+    """
 
     name: ClassVar[str]
     needs: ClassVar[str]
-    reads: ClassVar[str]
+    reads: ClassVar[str] = "nothing"
     mechanism: ClassVar[str]
     writes: ClassVar[str]
     kind: ClassVar[str] = FREE
@@ -155,8 +160,7 @@ class Step:
     # For the neighbour check: how the statistic's movement is measured ("max" or "l1").
     norm: ClassVar[str] = "max"
 
-    def __init__(self, plan: ColumnPlan) -> None:
-        self.plan = plan
+    plan: ColumnPlan
 
     def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
         raise NotImplementedError
@@ -172,5 +176,16 @@ class Step:
         """How far ``statistic`` can move when one training row is replaced (private steps)."""
         raise NotImplementedError
 
+    def laplace_number(self, context: Context, epsilon: float) -> float:
+        """A one-number ``statistic`` released by the Laplace mechanism: noise of scale ``sensitivity``/ε (ε-DP)."""
+        return float(laplace_release(self.statistic(context)[0], self.sensitivity(context), epsilon, context.rng)[0])
+
     def record(self, note: str, epsilon: float = 0.0, delta: float = 0.0) -> StepRecord:
         return StepRecord(self.name, self.plan.name, self.kind, self.mechanism, epsilon, delta, note)
+
+
+class DeclaredStep(Step):
+    """A step that writes what the user declared into the plan: it reads nothing and costs no privacy."""
+
+    kind = DECLARED
+    mechanism = "none: declared, costs no privacy"

@@ -12,7 +12,6 @@ import numpy as np
 
 from accfirst.datasets.columns import quoted
 from accfirst.datasets.prepare.base import PRIVATE, ColumnPlan, Context, Step, StepRecord
-from accfirst.datasets.prepare.noise import laplace_release
 
 
 def gap_value(plan: ColumnPlan) -> float:
@@ -48,7 +47,7 @@ class PrivateCentre(Step):
 
     def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
         plan = self.plan
-        noisy = float(laplace_release(self.statistic(context)[0], self.sensitivity(context), epsilon, context.rng)[0])
+        noisy = self.laplace_number(context, epsilon)
         plan.centre = float(np.clip(noisy, plan.low, plan.high))
         return self.record(
             f"{quoted(plan.name)}: private mean {plan.centre:.4g} subtracted (ε = {epsilon:.3g})", epsilon

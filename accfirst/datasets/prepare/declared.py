@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from accfirst.datasets.columns import listing, quoted
-from accfirst.datasets.prepare.base import DECLARED, ColumnPlan, Context, Step, StepRecord
+from accfirst.datasets.prepare.base import Context, DeclaredStep, StepRecord
 from accfirst.datasets.prepare.schema import ColumnSpec
 
 
@@ -14,19 +16,15 @@ def log1p_public(value: float) -> float:
     return float(np.log1p(max(value, 0.0)))
 
 
-class DeclaredMetadata(Step):
+@dataclass(eq=False)
+class DeclaredMetadata(DeclaredStep):
     """A column's declared range or levels (and ``log(1 + x)``), from the schema."""
 
     name = "declared metadata"
-    kind = DECLARED
     needs = "the schema's entry for the column"
-    reads = "nothing"
-    mechanism = "none: declared, costs no privacy"
     writes = "the column's range (numbers) or levels (text)"
 
-    def __init__(self, plan: ColumnPlan, spec: ColumnSpec) -> None:
-        super().__init__(plan)
-        self.spec = spec
+    spec: ColumnSpec
 
     def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
         spec, plan, parts = self.spec, self.plan, []

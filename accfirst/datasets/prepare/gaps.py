@@ -9,10 +9,12 @@ standardising) fills its gaps with 0. A row with a gap stays a row: n never depe
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from accfirst.datasets.columns import quoted
-from accfirst.datasets.prepare.base import FREE, PRIVATE, ColumnPlan, Context, Step, StepRecord
+from accfirst.datasets.prepare.base import PRIVATE, Context, Step, StepRecord
 from accfirst.datasets.prepare.quantile import QUANTILE_SENSITIVITY, private_quantile, quantile_utility
 from accfirst.datasets.prepare.ranges import finite_sorted
 
@@ -41,19 +43,22 @@ class PrivateMedian(Step):
         return self.record(f"{quoted(plan.name)}: private median {plan.fill:.4g} (ε = {epsilon:.3g})", epsilon)
 
 
+@dataclass(eq=False)
 class FillGaps(Step):
     """Say what a gap becomes: a released number (post-processing)."""
 
     name = "gaps"
-    kind = FREE
     needs = "the released mean, median or range"
-    reads = "nothing"
     mechanism = "none: post-processing of released numbers"
     writes = "the value a missing or infinite entry takes"
 
-    def __init__(self, plan: ColumnPlan, missing: str, centred: bool) -> None:
-        super().__init__(plan)
-        self.rule = missing if (missing != "impute" or centred) else "centre"
+    missing: str
+    centred: bool
+
+    @property
+    def rule(self) -> str:
+        """The fill: ``missing``, except that "impute" without centring (no mean is released) takes the range's centre."""
+        return self.missing if (self.missing != "impute" or self.centred) else "centre"
 
     def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
         plan = self.plan

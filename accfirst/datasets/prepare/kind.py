@@ -21,7 +21,6 @@ import pandas as pd
 from accfirst.datasets.columns import MISSING_MARKERS, quoted
 from accfirst.datasets.encode import Categorical
 from accfirst.datasets.prepare.base import PRIVATE, Context, Step, StepRecord
-from accfirst.datasets.prepare.noise import laplace_release
 
 KIND_SENSITIVITY = 2.0
 UNDECIDED = "undecided"
@@ -127,7 +126,7 @@ class PrivateKind(Step):
 
     def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
         plan = self.plan
-        noisy = float(laplace_release(self.statistic(context)[0], KIND_SENSITIVITY, epsilon, context.rng)[0])
+        noisy = self.laplace_number(context, epsilon)
         plan.kind = "numeric" if noisy > 0 else "text"
         self.apply(context)
         what = "a word is a gap" if plan.kind == "numeric" else "its levels follow"

@@ -12,11 +12,12 @@ gap, give no column (an all-zero block).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from accfirst.datasets.columns import listing, quoted
-from accfirst.datasets.prepare.base import PRIVATE, ColumnPlan, Context, Step, StepRecord
+from accfirst.datasets.prepare.base import PRIVATE, Context, Step, StepRecord
 from accfirst.datasets.prepare.noise import laplace_release
 
 COUNT_SENSITIVITY = 2.0
@@ -27,6 +28,7 @@ def threshold(epsilon: float, delta: float) -> float:
     return 1.0 + (COUNT_SENSITIVITY / epsilon) * math.log(1.0 / (2.0 * delta))
 
 
+@dataclass(eq=False)
 class PrivateLevels(Step):
     """Release the levels of a text column that has no declared list."""
 
@@ -40,9 +42,7 @@ class PrivateLevels(Step):
     mechanism = "Laplace counts over a threshold, ℓ1 sensitivity 2: (ε, δ)"
     writes = "the levels that get a 0/1 column"
 
-    def __init__(self, plan: ColumnPlan, max_levels: int) -> None:
-        super().__init__(plan)
-        self.max_levels = max_levels
+    max_levels: int
 
     def statistic(self, context: Context) -> np.ndarray:
         column = context.text(self.plan.name)

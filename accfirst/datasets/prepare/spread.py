@@ -11,8 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from accfirst.datasets.columns import quoted
-from accfirst.datasets.prepare.base import FREE, PRIVATE, Context, Step, StepRecord
-from accfirst.datasets.prepare.noise import laplace_release
+from accfirst.datasets.prepare.base import PRIVATE, Context, Step, StepRecord
 
 MIN_SPREAD_SHARE = 0.01
 
@@ -21,9 +20,7 @@ class HalfRange(Step):
     """Divide a numeric column by half its range (no data read)."""
 
     name = "half-range"
-    kind = FREE
     needs = "a range [a, b]"
-    reads = "nothing"
     mechanism = "none: post-processing of the range"
     writes = "the spread (b − a)/2 every value is divided by"
 
@@ -59,7 +56,7 @@ class PrivateSpread(Step):
 
     def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
         plan = self.plan
-        noisy = float(laplace_release(self.statistic(context)[0], self.sensitivity(context), epsilon, context.rng)[0])
+        noisy = self.laplace_number(context, epsilon)
         low, high = plan.bounds
         floor = (MIN_SPREAD_SHARE * (high - low) / 2) ** 2
         plan.spread = float(np.sqrt(np.clip(noisy, floor, max(floor, self._largest_square()))))

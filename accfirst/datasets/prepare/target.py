@@ -10,23 +10,22 @@ row (x = 0, and y = 0 for ridge; a logistic label is irrelevant when x = 0), so 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from accfirst.datasets.columns import quoted
-from accfirst.datasets.prepare.base import DECLARED, FREE, ColumnPlan, Context, Step, StepRecord
+from accfirst.datasets.prepare.base import Context, DeclaredStep, Step, StepRecord
 
 
+@dataclass(eq=False)
 class TargetScale(Step):
     """Divide a centred ridge target by its half-range or a public bound, then clip it to [−1, 1]."""
 
     name = "target scale"
-    kind = FREE
     needs = "the target's range (declared or private), or a public bound on |y|"
-    reads = "nothing"
     mechanism = "none: post-processing of the range"
     writes = "the target's scale; targets are clipped to [−1, 1]"
 
-    def __init__(self, plan: ColumnPlan, bound: float | None) -> None:
-        super().__init__(plan)
-        self.bound = bound
+    bound: float | None
 
     def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
         plan = self.plan
@@ -42,19 +41,15 @@ class TargetScale(Step):
         )
 
 
-class TargetLabels(Step):
+@dataclass(eq=False)
+class TargetLabels(DeclaredStep):
     """Map a logistic target to ±1 with the declared positive class."""
 
     name = "labels"
-    kind = DECLARED
     needs = "a declared positive class"
-    reads = "nothing"
-    mechanism = "none: declared, costs no privacy"
     writes = "labels +1 (the positive class) and −1 (every other value)"
 
-    def __init__(self, plan: ColumnPlan, positive: object) -> None:
-        super().__init__(plan)
-        self.positive = positive
+    positive: object
 
     def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
         return self.record(
