@@ -10,7 +10,7 @@ import re
 
 from tests.app.test_explorer import assert_clean, headline, open_app
 
-QUERY = {"ds": "diabetes", "target": "alpha", "trials": "10", "T": "200", "methods": "nr,doubling"}
+QUERY = {"ds": "diabetes", "target": "alpha", "trials": "10", "T": "200", "methods": "nr,doubling", "seed": "0"}
 
 
 def number(text: str) -> float:
