@@ -66,6 +66,17 @@ def _int(raw: str, what: str) -> int:
     return int(raw)
 
 
+def _within(value: Any, low: Any, high: Any, what: str, text: Callable[[Any], str]) -> Any:
+    """``value`` if it lies in ``[low, high]``; else ``InvalidValue`` naming the range, each number written by ``text``."""
+    if not low <= value <= high:
+        raise InvalidValue(f"{what} must be between {text(low)} and {text(high)}; got {text(value)}")
+    return value
+
+
+def _whole_text(value: int) -> str:
+    return shorten(str(value))
+
+
 def format_number(value: float) -> str:
     """Shortest text that reads back as the same float (``repr``), ints without ".0"."""
     if float(value).is_integer() and abs(value) < 1e15:
@@ -139,10 +150,7 @@ class FloatSlider(Setting):
     format: str = "%.3f"
 
     def parse(self, raw: list[str]) -> float:
-        value = _float(raw[-1], self.key)
-        if not self.low <= value <= self.high:
-            raise InvalidValue(f"{self.key} must be between {self.low:g} and {self.high:g}; got {value:g}")
-        return value
+        return _within(_float(raw[-1], self.key), self.low, self.high, self.key, "{:g}".format)
 
     def to_url(self, value: float) -> str:
         return format_number(value)
@@ -163,10 +171,7 @@ class IntSetting(Setting):
     step: int = 1
 
     def parse(self, raw: list[str]) -> int:
-        value = _int(raw[-1], self.key)
-        if not self.low <= value <= self.high:
-            raise InvalidValue(f"{self.key} must be between {self.low} and {self.high}; got {shorten(str(value))}")
-        return value
+        return _within(_int(raw[-1], self.key), self.low, self.high, self.key, _whole_text)
 
     def to_url(self, value: int) -> str:
         return str(int(value))
@@ -234,10 +239,7 @@ class OptionalInt(Setting):
     def parse(self, raw: list[str]) -> int | None:
         if raw[-1] == "":
             return None
-        value = _int(raw[-1], self.key)
-        if not self.low <= value <= self.high:
-            raise InvalidValue(f"{self.key} must be between {self.low} and {self.high}; got {shorten(str(value))}")
-        return value
+        return _within(_int(raw[-1], self.key), self.low, self.high, self.key, _whole_text)
 
     def to_url(self, value: int | None) -> str | None:
         return None if value is None else str(int(value))
