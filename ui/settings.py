@@ -387,6 +387,25 @@ def generator_setting(scope: str) -> Choice:
     )
 
 
+FAILURES = (0.01, 0.05, 0.1, 0.2)
+
+
+def failure_setting(
+    scope: str,
+    key: str,
+    symbol: str,
+    default: float,
+    *,
+    options: tuple[float, ...] = FAILURES,
+    widget_type: str = "select_slider",
+    help: str | None = None,
+) -> Choice:
+    """A failure probability ("Failure probability γ"), one of a few usual values (``FAILURES`` by default)."""
+    return Choice(
+        scope, key, f"Failure probability {symbol}", default, options=options, widget_type=widget_type, help=help
+    )
+
+
 CALIBRATION_LABELS = {
     "theorem": "theorem: the paper's Thm 3.2 (spends almost none of γ)",
     "paper-code": "paper's code: the authors' tighter choice, behind their plots",
