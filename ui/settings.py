@@ -28,7 +28,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import streamlit as st
 
@@ -37,8 +37,10 @@ from accfirst.erm.generators import NOISES
 from accfirst.interpret import format_delta, format_epsilon
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import calibrated_epsilon
+from accfirst.methods.registry import METHODS, method_labels, paper_methods
 from accfirst.validation import echo, shorten
 from ui.link_notice import report_ignored
+from ui.work import MAX_LEVELS
 
 
 class InvalidValue(ValueError):
@@ -484,6 +486,13 @@ def delta_setting(scope: str) -> Choice:
     )
 
 
+def generator_problem(generator: str | None, task: str) -> str | None:
+    """Why ``generator`` cannot run on this task, or ``None``."""
+    if generator == "covariance" and task != "ridge":
+        return "Covariance perturbation needs ridge regression; this dataset is logistic. Pick output perturbation."
+    return None
+
+
 def delta_problem(delta: float, methods: Sequence[str], task: str, noise: str = "laplace") -> str | None:
     """Why ``delta`` cannot run with these methods, this noise and this task, or ``None``."""
     if delta == 0 and noise == "gaussian":
@@ -491,3 +500,58 @@ def delta_problem(delta: float, methods: Sequence[str], task: str, noise: str = 
     if delta == 0 and "gibbs" in methods and task != "ridge":
         return "The logistic Gibbs posterior has no pure-ε guarantee: choose δ > 0."
     return None
+
+
+class SearchSettings(NamedTuple):
+    """The settings of a search that the explorer and the sweep both offer (unpack them in this order)."""
+
+    methods: MultiChoice
+    gamma: Choice
+    levels: IntSetting
+    generator: Choice
+    calibration: Choice
+    delta: Choice
+
+    def chosen_generator(self) -> str | None:
+        """The generator chosen: ``None`` for the paper's pairing, as ``SearchOptions`` takes it."""
+        chosen: str = self.generator.value
+        return None if chosen == "paper" else chosen
+
+    def options(self, radius_mode: str, **more: Any) -> SearchOptions:
+        """The ``SearchOptions`` these settings hold now, on ``radius_mode``; ``more``: the page's other options."""
+        return SearchOptions(
+            T=int(self.levels.value),
+            generator=self.chosen_generator(),
+            calibration=self.calibration.value,
+            delta=float(self.delta.value),
+            radius_mode=radius_mode,
+            **more,
+        )
+
+
+def search_settings(scope: str) -> SearchSettings:
+    """The methods, γ, T, generator, calibration and δ of a search, as the explorer and the sweep offer them."""
+    return SearchSettings(
+        MultiChoice(
+            scope,
+            "methods",
+            "Methods",
+            list(paper_methods()),
+            options=tuple(METHODS),
+            labels=method_labels(),
+            help="Noise reduction (the paper's method), the doubling baseline, the theory approach (one ε fixed up "
+            "front), and the Gibbs posterior (an (ε, δ) competitor that needs no test).",
+        ),
+        failure_setting(
+            scope,
+            "gamma",
+            "γ",
+            0.1,
+            options=(0.001, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5),
+            help="Noise reduction and doubling meet α with probability at least 1 − γ.",
+        ),
+        IntSetting(scope, "T", "Number of levels T", SearchOptions.T, low=2, high=MAX_LEVELS, box=True, step=100),
+        generator_setting(scope),
+        calibration_setting(scope),
+        delta_setting(scope),
+    )
