@@ -390,6 +390,7 @@ def generator_setting(scope: str) -> Choice:
 
 
 FAILURES = (0.01, 0.05, 0.1, 0.2)
+SEARCH_FAILURES = (0.001, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5)
 
 
 def failure_setting(
@@ -547,7 +548,7 @@ def search_settings(scope: str) -> SearchSettings:
             "gamma",
             "γ",
             0.1,
-            options=(0.001, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5),
+            options=SEARCH_FAILURES,
             help="Noise reduction and doubling meet α with probability at least 1 − γ.",
         ),
         IntSetting(scope, "T", "Number of levels T", SearchOptions.T, low=2, high=MAX_LEVELS, box=True, step=100),
