@@ -39,7 +39,7 @@ from ui.docs import docs_link
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
 from ui.noise import noise_seed, page_seed, repeatable_warning
-from ui.settings import Choice, FloatSlider, InvalidValue, Setting, restore_from_url, write_to_url
+from ui.settings import Choice, FloatSlider, InvalidValue, Setting, failure_setting, restore_from_url, write_to_url
 from ui.text import plain
 
 SCOPE = "budget"
@@ -106,14 +106,7 @@ EPS_MAX = Choice(
     help="Inside a budget a search declares the loss of its last level before it runs, so ε_max sets how much it "
     "must be admitted with. A search that would need more falls back: it releases nothing and is charged the bound.",
 )
-GAMMA = Choice(
-    SCOPE,
-    "gamma",
-    "Failure probability γ (regressions)",
-    0.1,
-    options=(0.01, 0.05, 0.1, 0.2),
-    widget_type="select_slider",
-)
+GAMMA = failure_setting(SCOPE, "gamma", "γ (regressions)", 0.1)
 CAP = Choice(
     SCOPE,
     "cap",

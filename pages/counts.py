@@ -25,7 +25,7 @@ from ui.docs import docs_link
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
 from ui.noise import noise_seed, page_seed, repeatable_warning
-from ui.settings import Choice, restore_from_url, write_to_url
+from ui.settings import Choice, failure_setting, restore_from_url, write_to_url
 
 SCOPE = "counts"
 DERIVED = "derived; consistent with Rogers et al. 2023"
@@ -52,14 +52,7 @@ REL_ERROR = Choice(
     widget_type="select_slider",
     help="A released count ŷ is certified when |ŷ − q| ≤ α·q with probability ≥ 1 − β.",
 )
-BETA = Choice(
-    SCOPE,
-    "beta",
-    "Failure probability β (per count)",
-    0.05,
-    options=(0.01, 0.05, 0.1, 0.2),
-    widget_type="select_slider",
-)
+BETA = failure_setting(SCOPE, "beta", "β (per count)", 0.05)
 CAP = Choice(
     SCOPE,
     "cap",

@@ -28,7 +28,7 @@ from accfirst.interpret import (
     summarise_runs,
 )
 from accfirst.methods.options import SearchOptions
-from accfirst.methods.registry import METHODS, method_label, method_labels, paper_methods
+from accfirst.methods.registry import METHODS, method_label
 from accfirst.methods.relative import RelativeTarget
 from accfirst.plots.explorer import (
     figure_breakdown,
@@ -65,16 +65,14 @@ from ui.settings import (
     Choice,
     FloatSlider,
     IntSetting,
-    MultiChoice,
     OptionalFloat,
     Toggle,
     calibration_captions,
-    calibration_setting,
     delta_problem,
-    delta_setting,
-    generator_setting,
+    generator_problem,
     noise_setting,
     restore_from_url,
+    search_settings,
     write_to_url,
 )
 from ui.target import (
@@ -90,7 +88,7 @@ from ui.target import (
     target_heading,
 )
 from ui.text import plain
-from ui.work import MAX_LEVELS, estimate, measured_costs
+from ui.work import estimate, measured_costs
 
 SCOPE = "explorer"
 
@@ -104,32 +102,11 @@ ALPHA = FloatSlider(
     step=0.001,
     help="The largest excess risk R(θ) = L(θ) − L(θ*) you accept. Smaller α: more accurate model, more privacy spent.",
 )
-METHODS_SETTING = MultiChoice(
-    SCOPE,
-    "methods",
-    "Methods",
-    list(paper_methods()),
-    options=tuple(METHODS),
-    labels=method_labels(),
-    help="Noise reduction (the paper's method), the doubling baseline, the theory approach (one ε fixed up front), "
-    "and the Gibbs posterior (an (ε, δ) competitor that needs no test).",
-)
-GAMMA = Choice(
-    SCOPE,
-    "gamma",
-    "Failure probability γ",
-    0.1,
-    options=(0.001, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5),
-    widget_type="select_slider",
-    help="Noise reduction and doubling meet α with probability at least 1 − γ.",
-)
-GENERATOR = generator_setting(SCOPE)
-CALIBRATION = calibration_setting(SCOPE)
+SEARCH = search_settings(SCOPE)
+METHODS_SETTING, GAMMA, LEVELS, GENERATOR, CALIBRATION, DELTA = SEARCH
 NOISE = noise_setting(SCOPE)
-DELTA = delta_setting(SCOPE)
 EPS_MIN = OptionalFloat(SCOPE, "eps_min", "ε_min (blank = paper default)", None)
 EPS_MAX = OptionalFloat(SCOPE, "eps_max", "ε_max (blank = paper default)", None)
-LEVELS = IntSetting(SCOPE, "T", "Number of levels T", SearchOptions.T, low=2, high=MAX_LEVELS, box=True, step=100)
 SPACING = Choice(SCOPE, "spacing", "Spacing of the levels", "geometric", options=("geometric", "linear"))
 TRIALS = IntSetting(SCOPE, "trials", "Trials (independent runs)", 20, low=1, high=200)
 SHOW = IntSetting(
@@ -269,12 +246,12 @@ if not methods:
 sidebar = st.sidebar
 sidebar.header("The search")
 gamma = GAMMA.widget(sidebar)
-generator_choice = GENERATOR.widget(sidebar)
-generator = None if generator_choice == "paper" else generator_choice
+GENERATOR.widget(sidebar)
+generator = SEARCH.chosen_generator()
 if chosen.task == "logistic":
     sidebar.caption("Logistic regression: output perturbation is the only generator that applies.")
-if generator == "covariance" and chosen.task != "ridge":
-    sidebar.error("Covariance perturbation needs ridge regression; this dataset is logistic. Pick output perturbation.")
+if message := generator_problem(generator, chosen.task):
+    sidebar.error(message)
     problems.append("generator")
 noise = NOISE.widget(sidebar)
 refusals = [METHODS[m].noise_refusal for m in methods if METHODS[m].noises and noise not in METHODS[m].noises]
@@ -283,11 +260,11 @@ for refusal in refusals:
 if refusals:
     problems.append("noise")
 if relative:  # α is released by each run: the captions cannot price the test in advance
-    calibration = CALIBRATION.widget(sidebar)
+    CALIBRATION.widget(sidebar)
 else:
     with st.spinner("Calibrating the tests…"):
         captions = calibration_captions(int(LEVELS.value), float(gamma), problem.shape, alpha)
-    calibration = CALIBRATION.widget(sidebar, captions=captions)
+    CALIBRATION.widget(sidebar, captions=captions)
 sidebar.caption(
     "ε_A: the private test's privacy loss here. Doubling follows the choice: it uses its exact test when an exact "
     "calibration is chosen, the paper's otherwise, so the two are compared on equal terms."
@@ -327,7 +304,7 @@ for name, value in (("ε_min", eps_min), ("ε_max", eps_max)):
 if eps_min is not None and eps_max is not None and eps_min > 0 and eps_max > 0 and eps_min >= eps_max:
     sidebar.error(f"ε_min ({eps_min:g}) must be smaller than ε_max ({eps_max:g}).")
     problems.append("eps range")
-levels = LEVELS.widget(sidebar)
+LEVELS.widget(sidebar)
 spacing = SPACING.widget(sidebar, horizontal=True)
 
 sidebar.subheader("Trials")
@@ -346,16 +323,12 @@ request = RunRequest(
     trials=int(trials),
     seed=noise_seed(seed, ("explorer", chosen.problem_key)),
     chosen_seed=seed,
-    options=SearchOptions(
-        T=int(levels),
-        generator=generator,
-        calibration=calibration,
+    options=SEARCH.options(
+        chosen.radius_mode,
         eps_min=eps_min,
         eps_max=eps_max,
         spacing=spacing,
         noise=noise,
-        delta=float(delta),
-        radius_mode=chosen.radius_mode,
         **({"test_budget": test_budget} if relative else {}),
     ),
 )

@@ -37,7 +37,7 @@ from ui.charts import show_chart
 from ui.dataset import require_selection
 from ui.errors import call
 from ui.frame import ensure_frame
-from ui.settings import Choice, FloatSlider, IntSetting, delta_setting, restore_from_url, write_to_url
+from ui.settings import FloatSlider, IntSetting, delta_setting, failure_setting, restore_from_url, write_to_url
 
 SCOPE = "gibbs"
 SAMPLES = 400
@@ -48,9 +48,7 @@ EVALUATION_ONLY = "reads the data: evaluation only, not private"
 ALPHA = FloatSlider(
     SCOPE, "alpha", "Accuracy you need: target excess risk α", 0.05, low=0.005, high=0.5, step=0.005, format="%.3f"
 )
-GAMMA = Choice(
-    SCOPE, "gamma", "Failure probability γ", 0.1, options=(0.01, 0.05, 0.1, 0.2), widget_type="segmented_control"
-)
+GAMMA = failure_setting(SCOPE, "gamma", "γ", 0.1, widget_type="segmented_control")
 DELTA = delta_setting(SCOPE)
 SEED = IntSetting(SCOPE, "seed", "Seed", 0, low=0, high=2**32 - 1, box=True)
 SETTINGS = (ALPHA, GAMMA, DELTA, SEED)

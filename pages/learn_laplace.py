@@ -16,7 +16,7 @@ from accfirst.plots.learn import figure_integer_noise, figure_neighbour_densitie
 from accfirst.teaching import integer_noise_loss, laplace_variance, max_error_threshold
 from ui.charts import show_chart
 from ui.frame import ensure_frame
-from ui.settings import Choice, FloatSlider, IntSetting, restore_from_url, write_to_url
+from ui.settings import Choice, FloatSlider, IntSetting, failure_setting, restore_from_url, write_to_url
 
 SCOPE = "laplace"
 
@@ -41,12 +41,11 @@ COUNTS = Choice(
     widget_type="select_slider",
     labels={k: f"{k:,}" for k in (1, 10, 100, 1_000, 10_000, 100_000, 1_000_000)},
 )
-FAILURE = Choice(
+FAILURE = failure_setting(
     SCOPE,
     "d",
-    "Failure probability d",
+    "d",
     0.05,
-    options=(0.01, 0.05, 0.1, 0.2),
     widget_type="segmented_control",
     help="The slides write “d = 95%” for the probability 1 − d of success; here d = 0.05.",
 )

@@ -28,8 +28,8 @@ from typing import Any
 import streamlit as st
 
 from accfirst.cli import command_line
-from accfirst.methods.options import SearchOptions
-from accfirst.methods.registry import METHODS, method_label, method_labels, paper_methods
+from accfirst.methods.registry import method_label
+from accfirst.plots.paper import VERSUS as FIG1_VERSUS
 from accfirst.plots.paper import (
     fig1_epsilon,
     fig2_excess_risk,
@@ -51,16 +51,14 @@ from ui.settings import (
     Choice,
     IntSetting,
     InvalidValue,
-    MultiChoice,
     Setting,
-    calibration_setting,
     delta_problem,
-    delta_setting,
-    generator_setting,
+    generator_problem,
     restore_from_url,
+    search_settings,
     write_to_url,
 )
-from ui.work import MAX_LEVELS, MAX_RUNS, estimate, measured_costs, runs_refusal
+from ui.work import MAX_RUNS, estimate, measured_costs, runs_refusal
 
 SCOPE = "sweep"
 RESULT_KEY = "sweep.result"
@@ -93,41 +91,18 @@ ALPHAS = AlphaGrid(
     PAPER_ALPHAS_TEXT,
     help="The requested excess risks. The paper's grid is 0.005:0.2:0.005 (40 values).",
 )
-METHODS_SETTING = MultiChoice(
-    SCOPE,
-    "methods",
-    "Methods",
-    list(paper_methods()),
-    options=tuple(METHODS),
-    labels=method_labels(),
-    help="Noise reduction (the paper's method), the doubling baseline, the theory approach (one ε fixed up front), "
-    "and the Gibbs posterior (an (ε, δ) competitor that needs no test).",
-)
+SEARCH = search_settings(SCOPE)
+METHODS_SETTING, GAMMA, LEVELS, GENERATOR, CALIBRATION, DELTA = SEARCH
 TRIALS = IntSetting(SCOPE, "trials", "Trials per method and α", 10, low=1, high=200, box=True)
-GAMMA = Choice(
-    SCOPE,
-    "gamma",
-    "Failure probability γ",
-    0.1,
-    options=(0.001, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5),
-    widget_type="select_slider",
-    help="Noise reduction and doubling meet α with probability at least 1 − γ.",
-)
-LEVELS = IntSetting(SCOPE, "T", "Number of levels T", SearchOptions.T, low=2, high=MAX_LEVELS, box=True, step=100)
-GENERATOR = generator_setting(SCOPE)
-CALIBRATION = calibration_setting(SCOPE)
-DELTA = delta_setting(SCOPE)
+# What each comparison of Fig. 1 is in the paper (its panels), or says of its guarantee.
+VERSUS_NOTES = {"theory": "Fig. 1a/b", "doubling": "Fig. 1c/d", "gibbs": "ε, δ"}
 VERSUS = Choice(
     SCOPE,
     "fig1",
     "Compare noise reduction with",
     "theory",
-    options=("theory", "doubling", "gibbs"),
-    labels={
-        "theory": "the theory approach (Fig. 1a/b)",
-        "doubling": "doubling (Fig. 1c/d)",
-        "gibbs": "the Gibbs posterior (ε, δ)",
-    },
+    options=tuple(FIG1_VERSUS),
+    labels={key: f"{name} ({VERSUS_NOTES[key]})" for key, name in FIG1_VERSUS.items()},
     widget_type="segmented_control",
 )
 RISK_FACTOR = Choice(
@@ -196,10 +171,10 @@ sidebar = st.sidebar
 sidebar.header("The sweep")
 trials = TRIALS.widget(sidebar)
 gamma = GAMMA.widget(sidebar)
-levels = LEVELS.widget(sidebar)
+LEVELS.widget(sidebar)
 seed = SEED.widget(sidebar)
-generator_choice = GENERATOR.widget(sidebar)
-calibration = CALIBRATION.widget(sidebar)
+GENERATOR.widget(sidebar)
+CALIBRATION.widget(sidebar)
 delta = DELTA.widget(sidebar)
 write_to_url((*SETTINGS, *SEED_LINK))
 repeatable_warning(st, seed, release)
@@ -213,9 +188,8 @@ if not alphas:
 if not methods:
     right.error("Choose at least one method.")
     problems.append("methods")
-generator = None if generator_choice == "paper" else generator_choice
-if generator == "covariance" and chosen.task != "ridge":
-    sidebar.error("Covariance perturbation needs ridge regression; this dataset is logistic. Pick output perturbation.")
+if message := generator_problem(SEARCH.chosen_generator(), chosen.task):
+    sidebar.error(message)
     problems.append("generator")
 if message := delta_problem(delta, methods, chosen.task):
     sidebar.error(message)
@@ -234,13 +208,7 @@ if not problems:
         trials=int(trials),
         seed=seed,
         radius=chosen.radius,
-        options=SearchOptions(
-            T=int(levels),
-            generator=generator,
-            calibration=calibration,
-            delta=float(delta),
-            radius_mode=chosen.radius_mode,
-        ),
+        options=SEARCH.options(chosen.radius_mode),
     )
     run_seed = noise_seed(seed, ("sweep", chosen.problem_key))
     total = len(alphas) * len(methods) * int(trials)

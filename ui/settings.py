@@ -28,7 +28,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import streamlit as st
 
@@ -38,8 +38,10 @@ from accfirst.erm.problems import ProblemShape
 from accfirst.interpret import format_delta, format_epsilon
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import calibrated_epsilon, clips_query
+from accfirst.methods.registry import METHODS, method_labels, paper_methods
 from accfirst.validation import echo, shorten
 from ui.link_notice import report_ignored
+from ui.work import MAX_LEVELS
 
 
 class InvalidValue(ValueError):
@@ -65,6 +67,17 @@ def _int(raw: str, what: str) -> int:
     if not _WHOLE.fullmatch(raw):
         raise InvalidValue(f"{what} must be a whole number; got {echo(raw)}")
     return int(raw)
+
+
+def _within(value: Any, low: Any, high: Any, what: str, text: Callable[[Any], str]) -> Any:
+    """``value`` if it lies in ``[low, high]``; else ``InvalidValue`` naming the range, each number written by ``text``."""
+    if not low <= value <= high:
+        raise InvalidValue(f"{what} must be between {text(low)} and {text(high)}; got {text(value)}")
+    return value
+
+
+def _whole_text(value: int) -> str:
+    return shorten(str(value))
 
 
 def format_number(value: float) -> str:
@@ -140,10 +153,7 @@ class FloatSlider(Setting):
     format: str = "%.3f"
 
     def parse(self, raw: list[str]) -> float:
-        value = _float(raw[-1], self.key)
-        if not self.low <= value <= self.high:
-            raise InvalidValue(f"{self.key} must be between {self.low:g} and {self.high:g}; got {value:g}")
-        return value
+        return _within(_float(raw[-1], self.key), self.low, self.high, self.key, "{:g}".format)
 
     def to_url(self, value: float) -> str:
         return format_number(value)
@@ -164,10 +174,7 @@ class IntSetting(Setting):
     step: int = 1
 
     def parse(self, raw: list[str]) -> int:
-        value = _int(raw[-1], self.key)
-        if not self.low <= value <= self.high:
-            raise InvalidValue(f"{self.key} must be between {self.low} and {self.high}; got {shorten(str(value))}")
-        return value
+        return _within(_int(raw[-1], self.key), self.low, self.high, self.key, _whole_text)
 
     def to_url(self, value: int) -> str:
         return str(int(value))
@@ -235,10 +242,7 @@ class OptionalInt(Setting):
     def parse(self, raw: list[str]) -> int | None:
         if raw[-1] == "":
             return None
-        value = _int(raw[-1], self.key)
-        if not self.low <= value <= self.high:
-            raise InvalidValue(f"{self.key} must be between {self.low} and {self.high}; got {shorten(str(value))}")
-        return value
+        return _within(_int(raw[-1], self.key), self.low, self.high, self.key, _whole_text)
 
     def to_url(self, value: int | None) -> str | None:
         return None if value is None else str(int(value))
@@ -386,6 +390,26 @@ def generator_setting(scope: str) -> Choice:
     )
 
 
+FAILURES = (0.01, 0.05, 0.1, 0.2)
+SEARCH_FAILURES = (0.001, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5)
+
+
+def failure_setting(
+    scope: str,
+    key: str,
+    symbol: str,
+    default: float,
+    *,
+    options: tuple[float, ...] = FAILURES,
+    widget_type: str = "select_slider",
+    help: str | None = None,
+) -> Choice:
+    """A failure probability ("Failure probability γ"), one of a few usual values (``FAILURES`` by default)."""
+    return Choice(
+        scope, key, f"Failure probability {symbol}", default, options=options, widget_type=widget_type, help=help
+    )
+
+
 CALIBRATION_LABELS = {
     "theorem": "theorem: the paper's Thm 3.2 (spends almost none of γ)",
     "paper-code": "paper's code: the authors' tighter choice, behind their plots",
@@ -465,6 +489,13 @@ def delta_setting(scope: str) -> Choice:
     )
 
 
+def generator_problem(generator: str | None, task: str) -> str | None:
+    """Why ``generator`` cannot run on this task, or ``None``."""
+    if generator == "covariance" and task != "ridge":
+        return "Covariance perturbation needs ridge regression; this dataset is logistic. Pick output perturbation."
+    return None
+
+
 def delta_problem(delta: float, methods: Sequence[str], task: str, noise: str = "laplace") -> str | None:
     """Why ``delta`` cannot run with these methods, this noise and this task, or ``None``."""
     if delta == 0 and noise == "gaussian":
@@ -472,3 +503,58 @@ def delta_problem(delta: float, methods: Sequence[str], task: str, noise: str = 
     if delta == 0 and "gibbs" in methods and task != "ridge":
         return "The logistic Gibbs posterior has no pure-ε guarantee: choose δ > 0."
     return None
+
+
+class SearchSettings(NamedTuple):
+    """The settings of a search that the explorer and the sweep both offer (unpack them in this order)."""
+
+    methods: MultiChoice
+    gamma: Choice
+    levels: IntSetting
+    generator: Choice
+    calibration: Choice
+    delta: Choice
+
+    def chosen_generator(self) -> str | None:
+        """The generator chosen: ``None`` for the paper's pairing, as ``SearchOptions`` takes it."""
+        chosen: str = self.generator.value
+        return None if chosen == "paper" else chosen
+
+    def options(self, radius_mode: str, **more: Any) -> SearchOptions:
+        """The ``SearchOptions`` these settings hold now, on ``radius_mode``; ``more``: the page's other options."""
+        return SearchOptions(
+            T=int(self.levels.value),
+            generator=self.chosen_generator(),
+            calibration=self.calibration.value,
+            delta=float(self.delta.value),
+            radius_mode=radius_mode,
+            **more,
+        )
+
+
+def search_settings(scope: str) -> SearchSettings:
+    """The methods, γ, T, generator, calibration and δ of a search, as the explorer and the sweep offer them."""
+    return SearchSettings(
+        MultiChoice(
+            scope,
+            "methods",
+            "Methods",
+            list(paper_methods()),
+            options=tuple(METHODS),
+            labels=method_labels(),
+            help="Noise reduction (the paper's method), the doubling baseline, the theory approach (one ε fixed up "
+            "front), and the Gibbs posterior (an (ε, δ) competitor that needs no test).",
+        ),
+        failure_setting(
+            scope,
+            "gamma",
+            "γ",
+            0.1,
+            options=SEARCH_FAILURES,
+            help="Noise reduction and doubling meet α with probability at least 1 − γ.",
+        ),
+        IntSetting(scope, "T", "Number of levels T", SearchOptions.T, low=2, high=MAX_LEVELS, box=True, step=100),
+        generator_setting(scope),
+        calibration_setting(scope),
+        delta_setting(scope),
+    )

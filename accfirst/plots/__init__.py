@@ -133,6 +133,38 @@ def layout(fig: go.Figure, *, title: str, height: int, subtitle: str = "") -> go
     return fig
 
 
+def reference_line(x: ArrayLike, y: ArrayLike, name: str, hovertemplate: str) -> go.Scatter:
+    """A dashed grey line the results are read against (y = α, a bound on ‖θ‖), with its legend entry."""
+    return go.Scatter(
+        x=x, y=y, mode="lines", name=name, line={"color": REFERENCE_COLOR, "dash": "dash"}, hovertemplate=hovertemplate
+    )
+
+
+def method_line(
+    method: str,
+    x: ArrayLike,
+    y: ArrayLike | Sequence[float | None],
+    name: str,
+    dash: str | None = None,
+    **trace: object,
+) -> go.Scatter:
+    """One line of a method's, in its colour, grouped in the legend with its other lines; ``trace``: more properties."""
+    line = {"color": method_color(method)} if dash is None else {"color": method_color(method), "dash": dash}
+    return go.Scatter(x=x, y=y, mode="lines+markers", name=name, legendgroup=method, line=line, **trace)
+
+
+def mark_target(fig: go.Figure, y: float, text: str) -> None:
+    """A thin dashed line across the plot at the target ``y``, labelled at its right end."""
+    fig.add_hline(y=y, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1})
+    fig.add_annotation(x=1, xref="paper", y=y, text=text, showarrow=False, xanchor="right", yanchor="bottom")
+
+
+def mark_log_x(fig: go.Figure, x: float, text: str, line: dict[str, object], xanchor: str, yanchor: str) -> None:
+    """A vertical line at ``x`` on a log x axis, labelled at the top of the plot (annotations there take log10 x)."""
+    fig.add_vline(x=x, line=line)
+    fig.add_annotation(x=math.log10(x), y=1, yref="paper", text=text, showarrow=False, xanchor=xanchor, yanchor=yanchor)
+
+
 # Tick sets for a log axis, coarsest first: decades, then 1-3, 1-2-5 and finer per decade.
 _LOG_MANTISSAS = ((1.0,), (1.0, 3.0), (1.0, 2.0, 5.0), (1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0))
 _MAX_DECADE_TICKS = 8
@@ -171,9 +203,13 @@ __all__ = [
     "REFERENCE_COLOR",
     "layout",
     "log_ticks",
+    "mark_log_x",
+    "mark_target",
     "method_color",
     "method_label",
+    "method_line",
     "methods_in",
+    "reference_line",
     "testing_methods",
     "wrap",
 ]

@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
-from accfirst.plots import REFERENCE_COLOR, layout, log_ticks, method_color, method_label, methods_in, wrap
+from accfirst.plots import layout, log_ticks, mark_target, method_color, method_label, methods_in, wrap
 
 EVALUATION_ONLY = "evaluation only, not private"
 
@@ -75,16 +75,7 @@ def figure_counts_errors(frame: pd.DataFrame, rel_error: float) -> go.Figure:
                 hovertemplate="true count %{x:.4g}<br>relative error %{y:.3g}<extra>" + EVALUATION_ONLY + "</extra>",
             )
         )
-    fig.add_hline(y=rel_error, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1})
-    fig.add_annotation(
-        x=1,
-        xref="paper",
-        y=rel_error,
-        text=f"target α = {rel_error:g}",
-        showarrow=False,
-        xanchor="right",
-        yanchor="bottom",
-    )
+    mark_target(fig, rel_error, f"target α = {rel_error:g}")
     certified = frame[frame["certified"]]
     return _layout(
         fig,

@@ -23,6 +23,8 @@ from accfirst.plots import (
     REFERENCE_COLOR,
     layout,
     log_ticks,
+    mark_log_x,
+    mark_target,
     method_color,
     method_label,
     methods_in,
@@ -279,22 +281,11 @@ def figure_search(
             hovertemplate="threshold %{y:.4g}<extra></extra>",
         )
     )
-    fig.add_hline(y=alpha, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1})
-    fig.add_annotation(
-        x=1, xref="paper", y=alpha, text=f"target α = {alpha:g}", showarrow=False, xanchor="right", yanchor="bottom"
-    )
+    mark_target(fig, alpha, f"target α = {alpha:g}")
     if stop_index is not None and 1 <= stop_index <= len(trace):
         stop = trace.iloc[stop_index - 1]
-        fig.add_vline(x=float(stop["epsilon"]), line={"color": color, "width": 2})
-        fig.add_annotation(
-            x=math.log10(float(stop["epsilon"])),
-            y=1,
-            yref="paper",
-            text=f"stop: level {int(stop['level'])}, ε = {float(stop['epsilon']):.3g}",
-            showarrow=False,
-            xanchor="right",
-            yanchor="top",
-        )
+        text = f"stop: level {int(stop['level'])}, ε = {float(stop['epsilon']):.3g}"
+        mark_log_x(fig, float(stop["epsilon"]), text, {"color": color, "width": 2}, "right", "top")
     else:
         fig.add_annotation(
             x=0.5,
@@ -366,10 +357,7 @@ def _accuracy_strips(
                 hovertemplate="trial %{customdata[0]}: %{customdata[1]:.4g}<extra></extra>",
             )
         )
-    fig.add_vline(x=line, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1})
-    fig.add_annotation(
-        x=math.log10(line), y=1, yref="paper", text=line_label, showarrow=False, xanchor="left", yanchor="bottom"
-    )
+    mark_log_x(fig, line, line_label, {"color": REFERENCE_COLOR, "dash": "dash", "width": 1}, "left", "bottom")
     fig.update_xaxes(
         type="log",
         title_text=f"{axis}<br><sup>{EVALUATION_ONLY}</sup>",

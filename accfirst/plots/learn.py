@@ -18,6 +18,7 @@ from scipy import stats
 from accfirst.erm.gibbs import exponential_mechanism_epsilon, gibbs_epsilon
 from accfirst.interpret import format_delta
 from accfirst.plots import layout as _layout
+from accfirst.plots import mark_log_x
 from accfirst.teaching import (
     RandomizedResponse,
     advanced_composition,
@@ -360,16 +361,7 @@ def figure_gibbs_epsilon(
                 line={"color": TRUTH, "dash": "dot"},
             )
         )
-    fig.add_vline(x=beta, line={"color": NEIGHBOUR})
-    fig.add_annotation(
-        x=np.log10(beta),
-        y=1,
-        yref="paper",
-        text=f"accuracy-first β = {beta:.3g}",
-        showarrow=False,
-        xanchor="left",
-        yanchor="top",
-    )
+    mark_log_x(fig, beta, f"accuracy-first β = {beta:.3g}", {"color": NEIGHBOUR}, "left", "top")
     fig.update_xaxes(type="log", title_text="β (log scale): larger β, sharper posterior")
     fig.update_yaxes(type="log", title_text="ε (log scale)")
     return _layout(fig, title="The Gibbs posterior's β and its privacy", height=320)

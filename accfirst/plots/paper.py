@@ -34,13 +34,14 @@ from accfirst.docs import docs_reference
 from accfirst.interpret import format_epsilon, format_exp_epsilon, quantile_with_inf
 from accfirst.mechanisms.calibration import calibration_constant
 from accfirst.plots import (
-    REFERENCE_COLOR,
     layout,
     log_ticks,
     method_color,
     method_label,
+    method_line,
     methods_in,
     preparation_tag,
+    reference_line,
     testing_methods,
     wrap,
 )
@@ -131,13 +132,11 @@ def _add_band(fig: go.Figure, summary: pd.DataFrame, method: str, label: str, lo
 def _add_median(fig: go.Figure, summary: pd.DataFrame, method: str, label: str, quantity: str) -> None:
     """The median line, with the IQR and the fallback share in its hover (SPEC §9)."""
     fig.add_trace(
-        go.Scatter(
-            x=summary["alpha"],
-            y=_finite_or_none(summary["q50"]),
-            mode="lines+markers",
-            name=f"{label}: median",
-            legendgroup=method,
-            line={"color": method_color(method)},
+        method_line(
+            method,
+            summary["alpha"],
+            _finite_or_none(summary["q50"]),
+            f"{label}: median",
             customdata=[
                 [_number_text(low), _number_text(high), f"{share:.0%} of {runs}"]
                 for low, high, share, runs in summary[["q25", "q75", "fallback_share", "runs"]].itertuples(index=False)
@@ -251,28 +250,18 @@ def fig2_excess_risk(df: pd.DataFrame) -> go.Figure:
         label = method_label(method, rows) + (" (expected error only)" if method == "theory" else "")
         _add_median(fig, summary, method, label, "excess risk")
         fig.add_trace(
-            go.Scatter(
-                x=summary["alpha"],
-                y=summary["q90"],
-                mode="lines+markers",
-                name=f"{label}: 90th percentile",
-                legendgroup=method,
+            method_line(
+                method,
+                summary["alpha"],
+                summary["q90"],
+                f"{label}: 90th percentile",
+                "dot",
                 marker={"symbol": "triangle-up"},
-                line={"color": method_color(method), "dash": "dot"},
                 hovertemplate=f"{label}<br>α = %{{x}}<br>90th percentile = %{{y:.4g}}<extra></extra>",
             )
         )
     alphas = np.sort(df["alpha"].unique())
-    fig.add_trace(
-        go.Scatter(
-            x=alphas,
-            y=alphas,
-            mode="lines",
-            name="requested accuracy y = α",
-            line={"color": REFERENCE_COLOR, "dash": "dash"},
-            hovertemplate="y = α = %{x}<extra></extra>",
-        )
-    )
+    fig.add_trace(reference_line(alphas, alphas, "requested accuracy y = α", "y = α = %{x}<extra></extra>"))
     return _layout(
         fig, "Fig. 2 — accuracy reached", "true excess risk vs the requested α", "excess risk R(θ) (true, not private)"
     )
@@ -295,13 +284,12 @@ def fig3_breakdown(df: pd.DataFrame) -> go.Figure:
         for column, part, dash in (("eps_test", "testing", "solid"), ("eps_hypothesis", "generation", "dash")):
             summary = summarise(halted, column, (0.5,))
             fig.add_trace(
-                go.Scatter(
-                    x=summary["alpha"],
-                    y=summary["q50"],
-                    mode="lines+markers",
-                    name=f"{label}: {part}",
-                    legendgroup=method,
-                    line={"color": method_color(method), "dash": dash},
+                method_line(
+                    method,
+                    summary["alpha"],
+                    summary["q50"],
+                    f"{label}: {part}",
+                    dash,
                     customdata=[f"{share[alpha]:.0%}" for alpha in summary["alpha"]],
                     hovertemplate=f"{label}, {part}<br>α = %{{x}}<br>median ε = %{{y:.4g}}"
                     "<br>fallback (left out) in %{customdata} of runs<extra></extra>",
@@ -337,16 +325,8 @@ def fig4_theta_norm(df: pd.DataFrame) -> go.Figure:
     bounds = np.sort(df["norm_bound"].unique())
     alphas = np.sort(df["alpha"].unique())
     for bound in bounds:
-        fig.add_trace(
-            go.Scatter(
-                x=alphas,
-                y=np.full(alphas.size, bound),
-                mode="lines",
-                name=f"bound on ‖θ‖ = {bound:.4g}",
-                line={"color": REFERENCE_COLOR, "dash": "dash"},
-                hovertemplate=f"bound on ‖θ‖ = {bound:.4g}<extra></extra>",
-            )
-        )
+        name = f"bound on ‖θ‖ = {bound:.4g}"
+        fig.add_trace(reference_line(alphas, np.full(alphas.size, bound), name, f"{name}<extra></extra>"))
     subtitle = "‖θ‖ vs the bound the sensitivities use (M = 1/√λ, or a public R)"
     return _layout(fig, "Fig. 4 — size of the released model", subtitle, "‖θ‖₂ (log scale)", log_y=True)
 

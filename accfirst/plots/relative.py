@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from accfirst.docs import docs_reference
 from accfirst.interpret import format_epsilon, median_with_inf, quantile_with_inf
-from accfirst.plots import REFERENCE_COLOR, layout, log_ticks, method_color, method_label, methods_in
+from accfirst.plots import layout, log_ticks, method_color, method_label, method_line, methods_in, reference_line
 from accfirst.plots.paper import PLOT_HEIGHT, html_page
 
 KAPPA_AXIS = "κ (largest share of the best model's gain the model may lose)"
@@ -121,27 +121,17 @@ def figure_relative_accuracy(df: pd.DataFrame) -> go.Figure:
         for q, name, dash in ((0.5, "median", "solid"), (0.9, "90th percentile", "dot")):
             values = lost.apply(functools.partial(_quantile_of, q=q))
             fig.add_trace(
-                go.Scatter(
-                    x=values.index,
-                    y=values.to_numpy(),
-                    mode="lines+markers",
-                    name=f"{label}: {name}",
-                    legendgroup=method,
-                    line={"color": method_color(method), "dash": dash},
+                method_line(
+                    method,
+                    values.index,
+                    values.to_numpy(),
+                    f"{label}: {name}",
+                    dash,
                     hovertemplate=f"{label}<br>κ = %{{x}}<br>{name} R(θ)/R(0) = %{{y:.4g}}<extra></extra>",
                 )
             )
     kappas = np.sort(rows_all["kappa"].unique())
-    fig.add_trace(
-        go.Scatter(
-            x=kappas,
-            y=kappas,
-            mode="lines",
-            name="target y = κ",
-            line={"color": REFERENCE_COLOR, "dash": "dash"},
-            hovertemplate="y = κ = %{x}<extra></extra>",
-        )
-    )
+    fig.add_trace(reference_line(kappas, kappas, "target y = κ", "y = κ = %{x}<extra></extra>"))
     drawn: NDArray[np.float64] | list[float] = (
         np.concatenate([np.asarray(t.y, dtype=np.float64) for t in fig.data]) if fig.data else []
     )
