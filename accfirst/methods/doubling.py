@@ -106,31 +106,6 @@ def doubling(
     )
 
 
-@checked(alpha=validate_alpha, gamma=validate_gamma)
-def doubling_bound(
-    problem: Problem,
-    alpha: float,
-    gamma: float,
-    eps_min: float,
-    eps_max: float,
-    *,
-    generator: str | HypothesisGenerator | None = None,
-    calibration: str = "paper",
-    noise: str = "laplace",
-    delta: float = DEFAULT_DELTA,
-) -> tuple[float, float]:
-    """(ℰ̄, δ): the ex-post loss of a ``doubling`` run that halts at its last level K (SPEC §7, §15.2).
-
-    ℰ̄ = K·ε_test + (2^K − 1)·ε_1 (Laplace, δ = 0) or K·ε_test + ℰ_BM(ρ_1 + … + ρ_K)
-    (Gaussian). Parameters as for ``doubling``; reads no data.
-    """
-    levels = doubling_levels(eps_min, eps_max)
-    cost = generation_cost(make_generator(problem, generator, noise), levels, delta, independent=True)
-    scale = doubling_test_scale(alpha, gamma, levels.size, calibration)
-    eps_test = problem.test_sensitivity(alpha, clips_query(calibration)) / scale
-    return cost.bound(levels.size * eps_test)
-
-
 class Doubling(Method):
     """The doubling baseline over the same ε range as noise reduction's grid.
 
@@ -160,16 +135,15 @@ class Doubling(Method):
         )
 
     def declared_bound(self, setting: Setting) -> tuple[float, float]:
-        low, high = _range(setting)
-        return doubling_bound(
-            setting.problem,
-            setting.alpha,
-            setting.gamma,
-            low,
-            high,
-            calibration=doubling_calibration(setting.options.calibration),
-            **setting.search_keywords(),
-        )
+        """(ℰ̄, δ): the ex-post loss of a run that halts at its last level K (SPEC §7, §15.2); reads no data.
+
+        ℰ̄ = K·ε_test + (2^K − 1)·ε_1 (Laplace, δ = 0) or K·ε_test + ℰ_BM(ρ_1 + … + ρ_K) (Gaussian).
+        """
+        levels, options, problem = doubling_levels(*_range(setting)), setting.options, setting.problem
+        cost = generation_cost(make_generator(problem, options.generator, options.noise), levels, options.delta, True)
+        test = doubling_calibration(options.calibration)
+        scale = doubling_test_scale(setting.alpha, setting.gamma, levels.size, test)
+        return cost.bound(levels.size * problem.test_sensitivity(setting.alpha, clips_query(test)) / scale)
 
     def predict(self, shape: ProblemShape, alpha: float, gamma: float, options: SearchOptions) -> Prediction:
         """Tests up to the first level at or above the predicted passing ε (``predicted_generation``), each Δ_R(α)/b."""

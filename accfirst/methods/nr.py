@@ -99,31 +99,6 @@ def noise_reduction(
     )
 
 
-@checked(alpha=validate_alpha, gamma=validate_gamma, epsilons=validate_epsilons)
-def noise_reduction_bound(
-    problem: Problem,
-    alpha: float,
-    gamma: float,
-    epsilons: ArrayLike,
-    *,
-    generator: str | HypothesisGenerator | None = None,
-    calibration: str | Calibration = DEFAULT_CALIBRATION,
-    noise: str = "laplace",
-    delta: float = DEFAULT_DELTA,
-) -> tuple[float, float]:
-    """(ℰ̄, δ): the ex-post loss of a ``noise_reduction`` run that halts at its top level (SPEC §15.2).
-
-    ℰ̄ = ε_A + ε_T (Laplace, δ = 0) or ε_A + ℰ_BM(ρ_T) (Gaussian; ε_A + ℰ_BM(ρ_R + ρ_T) after a Gaussian
-    private radius): every outcome but the fallback costs at most this. Parameters as for
-    ``noise_reduction``; reads no data.
-    """
-    eps = np.asarray(epsilons)
-    cost = generation_cost(make_generator(problem, generator, noise), eps, delta, independent=False)
-    calib = resolve_calibration(calibration)
-    params = calib.calibrate(alpha, gamma, eps.size, problem.test_sensitivity(alpha, calib.clips))
-    return cost.bound(params.epsilon)
-
-
 class NoiseReduction(Method):
     """Noise reduction (Algorithms 3 and 5): the paper's method, on the ε grid of the search options."""
 
@@ -147,14 +122,18 @@ class NoiseReduction(Method):
         )
 
     def declared_bound(self, setting: Setting) -> tuple[float, float]:
-        return noise_reduction_bound(
-            setting.problem,
-            setting.alpha,
-            setting.gamma,
-            setting.grid(),
-            calibration=setting.options.calibration,
-            **setting.search_keywords(),
+        """(ℰ̄, δ): the ex-post loss of a run that halts at its top level (SPEC §15.2); reads no data.
+
+        ℰ̄ = ε_A + ε_T (Laplace, δ = 0) or ε_A + ℰ_BM(ρ_T) (Gaussian; ε_A + ℰ_BM(ρ_R + ρ_T) after a Gaussian
+        private radius): every outcome but the fallback costs at most this.
+        """
+        eps, options, problem = setting.grid(), setting.options, setting.problem
+        cost = generation_cost(make_generator(problem, options.generator, options.noise), eps, options.delta, False)
+        calib = resolve_calibration(options.calibration)
+        params = calib.calibrate(
+            setting.alpha, setting.gamma, eps.size, problem.test_sensitivity(setting.alpha, calib.clips)
         )
+        return cost.bound(params.epsilon)
 
     def predict(self, shape: ProblemShape, alpha: float, gamma: float, options: SearchOptions) -> Prediction:
         """The test's ε_A = c(T, γ)·Δ_R(α)/α exactly, and the predicted level that passes (``predicted_generation``)."""

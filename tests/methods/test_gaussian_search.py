@@ -11,8 +11,7 @@ from scipy import stats
 from accfirst import AccFirstError, SearchOptions, doubling, epsilon_grid, noise_reduction, run_trials, theory_run
 from accfirst.erm.generators import CovariancePerturbation, OutputPerturbation, make_generator
 from accfirst.mechanisms.brownian import GAUSSIAN, brownian_expost_epsilon, variance_matched_rhos
-from accfirst.methods.doubling import doubling_bound, doubling_levels
-from accfirst.methods.nr import noise_reduction_bound
+from accfirst.methods.doubling import doubling_levels
 from accfirst.search.experiments import declared_bound, search
 
 
@@ -39,7 +38,9 @@ def test_noise_reduction_charges_the_brownian_ex_post_loss(setting) -> None:
     assert result.eps_total == result.eps_test + result.eps_hypothesis
     # The trace's ε of each level is the generation loss of halting there.
     np.testing.assert_allclose(result.trace.epsilon, brownian_expost_epsilon(rhos[: k + 1], 1e-5, rho_ref=rhos[0]))
-    bound, delta = noise_reduction_bound(problem, 0.05, 0.1, grid, generator=generator, noise="gaussian", delta=1e-5)
+    options = SearchOptions(T=150, generator=generator, noise="gaussian", delta=1e-5, radius_mode="none")
+    np.testing.assert_array_equal(options.grid(problem, 0.05), grid)
+    bound, delta = declared_bound(problem, "nr", 0.05, 0.1, options)
     assert delta == 1e-5 and result.eps_total < bound
     assert bound == pytest.approx(result.eps_test + brownian_expost_epsilon(rhos[-1], 1e-5, rho_ref=rhos[0]))
 
@@ -53,7 +54,9 @@ def test_doubling_charges_the_sum_of_its_independent_levels(ridge_problem) -> No
     k = result.stop_index
     assert result.eps_hypothesis == pytest.approx(brownian_expost_epsilon(rhos[:k].sum(), 1e-6, rho_ref=rhos[0]))
     assert result.delta == 1e-6 and result.noise == "gaussian"
-    bound, _ = doubling_bound(ridge_problem, 0.05, 0.1, grid[0], grid[-1], noise="gaussian")
+    bound, _ = declared_bound(
+        ridge_problem, "doubling", 0.05, 0.1, SearchOptions(T=100, noise="gaussian", radius_mode="none")
+    )
     assert result.eps_total < bound
 
 
