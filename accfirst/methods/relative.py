@@ -12,13 +12,13 @@ R(θ) ≤ α ≤ κ·R(0) with probability ≥ 1 − γ. Privacy: ε_S + the met
 The rule (``scale_plan``) reads only public quantities — the problem's class, n, λ and the
 radius in force, κ, γ and the search options (with the test budget) — never the data:
 
-- the *floor*: Ŝ at or below c·Δ_R/(κ·budget) (c the calibration constant of the private test at
-  γ − β_S, Δ_R the excess-risk sensitivity) would make the test alone cost more than the test
-  budget (default ε = 10): the data show no signal a private model could keep at this budget and
+- the *floor*: Ŝ at or below the scale S where c·Δ_R(κS)/(κS) = budget (c the calibration constant
+  of the private test at γ − β_S, Δ_R(α) the sensitivity of its query at α = κS,
+  ``Problem.test_sensitivity_on``; c·Δ_R/(κ·budget) for a test that does not clip) would make the
+  test alone cost more than the test budget (default ε = 10): the data show no signal a private model could keep at this budget and
   n. The run then stops with a ``NoSignal`` result, θ = 0, ε_S still charged;
-- (ε_S, β_S) minimise the predicted total ε_S + c(γ − β_S)·Δ_R/(κ·(s_ref − margin)) at the design
-  point s_ref = c(γ)·Δ_R/(κ·budget·DESIGN_SHARE), the R(0) of data on which the test would cost a
-  tenth of the budget; β_S over the shares ``BETA_SHARES`` of γ, ε_S (or ρ_S) over a fine grid.
+- (ε_S, β_S) minimise the predicted total ε_S + (the test's cost at the scale s_ref − margin) at the
+  design point s_ref, the R(0) of data on which the test would cost a tenth of the budget; β_S over the shares ``BETA_SHARES`` of γ, ε_S (or ρ_S) over a fine grid.
 
 Gaussian variant [derived]: Ŝ gets N(0, Δ_S²/(2ρ_S)) noise, a ρ_S-zCDP release whose privacy loss
 exceeds ε_S = ρ_S + 2√(ρ_S ln(1/δ)) with probability ≤ δ (δ the search options'). The run's own
@@ -36,9 +36,11 @@ from dataclasses import dataclass
 from typing import TypedDict
 
 import numpy as np
+from numpy.typing import NDArray
+from scipy.optimize import brentq
 
 from accfirst.erm.problems import Problem
-from accfirst.mechanisms.calibration import calibration_constant
+from accfirst.mechanisms.calibration import calibration_constant, clips_query
 from accfirst.mechanisms.lower_bound import lower_bound_margin, noise_family, private_lower_bound
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.radius import radius_step
@@ -132,25 +134,42 @@ def _plan(
     budget: float,
 ) -> ScalePlan:
     """``scale_plan`` on the public quantities alone (cached)."""
-    risk_sensitivity = problem_type.risk_sensitivity(radius, n)
+    clips = clips_query(calibration)
+
+    def test_cost(scales: NDArray[np.float64], constant: float) -> NDArray[np.float64]:
+        """c·Δ_R(κS)/(κS): the test's ε at α = κS for each scale S > 0."""
+        alphas = kappa * scales
+        return np.array([constant * problem_type.test_sensitivity_on(radius, n, lam, a, clips) / a for a in alphas])
+
+    def smallest_scale(constant: float, cost: float) -> float:
+        """The least scale S at which the test costs at most ``cost`` (its cost decreases in S)."""
+        high = constant * problem_type.risk_sensitivity(radius, n) / (kappa * cost)  # without clipping
+
+        def excess(log_scale: float) -> float:
+            return float(test_cost(np.array([math.exp(log_scale)]), constant)[0]) - cost
+
+        if excess(math.log(high)) >= 0:  # clipping gains nothing here
+            return high
+        return math.exp(brentq(excess, math.log(high) - 60, math.log(high), xtol=1e-12))
+
     sensitivity = problem_type.zero_risk_width(radius, lam) / n
-    design = calibration_constant(T, gamma, calibration) * risk_sensitivity / (kappa * budget * DESIGN_SHARE)
+    design = smallest_scale(calibration_constant(T, gamma, calibration), budget * DESIGN_SHARE)
     gaussian = noise_family(noise).norm == 2
     charged = np.array([zcdp_to_dp(level, delta) for level in LEVEL_GRID]) if gaussian else LEVEL_GRID
     best: tuple[float, float, int] | None = None
     for beta in (share * gamma for share in BETA_SHARES):
         margins = lower_bound_margin(noise, sensitivity, LEVEL_GRID, beta)
-        left = np.maximum(design - margins, 0.0)
-        test = calibration_constant(T, gamma - beta, calibration) * risk_sensitivity / kappa
-        with np.errstate(divide="ignore"):
-            total = charged + np.where(left > 0, test / left, np.inf)
+        left = design - margins
+        usable = left > 0
+        total = np.full(LEVEL_GRID.size, np.inf)
+        total[usable] = charged[usable] + test_cost(left[usable], calibration_constant(T, gamma - beta, calibration))
         index = int(np.argmin(total))
         if best is None or total[index] < best[0]:
             best = (float(total[index]), beta, index)
     assert best is not None  # BETA_SHARES is not empty
     _, beta, index = best
     level = float(LEVEL_GRID[index])
-    floor = calibration_constant(T, gamma - beta, calibration) * risk_sensitivity / (kappa * budget)
+    floor = smallest_scale(calibration_constant(T, gamma - beta, calibration), budget)
     return ScalePlan(
         kappa=kappa,
         noise=noise,

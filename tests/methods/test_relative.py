@@ -15,6 +15,7 @@ from accfirst.datasets import from_frame, load_builtin
 from accfirst.erm.problems import Problem
 from accfirst.errors import AccFirstError
 from accfirst.interpret import plain_sentence, summarise_runs
+from accfirst.mechanisms.calibration import calibration_constant
 from accfirst.mechanisms.lower_bound import lower_bound_margin, private_lower_bound
 from accfirst.mechanisms.noise_reduction import LAPLACE
 from accfirst.methods import relative
@@ -175,18 +176,23 @@ def test_the_rule_splits_gamma_and_charges_what_it_releases(ridge_problem: Ridge
     gaussian_options = dataclasses.replace(FREE, noise="gaussian", delta=1e-6)
     gaussian = scale_plan(problem, RelativeTarget(0.2), 0.1, gaussian_options)
     assert gaussian.delta == 1e-6 and gaussian.epsilon == pytest.approx(zcdp_to_dp(gaussian.level, 1e-6))
-    # The floor on Ŝ scales as 1/(κ·budget): a smaller κ needs a larger R(0), a larger budget a smaller one.
+    # The floor on Ŝ is the scale at which the test alone costs the budget, c(γ − β_S)·Δ_R(κS)/(κS): a smaller κ
+    # needs a larger R(0), a larger budget a smaller one, by at least its factor (Δ_R(α) of the clipped test
+    # falls with α too; here it is below Δ_R at the larger budget's floor).
     half = scale_plan(problem, RelativeTarget(0.1), 0.1, FREE)
     assert half.floor > laplace.floor
     wide = scale_plan(problem, RelativeTarget(0.2), 0.1, dataclasses.replace(FREE, test_budget=100.0))
-    assert wide.floor == pytest.approx(laplace.floor / 10)
+    for plan, budget in ((laplace, 10.0), (wide, 100.0)):
+        alpha = plan.kappa * plan.floor
+        test = calibration_constant(FREE.T, plan.gamma, FREE.calibration) * problem.test_sensitivity(alpha) / alpha
+        assert test == pytest.approx(budget, rel=1e-9)
+    assert problem.test_sensitivity(0.2 * wide.floor) < problem.query_sensitivity
+    assert wide.floor < laplace.floor / 10
     # ε_S scales with the design point: ten times the budget, ten times ε_S (β_S unchanged).
     assert wide.epsilon == pytest.approx(10 * laplace.epsilon, rel=0.01) and wide.beta == laplace.beta
 
 
 def test_the_rule_minimises_the_predicted_total_at_its_design_point(ridge_problem: RidgeProblem) -> None:
-    from accfirst.mechanisms.calibration import calibration_constant
-
     problem = feasible_problem(ridge_problem, "nr", FREE)
     target = RelativeTarget(0.2)
     plan = scale_plan(problem, target, 0.1, FREE)
