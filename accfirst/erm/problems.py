@@ -215,8 +215,8 @@ class Problem(ABC):
     def test_sensitivity_on(cls, radius: float, n: float, lam: float, alpha: float, clipped: bool = True) -> float:
         """Δ_R(α): the sensitivity of the test's query −min(R(θ), α) over the ball ‖θ‖ ≤ ``radius`` (SPEC §13). [derived]
 
-        Δ_R itself for a test that does not clip (``clipped`` false: the paper's calibrations). Else the smaller of Δ_R (the query's whole range, ``risk_sensitivity``) and 2G(√(2α/λ) + 2G/(nλ))/n.
-        Why the second: where R_D(θ) ≤ α, λ-strong convexity puts θ within d = √(2α/λ) of θ*_D; one
+        Δ_R itself for a test that does not clip (``clipped`` false: the paper's calibrations). Else the
+        smaller of Δ_R (the query's whole range, ``risk_sensitivity``) and 2G(√(2α/λ) + 2G/(nλ))/n. Why the second: where R_D(θ) ≤ α, λ-strong convexity puts θ within d = √(2α/λ) of θ*_D; one
         replaced row changes R(θ) by at most [ℓ(θ; z) − ℓ(θ*; z) − ℓ(θ; z′) + ℓ(θ*; z′)]/n ≤ 2G·d/n
         on one side and 2G·(d + ‖θ*_D − θ*_D′‖)/n on the other, with ‖θ*_D − θ*_D′‖ ≤ 2G/(nλ)
         (G the per-row Lipschitz constant on the ball); where both risks exceed α the clipped query

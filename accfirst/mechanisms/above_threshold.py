@@ -57,8 +57,8 @@ DECISION_MARGIN = 1e-12
 class ThresholdNoise:
     """The Laplace noise of a private test, ideal and compared exactly (docs/mathematics.md, "Noise that float64 cannot betray").
 
-    Test t passes when −min(R_t, clip) + Z_t ≥ W + Y (the query clipped at α: ``Problem.test_sensitivity``): Z_t ∼ Lap(query scale) fresh per test, Y ∼
-    Lap(threshold scale) drawn once (InteractiveAboveThreshold) or absent (the doubling test),
+    Test t passes when −min(R_t, clip) + Z_t ≥ W + Y (the query clipped at α: ``Problem.test_sensitivity``):
+    Z_t ∼ Lap(query scale) fresh per test, Y ∼ Lap(threshold scale) drawn once (InteractiveAboveThreshold) or absent (the doubling test),
     W the threshold. Only these pass/fail decisions leave the test; each is taken on the ideal
     noise (``accfirst.mechanisms.ideal_noise``), so the test's output has exactly the law its
     privacy proof assumes. ``query_noise`` and ``noisy_threshold`` keep the noises' float64

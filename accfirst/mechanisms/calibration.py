@@ -82,7 +82,7 @@ class Calibration(ABC):
 
     @abstractmethod
     def calibrate(self, alpha: float, gamma: float, T: int, sensitivity: float) -> AboveThresholdCalibration:
-        """The test's parameters for T queries of sensitivity Δ_R (clipped at α: ``Problem.test_sensitivity``) at accuracy (α, γ)."""
+        """The test's parameters for T queries of sensitivity Δ_R (``Problem.test_sensitivity``) at accuracy (α, γ)."""
 
 
 class TheoremCalibration(Calibration):
@@ -385,7 +385,10 @@ def doubling_calibration(calibration: str | Calibration) -> str:
 
 
 def clips_query(calibration: str | Calibration) -> bool:
-    """Whether a test calibrated so clips its query at α (``Calibration.clips``); "exact" and "paper" name doubling's tests too."""
+    """Whether a test of this calibration clips its query at α (``Calibration.clips``).
+
+    "exact" and "paper" also name doubling's two tests: its exact test clips, the paper's does not.
+    """
     return resolve_calibration(calibration).clips if calibration != "paper" else False
 
 

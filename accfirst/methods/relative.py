@@ -15,10 +15,11 @@ radius in force, κ, γ and the search options (with the test budget) — never 
 - the *floor*: Ŝ at or below the scale S where c·Δ_R(κS)/(κS) = budget (c the calibration constant
   of the private test at γ − β_S, Δ_R(α) the sensitivity of its query at α = κS,
   ``Problem.test_sensitivity_on``; c·Δ_R/(κ·budget) for a test that does not clip) would make the
-  test alone cost more than the test budget (default ε = 10): the data show no signal a private model could keep at this budget and
-  n. The run then stops with a ``NoSignal`` result, θ = 0, ε_S still charged;
+  test alone cost more than the test budget (default ε = 10): the data show no signal a private
+  model could keep at this budget and n. The run then stops with a ``NoSignal`` result, θ = 0, ε_S still charged;
 - (ε_S, β_S) minimise the predicted total ε_S + (the test's cost at the scale s_ref − margin) at the
-  design point s_ref, the R(0) of data on which the test would cost a tenth of the budget; β_S over the shares ``BETA_SHARES`` of γ, ε_S (or ρ_S) over a fine grid.
+  design point s_ref, the R(0) of data on which the test would cost a tenth of the budget; β_S over
+  the shares ``BETA_SHARES`` of γ, ε_S (or ρ_S) over a fine grid.
 
 Gaussian variant [derived]: Ŝ gets N(0, Δ_S²/(2ρ_S)) noise, a ρ_S-zCDP release whose privacy loss
 exceeds ε_S = ρ_S + 2√(ρ_S ln(1/δ)) with probability ≤ δ (δ the search options'). The run's own
