@@ -266,8 +266,10 @@ else:
         captions = calibration_captions(int(LEVELS.value), float(gamma), problem.shape, alpha)
     CALIBRATION.widget(sidebar, captions=captions)
 sidebar.caption(
-    "ε_A: the private test's privacy loss here. Doubling follows the choice: it uses its exact test when an exact "
-    "calibration is chosen, the paper's otherwise, so the two are compared on equal terms."
+    "ε_A: the private test's privacy loss here. The exact calibrations read each model's excess risk capped at α, "
+    "which one person moves less, so their test needs less noise (derived); the theorem's and the paper's code's "
+    "keep the paper's test. Doubling follows the choice: it uses its exact test when an exact calibration is "
+    "chosen, the paper's otherwise, so the two are compared on equal terms."
 )
 docs_link(sidebar, "mathematics", "calibrations")
 sidebar.button(

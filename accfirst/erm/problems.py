@@ -235,8 +235,9 @@ class Problem(ABC):
         cls, bound: str, radius: float, n: float, lam: float, alpha: float, clipped: bool = True
     ) -> str:
         """How ``test_sensitivity_on`` reads for a message, the radius named ``bound``: the formula that gives it."""
-        lower = cls.test_sensitivity_on(radius, n, lam, alpha, clipped) < cls.risk_sensitivity(radius, n)
-        return (cls.clipped_formula if lower else cls.sensitivity_formula).format(R=bound)
+        if cls.test_sensitivity_on(radius, n, lam, alpha, clipped) < cls.risk_sensitivity(radius, n):
+            return cls.clipped_formula.format(R=bound) + " (the test clipped at α; derived)"
+        return cls.sensitivity_formula.format(R=bound)
 
     @classmethod
     def output_sensitivity(cls, radius: float, n: float, p: int, lam: float) -> float:
