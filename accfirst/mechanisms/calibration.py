@@ -74,7 +74,8 @@ class Calibration(ABC):
 
     ``clips``: whether its test clips the query at α, so that Δ_R may be the smaller
     ``Problem.test_sensitivity`` [derived]. The exact presets do; "theorem" and "paper-code" keep
-    the paper's query and Δ_R, so that the paper's figures reproduce.
+    the paper's query and Δ_R, so that the paper's figures reproduce. A calibration that clips must
+    return ``clip = α`` from ``calibrate``: the runs price its test with the clipped Δ_R(α).
     """
 
     name: str
