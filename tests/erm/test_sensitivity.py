@@ -108,6 +108,29 @@ def test_clipped_test_query_sensitivity(kind: str, seed: int) -> None:
     assert all({"ridge": 0.04, "logistic": 0.15}[kind] < ratio <= 1.0 for ratio in worst.values()), worst
 
 
+@pytest.mark.parametrize(("lam", "reached"), [(1.0, 0.8), (10.0, 0.9)])
+def test_clipped_ridge_bound_is_nearly_reached(lam: float, reached: float) -> None:
+    """Δ_R(α) has almost no slack for ridge: the clipped query moves by more than ``reached`` of it.
+
+    One row (x, y) = (−1, 1) replaced by (1, 1), every other row zero, on the radius 0.1·M: only λ
+    curves the objective along the feature, and the two rows' gradients differ by nearly 2G there.
+    The adversarial neighbours above reach 5–13% of the ridge bound, which would miss a bound several
+    times too small; this pair would not (0.85 and 0.95 measured).
+    """
+    n, alpha = 1000, 1e-3
+    X, y = np.zeros((n, 1)), np.zeros(n)
+    X[0, 0], y[0] = -1.0, 1.0
+    replaced = X.copy()
+    replaced[0, 0] = 1.0
+    radius = 0.1 / math.sqrt(lam)
+    first, second = RidgeProblem(X, y, lam, radius), RidgeProblem(replaced, y, lam, radius)
+    bound = first.test_sensitivity(alpha)
+    assert bound < first.query_sensitivity  # the clipped bound is the one checked
+    thetas = np.linspace(-radius, radius, 20001)[:, None]
+    moves = np.abs(np.minimum(first.excess_risk(thetas), alpha) - np.minimum(second.excess_risk(thetas), alpha))
+    assert reached < moves.max() / bound <= 1.0
+
+
 def test_unclipped_test_keeps_the_papers_sensitivity() -> None:
     """The paper's calibrations do not clip: their Δ_R(α) is Δ_R itself, at every α."""
     problem = next(neighbour_pairs("logistic", 0))[0]
