@@ -32,7 +32,7 @@ from plotly.utils import PlotlyJSONEncoder
 
 from accfirst.docs import docs_reference
 from accfirst.interpret import format_epsilon, format_exp_epsilon, quantile_with_inf
-from accfirst.mechanisms.calibration import calibration_constant
+from accfirst.mechanisms.calibration import calibration_constant, clips_query
 from accfirst.plots import (
     layout,
     log_ticks,
@@ -373,13 +373,18 @@ def calibration_caveat(df: pd.DataFrame) -> str:
     """An HTML note saying how noise reduction's test compares with the paper's, or "" for paper-code.
 
     The paper's plotted numbers came from the authors' code's calibration ("paper-code",
-    SPEC §6); any other calibration's testing part ε_A is c/c_paper-code times theirs (SPEC §12.3).
+    SPEC §6); any other calibration's testing part ε_A is c/c_paper-code times theirs (SPEC §12.3), at most
+    that for a calibration that clips its query at α, priced with Δ_R(α) ≤ Δ_R (docs/mathematics.md, "The
+    clipped test").
     """
     runs = df.loc[(df["method"] == "nr") & (df["calibration"] != "paper-code"), ["calibration", "T", "gamma"]]
     parts = []
     for calibration, T, gamma in runs.drop_duplicates().itertuples(index=False):
         ratio = calibration_constant(int(T), gamma, calibration) / calibration_constant(int(T), gamma, "paper-code")
-        parts.append(f"“{html.escape(calibration)}” (ε_A {ratio:.2f}× the authors' at T = {int(T)}, γ = {gamma:g})")
+        at_most = "at most " if clips_query(calibration) else ""
+        parts.append(
+            f"“{html.escape(calibration)}” (ε_A {at_most}{ratio:.2f}× the authors' at T = {int(T)}, γ = {gamma:g})"
+        )
     if not parts:
         return ""
     used = ", ".join(parts)
