@@ -18,10 +18,12 @@ from numpy.typing import ArrayLike
 
 from accfirst.erm.generators import HypothesisGenerator, make_generator
 from accfirst.erm.problems import Problem, ProblemShape
+from accfirst.errors import AccFirstError
 from accfirst.mechanisms.above_threshold import interactive_above_threshold
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import (
     DEFAULT_CALIBRATION,
+    AboveThresholdCalibration,
     Calibration,
     calibrated_epsilon,
     clips_query,
@@ -39,6 +41,23 @@ from accfirst.methods.base import (
 from accfirst.methods.options import SearchOptions
 from accfirst.result import RunResult
 from accfirst.validation import as_generator, checked, validate_alpha, validate_gamma
+
+
+def priced_test(
+    calibration: Calibration, problem: Problem, alpha: float, gamma: float, T: int
+) -> AboveThresholdCalibration:
+    """The test's parameters, priced with Δ_R(α) where the calibration clips its query (``Calibration.clips``).
+
+    Refuses a calibration that says it clips but returns a test that does not clip at α: pricing the
+    clipped Δ_R(α) for an unclipped query would under-charge the test (docs/mathematics.md, "The clipped test").
+    """
+    params = calibration.calibrate(alpha, gamma, T, problem.test_sensitivity(alpha, calibration.clips))
+    if calibration.clips and params.clip != alpha:
+        raise AccFirstError(
+            f"calibration {calibration.name!r} says its test clips the query at α = {alpha:g} but it returned "
+            f"clip = {params.clip:g}; a calibration with clips = True must return clip = α"
+        )
+    return params
 
 
 @checked(alpha=validate_alpha, gamma=validate_gamma, epsilons=validate_epsilons, rng=as_generator)
@@ -83,7 +102,7 @@ def noise_reduction(
     calib = resolve_calibration(calibration)
     assert isinstance(rng, np.random.Generator)  # @checked made it one
     chain_rng, test_rng = rng.spawn(2)
-    params = calib.calibrate(alpha, gamma, eps.size, problem.test_sensitivity(alpha, calib.clips))
+    params = priced_test(calib, problem, alpha, gamma, eps.size)
     outcome = interactive_above_threshold(gen.chain(cost.levels, chain_rng), cost.label, params, test_rng, exact)
     return searched_result(
         method=NoiseReduction.key,
@@ -129,10 +148,7 @@ class NoiseReduction(Method):
         """
         eps, options, problem = setting.grid(), setting.options, setting.problem
         cost = generation_cost(make_generator(problem, options.generator, options.noise), eps, options.delta, False)
-        calib = resolve_calibration(options.calibration)
-        params = calib.calibrate(
-            setting.alpha, setting.gamma, eps.size, problem.test_sensitivity(setting.alpha, calib.clips)
-        )
+        params = priced_test(resolve_calibration(options.calibration), problem, setting.alpha, setting.gamma, eps.size)
         return cost.bound(params.epsilon)
 
     def predict(self, shape: ProblemShape, alpha: float, gamma: float, options: SearchOptions) -> Prediction:

@@ -8,6 +8,7 @@ with probability ≤ 1e-3.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from functools import partial
 
@@ -27,7 +28,7 @@ from accfirst import (
     theory_run,
 )
 from accfirst.erm.generators import OutputPerturbation
-from accfirst.mechanisms.calibration import CALIBRATIONS, doubling_test_scale
+from accfirst.mechanisms.calibration import CALIBRATIONS, ExactCalibration, doubling_test_scale
 from accfirst.methods.options import SearchOptions
 from accfirst.search.experiments import search
 from tests.data import make_logistic_data, make_ridge_data
@@ -321,3 +322,21 @@ def test_same_seed_same_run(ridge_problem) -> None:
 def test_doubling_range_too_wide_for_float64_is_refused() -> None:
     with pytest.raises(AccFirstError, match="doubling levels"):
         doubling_levels(1e-300, 1e9)
+
+
+def test_a_calibration_that_prices_a_clip_it_does_not_apply_is_refused(logistic_problem) -> None:
+    """A custom calibration with ``clips = True`` whose test does not clip at α would be under-charged:
+    noise reduction refuses it before it reads anything, and the exact presets pass the same check."""
+
+    class Unclipped(ExactCalibration):
+        def calibrate(self, alpha, gamma, T, sensitivity):
+            return dataclasses.replace(super().calibrate(alpha, gamma, T, sensitivity), clip=math.inf)
+
+    bad = Unclipped("unclipped", ratio=None, halt_below=None, live=True)
+    grid = SearchOptions(T=20).grid(logistic_problem, 0.05)
+    with pytest.raises(AccFirstError, match="must return clip"):
+        noise_reduction(logistic_problem, 0.05, 0.1, grid, rng=0, calibration=bad)
+    good = noise_reduction(logistic_problem, 0.05, 0.1, grid, rng=0, calibration=CALIBRATIONS["exact-paper-opt"])
+    assert good.eps_test == pytest.approx(
+        CALIBRATIONS["exact-paper-opt"].calibrate(0.05, 0.1, 20, logistic_problem.test_sensitivity(0.05)).epsilon
+    )
