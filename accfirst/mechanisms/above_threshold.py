@@ -1,10 +1,11 @@
 """InteractiveAboveThreshold: test private hypotheses in order, halt at the first good one.
 
 SPEC §6, Algorithm 2. With f_t = −min(R(θ_t), α) (the query clipped at α, whose sensitivity
-``Problem.test_sensitivity`` bounds; docs/mathematics.md, "The clipped test"): draw Ŵ = W + Lap(threshold scale) once;
-for t = 1, 2, …, halt at the first t with f_t(D) + Lap(query scale) ≥ Ŵ. The ex-post
-loss of halting at t is ε_A + ε_t (Lemma 2.8, Thm 3.2, 3.4). The noises are ideal
-(real-valued) and each comparison is decided exactly (``ThresholdNoise``).
+``Problem.test_sensitivity`` bounds; docs/mathematics.md, "The clipped test"): draw
+Ŵ = W + Lap(threshold scale) once; for t = 1, 2, …, halt at the first t with
+f_t(D) + Lap(query scale) ≥ Ŵ. The ex-post loss of halting at t is ε_A + ε_t (Lemma 2.8,
+Thm 3.2, 3.4). The noises are ideal (real-valued) and each comparison is decided exactly
+(``ThresholdNoise``).
 
 The calibration (ε_A, W and the two noise scales) is pluggable; the presets of
 ``CALIBRATIONS`` live in ``calibration.py`` (SPEC §12.3), each guaranteeing that the
@@ -58,8 +59,8 @@ class ThresholdNoise:
     """The Laplace noise of a private test, ideal and compared exactly (docs/mathematics.md, "Noise that float64 cannot betray").
 
     Test t passes when −min(R_t, clip) + Z_t ≥ W + Y (the query clipped at α: ``Problem.test_sensitivity``):
-    Z_t ∼ Lap(query scale) fresh per test, Y ∼ Lap(threshold scale) drawn once (InteractiveAboveThreshold) or absent (the doubling test),
-    W the threshold. Only these pass/fail decisions leave the test; each is taken on the ideal
+    Z_t ∼ Lap(query scale) fresh per test, Y ∼ Lap(threshold scale) drawn once
+    (InteractiveAboveThreshold) or absent (the doubling test), W the threshold. Only these pass/fail decisions leave the test; each is taken on the ideal
     noise (``accfirst.mechanisms.ideal_noise``), so the test's output has exactly the law its
     privacy proof assumes. ``query_noise`` and ``noisy_threshold`` keep the noises' float64
     midpoints for the trace.

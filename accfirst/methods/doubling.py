@@ -52,6 +52,19 @@ def doubling_levels(eps_min: float, eps_max: float) -> NDArray[np.float64]:
     return np.asarray(low * 2.0 ** np.arange(K), dtype=np.float64)
 
 
+def priced_test(
+    problem: Problem | ProblemShape, alpha: float, gamma: float, K: int, calibration: str
+) -> tuple[float, float, float]:
+    """(b, ε_test, clip): each of the K tests' Laplace scale, its price and the level its query is clipped at.
+
+    The exact test clips at α and is priced Δ_R(α)/b; the paper's reads R whole, Δ_R/b, clip ∞ (SPEC §7,
+    §12.4; docs/mathematics.md, "The clipped test"). Price and clip come from the one ``clips_query``.
+    """
+    scale = doubling_test_scale(alpha, gamma, K, calibration)
+    clips = clips_query(calibration)
+    return scale, problem.test_sensitivity(alpha, clips) / scale, alpha if clips else math.inf
+
+
 @checked(alpha=validate_alpha, gamma=validate_gamma, rng=as_generator)
 def doubling(
     problem: Problem,
@@ -85,12 +98,10 @@ def doubling(
     cost = generation_cost(gen, levels, delta, independent=True)
     assert isinstance(rng, np.random.Generator)  # @checked made it one
     sample_rng, test_rng = rng.spawn(2)
-    scale = doubling_test_scale(alpha, gamma, K, calibration)
-    clips = clips_query(calibration)
-    query_noise = ThresholdNoise(-alpha / 2, scale, K, test_rng, clip=alpha if clips else math.inf)
+    scale, eps_test, clip = priced_test(problem, alpha, gamma, K, calibration)
+    query_noise = ThresholdNoise(-alpha / 2, scale, K, test_rng, clip=clip)
     hypotheses = (gen.sample(float(level), sample_rng) for level in cost.levels)
     outcome = sequential_test(hypotheses, cost.label, query_noise, exact)
-    eps_test = problem.test_sensitivity(alpha, clips) / scale
     steps = outcome.index + 1 if outcome.index is not None else K
     return searched_result(
         method=Doubling.key,
@@ -141,20 +152,20 @@ class Doubling(Method):
         """
         levels, options, problem = doubling_levels(*_range(setting)), setting.options, setting.problem
         cost = generation_cost(make_generator(problem, options.generator, options.noise), levels, options.delta, True)
-        test = doubling_calibration(options.calibration)
-        scale = doubling_test_scale(setting.alpha, setting.gamma, levels.size, test)
-        return cost.bound(levels.size * problem.test_sensitivity(setting.alpha, clips_query(test)) / scale)
+        _, eps_test, _ = priced_test(
+            problem, setting.alpha, setting.gamma, levels.size, doubling_calibration(options.calibration)
+        )
+        return cost.bound(levels.size * eps_test)
 
     def predict(self, shape: ProblemShape, alpha: float, gamma: float, options: SearchOptions) -> Prediction:
         """Tests up to the first level at or above the predicted passing ε (``predicted_generation``), each Δ_R(α)/b."""
         grid = options.grid(shape, alpha)
         levels = doubling_levels(float(grid[0]), float(grid[-1]))
-        test = doubling_calibration(options.calibration)
-        scale = doubling_test_scale(alpha, gamma, levels.size, test)
+        _, eps_test, _ = priced_test(shape, alpha, gamma, levels.size, doubling_calibration(options.calibration))
         steps = min(
             int(np.searchsorted(levels, predicted_generation(shape, alpha, options.generator))) + 1, levels.size
         )
-        return Prediction(steps * shape.test_sensitivity(alpha, clips_query(test)) / scale, float(levels[:steps].sum()))
+        return Prediction(steps * eps_test, float(levels[:steps].sum()))
 
 
 def _range(setting: Setting) -> tuple[float, float]:

@@ -16,7 +16,8 @@ radius in force, κ, γ and the search options (with the test budget) — never 
   of the private test at γ − β_S, Δ_R(α) the sensitivity of its query at α = κS,
   ``Problem.test_sensitivity_on``; c·Δ_R/(κ·budget) for a test that does not clip) would make the
   test alone cost more than the test budget (default ε = 10): the data show no signal a private
-  model could keep at this budget and n. The run then stops with a ``NoSignal`` result, θ = 0, ε_S still charged;
+  model could keep at this budget and n. The run then stops with a ``NoSignal`` result, θ = 0,
+  ε_S still charged;
 - (ε_S, β_S) minimise the predicted total ε_S + (the test's cost at the scale s_ref − margin) at the
   design point s_ref, the R(0) of data on which the test would cost a tenth of the budget; β_S over
   the shares ``BETA_SHARES`` of γ, ε_S (or ρ_S) over a fine grid.
@@ -37,7 +38,6 @@ from dataclasses import dataclass
 from typing import TypedDict
 
 import numpy as np
-from numpy.typing import NDArray
 from scipy.optimize import brentq
 
 from accfirst.erm.problems import Problem
@@ -137,21 +137,18 @@ def _plan(
     """``scale_plan`` on the public quantities alone (cached)."""
     clips = clips_query(calibration)
 
-    def test_cost(scales: NDArray[np.float64], constant: float) -> NDArray[np.float64]:
-        """c·Δ_R(κS)/(κS): the test's ε at α = κS for each scale S > 0."""
-        alphas = kappa * scales
-        return np.array([constant * problem_type.test_sensitivity_on(radius, n, lam, a, clips) / a for a in alphas])
+    def test_cost(scale: float, constant: float) -> float:
+        """c·Δ_R(κS)/(κS): the test's ε at α = κS, for a scale S > 0."""
+        alpha = kappa * scale
+        return constant * problem_type.test_sensitivity_on(radius, n, lam, alpha, clips) / alpha
 
     def smallest_scale(constant: float, cost: float) -> float:
         """The least scale S at which the test costs at most ``cost`` (its cost decreases in S)."""
         high = constant * problem_type.risk_sensitivity(radius, n) / (kappa * cost)  # without clipping
-
-        def excess(log_scale: float) -> float:
-            return float(test_cost(np.array([math.exp(log_scale)]), constant)[0]) - cost
-
-        if excess(math.log(high)) >= 0:  # clipping gains nothing here
+        if test_cost(high, constant) >= cost:  # clipping gains nothing here
             return high
-        return math.exp(brentq(excess, math.log(high) - 60, math.log(high), xtol=1e-12))
+        log_high = math.log(high)
+        return math.exp(brentq(lambda x: test_cost(math.exp(x), constant) - cost, log_high - 60, log_high, xtol=1e-12))
 
     sensitivity = problem_type.zero_risk_width(radius, lam) / n
     design = smallest_scale(calibration_constant(T, gamma, calibration), budget * DESIGN_SHARE)
@@ -163,7 +160,8 @@ def _plan(
         left = design - margins
         usable = left > 0
         total = np.full(LEVEL_GRID.size, np.inf)
-        total[usable] = charged[usable] + test_cost(left[usable], calibration_constant(T, gamma - beta, calibration))
+        constant = calibration_constant(T, gamma - beta, calibration)
+        total[usable] = charged[usable] + [test_cost(float(scale), constant) for scale in left[usable]]
         index = int(np.argmin(total))
         if best is None or total[index] < best[0]:
             best = (float(total[index]), beta, index)
