@@ -3,7 +3,7 @@
 State the excess risk α you need and the failure probability γ; the package finds
 the most private hypothesis that meets it and reports the ex-post privacy loss it
 paid (Ligett, Neel, Roth, Waggoner & Wu, "Accuracy First", NeurIPS 2017).
-See SPEC.md for the contract every number follows.
+docs/mathematics.md explains every number it computes.
 """
 
 from accfirst.accounting.counts import release_counts

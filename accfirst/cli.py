@@ -1,11 +1,11 @@
 """Command line: ``python -m accfirst sweep|run|counts`` — the app's numbers without the app.
 
 ``sweep`` runs the paper's experiment (Section 4, Appendix B) over a grid of α and
-writes ``results.csv`` (one row per run, SPEC §9) and ``report.html`` (Figs. 1–4 and
+writes ``results.csv`` (one row per run, docs/mathematics.md#what-a-run-reports) and ``report.html`` (Figs. 1–4 and
 the paper's table, viewable offline). ``run`` does one run and prints its RunResult;
 with the same seed it is trial 0 (or ``--trial``) of the sweep's row for that α.
 ``counts`` releases counts to a relative error under one (ε, δ) budget, noise reduction
-against doubling (SPEC §16), and writes ``results.csv`` and ``report.html``.
+against doubling (docs/mathematics.md#counts-to-a-relative-error), and writes ``results.csv`` and ``report.html``.
 
 ``sweep`` and ``run`` read a built-in dataset (``--dataset``), a table that fits in memory
 (``--csv``), or Parquet files larger than memory (``--parquet``, read block by block with
@@ -580,8 +580,10 @@ def _seed(args: argparse.Namespace, simulation: bool) -> tuple[int, str]:
 
 
 def _problem(args: argparse.Namespace) -> tuple[Problem, str, list[str]]:
-    """The ERM problem of ``--dataset``, ``--csv`` or ``--parquet``, its task and preparation steps (SPEC §1–§2, §11,
-    §20); the last step is the preparation's cost."""
+    """The ERM problem of ``--dataset``, ``--csv`` or ``--parquet``, its task and preparation steps
+    (docs/mathematics.md#setting-and-notation, docs/mathematics.md#the-two-learning-problems,
+    docs/data-preparation.md#scaling-into-the-unit-ball, docs/mathematics.md#preparing-the-data-privately); the last
+    step is the preparation's cost."""
     if args.parquet is not None:
         return _parquet_problem(args)
     if args.scheduler is not None:
@@ -591,7 +593,8 @@ def _problem(args: argparse.Namespace) -> tuple[Problem, str, list[str]]:
 
 
 def _load_data(args: argparse.Namespace) -> PreparedData:
-    """The prepared dataset of ``--dataset`` or ``--csv`` (SPEC §1, §11)."""
+    """The prepared dataset of ``--dataset`` or ``--csv`` (docs/mathematics.md#setting-and-notation,
+    docs/data-preparation.md#scaling-into-the-unit-ball)."""
     test_size = DEFAULT_TEST_SIZE if args.test_size is None else args.test_size
     seed = DEFAULT_SPLIT_SEED if args.split_seed is None else args.split_seed
     if args.dataset is not None:
@@ -720,7 +723,8 @@ def _search_options(args: argparse.Namespace) -> SearchOptions:
 
 
 def build_problem(data: PreparedData, lam: float, radius: float | None = None) -> Problem:
-    """The ERM problem of the training part (SPEC §2, §13): ridge or logistic by the data's task."""
+    """The ERM problem of the training part (docs/mathematics.md#the-two-learning-problems,
+    docs/mathematics.md#a-public-norm-bound): ridge or logistic by the data's task."""
     return prepared_problem(data, lam, radius)
 
 
@@ -924,7 +928,8 @@ def _run_command(args: argparse.Namespace) -> int:
     rng = trial_rng(seed, args.method, target, args.trial)
     result = search(problem, args.method, target, args.gamma, rng, options)
     print(result)
-    if METHODS[result.method].fixed_epsilon:  # set in advance, not ex-post (SPEC §4, §17)
+    # set in advance, not ex-post (docs/mathematics.md#the-theory-approach, docs/mathematics.md#the-gibbs-posterior)
+    if METHODS[result.method].fixed_epsilon:
         kind = f"(ε, δ)-DP with δ = {result.delta:g}" if result.delta else "pure"
     else:
         kind = f"(ε, δ)-ex-post with δ = {result.delta:g}" if result.delta else "ex-post"

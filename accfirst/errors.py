@@ -11,4 +11,5 @@ class AccFirstError(ValueError):
 
 
 class DataError(AccFirstError):
-    """A dataset (built-in, uploaded or passed in) that cannot be prepared (SPEC §1, §11)."""
+    """A dataset (built-in, uploaded or passed in) that cannot be prepared (docs/mathematics.md#setting-and-notation,
+    docs/data-preparation.md#scaling-into-the-unit-ball)."""

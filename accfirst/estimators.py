@@ -1,31 +1,32 @@
 """scikit-learn estimators: accuracy-first ridge and logistic regression, and a public-bound scaler.
 
-SPEC §1–§3 (the problems), §5–§9 (the search and what a run reports), §11 (scaling), §13
-(public radius), §14 (Gaussian noise), §17 (Gibbs posterior). ``fit`` builds the ERM problem
-of the training rows and runs one accuracy-first search (``search`` with ``SearchOptions``):
-the released coefficients meet the excess risk α with probability ≥ 1 − γ, and the
-estimator reports the ex-post ε it paid (``epsilon_``, split into ``epsilon_radius_`` (a private
-radius, SPEC §19), ``epsilon_test_`` and ``epsilon_hypothesis_``, with the ``delta_`` of an (ε, δ)
-guarantee) and keeps the whole
-``RunResult`` (``run_``). With ``random_state=s`` a fit is the run that
-``python -m accfirst run --seed s`` makes on the same (scaled) rows.
+docs/mathematics.md#setting-and-notation, docs/mathematics.md#the-two-learning-problems,
+docs/mathematics.md#private-hypothesis-generators (the problems), docs/mathematics.md#noise-reduction,
+docs/mathematics.md#interactiveabovethreshold, docs/mathematics.md#the-doubling-method,
+docs/mathematics.md#the-epsilon-grid, docs/mathematics.md#what-a-run-reports (the search and what a run reports),
+docs/data-preparation.md#scaling-into-the-unit-ball (scaling), docs/mathematics.md#a-public-norm-bound (public radius),
+docs/mathematics.md#brownian-noise-reduction (Gaussian noise), docs/mathematics.md#the-gibbs-posterior (Gibbs
+posterior). ``fit`` builds the ERM problem of the training rows and runs one accuracy-first search (``search`` with
+``SearchOptions``): the released coefficients meet the excess risk α with probability ≥ 1 − γ, and the estimator reports
+the ex-post ε it paid (``epsilon_``, split into ``epsilon_radius_`` (a private radius,
+docs/mathematics.md#a-private-radius), ``epsilon_test_`` and ``epsilon_hypothesis_``, with the ``delta_`` of an (ε, δ)
+guarantee) and keeps the whole ``RunResult`` (``run_``). With ``random_state=s`` a fit is the run that ``python -m
+accfirst run --seed s`` makes on the same (scaled) rows.
 
 The models have no intercept (the paper's). The problems need rows with ‖x‖₁ ≤ 1 and ridge
-targets with |y| ≤ 1 (SPEC §1). Without stated bounds ``fit`` refuses other rows rather than
-clip them silently. With public bounds — stated without looking at the data — rows are
-divided by them and clipped into the unit ball (SPEC §11's privacy-safe scaling), in one of
-two places: ``PublicBoundScaler(feature_bound)`` before the estimator in a ``Pipeline``, or
-the estimator's own ``feature_bound``; a ridge target by the estimator's ``target_bound``
-(predictions come back in y's units; a ``Pipeline`` step cannot transform y). The excess
-risk α is that of the scaled problem. Only data-independent steps may precede the
-estimator in a pipeline: a ``StandardScaler`` reads the data and is not private.
+targets with |y| ≤ 1 (docs/mathematics.md#setting-and-notation). Without stated bounds ``fit`` refuses other rows rather
+than clip them silently. With public bounds — stated without looking at the data — rows are divided by them and clipped
+into the unit ball (the privacy-safe scaling of docs/data-preparation.md#scaling-into-the-unit-ball), in one of two
+places: ``PublicBoundScaler(feature_bound)`` before the estimator in a ``Pipeline``, or the estimator's own
+``feature_bound``; a ridge target by the estimator's ``target_bound`` (predictions come back in y's units; a
+``Pipeline`` step cannot transform y). The excess risk α is that of the scaled problem. Only data-independent steps may
+precede the estimator in a pipeline: a ``StandardScaler`` reads the data and is not private.
 
 ``prepare="private"`` (or a mapping of ``from_frame``'s options: ``schema``, ``prep_epsilon``,
 ``positive_class``, …) takes a DataFrame with numbers, text and gaps instead and prepares it
-privately in ``fit`` (SPEC §20; docs/mathematics.md, "Preparing the data privately"): every
-statistic is declared or released by a charged mechanism, ``epsilon_`` includes the
-preparation's ``epsilon_prep_`` (and ``delta_`` its δ), and ``predict`` prepares new rows with the
-released column plans alone.
+privately in ``fit`` (docs/mathematics.md#preparing-the-data-privately; docs/mathematics.md, "Preparing the data
+privately"): every statistic is declared or released by a charged mechanism, ``epsilon_`` includes the preparation's
+``epsilon_prep_`` (and ``delta_`` its δ), and ``predict`` prepares new rows with the released column plans alone.
 """
 
 from __future__ import annotations
@@ -53,8 +54,8 @@ from accfirst.methods.registry import method_keys
 from accfirst.search.experiments import search, trial_rng
 from accfirst.validation import REPEATABLE, validate_count, validate_positive, validate_probability
 
-# The theory approach is left out: it promises only an expected excess risk (SPEC §4), not
-# R ≤ α with probability 1 − γ, which is what these estimators' parameters state.
+# The theory approach is left out: it promises only an expected excess risk (docs/mathematics.md#the-theory-approach),
+# not R ≤ α with probability 1 − γ, which is what these estimators' parameters state.
 SCALING_ADVICE = (
     "state public bounds, found without looking at the data: the estimator's feature_bound (on ‖x‖₁) and "
     "target_bound (on |y|), or PublicBoundScaler(feature_bound) before the estimator in a Pipeline"
@@ -73,7 +74,8 @@ class RepeatableRunWarning(UserWarning):
 
 
 class PublicBoundScaler(TransformerMixin, BaseEstimator):
-    """Divide rows by a public bound on their ℓ1 norm, then clip them into ‖x‖₁ ≤ 1 (SPEC §11, privacy-safe).
+    """Divide rows by a public bound on their ℓ1 norm, then clip them into ‖x‖₁ ≤ 1
+    (docs/data-preparation.md#scaling-into-the-unit-ball, privacy-safe).
 
     The bound is stated without looking at the data (domain knowledge, the units' ranges),
     so this step reads nothing private; a row beyond it is scaled back onto the unit ℓ1
@@ -112,28 +114,32 @@ class _AccuracyFirst(BaseEstimator):
     Parameters
     ----------
     excess_risk : α > 0, the excess risk L(θ) − L(θ*) the released model may have on the
-        scaled rows (SPEC §2). Named so because scikit-learn's ``alpha`` is a regularisation strength.
+        scaled rows (docs/mathematics.md#the-two-learning-problems). Named so because scikit-learn's ``alpha`` is a
+        regularisation strength.
     failure_prob : γ in (0, 1), the probability that the released model misses α.
     lam : λ > 0, the ridge penalty of the ERM problem.
     method : "nr" (noise reduction, the paper's), "doubling" or "gibbs" (the Gibbs
         posterior; (ε, δ) fixed in advance, approximate accuracy for logistic).
     generator : "covariance", "output", or ``None`` for the paper's pairing.
-    calibration : the test's calibration (SPEC §6, §12.3), default the cheapest measured.
-    noise : "laplace" (pure ex-post ε) or "gaussian" ((ε, δ)-ex-post; SPEC §14, derived).
-    delta : δ of Gaussian noise and of the Gibbs posterior (SPEC §14, §17).
-    radius : a public bound R ≤ M on ‖θ‖, from domain knowledge, never from the data (SPEC §13).
-    radius_mode : the radius the search runs on (``SearchOptions.radius_mode``): "private" (a tighter radius
-        bought privately below R₀ when it pays, SPEC §19), "free" (R₀, which reads nothing) or "none" (M or
-        ``radius``).
+    calibration : the test's calibration (docs/mathematics.md#interactiveabovethreshold,
+    docs/mathematics.md#exact-calibrations), default the cheapest measured. noise : "laplace" (pure ex-post ε) or
+    "gaussian" ((ε, δ)-ex-post; docs/mathematics.md#brownian-noise-reduction, derived). delta : δ of Gaussian noise and
+    of the Gibbs posterior (docs/mathematics.md#brownian-noise-reduction, docs/mathematics.md#the-gibbs-posterior).
+    radius : a public bound R ≤ M on ‖θ‖, from domain knowledge, never from the data
+    (docs/mathematics.md#a-public-norm-bound). radius_mode : the radius the search runs on
+    (``SearchOptions.radius_mode``): "private" (a tighter radius
+        bought privately below R₀ when it pays, docs/mathematics.md#a-private-radius), "free" (R₀, which reads nothing)
+        or "none" (M or ``radius``).
     T : privacy levels on the noise-reduction grid, ≥ 2.
-    feature_bound : a public bound on ‖x‖₁: rows are divided by it and clipped (SPEC §11),
+    feature_bound : a public bound on ‖x‖₁: rows are divided by it and clipped
+    (docs/data-preparation.md#scaling-into-the-unit-ball),
         in ``fit`` and ``predict``; ``None`` (default): rows must already have ‖x‖₁ ≤ 1.
     prepare : ``None`` (default: X holds numbers, bounded as above), ``"private"``, or a mapping
         of ``from_frame``'s preparation options (``schema``, ``prep_epsilon``, ``prep_delta``,
         ``positive_class``, ``noise_seed``, ``max_levels``, …; not ``test_size``/``seed``: every
         row trains): X is then a DataFrame (numbers, text, gaps) prepared privately in ``fit``
-        (SPEC §20), and ``predict`` prepares new frames with the released column plans alone.
-        Bounds then go among its options (``scaling="clip"``, ``feature_bound``, ``target_bound``).
+        (docs/mathematics.md#preparing-the-data-privately), and ``predict`` prepares new frames with the released column
+        plans alone. Bounds then go among its options (``scaling="clip"``, ``feature_bound``, ``target_bound``).
     random_state : ``None`` (the default: operating-system entropy, a private release), a seed
         (the run of ``accfirst run --seed``) or a ``numpy.random.Generator``. With a seed or a
         generator the fit is a repeatable run, not a private release (anyone with the seed can
@@ -257,9 +263,9 @@ class _AccuracyFirst(BaseEstimator):
 class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
     """Ridge regression that meets an excess-risk target at the least ex-post privacy loss.
 
-    L(θ) = (1/2n)‖y − Xθ‖² + (λ/2)‖θ‖², no intercept (SPEC §2), on rows with ‖x‖₁ ≤ 1 and
-    |y| ≤ 1 (SPEC §1). Parameters as for the shared base (``excess_risk``, ``failure_prob``,
-    ``lam``, ``method``, ``generator``, ``calibration``, ``noise``, ``delta``, ``radius``,
+    L(θ) = (1/2n)‖y − Xθ‖² + (λ/2)‖θ‖², no intercept (docs/mathematics.md#the-two-learning-problems), on rows with ‖x‖₁
+    ≤ 1 and |y| ≤ 1 (docs/mathematics.md#setting-and-notation). Parameters as for the shared base (``excess_risk``,
+    ``failure_prob``, ``lam``, ``method``, ``generator``, ``calibration``, ``noise``, ``delta``, ``radius``,
     ``radius_mode``, ``T``, ``feature_bound``, ``random_state``, ``prepare``), and
 
     target_bound : a public bound on |y|: the target is divided by it and clipped to
@@ -344,12 +350,12 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
 class AccuracyFirstLogistic(ClassifierMixin, _AccuracyFirst):
     """Logistic regression (two classes) that meets an excess-risk target at the least ex-post privacy loss.
 
-    L(θ) = (1/n) Σ log(1 + exp(−y_i θᵀx_i)) + (λ/2)‖θ‖², no intercept (SPEC §2), on rows with
-    ‖x‖₁ ≤ 1. Any two labels: ``classes_[1]`` is the +1 class. Parameters as for the shared
-    base (``excess_risk``, ``failure_prob``, ``lam``, ``method``, ``generator``,
-    ``calibration``, ``noise``, ``delta``, ``radius``, ``radius_mode``, ``T``, ``feature_bound``, ``random_state``,
-    ``prepare``). With ``prepare`` the classes are declared, not read from y: the schema lists the
-    target's two levels and the positive class (``classes_`` is (the other, the positive)).
+    L(θ) = (1/n) Σ log(1 + exp(−y_i θᵀx_i)) + (λ/2)‖θ‖², no intercept (docs/mathematics.md#the-two-learning-problems),
+    on rows with ‖x‖₁ ≤ 1. Any two labels: ``classes_[1]`` is the +1 class. Parameters as for the shared base
+    (``excess_risk``, ``failure_prob``, ``lam``, ``method``, ``generator``, ``calibration``, ``noise``, ``delta``,
+    ``radius``, ``radius_mode``, ``T``, ``feature_bound``, ``random_state``, ``prepare``). With ``prepare`` the classes
+    are declared, not read from y: the schema lists the target's two levels and the positive class (``classes_`` is (the
+    other, the positive)).
 
     Attributes
     ----------

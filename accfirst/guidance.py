@@ -1,11 +1,12 @@
 """Guidance when privacy is weak: why, in numbers, and fixes with their predicted ε.
 
-SPEC §2, §3, §5, §6, §12, §13. The ex-post ε of noise reduction has two parts: the test's
-ε_A = c·Δ_R/α (c = ``calibration_constant(T, γ, preset)``, Δ_R = (R + 1)²/n for ridge, 2R/n
-for logistic, R the feasible radius: M = 1/√λ or √(2 ln 2/λ), or a public radius) and the
-level ε_t at which the released model first passed the test. A fix changes α, λ, R or n;
-its predicted median ε scales the measured testing part exactly and the generation part by
-a scaling law of the generator:
+docs/mathematics.md#the-two-learning-problems, docs/mathematics.md#private-hypothesis-generators,
+docs/mathematics.md#noise-reduction, docs/mathematics.md#interactiveabovethreshold, docs/mathematics.md#calibrations,
+docs/mathematics.md#a-public-norm-bound. The ex-post ε of noise reduction has two parts: the test's ε_A = c·Δ_R/α (c =
+``calibration_constant(T, γ, preset)``, Δ_R = (R + 1)²/n for ridge, 2R/n for logistic, R the feasible radius: M = 1/√λ
+or √(2 ln 2/λ), or a public radius) and the level ε_t at which the released model first passed the test. A fix changes
+α, λ, R or n; its predicted median ε scales the measured testing part exactly and the generation part by a scaling law
+of the generator:
 
 - output perturbation: the noise is Lap(Δ_θ/ε) and the excess risk is about quadratic in it,
   ½ξᵀ∇²Lξ with E‖ξ‖² = 2p(Δ_θ/ε)², so the level that reaches risk ∝ α is
@@ -23,10 +24,10 @@ a scaling law of the generator:
   A/n all carry 1/n).
 
 The radius the runs used is the median of their released radii (M, R₀, a public or a private
-radius, SPEC §13, §19). With a private radius (``radius_mode="private"``) a prediction re-plans it
-at the new setting with the rule of SPEC §19.4 and adds its ε_R; the radius moves with the rule's
-margin around the norm the released radii imply (their median less the margin; the rule's guess
-when none was bought).
+radius, docs/mathematics.md#a-public-norm-bound, docs/mathematics.md#a-private-radius). With a private radius
+(``radius_mode="private"``) a prediction re-plans it at the new setting with the rule of
+docs/mathematics.md#a-private-radius and adds its ε_R; the radius moves with the rule's margin around the norm the
+released radii imply (their median less the margin; the rule's guess when none was bought).
 
 These laws were checked against reruns (``benchmarks/bench_guidance.py``). The guidance reads
 only public constants (n, p, λ, R, α, γ, T) and the runs' released ε and radii: post-processing,
@@ -104,7 +105,8 @@ class Constants:
 
 
 def feasible_radius(problem: Problem, lam: float, radius: float | None, mode: str = "none") -> float:
-    """R of the feasible set at λ before any private radius (SPEC §13, §19.0).
+    """R of the feasible set at λ before any private radius (docs/mathematics.md#a-public-norm-bound,
+    docs/mathematics.md#the-free-radius).
 
     The public radius (at most M(λ)) if given, else M(λ); with ``mode`` "free" or "private", at most R₀(λ).
     """
@@ -133,7 +135,8 @@ def private_radius(
     ceiling: float,
     after: Constants,
 ) -> tuple[float, float]:
-    """(R, ε_R): the private radius a run at ``after`` would use and what it adds, re-planned (SPEC §19.4).
+    """(R, ε_R): the private radius a run at ``after`` would use and what it adds, re-planned
+    (docs/mathematics.md#a-private-radius).
 
     The norm is the runs' median radius less their plan's margin when they bought one (scaled with
     R₀ when λ changes), else the rule's guess; the new radius is that norm plus the new plan's
@@ -180,7 +183,8 @@ def generation_factor(problem: Problem, generator: str, measured: float, before:
 
 
 def testing_part(summary_row: pd.Series | dict[str, Any]) -> float:
-    """The testing part of a method's ε as measured: noise reduction's ε_A = c·Δ_R/α (SPEC §12.3), the doubling tests."""
+    """The testing part of a method's ε as measured: noise reduction's ε_A = c·Δ_R/α
+    (docs/mathematics.md#exact-calibrations), the doubling tests."""
     return float(dict(summary_row)["median_eps_test"])
 
 
@@ -198,8 +202,8 @@ def predict_epsilon(
 ) -> float:
     """The predicted median ex-post ε of ``summary_row``'s method after a change (module docstring).
 
-    The preparation's ε (SPEC §20.3) is part of every run's total and stays as it was: a change
-    of α, λ or the radius does not touch it, and more rows are assumed prepared at the same ε.
+    The preparation's ε (docs/mathematics.md#preparing-the-data-privately) is part of every run's total and stays as it
+    was: a change of α, λ or the radius does not touch it, and more rows are assumed prepared at the same ε.
 
     Parameters
     ----------
@@ -277,7 +281,9 @@ def _eps_text(eps: float) -> str:
 
 
 def explain(problem: Problem, summary: pd.DataFrame, method: str, gamma: float, options: SearchOptions) -> str:
-    """One sentence, from the numbers, saying why ``method``'s privacy is weak (SPEC §2, §6, §12, §13)."""
+    """One sentence, from the numbers, saying why ``method``'s privacy is weak
+    (docs/mathematics.md#the-two-learning-problems, docs/mathematics.md#interactiveabovethreshold,
+    docs/mathematics.md#calibrations, docs/mathematics.md#a-public-norm-bound)."""
     rows = summary.set_index("method")
     row = rows.loc[method]
     assert isinstance(row, pd.Series)  # one summary row per method

@@ -1,8 +1,8 @@
 """Reading an ex-post ε for people: the risk factor e^ε, posterior bounds, one sentence.
 
-SPEC §10. ``e^ε`` is the privacy-risk factor: an adversary with prior probability q
+docs/mathematics.md#setting-and-notation. ``e^ε`` is the privacy-risk factor: an adversary with prior probability q
 that a person's record is the one in question ends with posterior at most
-``q·e^ε / (1 − q + q·e^ε)``. SPEC §9: aggregates over trials keep fallback runs
+``q·e^ε / (1 − q + q·e^ε)``. docs/mathematics.md#what-a-run-reports: aggregates over trials keep fallback runs
 (ε = ∞) in: medians treat ∞ as ∞ and the fallback share is always reported.
 
 Everything here is pure (numbers and strings); the app and the CLI both use it.
@@ -67,7 +67,8 @@ def posterior_bound(eps: np.ndarray, prior: float) -> np.ndarray: ...
 @overload
 def posterior_bound(eps: ArrayLike, prior: float) -> float | np.ndarray: ...
 def posterior_bound(eps: ArrayLike, prior: float) -> float | np.ndarray:
-    """The largest posterior an adversary with prior q can reach: q·e^ε/(1 − q + q·e^ε) (SPEC §10).
+    """The largest posterior an adversary with prior q can reach: q·e^ε/(1 − q + q·e^ε)
+    (docs/mathematics.md#setting-and-notation).
 
     Computed as expit(ε + logit q), which never overflows: ε = ∞ (fallback) gives 1.
 
@@ -159,14 +160,15 @@ def format_probability(p: float) -> str:
 
 
 def format_posterior(eps: float, prior: float) -> str:
-    """The SPEC §10 posterior bound as a percentage: "100%" only for ε = ∞ (fallback)."""
+    """The docs/mathematics.md#setting-and-notation posterior bound as a percentage: "100%" only for ε = ∞
+    (fallback)."""
     if math.isinf(float(eps)):
         return "100%"
     return format_probability(min(posterior_bound(eps, prior), 0.99999))
 
 
 def quantile_with_inf(values: ArrayLike, q: float) -> float:
-    """numpy's linear-interpolation quantile, except that ∞ counts as ∞ (SPEC §9).
+    """numpy's linear-interpolation quantile, except that ∞ counts as ∞ (docs/mathematics.md#what-a-run-reports).
 
     ``np.quantile`` returns NaN as soon as it interpolates next to an ∞; here the
     result is ∞ when the upper neighbour is ∞ and the interpolation weight is > 0.
@@ -185,7 +187,8 @@ def quantile_with_inf(values: ArrayLike, q: float) -> float:
 
 
 def median_with_inf(values: ArrayLike) -> float:
-    """The median where ∞ (fallback) counts as a value larger than every finite one (SPEC §9).
+    """The median where ∞ (fallback) counts as a value larger than every finite one
+    (docs/mathematics.md#what-a-run-reports).
 
     Of an even count, the mean of the two middle values (∞ if either is ∞); NaN if empty.
     """
@@ -211,7 +214,9 @@ SUMMARY_PARTS = (
 
 
 def summary_parts(row: Mapping[str, Any], tests_accuracy: bool) -> list[tuple[str, float]]:
-    """Where a method's median ε went, in the order it is paid: (name, ε) for each part it paid (SPEC §19–§21).
+    """Where a method's median ε went, in the order it is paid: (name, ε) for each part it paid
+    (docs/mathematics.md#a-private-radius, docs/mathematics.md#preparing-the-data-privately,
+    docs/mathematics.md#a-relative-accuracy-target).
 
     The check appears for a method that tests accuracy, the model always; the other parts when they are > 0.
     """
@@ -242,7 +247,8 @@ def bill_text(result: RunResult) -> str:
 
 
 def preparation_label(mode: str, epsilon: float) -> str:
-    """The tag every ε on prepared rows carries (SPEC §20.3): what it says about the preparation, or ``""``.
+    """The tag every ε on prepared rows carries (docs/mathematics.md#preparing-the-data-privately): what it says about
+    the preparation, or ``""``.
 
     Private: "includes preparing the data, ε = 0.0881"; evaluation only: "excludes preparation
     (reads the data): evaluation only"; public data or rows given as they are: nothing to add.
@@ -260,7 +266,8 @@ def preparation_label(mode: str, epsilon: float) -> str:
 
 
 def preparation_note(mode: str, epsilon: float, delta: float, runs: int | None = None, *, included: bool = True) -> str:
-    """One sentence under a page's ε figures on prepared rows: what they include of the preparation (SPEC §20.3).
+    """One sentence under a page's ε figures on prepared rows: what they include of the preparation
+    (docs/mathematics.md#preparing-the-data-privately).
 
     "Every ε includes preparing the data, ε = 0.0881, δ = 10⁻⁶, paid once and shared by these 60
     runs." (``runs`` given), or "… paid once for this table."; after an evaluation-only preparation
@@ -348,20 +355,21 @@ SUMMARY_COLUMNS = (
 def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
     """One row per method of a ``run_trials`` frame: the numbers of the explorer's headline.
 
-    Medians keep fallback runs as ∞ (SPEC §9); the radius/testing/generation medians are over
-    the runs that halted (a fallback has no generation part); ``median_norm_bound`` is the median
-    radius the runs used (M, R₀, a public or a private radius). Expects a single α, or a single
-    relative target κ (SPEC §21): then ``alpha`` is the median released α = κ·Ŝ (NaN when every
-    run showed no signal), ``median_eps_scale`` the median ε_S and ``no_signals`` the runs whose Ŝ
-    showed no signal a private model could keep (``kappa`` is NaN for an absolute α).
+    Medians keep fallback runs as ∞ (docs/mathematics.md#what-a-run-reports); the radius/testing/generation medians are
+    over the runs that halted (a fallback has no generation part); ``median_norm_bound`` is the median radius the runs
+    used (M, R₀, a public or a private radius). Expects a single α, or a single relative target κ
+    (docs/mathematics.md#a-relative-accuracy-target): then ``alpha`` is the median released α = κ·Ŝ (NaN when every run
+    showed no signal), ``median_eps_scale`` the median ε_S and ``no_signals`` the runs whose Ŝ showed no signal a
+    private model could keep (``kappa`` is NaN for an absolute α).
 
-    Returns a frame with ``SUMMARY_COLUMNS``; posterior columns are the SPEC §10 bound
+    Returns a frame with ``SUMMARY_COLUMNS``; posterior columns are the docs/mathematics.md#setting-and-notation bound
     for a 1% and a 50% prior at the median ε; ``delta`` is the largest δ of the method's
     runs (0 for pure ε); ``approximate`` is true when the accuracy guarantee is approximate
     (the logistic Gibbs posterior's Laplace approximation); ``data_dependent_accuracy`` when
     a public radius left the Gibbs posterior only the bound γ/P(C), which reads the data;
-    ``eps_prep`` and ``prep_mode`` say what the rows' preparation cost and how it was done (SPEC
-    §20.3: ``median_eps`` includes a private preparation; ``preparation_label`` tags it).
+    ``eps_prep`` and ``prep_mode`` say what the rows' preparation cost and how it was done
+    (docs/mathematics.md#preparing-the-data-privately: ``median_eps`` includes a private preparation;
+    ``preparation_label`` tags it).
     """
     if results.empty:
         return pd.DataFrame(columns=list(SUMMARY_COLUMNS))
@@ -418,10 +426,10 @@ def plain_sentence(summary: pd.Series | dict[str, Any]) -> str:
     """One sentence a stakeholder can read aloud about one method's row of ``summarise_runs``.
 
     Says how often the accuracy target was met, the typical privacy loss paid (ε and
-    e^ε), what that means for an adversary with a 1% prior (SPEC §10), and the fallback
+    e^ε), what that means for an adversary with a 1% prior (docs/mathematics.md#setting-and-notation), and the fallback
     share when there is one. For the theory approach it says that only the expected
-    excess risk is promised (SPEC §4); for an (ε, δ) guarantee it names δ, and for the
-    Gibbs posterior that no test was needed (SPEC §17).
+    excess risk is promised (docs/mathematics.md#the-theory-approach); for an (ε, δ) guarantee it names δ, and for the
+    Gibbs posterior that no test was needed (docs/mathematics.md#the-gibbs-posterior).
     """
     row = dict(summary)
     label = str(row.get("label") or method_label(str(row["method"])))
@@ -465,7 +473,8 @@ def plain_sentence(summary: pd.Series | dict[str, Any]) -> str:
 def radius_sentence(
     problem: Problem, summary_row: pd.Series | dict[str, Any], gamma: float, options: SearchOptions
 ) -> str:
-    """What bounding the model's size saved, in words a stakeholder can repeat (SPEC §13, §19); "" when nothing.
+    """What bounding the model's size saved, in words a stakeholder can repeat (docs/mathematics.md#a-public-norm-bound,
+    docs/mathematics.md#a-private-radius); "" when nothing.
 
     For noise reduction, whose check costs exactly ε_A = c(T, γ)·Δ_R(α)/α: without a bound below the
     paper's M the check alone would have cost c·Δ_R(α) on M, over α, and the sentence sets the whole median
@@ -501,7 +510,8 @@ def radius_sentence(
 
 
 def relative_sentence(row: dict[str, Any], label: str, kappa: float, trials: int) -> str:
-    """``plain_sentence`` for the runs of a relative target κ (SPEC §21): the share kept, α released, ε paid."""
+    """``plain_sentence`` for the runs of a relative target κ (docs/mathematics.md#a-relative-accuracy-target): the
+    share kept, α released, ε paid."""
     runs = "run" if trials == 1 else "runs"
     no_signals = int(row.get("no_signals", 0))
     share = f"{1 - kappa:.0%}"
@@ -557,16 +567,14 @@ def alpha_meaning(
 ) -> AlphaMeaning:
     """The largest loss of a model with excess risk ≤ α, next to the exact model's (evaluation only).
 
-    The excess risk is measured on the regularised objective (SPEC §2), so a model can
-    fit the data worse than θ* by more than α where its smaller norm pays part of the
-    difference. Ridge: the largest increase of the training MSE over {θ : R(θ) ≤ α} is
-    attained; with H = A/n + λI = VΛVᵀ and u = Λ^{1/2}Vᵀ(θ − θ*), it is the maximum of
-    Σ (σ_i/Λ_i)u_i² − 2λ Σ (Vᵀθ*)_i u_i/√Λ_i over ‖u‖² ≤ 2α (σ_i = Λ_i − λ), a trust-region
-    problem solved exactly. The scale comes back through ``report.target_scale`` (MSE × scale²);
-    the units are those of the target after ``log(1 + y)`` when that was applied, and rows
-    clipped by "clip" scaling count at their clipped value. Logistic: strong convexity gives
-    ‖θ − θ*‖ ≤ √(2α/λ), so the log-loss rises by at most α + (λ/2)(‖θ*‖² − (‖θ*‖ − √(2α/λ))₊²).
-    Reading θ* and the data, this is evaluation only, not private.
+    The excess risk is measured on the regularised objective (docs/mathematics.md#the-two-learning-problems), so a model
+    can fit the data worse than θ* by more than α where its smaller norm pays part of the difference. Ridge: the largest
+    increase of the training MSE over {θ : R(θ) ≤ α} is attained; with H = A/n + λI = VΛVᵀ and u = Λ^{1/2}Vᵀ(θ − θ*), it
+    is the maximum of Σ (σ_i/Λ_i)u_i² − 2λ Σ (Vᵀθ*)_i u_i/√Λ_i over ‖u‖² ≤ 2α (σ_i = Λ_i − λ), a trust-region problem
+    solved exactly. The scale comes back through ``report.target_scale`` (MSE × scale²); the units are those of the
+    target after ``log(1 + y)`` when that was applied, and rows clipped by "clip" scaling count at their clipped value.
+    Logistic: strong convexity gives ‖θ − θ*‖ ≤ √(2α/λ), so the log-loss rises by at most α + (λ/2)(‖θ*‖² − (‖θ*‖ −
+    √(2α/λ))₊²). Reading θ* and the data, this is evaluation only, not private.
 
     Parameters
     ----------
@@ -633,15 +641,13 @@ def _capitalised(text: str) -> str:
 def ranking_sentence(summary: pd.DataFrame) -> str:
     """The methods ranked by the privacy they paid, and the saving in words a stakeholder can repeat.
 
-    SPEC §9, §17. The methods are ranked by median ε (fallbacks count as ∞, so a method
-    that fell back in half its runs ranks last); the
-    first is compared with the second ("Noise reduction paid 76% less privacy than
-    doubling for the same accuracy target"). Medians equal to 3 significant digits are a
-    tie. An (ε, δ) figure among the ranked methods (Gaussian noise) names its δ. A Gibbs
-    posterior with δ > 0 is named with its δ but not ranked: an (ε, δ) guarantee fixed in
-    advance is a different promise (with δ = 0 it is a pure ε and ranked); nor is a method whose
-    every run at a relative target showed no signal (it learnt nothing). Empty when there is
-    nothing to compare.
+    docs/mathematics.md#what-a-run-reports, docs/mathematics.md#the-gibbs-posterior. The methods are ranked by median ε
+    (fallbacks count as ∞, so a method that fell back in half its runs ranks last); the first is compared with the
+    second ("Noise reduction paid 76% less privacy than doubling for the same accuracy target"). Medians equal to 3
+    significant digits are a tie. An (ε, δ) figure among the ranked methods (Gaussian noise) names its δ. A Gibbs
+    posterior with δ > 0 is named with its δ but not ranked: an (ε, δ) guarantee fixed in advance is a different promise
+    (with δ = 0 it is a pure ε and ranked); nor is a method whose every run at a relative target showed no signal (it
+    learnt nothing). Empty when there is nothing to compare.
 
     Parameters
     ----------

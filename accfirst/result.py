@@ -1,8 +1,9 @@
 """The outcome of one accuracy-first run, with its ex-post privacy loss split in two.
 
-SPEC §6–§9: every run reports the testing part (ε_A or the doubling tests) and the
-generation part (ε_t) of its ex-post loss, the true excess risk (evaluation only,
-not private) and, for teaching, the trace of every tested level.
+docs/mathematics.md#interactiveabovethreshold, docs/mathematics.md#the-doubling-method,
+docs/mathematics.md#the-epsilon-grid, docs/mathematics.md#what-a-run-reports: every run reports the testing part (ε_A or
+the doubling tests) and the generation part (ε_t) of its ex-post loss, the true excess risk (evaluation only, not
+private) and, for teaching, the trace of every tested level.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Trace:
-    """Every tested level of one run, in test order (SPEC §6, §7).
+    """Every tested level of one run, in test order (docs/mathematics.md#interactiveabovethreshold,
+    docs/mathematics.md#the-doubling-method).
 
     ``excess_risk`` is exact where it was computed and NaN where a certified lower
     bound (``risk_lower_bound``) already failed the test; run with ``exact=True``
@@ -58,7 +60,7 @@ class Trace:
 
 @dataclass(frozen=True)
 class SamplerReport:
-    """How a sampling method drew its hypothesis (the Gibbs posterior, SPEC §17.4).
+    """How a sampling method drew its hypothesis (the Gibbs posterior, docs/mathematics.md#the-gibbs-posterior).
 
     ``beta`` is the posterior's inverse temperature; ``acceptance_rate`` the share of
     proposals kept (rejection on C for ridge, the certified sampler's rejection steps for
@@ -78,22 +80,22 @@ class SamplerReport:
 
 @dataclass(frozen=True)
 class RunResult:
-    """One run of an accuracy-first method (SPEC §9): what it released and every part of what it paid.
+    """One run of an accuracy-first method (docs/mathematics.md#what-a-run-reports): what it released and every part of
+    what it paid.
 
     ``stop_index`` is the 1-based level that passed the test, ``None`` on fallback
     (no level passed: θ* is released and ``eps_total`` is ∞). ``eps_total`` is the whole
-    ex-post privacy loss, the sum of its parts: ``eps_prep`` (preparing the rows, SPEC §20; paid
-    once per prepared table and shared by every run on it), ``eps_radius`` (a private radius,
-    SPEC §19), ``eps_scale`` (the zero model's private risk bound of a relative target, SPEC §21),
-    ``eps_test`` (the private accuracy test) and ``eps_hypothesis`` (generating the released
-    model). ``noise`` names the noise of the hypothesis generator ("laplace" or "gaussian");
-    ``delta`` is the δ of an (ε, δ)-ex-post guarantee (the preparation's δ included), 0 for
-    pure ex-post privacy. ``prep_mode`` says how the rows were prepared (``Problem.prep_mode``):
-    after an "evaluation" preparation, which read the data without noise, no ε covers the
-    preparation and every figure excludes it. ``kappa`` is the relative target (NaN for an
-    absolute α), ``scale`` the released lower bound on R(0) that turned κ into α (NaN
-    otherwise), and ``r0`` the true R(0) = L(0) − L(θ*) (evaluation only, like
-    ``excess_risk``). ``norm_bound`` is the radius of the feasible set the run used.
+    ex-post privacy loss, the sum of its parts: ``eps_prep`` (preparing the rows,
+    docs/mathematics.md#preparing-the-data-privately; paid once per prepared table and shared by every run on it),
+    ``eps_radius`` (a private radius, docs/mathematics.md#a-private-radius), ``eps_scale`` (the zero model's private
+    risk bound of a relative target, docs/mathematics.md#a-relative-accuracy-target), ``eps_test`` (the private accuracy
+    test) and ``eps_hypothesis`` (generating the released model). ``noise`` names the noise of the hypothesis generator
+    ("laplace" or "gaussian"); ``delta`` is the δ of an (ε, δ)-ex-post guarantee (the preparation's δ included), 0 for
+    pure ex-post privacy. ``prep_mode`` says how the rows were prepared (``Problem.prep_mode``): after an "evaluation"
+    preparation, which read the data without noise, no ε covers the preparation and every figure excludes it. ``kappa``
+    is the relative target (NaN for an absolute α), ``scale`` the released lower bound on R(0) that turned κ into α (NaN
+    otherwise), and ``r0`` the true R(0) = L(0) − L(θ*) (evaluation only, like ``excess_risk``). ``norm_bound`` is the
+    radius of the feasible set the run used.
     """
 
     method: str
@@ -165,8 +167,9 @@ class RunResult:
     ) -> RunResult:
         """The record of a run that released one hypothesis at an ε fixed before it ran: no test, no fallback.
 
-        The theory approach (SPEC §4) and the Gibbs posterior (SPEC §17) pay ``epsilon`` for their one
-        hypothesis and nothing for a test; ``fields`` are the method's own, as for ``released``.
+        The theory approach (docs/mathematics.md#the-theory-approach) and the Gibbs posterior
+        (docs/mathematics.md#the-gibbs-posterior) pay ``epsilon`` for their one hypothesis and nothing for a test;
+        ``fields`` are the method's own, as for ``released``.
         """
         return cls.released(
             problem,
@@ -184,7 +187,7 @@ class RunResult:
 
     @property
     def exp_eps_total(self) -> float:
-        """e^ε, the privacy-risk factor (SPEC §10); ∞ on fallback."""
+        """e^ε, the privacy-risk factor (docs/mathematics.md#setting-and-notation); ∞ on fallback."""
         return math.exp(self.eps_total) if self.eps_total < 709 else math.inf
 
     def to_dict(self) -> dict[str, object]:

@@ -1,13 +1,13 @@
 """Data larger than memory: the ERM problems from Parquet files, streamed a chunk at a time.
 
-SPEC §1–§2, §11, §13. Everything after the problem — noise reduction, the tests, sweeps —
-needs only what the problem keeps: for ridge the sufficient statistics XᵀX, Xᵀy, yᵀy and n,
-summed over the chunks in ONE pass (``RidgeProblem.from_statistics``); for logistic θ* by
-Newton's method (``LogisticProblem.from_rows`` with ``ParquetRows``): a first pass like
-ridge's (XᵀX and Σ y_i x_i give the Newton step from θ = 0, a ridge solution), then one pass
-per Newton iteration, the last step certified without a pass of its own; afterwards one
-pass per exact loss of a batch of hypotheses (the testers ask for it only where the
-certified lower bound cannot decide).
+docs/mathematics.md#setting-and-notation, docs/mathematics.md#the-two-learning-problems,
+docs/data-preparation.md#scaling-into-the-unit-ball, docs/mathematics.md#a-public-norm-bound. Everything after the
+problem — noise reduction, the tests, sweeps — needs only what the problem keeps: for ridge the sufficient statistics
+XᵀX, Xᵀy, yᵀy and n, summed over the chunks in ONE pass (``RidgeProblem.from_statistics``); for logistic θ* by Newton's
+method (``LogisticProblem.from_rows`` with ``ParquetRows``): a first pass like ridge's (XᵀX and Σ y_i x_i give the
+Newton step from θ = 0, a ridge solution), then one pass per Newton iteration, the last step certified without a pass of
+its own; afterwards one pass per exact loss of a batch of hypotheses (the testers ask for it only where the certified
+lower bound cannot decide).
 
 Memory is bounded by a chunk, whatever the sizes of the files and of their row groups: a
 pass splits the files into parts (consecutive row groups of one file), and a worker reads
@@ -17,11 +17,11 @@ numbers — never a whole file or row group at once. Measured (the README's out-
 section): peak RSS ≈ base + workers × (c × chunk + r), c ≈ 2 (Arrow's column builders grow
 by doubling) and r ≈ 4 MB per column read (the reader's pages, set by the writer's page size,
 not by the row groups). The block is allocated once per part and filled column by column straight from
-the Arrow buffers, divided by the public bounds and clipped on the way (SPEC §11's
-privacy-safe scaling); the paper's data-dependent scaling (divide by the largest row norm)
-reads the data, is not private, and is not available here. Nor are the in-memory
-preparation steps that read the data (centring, standardising, imputation, one-hot
-encoding): write the Parquet files with numeric feature columns, prepared as they should be.
+the Arrow buffers, divided by the public bounds and clipped on the way (the privacy-safe scaling of
+docs/data-preparation.md#scaling-into-the-unit-ball); the paper's data-dependent scaling (divide by the largest row
+norm) reads the data, is not private, and is not available here. Nor are the in-memory preparation steps that read the
+data (centring, standardising, imputation, one-hot encoding): write the Parquet files with numeric feature columns,
+prepared as they should be.
 
 Every file's schema is checked against the others before any row is read, and a chunk
 with a gap, NaN or ±∞ stops the pass: a ``DataError`` names the file and the column, and
@@ -286,7 +286,8 @@ def _refuse_non_finite(columns: Sequence[tuple[str, NDArray[Any]]], place: Place
 
 @dataclass(frozen=True)
 class Scaling:
-    """Rows of a chunk divided by public bounds and clipped (SPEC §11), written into a float64 block.
+    """Rows of a chunk divided by public bounds and clipped (docs/data-preparation.md#scaling-into-the-unit-ball),
+    written into a float64 block.
 
     A subclass's ``fill`` writes the block column by column from the batch's Arrow buffers:
     the row factors min(1/B, (1 − 2p ulp)/‖x_i‖₁) come first (one sweep of |x_j| into a
@@ -508,7 +509,8 @@ def ridge_sums(Z: NDArray[np.float64]) -> tuple[NDArray[np.float64], int]:
 
 
 class ParquetRows(RowBlocks):
-    """The rows y_i·x_i of a logistic problem in Parquet files: every ``reduce`` is one pass (SPEC §2).
+    """The rows y_i·x_i of a logistic problem in Parquet files: every ``reduce`` is one pass
+    (docs/mathematics.md#the-two-learning-problems).
 
     Built by ``problem_from_parquet``; ``passes`` counts the passes made. Picklable: a
     sweep's worker processes receive the parts and read the files themselves.
@@ -540,7 +542,9 @@ def problem_from_parquet(
     positive_class: object = None,
     chunk_mb: float = CHUNK_MB,
 ) -> RidgeProblem | LogisticProblem:
-    """The ridge or logistic problem of rows in Parquet files, a chunk in memory at a time (SPEC §2, §11, §13).
+    """The ridge or logistic problem of rows in Parquet files, a chunk in memory at a time
+    (docs/mathematics.md#the-two-learning-problems, docs/data-preparation.md#scaling-into-the-unit-ball,
+    docs/mathematics.md#a-public-norm-bound).
 
     Ridge: the sufficient statistics in one pass. Logistic: θ* by Newton (a ridge-like first
     pass, then one per iteration); the problem keeps the files and reads them again for
@@ -557,7 +561,7 @@ def problem_from_parquet(
     lam : λ > 0.
     feature_bound : a public bound on ‖x‖₁ of a row, stated without looking at the data (required).
     target_bound : a public bound on |y| (required for ridge).
-    radius : a public bound R ≤ M on ‖θ‖ (SPEC §13).
+    radius : a public bound R ≤ M on ‖θ‖ (docs/mathematics.md#a-public-norm-bound).
     scheduler : ``None`` for Dask's local threads, a local scheduler name ("synchronous",
         "processes"), or the address of a running ``dask.distributed`` scheduler ("tcp://…").
     positive_class : logistic: the target value mapped to +1 (every other value is −1).

@@ -172,10 +172,10 @@ class RunSettings:
     """Everything ``run_trials`` needs, plus the dataset, λ and the public radius: one view of the app.
 
     ``task`` ("ridge" or "logistic") picks the problem class, built with ``lam`` and
-    ``radius`` (a public bound on ‖θ‖, SPEC §13; ``None`` for none); ``alphas`` … ``seed``
-    are the ``run_trials`` parameters of the same name (``alphas`` is a tuple, so the
-    explorer's single α and a sweep's list share the type) and ``options`` its search
-    options; ``kappas`` the relative targets κ (SPEC §21) of ``run_trials``, empty for none.
+    ``radius`` (a public bound on ‖θ‖, docs/mathematics.md#a-public-norm-bound; ``None`` for none); ``alphas`` …
+    ``seed`` are the ``run_trials`` parameters of the same name (``alphas`` is a tuple, so the explorer's single α and a
+    sweep's list share the type) and ``options`` its search options; ``kappas`` the relative targets κ
+    (docs/mathematics.md#a-relative-accuracy-target) of ``run_trials``, empty for none.
     """
 
     dataset: DatasetSpec
@@ -304,7 +304,8 @@ def _literal(value: Plain) -> str:
 
 
 def release_note(spec: DatasetSpec) -> str:
-    """What rerunning ``spec``'s preparation is (SPEC §20): "" for public data, else a comment for the snippet."""
+    """What rerunning ``spec``'s preparation is (docs/mathematics.md#preparing-the-data-privately): "" for public data,
+    else a comment for the snippet."""
     options = dict(spec.options)
     if spec.builtin is not None and BUILTIN_DATASETS[spec.builtin].public:
         return ""

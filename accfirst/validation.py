@@ -43,7 +43,7 @@ def _real(name: str, value: object) -> float:
 
 
 def validate_alpha(alpha: object) -> float:
-    """α, the target excess risk: a number > 0 (SPEC §2)."""
+    """α, the target excess risk: a number > 0 (docs/mathematics.md#the-two-learning-problems)."""
     value = _real("alpha", alpha)
     if value <= 0:
         raise AccFirstError(f"alpha (the target excess risk) must be > 0; got {value}")
@@ -59,7 +59,8 @@ def validate_gamma(gamma: object) -> float:
 
 
 def validate_delta(delta: object) -> float:
-    """δ of an (ε, δ) guarantee: a number in (0, 1) (SPEC §14.4, §15)."""
+    """δ of an (ε, δ) guarantee: a number in (0, 1) (docs/mathematics.md#brownian-noise-reduction,
+    docs/mathematics.md#many-analyses-one-budget)."""
     value = _real("delta", delta)
     if not 0 < value < 1:
         raise AccFirstError(f"delta must be in (0, 1); got {value}")

@@ -1,4 +1,5 @@
-"""Choose the default calibration by measurement (issue 8, SPEC §12.3). Prints figures; asserts nothing.
+"""Choose the default calibration by measurement (issue 8, docs/mathematics.md#exact-calibrations). Prints figures;
+asserts nothing.
 
 At the paper's settings (λ = 0.005, γ = 0.1, T = 1000) on the training part of
 synthetic-buzz (ridge, covariance perturbation) and synthetic-intrusion (logistic, output

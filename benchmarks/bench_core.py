@@ -2,7 +2,7 @@
 
 Synthetic ridge (synthetic-buzz, n = 100,000, p = 77) and logistic
 (synthetic-intrusion, n = 100,000, p = 38), λ = 0.005, γ = 0.1, α = 0.05, T = 1000,
-the SPEC §8 grid. Reports: problem build time (the data is read once), median and
+the docs/mathematics.md#the-epsilon-grid grid. Reports: problem build time (the data is read once), median and
 90th-percentile seconds per trial for CovNR, OutputNR, doubling and theory, the peak
 memory of one trial (tracemalloc), and the median ex-post ε table at α ∈ {0.05, 0.1}.
 

@@ -1,10 +1,12 @@
-"""Benchmark of relative-error counts (SPEC §16, issue 11). Prints a table; asserts nothing.
+"""Benchmark of relative-error counts (docs/mathematics.md#counts-to-a-relative-error, issue 11). Prints a table;
+asserts nothing.
 
 Counts certified before the filter refuses, Brownian noise reduction against doubling, on
 the same log-uniform counts on [10², 10⁵] (β = 0.05, δ = 10⁻⁶), for ε ∈ {0.5, 1, 2},
 α ∈ {0.05, 0.1} and the per-count cap κ ∈ {0.01, 0.05, 1}. Goal: noise reduction certifies
-≥ 1.5× as many counts as doubling at κ = 0.05. SPEC §16's reference simulation (a derived
-reconstruction whose design details were lost): ≈41 vs ≈26 at ε = 1, α = 0.1, κ = 0.05.
+≥ 1.5× as many counts as doubling at κ = 0.05. The reference simulation of
+docs/mathematics.md#counts-to-a-relative-error (a derived reconstruction whose design details were lost): ≈41 vs ≈26 at
+ε = 1, α = 0.1, κ = 0.05.
 
 Also prints the empirical share of certified counts within α (≥ 1 − β promised).
 
@@ -80,7 +82,7 @@ def main() -> None:
     goal = table[table["κ"] == 0.05]["ratio"]
     print(
         f"\nκ = 0.05: NR/doubling ratio {goal.min():.2f}–{goal.max():.2f} (goal ≥ 1.5); "
-        "SPEC §16 reference at ε = 1, α = 0.1: ≈41 vs ≈26"
+        "docs/mathematics.md#counts-to-a-relative-error reference at ε = 1, α = 0.1: ≈41 vs ≈26"
     )
     print(f"{time.perf_counter() - started:.0f} s (shared machine: timing is indicative only)")
 

@@ -2,8 +2,8 @@
 
 1. Built-in datasets: seconds to generate and prepare each one without the cache.
 2. Their properties at the paper's settings (λ = 0.005, α = 0.05, 80/20 split, seed 0):
-   L(0), L(0) − L(θ*) in units of α, ‖θ*‖₂ and the test quality of θ* (SPEC §2 losses,
-   θ* exact: ridge by the normal equations, logistic by Newton's method).
+   L(0), L(0) − L(θ*) in units of α, ‖θ*‖₂ and the test quality of θ* (docs/mathematics.md#the-two-learning-problems
+   losses, θ* exact: ridge by the normal equations, logistic by Newton's method).
 3. Upload: reading and preparing a 1,000,000 × 50 numeric CSV (49 features and a ridge
    target) with ``read_upload`` + ``from_frame``, in a fresh subprocess that receives the
    bytes on stdin (nothing touches the disk). Reports seconds and the subprocess's peak

@@ -1,4 +1,5 @@
-"""Benchmark: Gaussian (Brownian) against Laplace OutputNR, generation part of the ex-post ε (SPEC §14.7).
+"""Benchmark: Gaussian (Brownian) against Laplace OutputNR, generation part of the ex-post ε
+(docs/mathematics.md#brownian-noise-reduction).
 
 Logistic regression with output perturbation, λ = 0.005, γ = 0.1, T = 1000, α = 0.05,
 the default ε grid, δ = 10⁻⁶; the same trials (seeds) for both noises, on the
@@ -7,7 +8,8 @@ features (n = 50,000, a fixed synthetic model), plus synthetic-intrusion (p = 38
 
 For each p it prints the median generation part ε_t (Laplace) and ℰ_BM(ρ_t) (Gaussian,
 an (ε, δ)-ex-post figure), their ratio, and two predictions:
-- SPEC §14.7's √(ln(1/δ)/p): the fixed-level conversion at equal variance (no optional stopping);
+- √(ln(1/δ)/p) of docs/mathematics.md#brownian-noise-reduction: the fixed-level conversion at equal variance (no
+  optional stopping);
 - the mixture boundary actually charged (ρ̃ = ρ_1), evaluated at the Laplace median stop.
 Derived; consistent with Rogers et al. 2023. Asserts nothing.
 

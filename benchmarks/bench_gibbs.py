@@ -2,11 +2,11 @@
 releases (issue 24). Prints figures; asserts nothing.
 
 Ridge part: ridge on the training part of synthetic-buzz (n = 80,000, p = 77) and of diabetes
-(n = 354, p = 10), λ = 0.005, γ = 0.1, the SPEC §8 grid, α ∈ {0.01, 0.05, 0.1}.
-Median ε over the trials (∞ on fallback; SPEC §9) and the share of runs that met α, for:
+(n = 354, p = 10), λ = 0.005, γ = 0.1, the docs/mathematics.md#the-epsilon-grid grid, α ∈ {0.01, 0.05, 0.1}.
+Median ε over the trials (∞ on fallback; docs/mathematics.md#what-a-run-reports) and the share of runs that met α, for:
 noise reduction (covariance perturbation) with the theorem's and the paper code's test
 calibration at the paper's T = 1000 and with the package's default (exact-paper-opt,
-T = 100; pure ε, ex-post); the Gibbs posterior at δ = 10⁻⁶ (SPEC §17, the smaller of
+T = 100; pure ε, ex-post); the Gibbs posterior at δ = 10⁻⁶ (docs/mathematics.md#the-gibbs-posterior, the smaller of
 the derived (ε, δ) and the exponential mechanism's pure ε) and at δ = 0 (pure ε only). The
 Gibbs ε is fixed before the run, so its median is its value. Different guarantees: compare a
 row at δ > 0 with the pure ones with care.

@@ -4,7 +4,7 @@ A realistic mixed table generated from public parameters (``tests.data.mixed_tab
 columns, one heavy-tailed, a 0/1 flag, three text columns, 5% gaps; 62,500 rows, so 50,000
 train the model), prepared for ridge regression (``spend``) and logistic regression (``churn``):
 
-- evaluation only: round 2's preparation (reads the data; every ε excludes it);
+- evaluation only: the preparation that reads the data exactly (reads the data; every ε excludes it);
 - declared: the ranges and levels stated in a schema (public), the centres private;
 - private at ε_prep ∈ {0.05, 0.1, 0.2, 0.5}, and at the default (150 × total weight / n).
 

@@ -1,11 +1,13 @@
-"""Choose the default radius by measurement (issue 23, SPEC §19). Prints a table; asserts nothing.
+"""Choose the default radius by measurement (issue 23, docs/mathematics.md#a-private-radius). Prints a table; asserts
+nothing.
 
 Noise reduction at the package defaults (λ = 0.005, γ = 0.1, T = 100, the default calibration),
 per dataset × α: the median total ex-post ε (fallbacks count as ∞) on
 
 - M: the paper's radius (``radius_mode="none"``);
-- R₀: the free radius of SPEC §19.0 (``"free"``);
-- R₀ + private: a private radius below R₀ when the rule of SPEC §19.4 says it pays (``"private"``);
+- R₀: the free radius of docs/mathematics.md#the-free-radius (``"free"``);
+- R₀ + private: a private radius below R₀ when the rule of docs/mathematics.md#a-private-radius says it pays
+  (``"private"``);
 - public 1.5‖θ*‖: a public radius such as domain knowledge might give. Computed from the data
   here, as a reference only: a real analysis must never take it from the private data;
 

@@ -1,4 +1,5 @@
-"""Benchmark: the relative target κ on tables whose R(0) an absolute α misreads (SPEC §21).
+"""Benchmark: the relative target κ on tables whose R(0) an absolute α misreads
+(docs/mathematics.md#a-relative-accuracy-target).
 
 Tables (no downloads: the realistic ones are generated from published summary figures):
 - flights-like: 336,776 flights out of New York in one year, like the public nycflights13
@@ -11,12 +12,12 @@ Tables (no downloads: the realistic ones are generated from published summary fi
 Flights and diamonds are prepared by ``accfirst.datasets.from_frame`` with its defaults — the
 private preparation (private quartile ranges, centres and levels; its ε is part of every run's
 total; the noise seed is fixed so that the benchmark repeats, which a real release would not do) —
-and with round 2's preparation, "evaluation only" (scaling by the data's largest row norm, which
+and with the evaluation-only preparation (scaling by the data's largest row norm, which
 reads the data: its ε excludes the preparation). The test budget is the default 10, and 100 for
 one more diamonds row.
 
 For κ ∈ {0.5, 0.2, 0.1} and each table: ``trials`` runs of noise reduction (λ = 0.005, γ = 0.1,
-the default calibration and T, on the free radius R₀ of SPEC §19.0), each releasing its own
+the default calibration and T, on the free radius R₀ of docs/mathematics.md#the-free-radius), each releasing its own
 private lower bound Ŝ of R(0). Printed per table and κ: n, R(0) (evaluation only), the median
 total ε and its parts (the preparation, ε_S, testing, generating; over runs that released a model), the runs that
 showed no signal, the median held-out R² of the released model and of the non-private θ*, their

@@ -12,7 +12,7 @@ ex-post ε and e^ε at α = 0.05 and 0.075 next to the paper's numbers (Section 
 ridge on the Twitter data, noise reduction e^ε ≈ 10.0 vs doubling ≈ 495 at α = 0.05,
 4.65 vs 56.6 at 0.075; the paper gives no numbers for logistic regression). The
 paper's numbers come from the authors' tighter calibration: run with
-``--calibration paper-code`` to compare like with like (SPEC §6).
+``--calibration paper-code`` to compare like with like (docs/mathematics.md#interactiveabovethreshold).
 
 Usage: python benchmarks/bench_sweep.py [--trials 20] [--workers N] [--calibration theorem|paper-code] [--out DIR]
 """

@@ -21,9 +21,9 @@ the loss of the pair D′ = (0, …, 0, b), D = (−Δ, …, −Δ, b + Δ): for
 moves the first k − 1 queries down by Δ and the k-th up by Δ is the worst (monotonicity), the shift
 y → y − Δ turns the ratio into a posterior mean of an increasing function of y, and the posterior is
 stochastically largest when the first k − 1 queries sit at the top of their range, 0 (Φ is log-concave:
-monotone likelihood ratio). The accuracy calibration is §12.2's with Gaussian cdfs. The script prints
-ε_G(k)·α/Δ at the halting indices the default's runs reach, against the Laplace c, checks ε_G on the
-worst-case pair by Monte Carlo and on random pairs by quadrature.
+monotone likelihood ratio). The accuracy calibration is that of docs/mathematics.md#exact-calibrations with Gaussian
+cdfs. The script prints ε_G(k)·α/Δ at the halting indices the default's runs reach, against the Laplace c, checks ε_G on
+the worst-case pair by Monte Carlo and on random pairs by quadrature.
 
 Usage: python benchmarks/bench_test_study.py [--trials 30] [--seed 0]
 """
@@ -103,7 +103,8 @@ def _grid(s1: float) -> np.ndarray:
 
 
 def gaussian_failure(s: float, s1: float, s2: float, T: int) -> float:
-    """Worst-case P(halt with R > α) at α = 1: every query at −1, halt iff −1 + Z ≥ −s + Y (§12.2, Gaussian)."""
+    """Worst-case P(halt with R > α) at α = 1: every query at −1, halt iff −1 + Z ≥ −s + Y
+    (docs/mathematics.md#exact-calibrations, Gaussian)."""
     y = _grid(s1)
     weights = norm.pdf(y, scale=s1)
     weights /= weights.sum()

@@ -1,4 +1,5 @@
-"""Learn: how privacy adds up — composition, groups, post-processing, neighbours (SPEC §18).
+"""Learn: how privacy adds up — composition, groups, post-processing, neighbours
+(docs/mathematics.md#teaching-mechanisms).
 
 The screen: the total ε of k rounds by basic, advanced and zCDP composition side by side;
 group privacy for k people; post-processing (a decision read off a noisy count keeps the

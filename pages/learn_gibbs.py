@@ -1,4 +1,4 @@
-"""Learn: the Gibbs posterior — privacy without sensitivity (SPEC §17, seed 002).
+"""Learn: the Gibbs posterior — privacy without sensitivity (docs/mathematics.md#the-gibbs-posterior; Minami et al. 2016).
 
 The screen, on the sidebar's dataset: how the inverse temperature β sets (ε, δ), in the
 derived form this project uses and in the slides' form (and, for ridge, the exponential

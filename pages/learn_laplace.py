@@ -1,4 +1,5 @@
-"""Learn: the Laplace mechanism — noise that hides one person (SPEC §18, the lecture slides).
+"""Learn: the Laplace mechanism — noise that hides one person (docs/mathematics.md#teaching-mechanisms, the lecture
+slides).
 
 The screen: a count and its neighbour (one person more), both output densities and their
 ratio inside the band e^(±ε); the tail bound for releasing k counts at once (the slides'

@@ -1,4 +1,5 @@
-"""Learn: randomized response — plausible deniability with coins (SPEC §18, the lecture slides).
+"""Learn: randomized response — plausible deniability with coins (docs/mathematics.md#teaching-mechanisms, the lecture
+slides).
 
 The screen: the protocol (truthful with probability p, else "yes" with probability q) with
 its ε live and the 2 × 2 table of answer probabilities; a simulated class poll (class size,

@@ -1,4 +1,5 @@
-"""Shared fixtures: small problems that satisfy SPEC §1, built from fixed seeds, and the browser."""
+"""Shared fixtures: small problems that satisfy docs/mathematics.md#setting-and-notation, built from fixed seeds, and
+the browser."""
 
 from __future__ import annotations
 

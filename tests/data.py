@@ -1,4 +1,5 @@
-"""Small synthetic datasets that satisfy SPEC §1, built from fixed seeds; and a Parquet memory bomb."""
+"""Small synthetic datasets that satisfy docs/mathematics.md#setting-and-notation, built from fixed seeds; and a Parquet
+memory bomb."""
 
 from __future__ import annotations
 

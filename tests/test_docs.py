@@ -54,6 +54,39 @@ def test_links_from_the_code_land_on_headings():
     assert found >= 3
 
 
+CODE_FOLDERS = ("accfirst", "ui", "pages", "benchmarks", "tests")
+
+
+def code_files() -> list[Path]:
+    return [path for folder in CODE_FOLDERS for path in (ROOT / folder).rglob("*.py")] + [ROOT / "app.py"]
+
+
+def test_section_references_in_the_code_resolve():
+    """Every ``docs/<page>.md#<anchor>`` a docstring or comment cites names a heading of that page."""
+    pattern = re.compile(r"docs/([\w-]+\.md)#([\w-]+)")
+    anchors = {path.name: github_anchors(path.read_text(encoding="utf-8")) for path in DOCS.glob("*.md")}
+    found = 0
+    for path in code_files():
+        for page, anchor in pattern.findall(path.read_text(encoding="utf-8")):
+            found += 1
+            assert page in anchors and anchor in anchors[page], (path.relative_to(ROOT), page, anchor)
+    assert found >= 300
+
+
+# Built from parts so that this file does not contain the words it looks for.
+OUTSIDE_CONTRACT = "SP" + "EC"
+HISTORY = re.compile(r"\b(?:round [0-9]|(?:this|last|previous) round)\b", re.IGNORECASE)
+
+
+def test_the_repository_stands_on_its_own_and_names_things_by_what_they_do():
+    """No reference to a contract outside the repository, and no history (which round built what) in code or docs."""
+    texts = code_files() + list(DOCS.glob("*.md")) + [ROOT / "README.md"]
+    for path in texts:
+        text = path.read_text(encoding="utf-8")
+        assert OUTSIDE_CONTRACT not in text, path.relative_to(ROOT)
+        assert not HISTORY.search(text), (path.relative_to(ROOT), HISTORY.search(text))
+
+
 @pytest.mark.parametrize("name", sorted(FILES))
 def test_links_between_docs_pages_resolve(name):
     text = (DOCS / name).read_text(encoding="utf-8")
@@ -67,7 +100,7 @@ def test_links_between_docs_pages_resolve(name):
 def test_docs_stand_on_their_own(name):
     """They speak in the project's words and point at nothing outside the repository."""
     text = (DOCS / name).read_text(encoding="utf-8")
-    assert "SPEC" not in text and "shared/" not in text and "/work/" not in text
+    assert OUTSIDE_CONTRACT not in text and "shared/" not in text and "/work/" not in text
 
 
 def test_docs_reference_names_the_file_and_the_section():
@@ -120,7 +153,7 @@ def test_readme_links_and_images_stay_in_the_repository():
             continue
         assert (ROOT / target).is_file(), link
         assert not anchor or anchor in github_anchors((ROOT / target).read_text(encoding="utf-8")), link
-    assert "SPEC" not in README and "shared/" not in README and "/work/" not in README
+    assert OUTSIDE_CONTRACT not in README and "shared/" not in README and "/work/" not in README
 
 
 def test_readme_setup_holds_exactly_two_commands_and_ci_runs_the_test_one():

@@ -1,4 +1,5 @@
-"""The estimators' private preparation (SPEC §20): ``prepare=`` on a mixed DataFrame, end to end.
+"""The estimators' private preparation (docs/mathematics.md#preparing-the-data-privately): ``prepare=`` on a mixed
+DataFrame, end to end.
 
 Every fit here fixes both its noises (``noise_seed`` of the preparation, ``random_state`` of the
 search), so each test is deterministic: no false failures.

@@ -1,4 +1,5 @@
-"""SPEC §10 (posterior bound, e^ε) and §9 (aggregates keep ∞) for the explorer's headline."""
+"""docs/mathematics.md#setting-and-notation (posterior bound, e^ε) and docs/mathematics.md#what-a-run-reports
+(aggregates keep ∞) for the explorer's headline."""
 
 from __future__ import annotations
 

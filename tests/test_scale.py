@@ -424,7 +424,7 @@ print(json.dumps(figures))
 
 
 def write_one_row_group(path: Path, rows: int, seed: int) -> None:
-    """One Parquet file of ``rows`` rows (a–d, y, label) in a single row group: the layout round 2 read whole."""
+    """One Parquet file of ``rows`` rows (a–d, y, label) in a single row group: a layout a whole-file reader reads at once."""
     rng = np.random.default_rng(seed)
     X = rng.normal(scale=0.8, size=(len(FEATURES), rows))
     columns = {name: X[j] for j, name in enumerate(FEATURES)}
@@ -440,7 +440,7 @@ def test_memory_stays_within_the_allowance_on_a_file_four_times_larger(tmp_path)
     The file holds 200 MB of float64 numbers (a–d, y); the allowance is 40 MB over the base
     after a warm-up on a 400,000-row file written alike, with chunks of 4 MB per worker.
     Measured growth: ridge 12 MB, logistic (all its passes) 20–29 MB; with 64 MB chunks 91 and
-    125 MB, and reading the file whole (round 2) grows it by more than the file. About 10 s.
+    125 MB, and reading the file whole grows it by more than the file. About 10 s.
     """
     write_one_row_group(tmp_path / "small.parquet", 400_000, seed=1)
     write_one_row_group(tmp_path / "large.parquet", 5_000_000, seed=2)

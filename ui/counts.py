@@ -3,8 +3,8 @@
 A column of the prepared training rows (what the private algorithms see) is counted per
 bin — over the public range [−1, 1] that every prepared value lies in, or over the
 column's own minimum and maximum, which reads the data — or per distinct value (the list
-of values reads the data too). The synthetic set is SPEC §16's reference: whole counts,
-log-uniform between 100 and 100,000. Column names come from an upload: shown as plain text.
+of values reads the data too). The synthetic set is the reference of docs/mathematics.md#counts-to-a-relative-error:
+whole counts, log-uniform between 100 and 100,000. Column names come from an upload: shown as plain text.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from ui.text import plain, short
 MAX_CATEGORIES = 50
 MAX_BINS = 50
 MAX_SYNTHETIC = 1000
-# Prepared rows have ‖x‖₁ ≤ 1 and |y| ≤ 1 (SPEC §1): every value lies in this public range.
+# Prepared rows have ‖x‖₁ ≤ 1 and |y| ≤ 1 (docs/mathematics.md#setting-and-notation): every value lies in this public
+# range.
 PUBLIC_RANGE = (-1.0, 1.0)
 MODE_LABELS = {
     "bins": "bins over the public range [−1, 1]",
@@ -39,7 +40,8 @@ BUDGET_DELTAS = (1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)
 
 
 def budget_delta_setting(scope: str, help: str) -> Choice:
-    """δ of a page's whole (ε, δ) budget (SPEC §15), 10⁻⁶ by default, as the privacy-budget pages offer it."""
+    """δ of a page's whole (ε, δ) budget (docs/mathematics.md#many-analyses-one-budget), 10⁻⁶ by default, as the
+    privacy-budget pages offer it."""
     return Choice(
         scope,
         "delta",

@@ -133,12 +133,13 @@ class Selection:
     key : a hashable identity of the prepared data (built-in name, or the upload's content
         hash plus its preparation options); results are cached under it.
     title : for headings (plain text: show it with ``ui.text.plain``).
-    data : the prepared data (SPEC §1 on its training part).
+    data : the prepared data (docs/mathematics.md#setting-and-notation on its training part).
     spec : how to get the same data again, for the snippet and the settings JSON.
     lam : λ.
     shared : ``True`` for built-ins (public: cross-session caches allowed).
-    radius : a public bound R on ‖θ‖ (SPEC §13), or ``None``; part of the problem like λ.
-    radius_mode : the ``SearchOptions.radius_mode`` the sidebar chose (SPEC §19); not part of the problem.
+    radius : a public bound R on ‖θ‖ (docs/mathematics.md#a-public-norm-bound), or ``None``; part of the problem like λ.
+    radius_mode : the ``SearchOptions.radius_mode`` the sidebar chose (docs/mathematics.md#a-private-radius); not part
+    of the problem.
     """
 
     key: tuple[Hashable, ...]
@@ -265,7 +266,8 @@ def dataset_sidebar() -> Selection | None:
 
 
 def radius_problem(radius: float | None, task: str, lam: float) -> str | None:
-    """Why a public radius cannot be used with this task and λ, or ``None`` (SPEC §13: 0 < R ≤ M)."""
+    """Why a public radius cannot be used with this task and λ, or ``None`` (docs/mathematics.md#a-public-norm-bound: 0
+    < R ≤ M)."""
     if radius is None:
         return None
     problem = PROBLEMS[task]
@@ -381,7 +383,8 @@ def show_preparation_note(where: Any, data: PreparedData, runs: int | None = Non
 
 
 def show_radius_notice(problem: Problem) -> None:
-    """Say when a public radius cuts off the data's unconstrained optimum (SPEC §13; evaluation only)."""
+    """Say when a public radius cuts off the data's unconstrained optimum (docs/mathematics.md#a-public-norm-bound;
+    evaluation only)."""
     if problem.radius is None or not problem.radius_binds:
         return
     st.info(

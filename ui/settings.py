@@ -375,7 +375,7 @@ def url_values(settings: Sequence[Setting]) -> dict[str, Any]:
 
 
 def generator_setting(scope: str) -> Choice:
-    """The private hypothesis generator (SPEC §3), as every page offers it."""
+    """The private hypothesis generator (docs/mathematics.md#private-hypothesis-generators), as every page offers it."""
     return Choice(
         scope,
         "gen",
@@ -421,7 +421,8 @@ CALIBRATION_LABELS = {
 
 
 def calibration_setting(scope: str) -> Choice:
-    """The above-threshold calibration (SPEC §6, §12.3), as every page offers it."""
+    """The above-threshold calibration (docs/mathematics.md#interactiveabovethreshold,
+    docs/mathematics.md#exact-calibrations), as every page offers it."""
     return Choice(
         scope,
         "cal",
@@ -437,7 +438,8 @@ def calibration_setting(scope: str) -> Choice:
 
 
 def calibration_captions(T: int, gamma: float, shape: ProblemShape, alpha: float) -> list[str]:
-    """The test's ε_A = c(T, γ)·Δ_R(α)/α under each calibration here, in the options' order (SPEC §12.3).
+    """The test's ε_A = c(T, γ)·Δ_R(α)/α under each calibration here, in the options' order
+    (docs/mathematics.md#exact-calibrations).
 
     Captions under the radio's fixed labels: a label that changed with α would drop the choice
     (Streamlit keeps a radio's choice by its label text).
@@ -455,7 +457,8 @@ def calibration_captions(T: int, gamma: float, shape: ProblemShape, alpha: float
 
 
 def noise_setting(scope: str) -> Choice:
-    """The noise of the private hypotheses (SPEC §3, §14), as every page offers it."""
+    """The noise of the private hypotheses (docs/mathematics.md#private-hypothesis-generators,
+    docs/mathematics.md#brownian-noise-reduction), as every page offers it."""
     return Choice(
         scope,
         "noise",
@@ -474,7 +477,8 @@ DELTA_OPTIONS = (0.0, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)
 
 
 def delta_setting(scope: str) -> Choice:
-    """δ of the (ε, δ) guarantees (Gaussian noise, SPEC §14; the Gibbs posterior, §17), as every page offers it."""
+    """δ of the (ε, δ) guarantees (Gaussian noise, docs/mathematics.md#brownian-noise-reduction; the Gibbs posterior,
+    docs/mathematics.md#the-gibbs-posterior), as every page offers it."""
     return Choice(
         scope,
         "delta",

@@ -1,6 +1,6 @@
-"""Releasing counts to a target relative error under one budget (SPEC §16).
+"""Releasing counts to a target relative error under one budget (docs/mathematics.md#counts-to-a-relative-error).
 
-[derived reconstruction of seed 004 §7; consistent with Rogers et al. 2023]
+[derived reconstruction of Rogers et al. 2023, section 7; consistent with Rogers et al. 2023]
 
 Counts q ≥ 0 (ℓ2-sensitivity 1 each) are asked in a fixed order with no number fixed in
 advance; each gets noisier-to-sharper Gaussian releases until one is *certified*: at a level
@@ -15,7 +15,7 @@ level, and the lowest level ρ̄·2^{−19}:
 
 - ``"nr"``: one Brownian noise reduction per count on a geometric grid up to ρ̄ (ratio √2,
   so every doubling level is also a level), a unified-filter round charged only the level
-  where it stopped (SPEC §15.4); a count that never certifies is charged ρ̄.
+  where it stopped (docs/mathematics.md#the-zcdp-filter); a count that never certifies is charged ρ̄.
 - ``"doubling"``: independent Gaussian releases at ρ_1, 2ρ_1, 4ρ_1, …, ρ̄, each a zCDP round
   charged in full.
 
@@ -66,7 +66,8 @@ COUNT_COLUMNS = (
 
 
 def certification_constant(beta: float, levels: int) -> float:
-    """c = Φ⁻¹(1 − β/(2K)): every one of K levels has |y − q| ≤ cσ w.p. ≥ 1 − β (SPEC §16)."""
+    """c = Φ⁻¹(1 − β/(2K)): every one of K levels has |y − q| ≤ cσ w.p. ≥ 1 − β
+    (docs/mathematics.md#counts-to-a-relative-error)."""
     value = validate_positive("beta", beta)
     if value >= 1:
         raise AccFirstError(f"beta (the per-count failure probability) must be in (0, 1); got {value}")
@@ -102,7 +103,8 @@ def filtered_counts(
     cap: float = 0.05,
     rng: np.random.Generator | int | None = None,
 ) -> pd.DataFrame:
-    """Release ``counts`` in order, each to relative error α, inside ``budget`` until it refuses (SPEC §16).
+    """Release ``counts`` in order, each to relative error α, inside ``budget`` until it refuses
+    (docs/mathematics.md#counts-to-a-relative-error).
 
     Returns one row per count attempted (``COUNT_COLUMNS``): its status ("certified",
     "not certified" — charged its cap, or "refused" — the filter's first refusal, last row),
@@ -162,7 +164,8 @@ def filtered_counts(
 
 @dataclass(frozen=True)
 class _Counter:
-    """The two arms of ``filtered_counts`` on one budget, stop rule and randomness (SPEC §16).
+    """The two arms of ``filtered_counts`` on one budget, stop rule and randomness
+    (docs/mathematics.md#counts-to-a-relative-error).
 
     A level with noise sd σ and released value y certifies iff y ≥ c·σ·(1 + 1/α).
     """
@@ -173,7 +176,8 @@ class _Counter:
     rng: np.random.Generator
 
     def nr(self, q: float, rhos: NDArray[np.float64], index: int) -> dict[str, object]:
-        """One Brownian noise reduction, declared at its top level, charged where it stopped (SPEC §15.4)."""
+        """One Brownian noise reduction, declared at its top level, charged where it stopped
+        (docs/mathematics.md#the-zcdp-filter)."""
         if not self.budget.admit(float(rhos[-1]), kind="Brownian NR", label=f"count {index}"):
             return self._refused(0.0)
         releases = brownian_noise_reduction(np.array([q]), 1.0, rhos, self.rng)[:, 0]
@@ -185,7 +189,8 @@ class _Counter:
         return self._outcome(status, float(releases[k]), k + 1, float(sigmas[k]), float(rhos[k]))
 
     def doubling(self, q: float, rhos: NDArray[np.float64], index: int) -> dict[str, object]:
-        """Independent Gaussian releases at doubling ρ, each a zCDP round charged in full (SPEC §16)."""
+        """Independent Gaussian releases at doubling ρ, each a zCDP round charged in full
+        (docs/mathematics.md#counts-to-a-relative-error)."""
         spent = 0.0
         for k, rho in enumerate(rhos):
             if not self.budget.admit(float(rho), kind="Gaussian", label=f"count {index}, level {k + 1}"):
@@ -226,7 +231,8 @@ def release_counts(
     cap: float = 0.05,
     rng: np.random.Generator | int | None = None,
 ) -> pd.DataFrame:
-    """``filtered_counts`` in a fresh ``ZCDPFilter(epsilon, delta)``: the whole release is (ε, δ)-DP (SPEC §16)."""
+    """``filtered_counts`` in a fresh ``ZCDPFilter(epsilon, delta)``: the whole release is (ε, δ)-DP
+    (docs/mathematics.md#counts-to-a-relative-error)."""
     return filtered_counts(ZCDPFilter(epsilon, delta), counts, rel_error, method, beta, cap, rng)
 
 
@@ -268,7 +274,8 @@ SUMMARY_COLUMNS = ("method", "attempted", "certified", "not_certified", "refused
 
 def summarise_counts(frame: pd.DataFrame) -> pd.DataFrame:
     """Per method: counts attempted, certified, not certified, whether the filter refused, the
-    share of certified counts within α (evaluation only; SPEC §16 promises ≥ 1 − β) and ρ spent."""
+    share of certified counts within α (evaluation only; docs/mathematics.md#counts-to-a-relative-error promises ≥ 1 −
+    β) and ρ spent."""
     rows = []
     for method, group in frame.groupby("method", sort=False):
         certified = group[group["certified"]]
@@ -289,7 +296,8 @@ def summarise_counts(frame: pd.DataFrame) -> pd.DataFrame:
 def log_uniform_counts(
     size: int, low: float = 1e2, high: float = 1e5, rng: np.random.Generator | int | None = None
 ) -> NDArray[np.float64]:
-    """``size`` whole counts, log-uniform on [low, high] (SPEC §16's reference set)."""
+    """``size`` whole counts, log-uniform on [low, high] (the reference set of
+    docs/mathematics.md#counts-to-a-relative-error)."""
     size = validate_count("size", size, 1)
     low, high = validate_positive("low", low), validate_positive("high", high)
     if not low < high:

@@ -1,4 +1,5 @@
-"""Privacy filters: adaptively chosen rounds on one dataset under one (ε, δ) budget (SPEC §15).
+"""Privacy filters: adaptively chosen rounds on one dataset under one (ε, δ) budget
+(docs/mathematics.md#many-analyses-one-budget).
 
 [derived; consistent with Rogers et al. 2023]
 
@@ -7,16 +8,15 @@ worst case fits in what is left, and afterwards charges what the round realised 
 the rest. Admission depends only on earlier outcomes and on the declared numbers, so it
 reveals nothing new, and a refused round never touches the data.
 
-- ``ExPostFilter(ε_g, δ_g)`` (§15.2): rounds whose ex-post loss ℰ(o) is at most a declared
-  ℰ̄ — accuracy-first searches (Laplace noise reduction or doubling: pure, δ = 0; Gaussian:
-  (ℰ, δ_n)-ex-post, with Σδ_n ≤ δ_g as a second condition) and pure ε-DP mechanisms (ℰ = ε).
-  The transcript is (ε_g, δ_g)-DP.
-- ``ZCDPFilter(ε_g, δ_g)`` (§15.3–§15.4): ρ-zCDP rounds, charged ρ, and Brownian
+- ``ExPostFilter(ε_g, δ_g)`` (docs/mathematics.md#the-ex-post-filter): rounds whose ex-post loss ℰ(o) is at most a
+  declared ℰ̄ — accuracy-first searches (Laplace noise reduction or doubling: pure, δ = 0; Gaussian: (ℰ, δ_n)-ex-post,
+  with Σδ_n ≤ δ_g as a second condition) and pure ε-DP mechanisms (ℰ = ε). The transcript is (ε_g, δ_g)-DP.
+- ``ZCDPFilter(ε_g, δ_g)`` (docs/mathematics.md#the-zcdp-filter): ρ-zCDP rounds, charged ρ, and Brownian
   noise-reduction rounds whose stopping rule reads only the releases, declared at their top
   level ρ̄ and charged the level ρ where they stopped (the unified filter). Admits while
   Σρ ≤ ρ_B(ε_g, δ_g); the transcript is (ε_g, δ_g)-DP.
-- ``SplitBudget`` (§15.5): one budget split into both, run concurrently; the whole is
-  (ε_E + ε_Z, δ_E + δ_Z)-DP.
+- ``SplitBudget`` (docs/mathematics.md#many-analyses-one-budget): one budget split into both, run concurrently; the
+  whole is (ε_E + ε_Z, δ_E + δ_Z)-DP.
 
 ``filtered_search`` runs an accuracy-first search inside an ``ExPostFilter``.
 """
@@ -61,7 +61,8 @@ ROUNDING = 1e-12
 
 
 def zcdp_budget(epsilon: float, delta: float) -> float:
-    """ρ_B(ε, δ) = (√(ε + ln(1/δ)) − √(ln(1/δ)))²: the zCDP total that is (ε, δ)-DP (SPEC §15.3).
+    """ρ_B(ε, δ) = (√(ε + ln(1/δ)) − √(ln(1/δ)))²: the zCDP total that is (ε, δ)-DP
+    (docs/mathematics.md#the-zcdp-filter).
 
     The inverse of ε = ρ + 2√(ρ ln(1/δ)), the tail bound P(loss > ε) ≤ δ of ρ-zCDP.
     """
@@ -69,7 +70,8 @@ def zcdp_budget(epsilon: float, delta: float) -> float:
 
 
 class PrivacyFilter:
-    """Admission, charges and the ledger shared by the filters (SPEC §15.2, §15.6).
+    """Admission, charges and the ledger shared by the filters (docs/mathematics.md#the-ex-post-filter,
+    docs/mathematics.md#many-analyses-one-budget).
 
     One round at a time: ``admit`` a declared bound, run the round only if it returns
     ``True``, then ``charge`` what it realised (≤ the bound). Amounts are in ``unit``.
@@ -99,8 +101,8 @@ class PrivacyFilter:
 
     @property
     def ledger(self) -> pd.DataFrame:
-        """One row per round, admitted or refused, in order (SPEC §15.6): its kind, declared
-        bound, δ, realised charge, refund, the remaining budget after it, and why it was refused."""
+        """One row per round, admitted or refused, in order (docs/mathematics.md#many-analyses-one-budget): its kind,
+        declared bound, δ, realised charge, refund, the remaining budget after it, and why it was refused."""
         return pd.DataFrame(self._rows, columns=list(LEDGER_COLUMNS))
 
     def _row(self, bound: float, delta: float, kind: str, label: str) -> dict[str, Any]:
@@ -164,7 +166,8 @@ class PrivacyFilter:
         """Close the admitted round that failed after it read the data: charged its whole declared bound.
 
         Whatever the round read may have shaped its failure (an error that depends on the data is an
-        output), so it costs what it declared, and the next round can be admitted (SPEC §15.2).
+        output), so it costs what it declared, and the next round can be admitted
+        (docs/mathematics.md#the-ex-post-filter).
         """
         if self._open is None:
             raise AccFirstError("no admitted round to close; call admit first")
@@ -201,7 +204,8 @@ class PrivacyFilter:
 
 
 class ExPostFilter(PrivacyFilter):
-    """Ex-post privacy filter: admit iff Σ realised ℰ_i + ℰ̄_n ≤ ε_g and Σ δ_i + δ_n ≤ δ_g (SPEC §15.2).
+    """Ex-post privacy filter: admit iff Σ realised ℰ_i + ℰ̄_n ≤ ε_g and Σ δ_i + δ_n ≤ δ_g
+    (docs/mathematics.md#the-ex-post-filter).
 
     Parameters
     ----------
@@ -224,7 +228,8 @@ class ExPostFilter(PrivacyFilter):
 
 
 class ZCDPFilter(PrivacyFilter):
-    """zCDP filter and unified filter for Brownian rounds: admit iff Σ ρ̂_i + ρ̄_n ≤ ρ_B(ε_g, δ_g) (SPEC §15.3–§15.4).
+    """zCDP filter and unified filter for Brownian rounds: admit iff Σ ρ̂_i + ρ̄_n ≤ ρ_B(ε_g, δ_g)
+    (docs/mathematics.md#the-zcdp-filter).
 
     A ρ-zCDP round (a Gaussian mechanism; an ε-DP round is ε²/2-zCDP) declares and is
     charged ρ. A Brownian noise-reduction round declares its top level ρ̄ and is charged
@@ -251,7 +256,8 @@ class ZCDPFilter(PrivacyFilter):
 
 
 class SplitBudget:
-    """One (ε, δ) budget split into an ex-post part and a zCDP part run concurrently (SPEC §15.5).
+    """One (ε, δ) budget split into an ex-post part and a zCDP part run concurrently
+    (docs/mathematics.md#many-analyses-one-budget).
 
     [recalled: concurrent composition; the simple sum is valid] The whole is
     (ε_E + ε_Z, δ_E + δ_Z)-DP with ε_E = ``expost_epsilon``, δ_E = ``expost_delta`` and the
@@ -316,7 +322,7 @@ def filtered_search(
     options: SearchOptions = SearchOptions(),
     label: str | None = None,
 ) -> FilteredRun:
-    """An accuracy-first search as one round of an ex-post filter (SPEC §15.2).
+    """An accuracy-first search as one round of an ex-post filter (docs/mathematics.md#the-ex-post-filter).
 
     It declares ℰ̄ = its loss at the top level (ε_A + ε_T; doubling K·ε_test + (2^K − 1)ε_1;
     Gaussian ε_A + ℰ_BM(ρ_T) with its δ; theory E) and runs only if admitted. A model that

@@ -1,4 +1,5 @@
-"""A queue of analyses on one dataset under one (ε, δ) budget, with its ledger (SPEC §15.2–§15.6, §16).
+"""A queue of analyses on one dataset under one (ε, δ) budget, with its ledger (docs/mathematics.md#the-ex-post-filter,
+docs/mathematics.md#many-analyses-one-budget, docs/mathematics.md#counts-to-a-relative-error).
 
 [derived; consistent with Rogers et al. 2023]
 
@@ -121,13 +122,13 @@ def session_budget(
     expost_share: float,
     preparation: tuple[float, float] = (0.0, 0.0),
 ) -> SplitBudget:
-    """The filters of a queue: split ``expost_share`` : rest between ex-post and zCDP (SPEC §15.5).
+    """The filters of a queue: split ``expost_share`` : rest between ex-post and zCDP
+    (docs/mathematics.md#many-analyses-one-budget).
 
-    The ex-post part first holds the table's ``preparation`` (ε, δ), charged there once (SPEC
-    §20.3); what is left is split. A queue of one kind gets nearly all of it; the other filter
-    keeps a sliver (10⁻⁹ of ε and δ) it never uses, so that both always exist. Gaussian searches
-    need room for their δ: the ex-post part gets ``expost_share`` of the δ left when the queue has
-    one.
+    The ex-post part first holds the table's ``preparation`` (ε, δ), charged there once
+    (docs/mathematics.md#preparing-the-data-privately); what is left is split. A queue of one kind gets nearly all of it;
+    the other filter keeps a sliver (10⁻⁹ of ε and δ) it never uses, so that both always exist. Gaussian searches need
+    room for their δ: the ex-post part gets ``expost_share`` of the δ left when the queue has one.
     """
     validate_positive("epsilon", epsilon)
     share = validate_probability("expost_share (the share of ε for regressions)", expost_share)
@@ -165,15 +166,16 @@ def run_session(
     cap: float = 0.05,
     seed: int = 0,
 ) -> Iterator[SessionStep]:
-    """Run ``analyses`` in order under one (ε, δ) budget; yield the ledger after each (SPEC §15.6).
+    """Run ``analyses`` in order under one (ε, δ) budget; yield the ledger after each
+    (docs/mathematics.md#many-analyses-one-budget).
 
-    A table prepared privately (``problem.prep_epsilon``, ``prep_delta``: SPEC §20.3) is charged
-    once, as the first round of the ex-post filter (row 0 of the ledger); if the budget cannot hold
-    it, nothing runs. A regression is one round of the ex-post filter (declared its top level; a
-    fallback releases nothing). Gaussian searches share the ex-post part's δ equally. A counts batch
-    releases ``counts`` one by one in the zCDP filter until it refuses. A refused analysis
-    does not end the queue: a later, cheaper one may still fit. Analysis i draws from
-    (``seed``, i), so the twin queue under doubling meets the same randomness per position.
+    A table prepared privately (``problem.prep_epsilon``, ``prep_delta``:
+    docs/mathematics.md#preparing-the-data-privately) is charged once, as the first round of the ex-post filter (row 0
+    of the ledger); if the budget cannot hold it, nothing runs. A regression is one round of the ex-post filter
+    (declared its top level; a fallback releases nothing). Gaussian searches share the ex-post part's δ equally. A
+    counts batch releases ``counts`` one by one in the zCDP filter until it refuses. A refused analysis does not end the
+    queue: a later, cheaper one may still fit. Analysis i draws from (``seed``, i), so the twin queue under doubling
+    meets the same randomness per position.
 
     Parameters
     ----------

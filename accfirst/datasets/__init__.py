@@ -1,11 +1,12 @@
-"""Datasets for accfirst: built-in sets and uploaded tables, prepared per SPEC §1, §11 and §20.
+"""Datasets for accfirst: built-in sets and uploaded tables, prepared per docs/mathematics.md#setting-and-notation,
+docs/data-preparation.md#scaling-into-the-unit-ball, docs/mathematics.md#preparing-the-data-privately.
 
 ``BUILTIN_DATASETS`` and ``load_builtin`` give two synthetic sets shaped like the
 paper's experiments and two small real ones from scikit-learn; ``read_upload`` parses
 a CSV or Parquet file held in memory and ``from_frame`` turns any table into a
 ``PreparedData``: privately by default (declared metadata in a ``Schema``, charged
 mechanisms for the rest; ``data.prep_epsilon``, ``data.prep_delta`` and the steps in
-``data.preparation``), or round 2's way, evaluation only. Every data problem raises
+``data.preparation``), or by the evaluation-only preparation. Every data problem raises
 ``DataError`` (a ``ValueError``) with a message the user can act on.
 """
 

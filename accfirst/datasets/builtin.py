@@ -8,17 +8,16 @@ real sets shipped with scikit-learn. Every set goes through ``from_frame``, so i
 The synthetic sets are generated from public parameters: reading them reveals nothing about
 anyone, so their preparation is free (``prep_epsilon`` 0) and stays the paper's (log(1 + x),
 division by the largest row norm), with the numbers below. The real tables go through the
-private preparation like an upload (SPEC §20): each ``load_builtin`` of one is a fresh release,
-its noise drawn from the operating system, unless a ``noise_seed`` is given — a whole number for
-a repeatable run (which its report says is not a private release), or a ``SecretSeed`` that a
-program keeps to itself so that its processes prepare the same arrays (the app draws one per
-server). Their ``prep_epsilon`` is what preparing such a table costs: at a few hundred rows, 11.7
-(diabetes) and 24.7 (breast cancer) by the default budget, for statistics as good as a large
-table's at 0.1 (the test a run pays scales the same way). Round 2's preparation of them read the
-data and gave θ* an R² of 0.45 and an accuracy of 0.95.
+private preparation like an upload (docs/mathematics.md#preparing-the-data-privately): each ``load_builtin`` of one is a
+fresh release, its noise drawn from the operating system, unless a ``noise_seed`` is given — a whole number for a
+repeatable run (which its report says is not a private release), or a ``SecretSeed`` that a program keeps to itself so
+that its processes prepare the same arrays (the app draws one per server). Their ``prep_epsilon`` is what preparing such
+a table costs: at a few hundred rows, 11.7 (diabetes) and 24.7 (breast cancer) by the default budget, for statistics as
+good as a large table's at 0.1 (the test a run pays scales the same way). The evaluation-only preparation of them reads the data
+and gave θ* an R² of 0.45 and an accuracy of 0.95.
 
 Properties at the paper's settings (λ = 0.005, α = 0.05, default 80/20 split, split
-seed 0), as printed by ``benchmarks/bench_datasets.py``. ``L`` is SPEC §2's training
+seed 0), as printed by ``benchmarks/bench_datasets.py``. ``L`` is the training
 loss, ``θ*`` its exact minimiser; quality is on the test part, R² and MSE on the prepared
 scale, RMSE in the target's own units (buzz counts; disease progression points):
 
@@ -32,13 +31,12 @@ breast-cancer       455     30  0.6931 0.0472 (0.9α)  4.04  accuracy 0.93, AUC 
 =================== ======= === ====== ============== ===== ==================================
 
 On both synthetic sets the zero model misses α = 0.05 by a wide margin, so the private
-search has real work to do, and ``‖θ*‖₂`` sits well inside the bounds ``M`` of SPEC §2
-(14.1 for ridge, 16.7 for logistic). On the paper's grid (T = 1000 levels from 1/n
-to 4E, theorem calibration, α = 0.05) the median noise-reduction stop over 30 trials is
-level 613 (ε_t ≈ 0.20) on synthetic-buzz and level 616 (ε_t ≈ 0.086) on
-synthetic-intrusion: some 600 levels are tested and rejected first. With the 80/20 split the private algorithms see
-80,000 rows of a synthetic set, not the paper's 100,000: pass a smaller ``test_size``
-to come closer.
+search has real work to do, and ``‖θ*‖₂`` sits well inside the bounds ``M`` of
+docs/mathematics.md#the-two-learning-problems (14.1 for ridge, 16.7 for logistic). On the paper's grid (T = 1000 levels
+from 1/n to 4E, theorem calibration, α = 0.05) the median noise-reduction stop over 30 trials is level 613 (ε_t ≈ 0.20)
+on synthetic-buzz and level 616 (ε_t ≈ 0.086) on synthetic-intrusion: some 600 levels are tested and rejected first.
+With the 80/20 split the private algorithms see 80,000 rows of a synthetic set, not the paper's 100,000: pass a smaller
+``test_size`` to come closer.
 """
 
 from __future__ import annotations
@@ -224,7 +222,8 @@ BUILTIN_DATASETS: dict[str, DatasetInfo] = {name: recipe.info for name, recipe i
 
 
 def load_builtin(name: str, *, test_size: float = 0.2, seed: int = 0, noise_seed: NoiseSeed = None) -> PreparedData:
-    """A built-in dataset, prepared and split into training and test parts (SPEC §11, §20).
+    """A built-in dataset, prepared and split into training and test parts
+    (docs/data-preparation.md#scaling-into-the-unit-ball, docs/mathematics.md#preparing-the-data-privately).
 
     The data themselves are fixed; ``seed`` chooses the split. Synthetic sets are prepared
     for free (public parameters: no noise, ``noise_seed`` plays no part) and cached per

@@ -1,12 +1,12 @@
 """What a prepared dataset is: the arrays the algorithms see and the record of how they were made.
 
-A ``PreparedData`` satisfies SPEC §1 on its training part: float64, finite, every row
+A ``PreparedData`` satisfies docs/mathematics.md#setting-and-notation on its training part: float64, finite, every row
 ``‖x_i‖₁ ≤ 1``; ridge targets ``|y_i| ≤ 1``; logistic labels in ``{−1, +1}``. The test
 part is prepared with the training part's constants and clipped the same way; it is
 used only to report downstream quality (never by the private algorithms).
 
-Its ``Preparation`` says what making it cost in privacy (SPEC §20): ``prep_epsilon`` and
-``prep_delta`` are what a run on the prepared table adds to its own ε and δ, once per table.
+Its ``Preparation`` says what making it cost in privacy (docs/mathematics.md#preparing-the-data-privately):
+``prep_epsilon`` and ``prep_delta`` are what a run on the prepared table adds to its own ε and δ, once per table.
 """
 
 from __future__ import annotations
@@ -55,13 +55,13 @@ class StepRecord:
 
 @dataclass(frozen=True)
 class Preparation:
-    """How a table was prepared and what that cost in privacy (SPEC §20; docs/mathematics.md,
-    "Preparing the data privately").
+    """How a table was prepared and what that cost in privacy (docs/mathematics.md#preparing-the-data-privately;
+    docs/mathematics.md, "Preparing the data privately").
 
     Parameters
     ----------
     mode : ``"private"`` (every statistic declared or released by a charged mechanism),
-        ``"evaluation"`` (round 2's preparation: reads the data without noise, so no ε covers it)
+        ``"evaluation"`` (the evaluation-only preparation: reads the data without noise, so no ε covers it)
         or ``"public"`` (data generated from public parameters: reading them costs nothing).
     steps : every step in order, with its mechanism and what it spent.
     noise_seed : the seed of a repeatable run, whose noise an attacker could know (not a
@@ -120,7 +120,7 @@ class DatasetInfo:
     Parameters
     ----------
     name : the key in ``BUILTIN_DATASETS`` (e.g. ``"synthetic-buzz"``).
-    task : ``"ridge"`` or ``"logistic"`` (SPEC §2).
+    task : ``"ridge"`` or ``"logistic"`` (docs/mathematics.md#the-two-learning-problems).
     title : a short human title.
     description : two to four sentences for the app.
     provenance : where the data come from and how they were made.
@@ -142,10 +142,11 @@ class DatasetInfo:
 
 @dataclass(frozen=True)
 class PrepReport:
-    """Every preprocessing step applied to a dataset (SPEC §11, §20), in order and as numbers.
+    """Every preprocessing step applied to a dataset (docs/data-preparation.md#scaling-into-the-unit-ball,
+    docs/mathematics.md#preparing-the-data-privately), in order and as numbers.
 
     The fields describe both preparations; where they differ, "private" is the default
-    preparation and "evaluation only" round 2's (``Preparation`` has each step's cost).
+    preparation and "evaluation only" the one that reads the data (``Preparation`` has each step's cost).
 
     Parameters
     ----------
@@ -168,7 +169,7 @@ class PrepReport:
     centered : whether means were subtracted (features, and the ridge target): private means,
         or the training means (evaluation only).
     rows_clipped_train, rows_clipped_test : rows whose features or target were clipped
-        to the bounds of SPEC §1 after scaling (evaluation only counts them).
+        to the bounds of docs/mathematics.md#setting-and-notation after scaling (evaluation only counts them).
     missing : private: ``"impute"``, ``"median"`` or ``"centre"`` (what a gap becomes); evaluation
         only: ``"impute"`` (gaps filled with training statistics) or ``"drop"`` (rows with gaps dropped).
     imputed : ``(column, statistic, values filled)`` for every feature column with a gap filled
@@ -221,7 +222,7 @@ class PrepReport:
 
 @dataclass(frozen=True, eq=False)
 class PreparedData:
-    """Training and test arrays that satisfy SPEC §1, with their ``PrepReport``.
+    """Training and test arrays that satisfy docs/mathematics.md#setting-and-notation, with their ``PrepReport``.
 
     The arrays are read-only so a cached copy cannot be changed by a caller.
 

@@ -1,11 +1,12 @@
-"""From a table to arrays that satisfy SPEC §1: ``from_frame``, a short composition of preparation steps.
+"""From a table to arrays that satisfy docs/mathematics.md#setting-and-notation: ``from_frame``, a short composition of
+preparation steps.
 
-By default the preparation is **private** (SPEC §20, ``accfirst.datasets.prepare.private``): every
-number it takes from the table is declared by the user (a ``Schema``) or released by a charged
-mechanism (private ranges, centres, levels), and its cost is recorded: ``data.prep_epsilon``,
-``data.prep_delta``, ``data.preparation``. ``preparation="evaluation"`` keeps round 2's
-preparation (``accfirst.datasets.prepare.evaluation``), which reads the data without noise; every
-ε shown on data prepared that way excludes preparation.
+By default the preparation is **private** (docs/mathematics.md#preparing-the-data-privately,
+``accfirst.datasets.prepare.private``): every number it takes from the table is declared by the user (a ``Schema``) or
+released by a charged mechanism (private ranges, centres, levels), and its cost is recorded: ``data.prep_epsilon``,
+``data.prep_delta``, ``data.preparation``. ``preparation="evaluation"`` keeps the preparation that reads the data
+(``accfirst.datasets.prepare.evaluation``), which reads the data without noise; every ε shown on data prepared that way
+excludes preparation.
 
 The options are checked here, once; the steps trust them.
 """
@@ -53,7 +54,8 @@ def from_frame(
     info: DatasetInfo | None = None,
     **options: Any,
 ) -> PreparedData:
-    """Prepare a table for the accuracy-first algorithms (SPEC §1, §20; docs/data-preparation.md).
+    """Prepare a table for the accuracy-first algorithms (docs/mathematics.md#setting-and-notation,
+    docs/mathematics.md#preparing-the-data-privately; docs/data-preparation.md).
 
     Parameters
     ----------
@@ -72,7 +74,7 @@ def from_frame(
     schema : declared metadata (``Schema``, or a mapping as ``Schema.from_dict`` reads): per column
         a range, levels, "do not read", log(1 + x); the positive class. Declared numbers cost no privacy.
     preparation : ``"private"`` (default: declared metadata, private estimates for the rest) or
-        ``"evaluation"`` (round 2's preparation, which reads the data: every ε then excludes it).
+        ``"evaluation"`` (the evaluation-only preparation, which reads the data: every ε then excludes it).
     prep_epsilon : the private preparation's ε, split across its steps by weight; default
         ``min(1, 150 × total weight / n)`` (docs/data-preparation.md, "The preparation budget").
     prep_delta : the private preparation's δ, shared by its level selections (default 10⁻⁶).

@@ -2,7 +2,8 @@
 
 Nothing is written to disk: the bytes are wrapped in ``io.BytesIO``. Every problem
 with the file becomes a ``DataError`` whose message says what to change. The frame
-that comes back still needs ``from_frame`` (SPEC §11) before the algorithms can use it.
+that comes back still needs ``from_frame`` (docs/data-preparation.md#scaling-into-the-unit-ball) before the algorithms
+can use it.
 
 A small file can describe a huge table (a 1.5 MB compressed Parquet file can hold
 500,000 × 300 zeros, 1.2 GB as numbers), so the table's size in memory is checked

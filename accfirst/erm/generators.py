@@ -1,11 +1,11 @@
 """Private hypothesis generators: covariance perturbation and output perturbation.
 
-SPEC §3 (one ε), §5 (CovNR, OutputNR along a noise-reduction chain) and §14
-(the same with Gaussian noise along a Brownian path). A generator names the private
-vector it perturbs and its ℓ1- and ℓ2-sensitivities; its noise family picks the one
-it needs. A noisy release of that vector — the ideal noisy vector rounded exactly to a
-lattice, so that no float64 of it can rule an input out (docs/mathematics.md, "Noise that
-float64 cannot betray") — is post-processed into a ``Hypothesis``.
+docs/mathematics.md#private-hypothesis-generators (one ε), docs/mathematics.md#noise-reduction (CovNR, OutputNR along a
+noise-reduction chain) and docs/mathematics.md#brownian-noise-reduction (the same with Gaussian noise along a Brownian
+path). A generator names the private vector it perturbs and its ℓ1- and ℓ2-sensitivities; its noise family picks the one
+it needs. A noisy release of that vector — the ideal noisy vector rounded exactly to a lattice, so that no float64 of it
+can rule an input out (docs/mathematics.md, "Noise that float64 cannot betray") — is post-processed into a
+``Hypothesis``.
 
 A ``Hypothesis`` offers a certified lower bound on its excess risk that is cheap
 to compute (O(p²) and, for covariance perturbation, at most one Cholesky
@@ -56,7 +56,8 @@ class Hypothesis(ABC):
 
 
 class CovarianceHypothesis(Hypothesis):
-    """θ_p = argmin_C (θᵀZθ − 2zᵀθ)/(2n) + (λ/2)‖θ‖² for a noisy (Z, z) (SPEC §3)."""
+    """θ_p = argmin_C (θᵀZθ − 2zᵀθ)/(2n) + (λ/2)‖θ‖² for a noisy (Z, z)
+    (docs/mathematics.md#private-hypothesis-generators)."""
 
     problem: RidgeProblem
 
@@ -99,7 +100,7 @@ class CovarianceHypothesis(Hypothesis):
 
 
 class OutputHypothesis(Hypothesis):
-    """θ_p = Proj_C(θ* + ξ) for a noisy θ* (SPEC §3)."""
+    """θ_p = Proj_C(θ* + ξ) for a noisy θ* (docs/mathematics.md#private-hypothesis-generators)."""
 
     def __init__(self, problem: Problem, released: NDArray[np.float64]) -> None:
         super().__init__(problem)
@@ -145,7 +146,8 @@ class HypothesisGenerator(ABC):
     @staticmethod
     @abstractmethod
     def sensitivities(problem: Problem | ProblemShape) -> tuple[float, float]:
-        """(Δ₁, Δ₂) of the perturbed vector on a problem (or its shape): public constants (SPEC §3, §14.6)."""
+        """(Δ₁, Δ₂) of the perturbed vector on a problem (or its shape): public constants
+        (docs/mathematics.md#private-hypothesis-generators, docs/mathematics.md#brownian-noise-reduction)."""
 
     @property
     def sensitivity(self) -> float:
@@ -154,7 +156,7 @@ class HypothesisGenerator(ABC):
 
     @property
     def l2_sensitivity(self) -> float:
-        """ℓ2-sensitivity of the perturbed vector (SPEC §14.6)."""
+        """ℓ2-sensitivity of the perturbed vector (docs/mathematics.md#brownian-noise-reduction)."""
         return self.sensitivities(self.problem)[1]
 
     @property
@@ -171,11 +173,13 @@ class HypothesisGenerator(ABC):
         """Post-process a noisy release into a hypothesis."""
 
     def sample(self, level: float, rng: np.random.Generator) -> Hypothesis:
-        """One hypothesis at privacy ``level`` (ε, or ρ for Gaussian noise), independent of other draws (SPEC §3)."""
+        """One hypothesis at privacy ``level`` (ε, or ρ for Gaussian noise), independent of other draws
+        (docs/mathematics.md#private-hypothesis-generators)."""
         return self.hypothesis(self.noise.perturb(self.private_vector(), self.noise_sensitivity, level, rng))
 
     def chain(self, levels: NDArray[np.float64], rng: np.random.Generator) -> Iterator[Hypothesis]:
-        """θ_1, θ_2, … along a noise-reduction chain, built only as they are read (SPEC §5, §14)."""
+        """θ_1, θ_2, … along a noise-reduction chain, built only as they are read (docs/mathematics.md#noise-reduction,
+        docs/mathematics.md#brownian-noise-reduction)."""
         releases = self.noise.chain(self.private_vector(), self.noise_sensitivity, levels, rng)
         for level in range(len(releases)):
             yield self.hypothesis(releases.release(level))
@@ -199,7 +203,7 @@ class CovariancePerturbation(HypothesisGenerator):
     @staticmethod
     def sensitivities(problem: Problem | ProblemShape) -> tuple[float, float]:
         """Δ₁ = 4 (Lemma A.6: ‖ΔA‖₁ ≤ 2, ‖Δb‖₁ ≤ 2) and Δ₂ = 3/√2 (‖ΔA‖_F² + ‖Δb‖² ≤ 4 − 2c² + 2|c| ≤ 4.5 with
-        c = ⟨x, x′⟩, full p×p matrix plus b, SPEC §14.6), whatever the radius."""
+        c = ⟨x, x′⟩, full p×p matrix plus b, docs/mathematics.md#brownian-noise-reduction), whatever the radius."""
         return 4.0, 3.0 / math.sqrt(2.0)
 
     def private_vector(self) -> NDArray[np.float64]:
@@ -216,7 +220,8 @@ class OutputPerturbation(HypothesisGenerator):
 
     @staticmethod
     def sensitivities(problem: Problem | ProblemShape) -> tuple[float, float]:
-        """Δ₁ = Δ_θ (SPEC §3, §13) and Δ₂ = 2G/(nλ) = Δ_θ/√p (SPEC §14.6)."""
+        """Δ₁ = Δ_θ (docs/mathematics.md#private-hypothesis-generators, docs/mathematics.md#a-public-norm-bound) and Δ₂
+        = 2G/(nλ) = Δ_θ/√p (docs/mathematics.md#brownian-noise-reduction)."""
         return problem.theta_sensitivity, problem.theta_sensitivity / math.sqrt(problem.p)
 
     def private_vector(self) -> NDArray[np.float64]:

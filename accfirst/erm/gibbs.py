@@ -1,34 +1,32 @@
-"""The Gibbs posterior as an accuracy-first method (SPEC §17; seed 002, derived form).
+"""The Gibbs posterior as an accuracy-first method (docs/mathematics.md#the-gibbs-posterior; Minami et al. 2016, derived form).
 
-Release one θ drawn from G_β(θ) ∝ exp(−β·n·L(θ)), L the regularised loss of SPEC §2 (the
-ridge penalty plays the prior). Privacy does not need the loss to be bounded, only
-L-Lipschitz per row and the posterior m-strongly log-concave (m = βnλ, also when restricted
-to a convex set): the privacy loss is 2βL-Lipschitz, and Herbst's bound gives
-(ρ_G + 2√(ρ_G ln(1/δ)), δ)-DP with ρ_G = 2β²L²/m = 2βL²/(nλ) [derived, SPEC §17.2–17.3]. The slides'
-theorem gives ε = 2L√(β(1 + 2 ln(1/δ))/(nλ)) in this parametrisation (§17.1, shown for
-comparison). For ridge on C the loss per row lies in [0, ½(r + 1)²], so the same sampler is
-also the exponential mechanism with pure ε = β(r + 1)² (δ = 0); a ridge run reports whichever
-guarantee has the smaller ε (the choice reads only public numbers).
+Release one θ drawn from G_β(θ) ∝ exp(−β·n·L(θ)), L the regularised loss of
+docs/mathematics.md#the-two-learning-problems (the ridge penalty plays the prior). Privacy does not need the loss to be
+bounded, only L-Lipschitz per row and the posterior m-strongly log-concave (m = βnλ, also when restricted to a convex
+set): the privacy loss is 2βL-Lipschitz, and Herbst's bound gives (ρ_G + 2√(ρ_G ln(1/δ)), δ)-DP with ρ_G = 2β²L²/m =
+2βL²/(nλ) [derived, docs/mathematics.md#the-gibbs-posterior]. The slides' theorem gives ε = 2L√(β(1 + 2 ln(1/δ))/(nλ))
+in this parametrisation (docs/mathematics.md#the-gibbs-posterior, shown for comparison). For ridge on C the loss per row
+lies in [0, ½(r + 1)²], so the same sampler is also the exponential mechanism with pure ε = β(r + 1)² (δ = 0); a ridge
+run reports whichever guarantee has the smaller ε (the choice reads only public numbers).
 
 Accuracy needs no private test: for ridge exp(−βnL) is N(θ*, (βnH)⁻¹), so 2βn·R ∼ χ²_p
-exactly and β = χ²_{p,1−γ}/(2nα) meets α with probability 1 − γ (SPEC §17.4). Truncating to
+exactly and β = χ²_{p,1−γ}/(2nα) meets α with probability 1 − γ (docs/mathematics.md#the-gibbs-posterior). Truncating to
 C (needed for the Lipschitz constant) is handled without reading the data [derived]: every
 ridge problem has ‖θ_u‖ ≤ 1/(2√λ) = M/2 for its unconstrained minimiser θ_u (dot the
-first-order condition with θ_u: λ‖θ_u‖² = (1/n)Σ(y_i u_i − u_i²) ≤ ¼ when |y| ≤ 1, SPEC §19.0),
+first-order condition with θ_u: λ‖θ_u‖² = (1/n)Σ(y_i u_i − u_i²) ≤ ¼ when |y| ≤ 1, docs/mathematics.md#the-free-radius),
 so C contains {R_u ≤ α_C} with α_C = λ(r − 1/(2√λ))²/2, and
 P(R > α | C) ≤ min(P(R_u > min(α, α_C)), P(R_u > α)/P(R_u ≤ α_C)) — the first from
-P(A | C) ≤ P(A ∪ Cᶜ), the second SPEC §17.4's P(R > α)/P(C) with a data-independent lower
-bound on P(C). β is the smallest value that brings this bound to γ. With a public radius
-too small for the argument (r ≤ M/2, the default radius of SPEC §19.0 among them) the
-guarantee is γ/P(C), and P(C) is known only as the rejection sampler's acceptance rate, which
-reads the data (evaluation only).
+P(A | C) ≤ P(A ∪ Cᶜ), the second the bound P(R > α)/P(C) of docs/mathematics.md#the-gibbs-posterior with a
+data-independent lower bound on P(C). β is the smallest value that brings this bound to γ. With a public radius too
+small for the argument (r ≤ M/2, the default radius of docs/mathematics.md#the-free-radius among them) the guarantee is
+γ/P(C), and P(C) is known only as the rejection sampler's acceptance rate, which reads the data (evaluation only).
 
 Logistic regression (L = 1 on R^p) has only approximate accuracy (the Laplace approximation
 N(θ*, (βnH*)⁻¹) gives the same β) but a certified sampler (``accfirst.erm.proximal_sampler``):
 exact rejection from a Gaussian envelope that strong convexity guarantees, or, where its
 acceptance rate is too low, the proximal sampler, whose total-variation distance γ_TV from the
 posterior after K steps follows from a theorem with explicit constants. A sampler within γ_TV
-is (ε, δ_G + (e^ε + 1)γ_TV)-DP [seed 002]; a run splits the requested δ so that
+is (ε, δ_G + (e^ε + 1)γ_TV)-DP [Minami et al. 2016]; a run splits the requested δ so that
 δ_G = δ/(1 + ``TV_SHARE``) and (e^ε + 1)γ_TV = TV_SHARE·δ_G: its reported δ is the one asked
 for. Whether a run can release depends only on public numbers (δ > 0, and p, λ within what the
 sampler can finish in ``MAX_STEPS`` steps); it is decided before the data are read.
@@ -86,7 +84,7 @@ def _check_gibbs(n: int, lam: float, lipschitz: float, delta: float) -> tuple[in
 
 
 def gibbs_epsilon(beta: float, n: int, lam: float, lipschitz: float, delta: float, form: str = "derived") -> float:
-    """ε of the Gibbs posterior exp(−βnL) at δ (SPEC §17.2–17.3).
+    """ε of the Gibbs posterior exp(−βnL) at δ (docs/mathematics.md#the-gibbs-posterior).
 
     ``form="derived"``: ρ_G = 2βL²/(nλ), ε = ρ_G + 2√(ρ_G ln(1/δ)) (valid for every ε).
     ``form="slides"``: the slides' theorem with m_π = βnλ, ε = 2L√(β(1 + 2 ln(1/δ))/(nλ)).
@@ -119,7 +117,7 @@ def gibbs_beta(epsilon: float, n: int, lam: float, lipschitz: float, delta: floa
 
 
 def exponential_mechanism_epsilon(beta: float, radius: float) -> float:
-    """Pure ε = β(r + 1)² of ridge's Gibbs posterior on C = {‖θ‖ ≤ r} (SPEC §17.3, δ = 0).
+    """Pure ε = β(r + 1)² of ridge's Gibbs posterior on C = {‖θ‖ ≤ r} (docs/mathematics.md#the-gibbs-posterior, δ = 0).
 
     Replacing one row moves Σℓ by at most ½(r + 1)² (each ℓ ∈ [0, ½(r + 1)²] on C), and the
     exponential mechanism exp(−β·Σℓ) is 2β·½(r + 1)²-DP.
@@ -136,7 +134,7 @@ def truncation_margin(lam: float, radius: float) -> float:
     """α_C = λ(r − 1/(2√λ))²/2: {R_u ≤ α_C} ⊆ C for every ridge problem (0 when r ≤ M/2) [derived].
 
     R_u(θ) ≥ (λ/2)‖θ − θ_u‖², so R_u ≤ α_C puts θ within √(2α_C/λ) = r − 1/(2√λ) of θ_u, and
-    ‖θ_u‖ ≤ 1/(2√λ) (SPEC §19.0) keeps it in the ball of radius r.
+    ‖θ_u‖ ≤ 1/(2√λ) (docs/mathematics.md#the-free-radius) keeps it in the ball of radius r.
     """
     gap = radius - 1 / (2 * math.sqrt(lam))
     return lam * gap * gap / 2 if gap > 0 else 0.0
@@ -157,7 +155,7 @@ def ridge_failure_bound(beta: float, n: int, p: int, alpha: float, alpha_c: floa
 
 
 def chi_square_beta(n: int, p: int, alpha: float, gamma: float) -> float:
-    """β = χ²_{p,1−γ}/(2nα): P(2βn·R > 2βnα) = γ for R ∼ χ²_p/(2βn) (SPEC §17.4)."""
+    """β = χ²_{p,1−γ}/(2nα): P(2βn·R > 2βnα) = γ for R ∼ χ²_p/(2βn) (docs/mathematics.md#the-gibbs-posterior)."""
     return float(stats.chi2.isf(gamma, p)) / (2 * n * alpha)
 
 
@@ -165,7 +163,7 @@ def ridge_beta(problem: RidgeProblem, alpha: float, gamma: float) -> tuple[float
     """The accuracy-first β for ridge on C and its data-independent failure bound (≤ γ; 1 if none).
 
     The smallest β with ``ridge_failure_bound`` ≤ γ; when the radius is too small for a
-    data-independent bound, the χ² choice of SPEC §17.4 (its guarantee is then γ/P(C)).
+    data-independent bound, the χ² choice of docs/mathematics.md#the-gibbs-posterior (its guarantee is then γ/P(C)).
     Depends only on public numbers (n, p, λ, the radius, α, γ).
     """
     return _ridge_beta(
@@ -275,9 +273,9 @@ def _require_delta(delta: float) -> None:
 def logistic_guarantee(problem: LogisticProblem, beta: float, delta: float) -> tuple[float, float]:
     """(ε, γ_TV) of a logistic run at β whose whole δ is ``delta``; refuses a run its sampler cannot finish.
 
-    The Gibbs posterior is (ε, δ_G)-DP at δ_G = δ/(1 + ``TV_SHARE``) (SPEC §17.2–17.3), and a
+    The Gibbs posterior is (ε, δ_G)-DP at δ_G = δ/(1 + ``TV_SHARE``) (docs/mathematics.md#the-gibbs-posterior), and a
     sampler within total variation γ_TV = TV_SHARE·δ_G/(e^ε + 1) of it adds (e^ε + 1)·γ_TV
-    (SPEC §17.4), so the release is (ε, δ)-DP. Reads only public numbers (n, p, λ, β, δ):
+    (docs/mathematics.md#the-gibbs-posterior), so the release is (ε, δ)-DP. Reads only public numbers (n, p, λ, β, δ):
     ``AccFirstError`` when δ is 0 or when some dataset of this shape could need more than
     ``MAX_STEPS`` proximal steps (``proximal_steps_bound``).
     """
@@ -296,7 +294,8 @@ def logistic_guarantee(problem: LogisticProblem, beta: float, delta: float) -> t
 
 
 def gibbs_bound(problem: Problem, alpha: float, gamma: float, delta: float = DEFAULT_DELTA) -> tuple[float, float]:
-    """(ε, δ) of ``gibbs_run`` before it runs, for a privacy filter (SPEC §15.2). Reads no data.
+    """(ε, δ) of ``gibbs_run`` before it runs, for a privacy filter (docs/mathematics.md#the-ex-post-filter). Reads no
+    data.
 
     Ridge: ``_ridge_guarantee`` at ``ridge_beta``. Logistic: ``logistic_guarantee`` at the
     Laplace approximation's β, whose δ is ``delta``; it raises ``AccFirstError`` for a run that
@@ -320,7 +319,8 @@ def gibbs_run(
     delta: float = DEFAULT_DELTA,
     rng: np.random.Generator | int | None = None,
 ) -> RunResult:
-    """One θ from the Gibbs posterior at the accuracy-first β (SPEC §17): no test, no fallback.
+    """One θ from the Gibbs posterior at the accuracy-first β (docs/mathematics.md#the-gibbs-posterior): no test, no
+    fallback.
 
     Ridge: exact sampling on C at ``ridge_beta``; (ε, δ) is the derived form's at ``delta`` or
     the exponential mechanism's (ε, 0), whichever has the smaller ε (only the pure one when

@@ -1,12 +1,13 @@
 """The two regularised ERM problems of the paper: ridge and logistic regression.
 
-SPEC §1–§3, §13. A problem touches the data once, when it is built: it validates the
-rows, computes what the private algorithms need (sufficient statistics for ridge,
-θ* and the Gram matrix for logistic) and keeps it, so that later evaluations of a
-hypothesis cost O(p²) (ridge) or one pass over the data (logistic, exact risk only).
+docs/mathematics.md#setting-and-notation, docs/mathematics.md#private-hypothesis-generators,
+docs/mathematics.md#a-public-norm-bound. A problem touches the data once, when it is built: it validates the rows,
+computes what the private algorithms need (sufficient statistics for ridge, θ* and the Gram matrix for logistic) and
+keeps it, so that later evaluations of a hypothesis cost O(p²) (ridge) or one pass over the data (logistic, exact risk
+only).
 
 The feasible set is C = {‖θ‖₂ ≤ R}: R = M, the bound that λ implies, unless the user
-states a public radius R ≤ M (SPEC §13). Then θ* is the minimiser over C, and the
+states a public radius R ≤ M (docs/mathematics.md#a-public-norm-bound). Then θ* is the minimiser over C, and the
 sensitivities, projections and trust-region radius all use R.
 
 Data larger than memory (``accfirst.scale``) reaches the same classes: a ridge problem
@@ -58,13 +59,14 @@ def validate_regularisation(lam: float) -> float:
 PREP_MODES = ("given", PUBLIC_MODE, PRIVATE_MODE, EVALUATION_MODE)
 # A radius far below M makes every model ~0 and the solvers' arithmetic underflow; refuse it.
 MIN_RADIUS_SHARE = 1e-6
-# max_{z} z/(1 + e^z) = W(1/e) = 0.278464542761…, attained at z = 1 + W(1/e) (SPEC §19.0): at the maximum
-# 1 + e^z = z·e^z, so z/(1 + e^z) = e^{−z} = z − 1, and w = z − 1 solves w·e^w = 1/e.
+# max_{z} z/(1 + e^z) = W(1/e) = 0.278464542761…, attained at z = 1 + W(1/e) (docs/mathematics.md#the-free-radius): at
+# the maximum 1 + e^z = z·e^z, so z/(1 + e^z) = e^{−z} = z − 1, and w = z − 1 solves w·e^w = 1/e.
 LOGISTIC_FREE_RADIUS_CONSTANT = 0.2784645427610738
 
 
 def validate_radius(radius: float | None, max_norm: float) -> float | None:
-    """A public radius R in (0, M], or ``None`` (SPEC §13); else ``AccFirstError`` naming both."""
+    """A public radius R in (0, M], or ``None`` (docs/mathematics.md#a-public-norm-bound); else ``AccFirstError`` naming
+    both."""
     if radius is None:
         return None
     radius = validate_positive("radius (a public bound on ‖θ‖)", radius)
@@ -82,7 +84,7 @@ def validate_radius(radius: float | None, max_norm: float) -> float | None:
 
 
 def _validate_features(X: ArrayLike) -> NDArray[np.float64]:
-    """SPEC §1: a finite n × p float array whose rows have ‖x_i‖₁ ≤ 1."""
+    """docs/mathematics.md#setting-and-notation: a finite n × p float array whose rows have ‖x_i‖₁ ≤ 1."""
     try:
         X = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -105,7 +107,8 @@ def _validate_features(X: ArrayLike) -> NDArray[np.float64]:
 def _validate_statistics(
     A: ArrayLike, b: ArrayLike, c: float, n: int
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
-    """Ridge statistics (XᵀX, Xᵀy, yᵀy) that rows with ‖x_i‖₁ ≤ 1 and |y_i| ≤ 1 can have (SPEC §1).
+    """Ridge statistics (XᵀX, Xᵀy, yᵀy) that rows with ‖x_i‖₁ ≤ 1 and |y_i| ≤ 1 can have
+    (docs/mathematics.md#setting-and-notation).
 
     Such rows have ‖x_i‖₂² ≤ 1, so trace A ≤ n, c ≤ n, and |(Xᵀy)_j| ≤ Σ_i |x_ij| gives ‖b‖₁ ≤ n.
     """
@@ -146,7 +149,9 @@ def _validate_target(y: ArrayLike, n: int) -> NDArray[np.float64]:
 
 
 class Problem(ABC):
-    """A regularised ERM problem L(θ) on a fixed dataset, with the constants of SPEC §2–§3, §13.
+    """A regularised ERM problem L(θ) on a fixed dataset, with the constants of
+    docs/mathematics.md#the-two-learning-problems, docs/mathematics.md#private-hypothesis-generators,
+    docs/mathematics.md#a-public-norm-bound.
 
     Subclasses set ``name``, the norm bound M that λ implies, the excess-risk
     sensitivity Δ_R and the ℓ1-sensitivity Δ_θ of θ*, all over the feasible set
@@ -155,16 +160,17 @@ class Problem(ABC):
     """
 
     name: str
-    #: The (ε, δ) already spent preparing the rows (SPEC §20): charged once per prepared table, carried
-    #: here so that every run on the rows can report its whole bill. ``prep_mode`` says how they were
-    #: prepared: "given" (rows passed in as they are: the caller's business), "public" (generated from
-    #: public parameters), "private" (declared metadata and charged mechanisms) or "evaluation" (read
-    #: without noise: no ε covers it, and every figure must say that it excludes the preparation).
+    #: The (ε, δ) already spent preparing the rows (docs/mathematics.md#preparing-the-data-privately): charged once per
+    #: prepared table, carried here so that every run on the rows can report its whole bill. ``prep_mode`` says how
+    #: they were prepared: "given" (rows passed in as they are: the caller's business), "public" (generated from public
+    #: parameters), "private" (declared metadata and charged mechanisms) or "evaluation" (read without noise: no ε
+    #: covers it, and every figure must say that it excludes the preparation).
     prep_epsilon: float = 0.0
     prep_delta: float = 0.0
     prep_mode: str = "given"
-    #: ρ that a Gaussian release made on these rows before the run, on the same Brownian clock as a Gaussian
-    #: run's privacy loss (a private radius, SPEC §19.2): such a run's loss continues from it. 0 otherwise.
+    #: ρ that a Gaussian release made on these rows before the run, on the same Brownian clock as a Gaussian run's
+    #: privacy loss (a private radius, docs/mathematics.md#a-private-radius): such a run's loss continues from it. 0
+    #: otherwise.
     spent_rho: float = 0.0
     #: How M depends on λ, and Δ_R on the radius ``{R}`` and n, for messages ("1/√λ", "({R}+1)²/n"); and the
     #: test's Δ_R(α) where clipping at α gives less (``test_sensitivity_on``).
@@ -190,30 +196,35 @@ class Problem(ABC):
     @staticmethod
     @abstractmethod
     def free_radius(lam: float) -> float:
-        """R₀ at λ: a bound on ‖θ*‖ that holds for every dataset and reads none (SPEC §19.0), R₀ < M."""
+        """R₀ at λ: a bound on ‖θ*‖ that holds for every dataset and reads none (docs/mathematics.md#the-free-radius),
+        R₀ < M."""
 
     @staticmethod
     @abstractmethod
     def lipschitz_on(radius: float) -> float:
-        """G, the per-row Lipschitz constant of the loss on the ball ‖θ‖ ≤ ``radius`` (SPEC §3, §13)."""
+        """G, the per-row Lipschitz constant of the loss on the ball ‖θ‖ ≤ ``radius``
+        (docs/mathematics.md#private-hypothesis-generators, docs/mathematics.md#a-public-norm-bound)."""
 
     @staticmethod
     @abstractmethod
     def risk_sensitivity(radius: float, n: float) -> float:
-        """Δ_R of the excess-risk query over the ball ‖θ‖ ≤ ``radius`` on ``n`` rows (SPEC §2, §13)."""
+        """Δ_R of the excess-risk query over the ball ‖θ‖ ≤ ``radius`` on ``n`` rows
+        (docs/mathematics.md#the-two-learning-problems, docs/mathematics.md#a-public-norm-bound)."""
 
     @staticmethod
     @abstractmethod
     def zero_risk_width(radius: float, lam: float) -> float:
-        """W: the width of the per-row range of ℓ(0; z) − ℓ(θ; z) over rows and θ that matter (SPEC §21.2).
+        """W: the width of the per-row range of ℓ(0; z) − ℓ(θ; z) over rows and θ that matter
+        (docs/mathematics.md#a-relative-accuracy-target).
 
-        The θ that matter lie in the ball of ``radius`` and in the free ball of §19.0, which holds the
-        maximiser of L(0) − L(θ) over C for every dataset. Reads no data.
+        The θ that matter lie in the ball of ``radius`` and in the free ball of docs/mathematics.md#the-free-radius,
+        which holds the maximiser of L(0) − L(θ) over C for every dataset. Reads no data.
         """
 
     @classmethod
     def test_sensitivity_on(cls, radius: float, n: float, lam: float, alpha: float, clipped: bool = True) -> float:
-        """Δ_R(α): the sensitivity of the test's query −min(R(θ), α) over the ball ‖θ‖ ≤ ``radius`` (SPEC §13). [derived]
+        """Δ_R(α): the sensitivity of the test's query −min(R(θ), α) over the ball ‖θ‖ ≤ ``radius``
+        (docs/mathematics.md#a-public-norm-bound). [derived]
 
         Δ_R itself for a test that does not clip (``clipped`` false: the paper's calibrations). Else the
         smaller of Δ_R (the query's whole range, ``risk_sensitivity``) and 2G(√(2α/λ) + 2G/(nλ))/n. Why the second: where R_D(θ) ≤ α, λ-strong convexity puts θ within d = √(2α/λ) of θ*_D; one
@@ -241,7 +252,8 @@ class Problem(ABC):
 
     @classmethod
     def output_sensitivity(cls, radius: float, n: float, p: int, lam: float) -> float:
-        """Δ_θ = 2G√p/(nλ), the ℓ1-sensitivity of the minimiser over the ball (Lemma A.10; SPEC §3, §13)."""
+        """Δ_θ = 2G√p/(nλ), the ℓ1-sensitivity of the minimiser over the ball (Lemma A.10;
+        docs/mathematics.md#private-hypothesis-generators, docs/mathematics.md#a-public-norm-bound)."""
         return 2.0 * cls.lipschitz_on(radius) * math.sqrt(p) / (n * lam)
 
     @property
@@ -251,7 +263,8 @@ class Problem(ABC):
 
     @property
     def norm_bound(self) -> float:
-        """R, the radius of the feasible set C = {‖θ‖₂ ≤ R}: the public radius if given, else M (SPEC §13)."""
+        """R, the radius of the feasible set C = {‖θ‖₂ ≤ R}: the public radius if given, else M
+        (docs/mathematics.md#a-public-norm-bound)."""
         return self.max_norm if self.radius is None else self.radius
 
     @abstractmethod
@@ -263,7 +276,8 @@ class Problem(ABC):
         """
 
     def with_preparation(self, epsilon: float, delta: float, mode: str = "private") -> Problem:
-        """The same problem carrying what its rows' preparation spent, (ε, δ), and how it was done (SPEC §20.3)."""
+        """The same problem carrying what its rows' preparation spent, (ε, δ), and how it was done
+        (docs/mathematics.md#preparing-the-data-privately)."""
         if mode not in PREP_MODES:
             raise AccFirstError(f"mode must be one of {PREP_MODES}; got {mode!r}")
         problem = copy.copy(self)
@@ -273,14 +287,16 @@ class Problem(ABC):
         return problem
 
     def with_spent_rho(self, rho: float) -> Problem:
-        """The same problem carrying the ρ a Gaussian release spent on the rows before the run (SPEC §19.2)."""
+        """The same problem carrying the ρ a Gaussian release spent on the rows before the run
+        (docs/mathematics.md#a-private-radius)."""
         problem = copy.copy(self)
         problem.spent_rho = validate_nonnegative("spent_rho", rho)
         return problem
 
     @property
     def shape(self) -> ProblemShape:
-        """Its public constants (kind, n, p, λ, stated radius): what a prediction may read (SPEC §19.4)."""
+        """Its public constants (kind, n, p, λ, stated radius): what a prediction may read
+        (docs/mathematics.md#a-private-radius)."""
         return ProblemShape(type(self), self.n, self.p, self.lam, self.radius)
 
     @cached_property
@@ -295,12 +311,14 @@ class Problem(ABC):
 
     @property
     def radius_binds(self) -> bool:
-        """Whether the data's unconstrained optimum lies outside C (evaluation only, SPEC §13)."""
+        """Whether the data's unconstrained optimum lies outside C (evaluation only,
+        docs/mathematics.md#a-public-norm-bound)."""
         return self.unconstrained_norm > self.norm_bound
 
     @property
     def zero_risk_sensitivity(self) -> float:
-        """Δ_S = W/n, the sensitivity of R(0) = max_{θ∈C}(L(0) − L(θ)) on the radius in force (SPEC §21.2).
+        """Δ_S = W/n, the sensitivity of R(0) = max_{θ∈C}(L(0) − L(θ)) on the radius in force
+        (docs/mathematics.md#a-relative-accuracy-target).
 
         Each L(0) − L(θ) moves by at most W/n when one row is replaced, and so does their maximum.
         """
@@ -308,7 +326,7 @@ class Problem(ABC):
 
     @property
     def query_sensitivity(self) -> float:
-        """Δ_R, the sensitivity of the excess-risk query over θ ∈ C (SPEC §2)."""
+        """Δ_R, the sensitivity of the excess-risk query over θ ∈ C (docs/mathematics.md#the-two-learning-problems)."""
         return self.risk_sensitivity(self.norm_bound, self.n)
 
     def test_sensitivity(self, alpha: float, clipped: bool = True) -> float:
@@ -317,7 +335,8 @@ class Problem(ABC):
 
     @property
     def theta_sensitivity(self) -> float:
-        """Δ_θ, the ℓ1-sensitivity of θ* used by output perturbation (SPEC §3)."""
+        """Δ_θ, the ℓ1-sensitivity of θ* used by output perturbation
+        (docs/mathematics.md#private-hypothesis-generators)."""
         return self.output_sensitivity(self.norm_bound, self.n, self.p, self.lam)
 
     @property
@@ -344,7 +363,8 @@ class Problem(ABC):
         return np.atleast_2d(theta), theta.ndim == 1
 
     def project(self, theta: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Proj_C: rescale θ to norm R when ‖θ‖₂ > R (SPEC §3, §13, post-processing)."""
+        """Proj_C: rescale θ to norm R when ‖θ‖₂ > R (docs/mathematics.md#private-hypothesis-generators,
+        docs/mathematics.md#a-public-norm-bound, post-processing)."""
         largest = float(np.max(np.abs(theta)))
         if largest == 0:
             return theta
@@ -358,7 +378,8 @@ class Problem(ABC):
 
 
 class RidgeProblem(Problem):
-    """Ridge regression L(θ) = (1/2n)‖y − Xθ‖² + (λ/2)‖θ‖² (SPEC §2, §13).
+    """Ridge regression L(θ) = (1/2n)‖y − Xθ‖² + (λ/2)‖θ‖² (docs/mathematics.md#the-two-learning-problems,
+    docs/mathematics.md#a-public-norm-bound).
 
     Keeps only the sufficient statistics A = XᵀX, b = Xᵀy, c = yᵀy; every loss is
     evaluated from them in O(p²). With a radius R that the unconstrained optimum
@@ -395,12 +416,13 @@ class RidgeProblem(Problem):
     def from_statistics(
         cls, A: ArrayLike, b: ArrayLike, c: float, n: int, lam: float, radius: float | None = None
     ) -> RidgeProblem:
-        """The ridge problem of rows known only through A = XᵀX, b = Xᵀy, c = yᵀy and n (SPEC §2).
+        """The ridge problem of rows known only through A = XᵀX, b = Xᵀy, c = yᵀy and n
+        (docs/mathematics.md#the-two-learning-problems).
 
         For data summed elsewhere (``accfirst.scale`` sums them over Parquet files block by
         block); the same problem as ``RidgeProblem(X, y, lam, radius)`` on those rows. The rows
-        must satisfy SPEC §1; statistics that no such rows can have (trace A > n, c > n,
-        ‖b‖₁ > n, a negative diagonal) are refused with a ``DataError``.
+        must satisfy docs/mathematics.md#setting-and-notation; statistics that no such rows can have (trace A > n, c >
+        n, ‖b‖₁ > n, a negative diagonal) are refused with a ``DataError``.
 
         Parameters
         ----------
@@ -449,7 +471,8 @@ class RidgeProblem(Problem):
 
     @staticmethod
     def free_radius(lam: float) -> float:
-        """R₀ = M/2 = 1/(2√λ): λ‖θ*‖² = (1/n)Σ(y_i u_i − u_i²) ≤ max_u(|u| − u²) = ¼ (SPEC §19.0)."""
+        """R₀ = M/2 = 1/(2√λ): λ‖θ*‖² = (1/n)Σ(y_i u_i − u_i²) ≤ max_u(|u| − u²) = ¼
+        (docs/mathematics.md#the-free-radius)."""
         return 0.5 / math.sqrt(lam)
 
     def with_radius(self, radius: float | None) -> RidgeProblem:
@@ -462,17 +485,19 @@ class RidgeProblem(Problem):
 
     @staticmethod
     def lipschitz_on(radius: float) -> float:
-        """G = R + 1: the squared loss is (R + 1)-Lipschitz on C for ‖x‖₂ ≤ 1, |y| ≤ 1 (SPEC §3, §13)."""
+        """G = R + 1: the squared loss is (R + 1)-Lipschitz on C for ‖x‖₂ ≤ 1, |y| ≤ 1
+        (docs/mathematics.md#private-hypothesis-generators, docs/mathematics.md#a-public-norm-bound)."""
         return radius + 1.0
 
     @staticmethod
     def risk_sensitivity(radius: float, n: float) -> float:
-        """Δ_R = (R + 1)²/n (Claim A.5; SPEC §13)."""
+        """Δ_R = (R + 1)²/n (Claim A.5; docs/mathematics.md#a-public-norm-bound)."""
         return (radius + 1.0) ** 2 / n
 
     @classmethod
     def zero_risk_width(cls, radius: float, lam: float) -> float:
-        """W = (r + 1)²/2, r = min(R, R₀): ℓ(0) − ℓ(θ) = y·t − t²/2 with |t| ≤ r, |y| ≤ 1 (SPEC §21.2)."""
+        """W = (r + 1)²/2, r = min(R, R₀): ℓ(0) − ℓ(θ) = y·t − t²/2 with |t| ≤ r, |y| ≤ 1
+        (docs/mathematics.md#a-relative-accuracy-target)."""
         return (min(radius, cls.free_radius(lam)) + 1.0) ** 2 / 2
 
     def loss(self, theta: ArrayLike) -> float | NDArray[np.float64]:
@@ -523,7 +548,8 @@ Statistics: TypeAlias = tuple[Any, ...]
 
 
 class RowBlocks(ABC):
-    """The rows y_i·x_i of a logistic problem, visited in blocks (SPEC §1–§2).
+    """The rows y_i·x_i of a logistic problem, visited in blocks (docs/mathematics.md#setting-and-notation,
+    docs/mathematics.md#the-two-learning-problems).
 
     Every use of the data by ``LogisticProblem`` is one pass: a ``statistic`` maps a
     block of rows (an array, rows × p) to a tuple of arrays, and ``reduce`` combines the
@@ -621,7 +647,8 @@ class _NewtonTerms(NamedTuple):
 
 
 class LogisticProblem(Problem):
-    """Regularised logistic regression without intercept (SPEC §2, §13).
+    """Regularised logistic regression without intercept (docs/mathematics.md#the-two-learning-problems,
+    docs/mathematics.md#a-public-norm-bound).
 
     L(θ) = (1/n) Σ log(1 + exp(−y_i θᵀx_i)) + (λ/2)‖θ‖², labels ±1. θ* is solved by
     Newton's method to a gradient norm ≤ 1e−10; when a radius R is given and the
@@ -660,15 +687,15 @@ class LogisticProblem(Problem):
     def from_rows(
         cls, rows: RowBlocks, lam: float, radius: float | None = None, certify: bool = False
     ) -> LogisticProblem:
-        """The logistic problem of rows read in blocks (SPEC §2): the data may be larger than memory.
+        """The logistic problem of rows read in blocks (docs/mathematics.md#the-two-learning-problems): the data may be
+        larger than memory.
 
-        ``accfirst.scale`` builds ``rows`` from Parquet files; the rows must satisfy SPEC §1
-        (they are not checked here: that would be a pass of its own). ``lam`` and ``radius``
-        as for the constructor. ``certify`` saves passes where each costs much (files): the
-        first gathers only the moments Σ y_i x_i and Σ x_i x_iᵀ (the Newton terms at θ = 0,
-        whose step is a ridge solution), and the last Newton step is certified without a
-        pass of its own (``_certified_step``): θ*'s loss then comes from the quadratic model
-        (less a bound on its error) and its largest margin is an upper bound.
+        ``accfirst.scale`` builds ``rows`` from Parquet files; the rows must satisfy
+        docs/mathematics.md#setting-and-notation (they are not checked here: that would be a pass of its own). ``lam``
+        and ``radius`` as for the constructor. ``certify`` saves passes where each costs much (files): the first gathers
+        only the moments Σ y_i x_i and Σ x_i x_iᵀ (the Newton terms at θ = 0, whose step is a ridge solution), and the
+        last Newton step is certified without a pass of its own (``_certified_step``): θ*'s loss then comes from the
+        quadratic model (less a bound on its error) and its largest margin is an upper bound.
         """
         if not isinstance(rows, RowBlocks):
             raise AccFirstError(f"rows must be a RowBlocks; got {type(rows).__name__}")
@@ -712,7 +739,8 @@ class LogisticProblem(Problem):
 
     @staticmethod
     def free_radius(lam: float) -> float:
-        """R₀ = √(0.27846/λ) ≈ 0.448·M: λ‖θ*‖² = (1/n)Σ z_i/(1 + e^{z_i}) ≤ max_z z/(1 + e^z) (SPEC §19.0)."""
+        """R₀ = √(0.27846/λ) ≈ 0.448·M: λ‖θ*‖² = (1/n)Σ z_i/(1 + e^{z_i}) ≤ max_z z/(1 + e^z)
+        (docs/mathematics.md#the-free-radius)."""
         return math.sqrt(LOGISTIC_FREE_RADIUS_CONSTANT / lam)
 
     def with_radius(self, radius: float | None) -> LogisticProblem:
@@ -729,14 +757,16 @@ class LogisticProblem(Problem):
 
     @staticmethod
     def risk_sensitivity(radius: float, n: float) -> float:
-        """Δ_R = 2R/n (Claim A.12; SPEC §13)."""
+        """Δ_R = 2R/n (Claim A.12; docs/mathematics.md#a-public-norm-bound)."""
         return 2 * radius / n
 
     @classmethod
     def zero_risk_width(cls, radius: float, lam: float) -> float:
-        """W = r, r = min(R, R₀): ℓ(0) = ln 2 and ℓ(θ) ∈ [ln(1 + e^{−r}), ln(1 + e^{r})] (SPEC §21.2).
+        """W = r, r = min(R, R₀): ℓ(0) = ln 2 and ℓ(θ) ∈ [ln(1 + e^{−r}), ln(1 + e^{r})]
+        (docs/mathematics.md#a-relative-accuracy-target).
 
-        SPEC §21.2 states W = R; the maximiser lies in the free ball of §19.0 (as for ridge), so r = min(R, R₀).
+        docs/mathematics.md#a-relative-accuracy-target states W = R; the maximiser lies in the free ball of
+        docs/mathematics.md#the-free-radius (as for ridge), so r = min(R, R₀).
         """
         return min(radius, cls.free_radius(lam))
 
@@ -897,7 +927,9 @@ class LogisticProblem(Problem):
 
 @dataclass(frozen=True)
 class ProblemShape:
-    """A problem's public constants without its rows: kind, n, p, λ and the stated radius (SPEC §2, §13, §19.4).
+    """A problem's public constants without its rows: kind, n, p, λ and the stated radius
+    (docs/mathematics.md#the-two-learning-problems, docs/mathematics.md#a-public-norm-bound,
+    docs/mathematics.md#a-private-radius).
 
     What a choice made before a run may read (the private radius's rule, the guidance): the
     same ``max_norm``, ``norm_bound``, ``query_sensitivity``, ``test_sensitivity`` and ``theta_sensitivity`` as the
@@ -943,7 +975,8 @@ PROBLEMS: dict[str, type[RidgeProblem] | type[LogisticProblem]] = {"ridge": Ridg
 
 
 def prepared_problem(data: PreparedData, lam: float, radius: float | None = None) -> Problem:
-    """The ERM problem of a prepared table's training rows, carrying what the preparation cost (SPEC §2, §20.3).
+    """The ERM problem of a prepared table's training rows, carrying what the preparation cost
+    (docs/mathematics.md#the-two-learning-problems, docs/mathematics.md#preparing-the-data-privately).
 
     A private preparation's (ε, δ) goes into every run's total; an evaluation-only one (it read the
     data without noise) is carried as such, for every figure to say that it excludes the preparation.

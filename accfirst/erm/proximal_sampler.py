@@ -1,8 +1,8 @@
 """Certified sampling of logistic regression's Gibbs posterior (docs/mathematics.md, “The Gibbs posterior”).
 
-The target is π(θ) ∝ exp(−βn·L(θ)), L the regularised logistic loss of SPEC §2. In the
-coordinates u = s(θ − θ_c), s = √(βnλ), θ_c the minimiser of L (computed to a small gradient),
-the energy f(u) = βn(L(θ) − L(θ_c)) satisfies, for every dataset with rows ‖x_i‖₁ ≤ 1:
+The target is π(θ) ∝ exp(−βn·L(θ)), L the regularised logistic loss of docs/mathematics.md#the-two-learning-problems. In
+the coordinates u = s(θ − θ_c), s = √(βnλ), θ_c the minimiser of L (computed to a small gradient), the energy f(u) =
+βn(L(θ) − L(θ_c)) satisfies, for every dataset with rows ‖x_i‖₁ ≤ 1:
 
     I ⪯ ∇²f(u) ⪯ I + G/(4λ),   G = XᵀX/n,
 

@@ -1,14 +1,15 @@
-"""A private radius: a released upper bound on ‖θ*‖ that shrinks the feasible set (SPEC §19). [derived]
+"""A private radius: a released upper bound on ‖θ*‖ that shrinks the feasible set
+(docs/mathematics.md#a-private-radius). [derived]
 
-The free radius R₀ of SPEC §19.0 bounds ‖θ*‖ on every dataset (``Problem.free_radius``); the
+The free radius R₀ of docs/mathematics.md#the-free-radius bounds ‖θ*‖ on every dataset (``Problem.free_radius``); the
 data's own norm is often far below it. This module releases a tighter bound with a small,
 charged part of the budget:
 
-- sensitivity (§19.1): N(D) = ‖θ*_D‖ over a ball of radius C (the ceiling: R₀, or a smaller
-  public radius). The objective is λ-strongly convex and one replaced row moves its gradient by
-  at most 2L/n, L the per-row Lipschitz constant on the ball (ridge C + 1, logistic 1), so
-  ‖θ*_D − θ*_D′‖ ≤ 2L/(nλ) and, the norm being 1-Lipschitz, Δ_N = 2L/(nλ);
-- release (§19.2): R̂ = N(D) + Z + m with Z ∼ Lap(b), b = Δ_N/ε_R, and the margin
+- sensitivity (docs/mathematics.md#a-private-radius): N(D) = ‖θ*_D‖ over a ball of radius C (the ceiling: R₀, or a
+  smaller public radius). The objective is λ-strongly convex and one replaced row moves its gradient by at most 2L/n, L
+  the per-row Lipschitz constant on the ball (ridge C + 1, logistic 1), so ‖θ*_D − θ*_D′‖ ≤ 2L/(nλ) and, the norm being
+  1-Lipschitz, Δ_N = 2L/(nλ);
+- release (docs/mathematics.md#a-private-radius): R̂ = N(D) + Z + m with Z ∼ Lap(b), b = Δ_N/ε_R, and the margin
   m = b·ln(1/(2β)), so that P(R̂ < N) = P(Z < −m) = β; the Gaussian variant draws
   Z ∼ N(0, σ²), σ = Δ_N/√(2ρ_R), with m = σ·Φ⁻¹(1 − β). Then R = min(C, max(R̂, r_min)):
   post-processing, and R ≥ N whenever R̂ ≥ N because N ≤ C.
@@ -34,7 +35,8 @@ RADIUS_NOISES: dict[str, NoiseFamily] = {LAPLACE.name: LAPLACE, GAUSSIAN.name: G
 
 
 def norm_sensitivity(problem: Problem | ProblemShape, ceiling: float) -> float:
-    """Δ_N = 2L/(nλ): how far one replaced row moves ‖θ*‖ over the ball ‖θ‖ ≤ ``ceiling`` (SPEC §19.1).
+    """Δ_N = 2L/(nλ): how far one replaced row moves ‖θ*‖ over the ball ‖θ‖ ≤ ``ceiling``
+    (docs/mathematics.md#a-private-radius).
 
     L is the per-row Lipschitz constant on that ball (``Problem.lipschitz_on``): ridge
     ceiling + 1 (with ceiling R₀ = M/2, Δ_N = (M + 2)/(nλ)), logistic 1. Public constants only.
@@ -44,12 +46,13 @@ def norm_sensitivity(problem: Problem | ProblemShape, ceiling: float) -> float:
 
 
 def smallest_radius(problem: Problem | ProblemShape) -> float:
-    """r_min: the smallest radius a problem accepts (SPEC §13), the floor of a released radius."""
+    """r_min: the smallest radius a problem accepts (docs/mathematics.md#a-public-norm-bound), the floor of a released
+    radius."""
     return MIN_RADIUS_SHARE * problem.max_norm
 
 
 def radius_margin(sensitivity: float, level: float, beta: float, noise: str) -> float:
-    """m: the shift that makes P(N + Z + m < N) = β (SPEC §19.2).
+    """m: the shift that makes P(N + Z + m < N) = β (docs/mathematics.md#a-private-radius).
 
     Laplace at ε_R = ``level``: b·ln(1/(2β)), b = Δ_N/ε_R. Gaussian at ρ_R = ``level``:
     σ·Φ⁻¹(1 − β), σ = Δ_N/√(2ρ_R).
@@ -73,7 +76,8 @@ def release_radius(
     noise: str,
     rng: np.random.Generator,
 ) -> float:
-    """R = min(C, max(N + Z + m, r_min)): an upper bound on ‖θ*‖ with probability ≥ 1 − β (SPEC §19.2).
+    """R = min(C, max(N + Z + m, r_min)): an upper bound on ‖θ*‖ with probability ≥ 1 − β
+    (docs/mathematics.md#a-private-radius).
 
     Parameters
     ----------

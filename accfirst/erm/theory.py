@@ -1,4 +1,5 @@
-"""The theory approach: invert a utility theorem to pick one ε up front (SPEC §4, §13).
+"""The theory approach: invert a utility theorem to pick one ε up front (docs/mathematics.md#the-theory-approach,
+docs/mathematics.md#a-public-norm-bound).
 
 It promises only *expected* excess risk α, never a high-probability bound.
 """
@@ -16,7 +17,8 @@ from accfirst.validation import checked, validate_alpha
 def theory_epsilon(
     problem: Problem | ProblemShape, alpha: float, generator: str | HypothesisGenerator | None = None
 ) -> float:
-    """E: the ε at which the utility theorem's expected excess risk equals α (SPEC §4, §13).
+    """E: the ε at which the utility theorem's expected excess risk equals α (docs/mathematics.md#the-theory-approach,
+    docs/mathematics.md#a-public-norm-bound).
 
     It reads only public constants, so a ``ProblemShape`` will do. With R the radius of the
     feasible set (M unless a public radius is given):
@@ -34,14 +36,15 @@ def theory_epsilon(
 
 
 def ridge_output_epsilon(problem: Problem | ProblemShape, alpha: float) -> float:
-    """E for ridge with output perturbation: ε = Δ_θ/b for the noise scale b below (SPEC §4, §13).
+    """E for ridge with output perturbation: ε = Δ_θ/b for the noise scale b below
+    (docs/mathematics.md#the-theory-approach, docs/mathematics.md#a-public-norm-bound).
 
-    Without a radius (R = M), SPEC §4 (corrected): E[R] ≤ b²(1 + 5pλ), E = Δ_θ√((1 + 5pλ)/α).
-    With a radius R, the smaller ε of two bounds on E[R], each valid alone [derived]:
+    Without a radius (R = M), docs/mathematics.md#the-theory-approach (corrected): E[R] ≤ b²(1 + 5pλ), E = Δ_θ√((1 +
+    5pλ)/α). With a radius R, the smaller ε of two bounds on E[R], each valid alone [derived]:
 
-    - if R > M/2: ‖θ*‖ ≤ M/2 (so θ* is the unconstrained optimum) and §4's argument with
-      P(projected) ≤ P(‖ξ‖ > R − M/2) ≤ 2pb²/(R − M/2)² gives b²(1 + pλ + p/(R − M/2)²),
-      which is §4's bound at R = M;
+    - if R > M/2: ‖θ*‖ ≤ M/2 (so θ* is the unconstrained optimum) and the argument of
+      docs/mathematics.md#the-theory-approach with P(projected) ≤ P(‖ξ‖ > R − M/2) ≤ 2pb²/(R − M/2)² gives b²(1 + pλ +
+      p/(R − M/2)²), which is that section's bound at R = M;
     - for any R: projection onto C does not move θ' = Proj(θ* + ξ) further from θ*, so
       R(θ') ≤ ½(1 + λ)‖ξ‖² + ∇L(θ*)ᵀ(θ' − θ*), and with ∇L(θ*) = −μθ*,
       μ ≤ 1 + λ + 1/R, the last term is at most (μ/2)‖ξ‖² + μR(−θ*ᵀξ/R)₊; in expectation

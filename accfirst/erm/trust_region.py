@@ -1,11 +1,9 @@
 """Exact solution of the trust-region subproblem behind covariance perturbation.
 
-SPEC §3: minimise ½θᵀHθ − gᵀθ subject to ‖θ‖₂ ≤ r, with H symmetric and possibly
-indefinite. Through the eigendecomposition H = V diag(λ) Vᵀ the optimum is
-θ(μ) = V (Vᵀg)/(λ + μ) for the smallest μ ≥ max(0, −λ_min) that makes
-‖θ(μ)‖ ≤ r, with equality whenever μ > 0 (Moré & Sorensen's characterisation).
-The "hard case" (g orthogonal to the bottom eigenspace) adds a multiple of the
-bottom eigenvector to reach the boundary.
+docs/mathematics.md#private-hypothesis-generators: minimise ½θᵀHθ − gᵀθ subject to ‖θ‖₂ ≤ r, with H symmetric and
+possibly indefinite. Through the eigendecomposition H = V diag(λ) Vᵀ the optimum is θ(μ) = V (Vᵀg)/(λ + μ) for the
+smallest μ ≥ max(0, −λ_min) that makes ‖θ(μ)‖ ≤ r, with equality whenever μ > 0 (Moré & Sorensen's characterisation).
+The "hard case" (g orthogonal to the bottom eigenspace) adds a multiple of the bottom eigenvector to reach the boundary.
 """
 
 from __future__ import annotations
@@ -63,7 +61,7 @@ def shifted_cholesky_fails(H: NDArray[np.float64]) -> bool:
 
 
 def solve_trust_region(H: NDArray[np.float64], g: NDArray[np.float64], radius: float) -> NDArray[np.float64]:
-    """argmin_{‖θ‖ ≤ radius} ½θᵀHθ − gᵀθ, exactly (SPEC §3).
+    """argmin_{‖θ‖ ≤ radius} ½θᵀHθ − gᵀθ, exactly (docs/mathematics.md#private-hypothesis-generators).
 
     Parameters
     ----------

@@ -1,14 +1,13 @@
 """InteractiveAboveThreshold: test private hypotheses in order, halt at the first good one.
 
-SPEC §6, Algorithm 2. With f_t = −min(R(θ_t), α) (the query clipped at α, whose sensitivity
-``Problem.test_sensitivity`` bounds; docs/mathematics.md, "The clipped test"): draw
-Ŵ = W + Lap(threshold scale) once; for t = 1, 2, …, halt at the first t with
-f_t(D) + Lap(query scale) ≥ Ŵ. The ex-post loss of halting at t is ε_A + ε_t (Lemma 2.8,
-Thm 3.2, 3.4). The noises are ideal (real-valued) and each comparison is decided exactly
+docs/mathematics.md#interactiveabovethreshold, Algorithm 2. With f_t = −min(R(θ_t), α) (the query clipped at α, whose
+sensitivity ``Problem.test_sensitivity`` bounds; docs/mathematics.md, "The clipped test"): draw Ŵ = W + Lap(threshold
+scale) once; for t = 1, 2, …, halt at the first t with f_t(D) + Lap(query scale) ≥ Ŵ. The ex-post loss of halting at t
+is ε_A + ε_t (Lemma 2.8, Thm 3.2, 3.4). The noises are ideal (real-valued) and each comparison is decided exactly
 (``ThresholdNoise``).
 
 The calibration (ε_A, W and the two noise scales) is pluggable; the presets of
-``CALIBRATIONS`` live in ``calibration.py`` (SPEC §12.3), each guaranteeing that the
+``CALIBRATIONS`` live in ``calibration.py`` (docs/mathematics.md#exact-calibrations), each guaranteeing that the
 output has R ≤ α with probability ≥ 1 − γ:
 
 - ``theorem``: ε_A = 16Δ_R log(2T/γ)/α, W = −α/2, scales 2Δ_R/ε_A and 4Δ_R/ε_A.
@@ -16,7 +15,7 @@ output has R ≤ α with probability ≥ 1 − γ:
   b = α/(4 ln(1.5^{3/4}√T/γ)), scales b and 2b, W = −(α/4 + ¾ b ln 1.5 − ½ b ln T),
   ε_A = 2Δ_R/b.
 - ``exact``, ``exact-opt``, ``exact-paper``, ``exact-paper-opt``: the noise scale solved
-  numerically so that the exact worst-case failure probability is γ (SPEC §12.2), with
+  numerically so that the exact worst-case failure probability is γ (docs/mathematics.md#exact-calibrations), with
   the ratio of the two scales and/or the threshold chosen to minimise ε_A.
 """
 
@@ -187,7 +186,8 @@ def interactive_above_threshold(
     rng: np.random.Generator,
     exact: bool = False,
 ) -> SearchOutcome:
-    """Algorithm 2 on the excess-risk queries f_t = −min(R(θ_t), α) of ``hypotheses`` (SPEC §6).
+    """Algorithm 2 on the excess-risk queries f_t = −min(R(θ_t), α) of ``hypotheses``
+    (docs/mathematics.md#interactiveabovethreshold).
 
     The threshold noise and all T query noises are drawn up front from ``rng``
     (independent draws: the same distribution as drawing each when needed).

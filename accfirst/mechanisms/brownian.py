@@ -1,4 +1,4 @@
-"""Brownian noise reduction: Gaussian releases along one Brownian path (SPEC §14).
+"""Brownian noise reduction: Gaussian releases along one Brownian path (docs/mathematics.md#brownian-noise-reduction).
 
 [derived; consistent with Whitehouse et al. 2022 and Rogers et al. 2023]
 
@@ -7,14 +7,14 @@ variances T_1 > … > T_K, i.e. increasing zCDP levels ρ_k = Δ₂²/(2T_k), no
 B a standard Brownian motion per coordinate. Each release alone is the Gaussian
 mechanism at ρ_k; the prefix (v̂_1 … v̂_k) carries the same privacy loss as v̂_k alone.
 
-Sampling in release order by time inversion (SPEC §14.2): Z_k = B(T_k)/T_k has
+Sampling in release order by time inversion (docs/mathematics.md#brownian-noise-reduction): Z_k = B(T_k)/T_k has
 independent increments, Z_1 ∼ N(0, 1/T_1) and Z_{k+1} − Z_k ∼ N(0, 1/T_{k+1} − 1/T_k), so
 each release costs one Gaussian draw per coordinate, levels that are never read cost
 nothing, and the grid can be extended to the right at any time. The path is the ideal,
 real-valued one, and each release its exact rounding to a lattice (docs/mathematics.md,
 "Noise that float64 cannot betray"): no released float64 can rule an input out.
 
-The ex-post guarantee (SPEC §14.4) holds under any stopping rule that reads only the
+The ex-post guarantee (docs/mathematics.md#brownian-noise-reduction) holds under any stopping rule that reads only the
 releases: stopping at level k is (ℰ_BM(ρ_k), δ)-ex-post private, with ℰ_BM from a
 boundary that the Brownian privacy loss crosses with probability ≤ δ. Unlike pure
 ex-post privacy this is not closed under post-processing; every such number is an
@@ -59,7 +59,8 @@ def validate_rhos(rhos: ArrayLike) -> NDArray[np.float64]:
 
 
 class BrownianReleaseChain(ReleaseChain):
-    """Releases v + B(T_k) read in increasing level order, sampled by time inversion (SPEC §14.2), on a lattice.
+    """Releases v + B(T_k) read in increasing level order, sampled by time inversion
+    (docs/mathematics.md#brownian-noise-reduction), on a lattice.
 
     Jumping from level j to a later level k draws the increment Z_k − Z_j in one ideal
     Gaussian (variance 1/T_k − 1/T_j): the levels read have exactly their joint law; skipped
@@ -94,7 +95,8 @@ class BrownianReleaseChain(ReleaseChain):
         self._released = np.empty(0)  # set by the first release (every level is above −1)
 
     def extend(self, rhos: ArrayLike) -> None:
-        """Append levels above the current top (SPEC §14.2: the grid extends to the right)."""
+        """Append levels above the current top (docs/mathematics.md#brownian-noise-reduction: the grid extends to the
+        right)."""
         more = validate_rhos(rhos)
         if more[0] <= self.levels[-1]:
             raise AccFirstError(f"new levels must exceed the current top ρ = {self.levels[-1]:g}; got ρ = {more[0]:g}")
@@ -160,7 +162,8 @@ class BrownianReleaseChain(ReleaseChain):
 
 
 class GaussianNoise(NoiseFamily):
-    """Gaussian noise with ℓ2 sensitivity, at zCDP level ρ: variance Δ₂²/(2ρ) (SPEC §14), released on a lattice."""
+    """Gaussian noise with ℓ2 sensitivity, at zCDP level ρ: variance Δ₂²/(2ρ)
+    (docs/mathematics.md#brownian-noise-reduction), released on a lattice."""
 
     name = "gaussian"
     norm = 2
@@ -201,7 +204,8 @@ GAUSSIAN = GaussianNoise()
 def brownian_noise_reduction(
     v: ArrayLike, sensitivity: float, rhos: ArrayLike, rng: np.random.Generator
 ) -> NDArray[np.float64]:
-    """All K releases of Brownian noise reduction, shape (K, *v.shape), row k − 1 being v̂_k (SPEC §14.1–§14.2).
+    """All K releases of Brownian noise reduction, shape (K, *v.shape), row k − 1 being v̂_k
+    (docs/mathematics.md#brownian-noise-reduction).
 
     The level-k noise v̂_k − v is N(0, Δ₂²/(2ρ_k)) per coordinate, and
     Cov(v̂_j − v, v̂_k − v) = min(T_j, T_k) with T = Δ₂²/(2ρ). Float64 throughout.
@@ -231,7 +235,8 @@ def brownian_expost_epsilon(
 def brownian_expost_epsilon(
     rho: ArrayLike, delta: float, boundary: str = "mixture", rho_ref: float | None = None
 ) -> float | NDArray[np.float64]:
-    """ℰ_BM(ρ) = ρ + ψ(ρ): stopping at level ρ is (ℰ_BM(ρ), δ)-ex-post private (SPEC §14.4).
+    """ℰ_BM(ρ) = ρ + ψ(ρ): stopping at level ρ is (ℰ_BM(ρ), δ)-ex-post private
+    (docs/mathematics.md#brownian-noise-reduction).
 
     [derived; consistent with Rogers et al. 2023] ψ is a boundary that √2·W(r) crosses
     with probability ≤ δ over all r ≥ 0 (W a standard Brownian motion), so the bound
@@ -273,7 +278,8 @@ def brownian_expost_epsilon(
 
 
 def variance_matched_rhos(epsilons: ArrayLike, l1_sensitivity: float, l2_sensitivity: float) -> NDArray[np.float64]:
-    """ρ_k whose Gaussian noise has the variance of Lap(Δ₁/ε_k): T_k = 2(Δ₁/ε_k)², ρ_k = Δ₂²/(2T_k) (SPEC §14.7).
+    """ρ_k whose Gaussian noise has the variance of Lap(Δ₁/ε_k): T_k = 2(Δ₁/ε_k)², ρ_k = Δ₂²/(2T_k)
+    (docs/mathematics.md#brownian-noise-reduction).
 
     Parameters
     ----------

@@ -1,10 +1,11 @@
 """Calibrations of the private tests: InteractiveAboveThreshold and the doubling test.
 
-SPEC §6, §7 and §12. An above-threshold calibration turns (α, γ, T, Δ_R) into ε_A, the
-threshold and the two Laplace noise scales of Algorithm 2 (general Laplace AboveThreshold,
-§12.1: ε_A = Δ_R/b₁ + 2Δ_R/b₂ for threshold noise Lap(b₁), query noise Lap(b₂)). In risk
-units the test halts at the first t with R_t + Z_t ≤ s + Y (s = −W); its exact worst case
-over hypothesis sequences independent of the noise is [derived, §12.2]
+docs/mathematics.md#interactiveabovethreshold, docs/mathematics.md#the-doubling-method,
+docs/mathematics.md#calibrations. An above-threshold calibration turns (α, γ, T, Δ_R) into ε_A, the threshold and the
+two Laplace noise scales of Algorithm 2 (general Laplace AboveThreshold, docs/mathematics.md#exact-calibrations: ε_A =
+Δ_R/b₁ + 2Δ_R/b₂ for threshold noise Lap(b₁), query noise Lap(b₂)). In risk units the test halts at the first t with R_t
++ Z_t ≤ s + Y (s = −W); its exact worst case over hypothesis sequences independent of the noise is [derived,
+docs/mathematics.md#exact-calibrations]
 
     γ_fail(b₁, b₂, s; T) = E_Y[1 − (1 − F_{b₂}(s − α + Y))^T],
 
@@ -12,8 +13,8 @@ reached when every R_t lies just above α. The presets:
 
 - ``theorem``: ε_A = 16Δ_R log(2T/γ)/α, s = α/2, b₂ = 2b₁ (Thm 3.2, 3.4); γ_fail is
   1.7·10⁻⁶ at T = 1000, γ = 0.1: it spends almost none of γ.
-- ``paper-code``: the authors' code (SPEC §6 note), b₁ = α/(4 ln(1.5^{3/4}√T/γ)), b₂ = 2b₁,
-  s = α/4 + ¾b₁ ln 1.5 − ½b₁ ln T; γ_fail = 0.0152 at T = 1000, γ = 0.1.
+- ``paper-code``: the authors' code (docs/mathematics.md#the-authors-code-calibration), b₁ = α/(4 ln(1.5^{3/4}√T/γ)), b₂
+  = 2b₁, s = α/4 + ¾b₁ ln 1.5 − ½b₁ ln T; γ_fail = 0.0152 at T = 1000, γ = 0.1.
 - ``exact``: s = α/2, b₂ = 2b₁, b₁ the largest scale with γ_fail = γ.
 - ``exact-opt``: s = α/2, the ratio r = b₂/b₁ chosen to minimise ε_A.
 - ``exact-paper``: b₂ = 2b₁, s chosen to minimise ε_A under the authors' criterion γ_live,
@@ -24,8 +25,8 @@ Every preset guarantees P(R_out > α) ≤ γ. All scale with α (b₁, b₂, s �
 ε_A = c(T, γ, preset)·Δ_R/α; ``calibration_constant`` returns c, solved once per
 (T, γ, preset) and cached.
 
-The doubling test (§7, §12.4) is calibrated here too: "paper" keeps Thm A.2's
-ε_test = 2Δ_R log(K/γ)/α; "exact" spends exactly γ over the K independent tests.
+The doubling test (docs/mathematics.md#the-doubling-method, docs/mathematics.md#the-exact-doubling-test) is calibrated
+here too: "paper" keeps Thm A.2's ε_test = 2Δ_R log(K/γ)/α; "exact" spends exactly γ over the K independent tests.
 """
 
 from __future__ import annotations
@@ -102,7 +103,8 @@ class TheoremCalibration(Calibration):
 
 
 class PaperCodeCalibration(Calibration):
-    """The authors' code's calibration, for reproducing the paper's figures (SPEC §6 note)."""
+    """The authors' code's calibration, for reproducing the paper's figures
+    (docs/mathematics.md#the-authors-code-calibration)."""
 
     name = "paper-code"
 
@@ -114,7 +116,7 @@ class PaperCodeCalibration(Calibration):
         )
 
 
-# --- γ_fail by quadrature (SPEC §12.2) -------------------------------------------------
+# --- γ_fail by quadrature (docs/mathematics.md#exact-calibrations) -------------------------------------------------
 
 # Y ~ Lap(b₁) beyond ±60b₁ has probability e^{-60} ≈ 1e-26: negligible next to any γ.
 TAIL_SCALES = 60.0
@@ -147,7 +149,7 @@ def _log_laplace_survival(x: NDArray[np.float64], scale: float) -> NDArray[np.fl
 
 
 def _failure(b1: float, b2: float, s: float, T: int, live: bool) -> float:
-    """γ_fail(b₁, b₂, s; T) at α = 1, or γ_live when ``live`` (SPEC §12.2, §12.3)."""
+    """γ_fail(b₁, b₂, s; T) at α = 1, or γ_live when ``live`` (docs/mathematics.md#exact-calibrations)."""
     low, high = -TAIL_SCALES * b1, TAIL_SCALES * b1
     dead = 0.0
     if live:
@@ -165,7 +167,7 @@ def _failure(b1: float, b2: float, s: float, T: int, live: bool) -> float:
 
 @checked(alpha=validate_alpha, T=count("T (number of queries)", 1))
 def worst_case_failure(params: AboveThresholdCalibration, alpha: float, T: int, live: bool = False) -> float:
-    """γ_fail: the exact worst-case P(halt with R > α) of a calibrated test (SPEC §12.2).
+    """γ_fail: the exact worst-case P(halt with R > α) of a calibrated test (docs/mathematics.md#exact-calibrations).
 
     The supremum over hypothesis sequences independent of the test's noise; it is reached
     when every R_t lies just above α.
@@ -176,7 +178,7 @@ def worst_case_failure(params: AboveThresholdCalibration, alpha: float, T: int, 
     alpha : the accuracy target α > 0.
     T : the number of queries, ≥ 1.
     live : return the authors' γ_live instead, which also counts a noisy threshold
-        below zero as failure (SPEC §12.3).
+        below zero as failure (docs/mathematics.md#exact-calibrations).
     """
     b1 = validate_positive("threshold_scale", params.threshold_scale) / alpha
     b2 = validate_positive("query_scale", params.query_scale) / alpha
@@ -185,7 +187,8 @@ def worst_case_failure(params: AboveThresholdCalibration, alpha: float, T: int, 
 
 @checked(gamma=validate_gamma)
 def failure_probability(calibration: str | Calibration, T: int, gamma: float) -> float:
-    """The exact worst-case failure probability γ_fail of a calibration at (T, γ) (SPEC §12.2).
+    """The exact worst-case failure probability γ_fail of a calibration at (T, γ)
+    (docs/mathematics.md#exact-calibrations).
 
     Every preset scales with α, so the value holds at every α. At T = 1000, γ = 0.1:
     theorem 1.7·10⁻⁶, paper-code 0.0152, the exact presets without "paper" γ.
@@ -200,7 +203,7 @@ def failure_probability(calibration: str | Calibration, T: int, gamma: float) ->
     return worst_case_failure(params, 1.0, T)
 
 
-# --- exact calibrations (SPEC §12.3) -------------------------------------------------
+# --- exact calibrations (docs/mathematics.md#exact-calibrations) -------------------------------------------------
 
 # The ratio r = b₂/b₁ is optimised over [1/8, 8] (the optimum lies near 0.5–1.2 for
 # T from 10 to 10⁵), the threshold s/α over (0, 1) (γ_live needs s > 0, and s ≥ α
@@ -221,7 +224,7 @@ class ExactSolution:
 
     @property
     def constant(self) -> float:
-        """c = ε_A·α/Δ_R = (1 + 2/r)/b₁ (SPEC §12.1)."""
+        """c = ε_A·α/Δ_R = (1 + 2/r)/b₁ (docs/mathematics.md#exact-calibrations)."""
         return (1 + 2 / self.ratio) / self.threshold_scale
 
 
@@ -252,7 +255,7 @@ def _largest_scale(ratio: float, halt_below: float, T: int, gamma: float, live: 
 
 @dataclass(frozen=True)
 class ExactCalibration(Calibration):
-    """An exact calibration (SPEC §12.3): b₁ solved so that the test's failure is exactly γ.
+    """An exact calibration (docs/mathematics.md#exact-calibrations): b₁ solved so that the test's failure is exactly γ.
 
     Parameters
     ----------
@@ -355,7 +358,8 @@ def resolve_calibration(calibration: str | Calibration) -> Calibration:
 
 @checked(T=count("T (number of privacy levels)", 1), gamma=validate_gamma)
 def calibration_constant(T: int, gamma: float, preset: str | Calibration) -> float:
-    """c = ε_A·α/Δ_R of a calibration at (T, γ) (SPEC §12.3): ε_A = c·Δ_R/α (exact presets are solved once and cached).
+    """c = ε_A·α/Δ_R of a calibration at (T, γ) (docs/mathematics.md#exact-calibrations): ε_A = c·Δ_R/α (exact presets
+    are solved once and cached).
 
     Parameters
     ----------
@@ -368,14 +372,16 @@ def calibration_constant(T: int, gamma: float, preset: str | Calibration) -> flo
 
 @checked(sensitivity=positive("sensitivity"), alpha=validate_alpha)
 def calibrated_epsilon(preset: str | Calibration, T: int, gamma: float, sensitivity: float, alpha: float) -> float:
-    """ε_A = c(T, γ, preset)·Δ_R/α: what the test of a noise-reduction search costs at this setting (SPEC §12.3).
+    """ε_A = c(T, γ, preset)·Δ_R/α: what the test of a noise-reduction search costs at this setting
+    (docs/mathematics.md#exact-calibrations).
 
     Reads no data: T, γ, the calibration, the query sensitivity Δ_R and α are public.
     """
     return calibration_constant(T, gamma, preset) * sensitivity / alpha
 
 
-# --- the doubling test (SPEC §7, §12.4) ----------------------------------------------
+# --- the doubling test (docs/mathematics.md#the-doubling-method, docs/mathematics.md#the-exact-doubling-test)
+# ----------------------------------------------
 
 DOUBLING_CALIBRATIONS = ("paper", "exact")
 
@@ -395,7 +401,8 @@ def clips_query(calibration: str | Calibration) -> bool:
 
 @checked(alpha=validate_alpha, gamma=validate_gamma, K=count("K (number of doubling levels)", 1))
 def doubling_test_scale(alpha: float, gamma: float, K: int, calibration: str = "paper") -> float:
-    """The Laplace scale b of each of the K doubling tests, threshold −α/2 (SPEC §7, §12.4).
+    """The Laplace scale b of each of the K doubling tests, threshold −α/2 (docs/mathematics.md#the-doubling-method,
+    docs/mathematics.md#the-exact-doubling-test).
 
     "paper" (Thm A.2): b = α/(2 log(K/γ)). "exact": each test fails with probability at
     most p = ½e^{−(α/2)/b}; the K tests are independent, so p* = 1 − (1 − γ)^{1/K} and
@@ -417,6 +424,7 @@ def doubling_test_scale(alpha: float, gamma: float, K: int, calibration: str = "
 
 
 def doubling_failure_probability(alpha: float, gamma: float, K: int, calibration: str = "paper") -> float:
-    """The exact worst case of the doubling test: 1 − (1 − ½e^{−(α/2)/b})^K (SPEC §12.4)."""
+    """The exact worst case of the doubling test: 1 − (1 − ½e^{−(α/2)/b})^K
+    (docs/mathematics.md#the-exact-doubling-test)."""
     b = doubling_test_scale(alpha, gamma, K, calibration)
     return -math.expm1(K * math.log1p(-0.5 * math.exp(-alpha / (2 * b))))

@@ -1,6 +1,6 @@
 """A private lower bound of one number: the Laplace or Gaussian mechanism, shifted down by its margin.
 
-SPEC §21.3 [derived]. A statistic S with sensitivity Δ is released as
+docs/mathematics.md#a-relative-accuracy-target [derived]. A statistic S with sensitivity Δ is released as
 ``Ŝ = S + Z − margin``, Z the noise of the family at its privacy level, the margin its
 (1 − β) quantile: Laplace ``b·ln(1/(2β))`` with b = Δ/ε, Gaussian ``σ·Φ⁻¹(1 − β)`` with
 σ = Δ/√(2ρ). Then P(Ŝ > S) = P(Z > margin) = β exactly, and Ŝ is post-processing of the
@@ -42,7 +42,8 @@ def lower_bound_margin(
     noise: str, sensitivity: float, level: ArrayLike, beta: float
 ) -> float | NDArray[np.float64]: ...
 def lower_bound_margin(noise: str, sensitivity: float, level: ArrayLike, beta: float) -> float | NDArray[np.float64]:
-    """The (1 − β) quantile of the noise at each privacy level (SPEC §19.2, §21.3).
+    """The (1 − β) quantile of the noise at each privacy level (docs/mathematics.md#a-private-radius,
+    docs/mathematics.md#a-relative-accuracy-target).
 
     Laplace b·ln(1/(2β)) with b = Δ/ε; Gaussian σ·Φ⁻¹(1 − β) with σ = Δ/√(2ρ). Needs β ∈ (0, ½)
     so that the margin is positive; ``level`` is one level or an array of them.
@@ -64,7 +65,8 @@ def lower_bound_margin(noise: str, sensitivity: float, level: ArrayLike, beta: f
 def private_lower_bound(
     value: float, sensitivity: float, level: float, beta: float, noise: str, rng: np.random.Generator
 ) -> float:
-    """Ŝ = S + Z − margin with P(Ŝ > S) = β: ε-DP (Laplace, level ε) or ρ-zCDP (Gaussian, level ρ) (SPEC §21.3).
+    """Ŝ = S + Z − margin with P(Ŝ > S) = β: ε-DP (Laplace, level ε) or ρ-zCDP (Gaussian, level ρ)
+    (docs/mathematics.md#a-relative-accuracy-target).
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """Noise reduction: a chain of ever less noisy releases of one private vector.
 
-SPEC §5, Algorithm 1 (Koufogiannis et al.). With ε_1 < … < ε_T, the release at the
+docs/mathematics.md#noise-reduction, Algorithm 1 (Koufogiannis et al.). With ε_1 < … < ε_T, the release at the
 top level is v̂_T = v + Lap(Δ/ε_T); going down, each coordinate keeps its value with
 probability (ε_t/ε_{t+1})², else adds fresh Lap(Δ/ε_t) noise. The prefix
 (v̂_1 … v̂_t) is ε_t-DP and v̂_t − v is exactly Lap(Δ/ε_t) per coordinate.
@@ -17,7 +17,8 @@ float64 cannot betray").
 
 The noise family is pluggable: a ``NoiseFamily`` perturbs a vector once (the plain
 mechanism at one privacy level) and builds a noise-reduction chain; Laplace is the
-family of the paper, Gaussian (``accfirst.mechanisms.brownian``, SPEC §14) the other.
+family of the paper, Gaussian (``accfirst.mechanisms.brownian``, docs/mathematics.md#brownian-noise-reduction) the
+other.
 """
 
 from __future__ import annotations
@@ -139,7 +140,8 @@ class NoiseFamily(ABC):
     def reduce(
         self, v: ArrayLike, sensitivity: float, levels: ArrayLike, rng: np.random.Generator
     ) -> NDArray[np.float64]:
-        """Every release of a noise-reduction chain on ``v``, validated, one row per level (SPEC §5, §14.1)."""
+        """Every release of a noise-reduction chain on ``v``, validated, one row per level
+        (docs/mathematics.md#noise-reduction, docs/mathematics.md#brownian-noise-reduction)."""
         grid = validate_levels(levels, self.levels_name, self.level_symbol)
         checked_sensitivity = validate_sensitivity(sensitivity)
         vector = np.asarray(v, dtype=np.float64)
@@ -405,7 +407,8 @@ class LaplaceReleaseChain(ReleaseChain):
 
 
 class LaplaceNoise(NoiseFamily):
-    """Laplace noise with ℓ1 sensitivity: pure ε-DP (SPEC §3, §5), released on a lattice (exact, no ε added)."""
+    """Laplace noise with ℓ1 sensitivity: pure ε-DP (docs/mathematics.md#private-hypothesis-generators,
+    docs/mathematics.md#noise-reduction), released on a lattice (exact, no ε added)."""
 
     name = "laplace"
     norm = 1
@@ -441,7 +444,8 @@ LAPLACE = LaplaceNoise()
 def laplace_noise_reduction(
     v: ArrayLike, sensitivity: float, epsilons: ArrayLike, rng: np.random.Generator
 ) -> NDArray[np.float64]:
-    """All T releases of Algorithm 1 as a (T, d) float64 array, row t − 1 being v̂_t (SPEC §5).
+    """All T releases of Algorithm 1 as a (T, d) float64 array, row t − 1 being v̂_t
+    (docs/mathematics.md#noise-reduction).
 
     Parameters
     ----------

@@ -1,12 +1,13 @@
 """The small base every accuracy-first method stands on: what it is, what it can do, how it runs.
 
-A method (noise reduction, doubling, the theory approach, the Gibbs posterior, SPEC §4–§7,
-§14, §17) is one class in one file of this package, registered once in
-``accfirst.methods.registry``. Everything the rest of the package and the app need to know
-about a method comes from its class: its run, the bound it declares to a privacy filter
-before it runs (SPEC §15.2), its capabilities (does it test accuracy privately? is its ε
-fixed in advance? which noise does it accept? does its guarantee hold with probability
-1 − γ?), its label and colour, and the checks it makes of the search options.
+A method (noise reduction, doubling, the theory approach, the Gibbs posterior, docs/mathematics.md#the-theory-approach,
+docs/mathematics.md#noise-reduction, docs/mathematics.md#interactiveabovethreshold,
+docs/mathematics.md#the-doubling-method, docs/mathematics.md#brownian-noise-reduction,
+docs/mathematics.md#the-gibbs-posterior) is one class in one file of this package, registered once in
+``accfirst.methods.registry``. Everything the rest of the package and the app need to know about a method comes from its
+class: its run, the bound it declares to a privacy filter before it runs (docs/mathematics.md#the-ex-post-filter), its
+capabilities (does it test accuracy privately? is its ε fixed in advance? which noise does it accept? does its guarantee
+hold with probability 1 − γ?), its label and colour, and the checks it makes of the search options.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ class Setting:
     options: SearchOptions
 
     def grid(self) -> NDArray[np.float64]:
-        """The ε grid of this setting (SPEC §8); doubling spans the same range."""
+        """The ε grid of this setting (docs/mathematics.md#the-epsilon-grid); doubling spans the same range."""
         return self.options.grid(self.problem, self.alpha)
 
     def on(self, problem: Problem) -> Setting:
@@ -78,8 +79,9 @@ class Method(ABC):
     fixed_epsilon: ClassVar[bool] = False
     #: Meets α with probability ≥ 1 − γ (the theory approach promises only the expected excess risk).
     high_probability: ClassVar[bool] = True
-    #: Its privacy or its test depends on the radius of the feasible set (SPEC §13, §19): it runs on the
-    #: radius the search options choose. The Gibbs posterior keeps the problem's own.
+    #: Its privacy or its test depends on the radius of the feasible set (docs/mathematics.md#a-public-norm-bound,
+    #: docs/mathematics.md#a-private-radius): it runs on the radius the search options choose. The Gibbs posterior
+    #: keeps the problem's own.
     uses_radius: ClassVar[bool] = True
     #: The noise families it can draw its hypotheses with (``SearchOptions.noise``); empty when the
     #: search options' noise does not apply to it (it draws from a distribution of its own).
@@ -109,10 +111,12 @@ class Method(ABC):
 
     @abstractmethod
     def declared_bound(self, setting: Setting) -> tuple[float, float]:
-        """(ℰ̄, δ): the most a run can lose unless it falls back, known before it runs (SPEC §15.2). Reads no data."""
+        """(ℰ̄, δ): the most a run can lose unless it falls back, known before it runs
+        (docs/mathematics.md#the-ex-post-filter). Reads no data."""
 
     def predict(self, shape: ProblemShape, alpha: float, gamma: float, options: SearchOptions) -> Prediction | None:
-        """A prediction of a run's median ε on a problem of this ``shape``, from public quantities only (SPEC §19.4).
+        """A prediction of a run's median ε on a problem of this ``shape``, from public quantities only
+        (docs/mathematics.md#a-private-radius).
 
         The private radius's rule compares it across radii; ``None`` (the default) when the
         method makes none, and the rule then spends nothing on a radius.
@@ -125,7 +129,8 @@ class Method(ABC):
 
 @dataclass(frozen=True)
 class Prediction:
-    """A predicted median ε of a run, in its testing and generation parts (SPEC §19.4); reads no data."""
+    """A predicted median ε of a run, in its testing and generation parts (docs/mathematics.md#a-private-radius); reads
+    no data."""
 
     test: float
     generation: float
@@ -155,7 +160,8 @@ def predicted_generation(shape: ProblemShape, alpha: float, generator: str | Non
 
 @dataclass(frozen=True)
 class GenerationCost:
-    """The noise levels of a run's hypotheses and what each costs (SPEC §5, §7, §14.5).
+    """The noise levels of a run's hypotheses and what each costs (docs/mathematics.md#noise-reduction,
+    docs/mathematics.md#the-doubling-method, docs/mathematics.md#brownian-noise-reduction).
 
     ``levels`` go to the generator (ε_t, or ρ_t variance-matched to ε_t for Gaussian
     noise); ``label`` is each level's own ε (ε_t, or ℰ_BM(ρ_t)), the trace's x axis;
@@ -171,7 +177,8 @@ class GenerationCost:
     radius: NDArray[np.float64]
 
     def bound(self, eps_test: float) -> tuple[float, float]:
-        """(ℰ̄, δ) of a run that halts at its last level after tests costing ``eps_test`` (SPEC §15.2)."""
+        """(ℰ̄, δ) of a run that halts at its last level after tests costing ``eps_test``
+        (docs/mathematics.md#the-ex-post-filter)."""
         return eps_test + float(self.loss[-1] + self.radius[-1]), self.delta
 
 
@@ -220,7 +227,8 @@ def searched_result(
     """The record of a run whose hypotheses went through a private test: the halting one, or θ* on fallback.
 
     Halting at level t costs ``eps_test`` plus the generation part ``cost.loss`` at t and what a Gaussian
-    private radius adds there (``cost.radius``); a fallback costs ∞ (SPEC §6, §7, §14.5).
+    private radius adds there (``cost.radius``); a fallback costs ∞ (docs/mathematics.md#interactiveabovethreshold,
+    docs/mathematics.md#the-doubling-method, docs/mathematics.md#brownian-noise-reduction).
     """
     halted = outcome.index is not None
     last = outcome.index if outcome.index is not None else -1

@@ -1,9 +1,10 @@
-"""The doubling method: independent hypotheses at doubling privacy levels (Algorithm 4, Thm A.2, SPEC §7).
+"""The doubling method: independent hypotheses at doubling privacy levels (Algorithm 4, Thm A.2,
+docs/mathematics.md#the-doubling-method).
 
 The paper's baseline. Level k draws an independent ε_k-DP hypothesis, ε_k = ε_min·2^{k−1}, and
 tests it with the Laplace mechanism. With ``noise="gaussian"`` the independent Gaussian levels'
 privacy losses add up to a Brownian motion in ρ-time observed at ρ_1 + … + ρ_k, so the same
-time-uniform boundary as noise reduction's covers the data-dependent stop (SPEC §14;
+time-uniform boundary as noise reduction's covers the data-dependent stop (docs/mathematics.md#brownian-noise-reduction;
 docs/mathematics.md, “Brownian noise reduction”).
 """
 
@@ -38,7 +39,7 @@ MAX_DOUBLING_LEVELS = 1000
 
 
 def doubling_levels(eps_min: float, eps_max: float) -> NDArray[np.float64]:
-    """ε_k = ε_min·2^{k−1}, k = 1…K, K = ⌈log₂(ε_max/ε_min)⌉ + 1 (SPEC §7)."""
+    """ε_k = ε_min·2^{k−1}, k = 1…K, K = ⌈log₂(ε_max/ε_min)⌉ + 1 (docs/mathematics.md#the-doubling-method)."""
     low = validate_positive("eps_min", eps_min)
     high = validate_positive("eps_max", eps_max)
     if not low < high:
@@ -57,8 +58,9 @@ def priced_test(
 ) -> tuple[float, float, float]:
     """(b, ε_test, clip): each of the K tests' Laplace scale, its price and the level its query is clipped at.
 
-    The exact test clips at α and is priced Δ_R(α)/b; the paper's reads R whole, Δ_R/b, clip ∞ (SPEC §7,
-    §12.4; docs/mathematics.md, "The clipped test"). Price and clip come from the one ``clips_query``.
+    The exact test clips at α and is priced Δ_R(α)/b; the paper's reads R whole, Δ_R/b, clip ∞
+    (docs/mathematics.md#the-doubling-method, docs/mathematics.md#the-exact-doubling-test; docs/mathematics.md, "The
+    clipped test"). Price and clip come from the one ``clips_query``.
     """
     scale = doubling_test_scale(alpha, gamma, K, calibration)
     clips = clips_query(calibration)
@@ -80,7 +82,7 @@ def doubling(
     noise: str = "laplace",
     delta: float = DEFAULT_DELTA,
 ) -> RunResult:
-    """The doubling method (Algorithm 4, Thm A.2, SPEC §7).
+    """The doubling method (Algorithm 4, Thm A.2, docs/mathematics.md#the-doubling-method).
 
     Level k draws an independent ε_k-DP hypothesis and tests it with the Laplace
     mechanism: halt if −min(R, α) + Lap(b) ≥ −α/2. Ex-post loss at halt k: k·ε_test + (2^k − 1)·ε_1
@@ -89,7 +91,7 @@ def doubling(
 
     Parameters are as for ``noise_reduction``; the levels come from ``doubling_levels``.
     ``calibration`` is "paper" (b = α/(2 log(K/γ)), Thm A.2) or "exact" (the K tests
-    spend exactly γ, SPEC §12.4); it is recorded in the result.
+    spend exactly γ, docs/mathematics.md#the-exact-doubling-test); it is recorded in the result.
     """
     started = time.perf_counter()
     levels = doubling_levels(eps_min, eps_max)
@@ -121,7 +123,7 @@ class Doubling(Method):
     """The doubling baseline over the same ε range as noise reduction's grid.
 
     It uses its exact test when noise reduction uses an exact calibration, else the paper's
-    (SPEC §12.4), so that the two are compared on equal terms.
+    (docs/mathematics.md#the-exact-doubling-test), so that the two are compared on equal terms.
     """
 
     key = "doubling"
@@ -146,7 +148,8 @@ class Doubling(Method):
         )
 
     def declared_bound(self, setting: Setting) -> tuple[float, float]:
-        """(ℰ̄, δ): the ex-post loss of a run that halts at its last level K (SPEC §7, §15.2); reads no data.
+        """(ℰ̄, δ): the ex-post loss of a run that halts at its last level K (docs/mathematics.md#the-doubling-method,
+        docs/mathematics.md#the-ex-post-filter); reads no data.
 
         ℰ̄ = K·ε_test + (2^K − 1)·ε_1 (Laplace, δ = 0) or K·ε_test + ℰ_BM(ρ_1 + … + ρ_K) (Gaussian).
         """
@@ -169,6 +172,6 @@ class Doubling(Method):
 
 
 def _range(setting: Setting) -> tuple[float, float]:
-    """The ε range doubling spans: that of the setting's grid (SPEC §8)."""
+    """The ε range doubling spans: that of the setting's grid (docs/mathematics.md#the-epsilon-grid)."""
     grid = setting.grid()
     return float(grid[0]), float(grid[-1])

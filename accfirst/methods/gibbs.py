@@ -1,4 +1,4 @@
-"""The Gibbs posterior as an accuracy-first method (SPEC §17): one draw, no private test.
+"""The Gibbs posterior as an accuracy-first method (docs/mathematics.md#the-gibbs-posterior): one draw, no private test.
 
 The sampling, its β and its (ε, δ) live with the learning problems (``accfirst.erm.gibbs``);
 this class is the method as the rest of the package sees it. Its (ε, δ) is fixed in advance

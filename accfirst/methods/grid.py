@@ -1,4 +1,4 @@
-"""The grid of privacy levels that noise reduction searches (SPEC §8)."""
+"""The grid of privacy levels that noise reduction searches (docs/mathematics.md#the-epsilon-grid)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ SPACINGS = ("geometric", "linear")
 def default_eps_range(
     problem: Problem | ProblemShape, alpha: float, generator: str | HypothesisGenerator | None = None
 ) -> tuple[float, float]:
-    """The paper's (ε_min, ε_max) = (1/n, 4E), E from the theory approach (SPEC §8)."""
+    """The paper's (ε_min, ε_max) = (1/n, 4E), E from the theory approach (docs/mathematics.md#the-epsilon-grid)."""
     return 1.0 / problem.n, 4.0 * theory_epsilon(problem, alpha, generator)
 
 
@@ -30,7 +30,7 @@ def epsilon_grid(
     eps_max: float | None = None,
     spacing: str = "geometric",
 ) -> NDArray[np.float64]:
-    """ε_1 < … < ε_T from ε_min to ε_max, both ends included (SPEC §8).
+    """ε_1 < … < ε_T from ε_min to ε_max, both ends included (docs/mathematics.md#the-epsilon-grid).
 
     Parameters
     ----------

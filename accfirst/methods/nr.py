@@ -1,12 +1,12 @@
-"""Noise reduction: CovNR / OutputNR tested by InteractiveAboveThreshold (Algorithms 3 and 5, SPEC §5–§6).
+"""Noise reduction: CovNR / OutputNR tested by InteractiveAboveThreshold (Algorithms 3 and 5,
+docs/mathematics.md#noise-reduction, docs/mathematics.md#interactiveabovethreshold).
 
 Hypotheses θ_1, θ_2, … come from one noise-reduction chain and are generated only as they
 are tested; the first one that passes the private test is released. With ``noise="gaussian"``
-(SPEC §14; derived, consistent with Rogers et al. 2023) the hypotheses carry Gaussian noise on
-the variance-matched grid T_k = 2(Δ₁/ε_k)² of the same ε grid, one Brownian path, and the
-generation part of the ex-post loss is ℰ_BM(ρ_k) of the normal-mixture boundary (ρ̃ = ρ_1): an
-(ε, δ)-ex-post guarantee with δ recorded in the result (docs/mathematics.md, “Brownian noise
-reduction”).
+(docs/mathematics.md#brownian-noise-reduction; derived, consistent with Rogers et al. 2023) the hypotheses carry
+Gaussian noise on the variance-matched grid T_k = 2(Δ₁/ε_k)² of the same ε grid, one Brownian path, and the generation
+part of the ex-post loss is ℰ_BM(ρ_k) of the normal-mixture boundary (ρ̃ = ρ_1): an (ε, δ)-ex-post guarantee with δ
+recorded in the result (docs/mathematics.md, “Brownian noise reduction”).
 """
 
 from __future__ import annotations
@@ -76,10 +76,10 @@ def noise_reduction(
 ) -> RunResult:
     """CovNR / OutputNR: the most private hypothesis on the grid that passes the test.
 
-    Algorithms 3 and 5 (SPEC §5–§6), or their Brownian versions (SPEC §14.5).
-    Hypotheses θ_1, θ_2, … come from one noise-reduction chain and are generated only
-    as they are tested; the ex-post loss of halting at t is ε_A + ε_t (Laplace) or the
-    (ε, δ)-ex-post ε_A + ℰ_BM(ρ_t) (Gaussian), ∞ on fallback (θ* released).
+    Algorithms 3 and 5 (docs/mathematics.md#noise-reduction, docs/mathematics.md#interactiveabovethreshold), or their
+    Brownian versions (docs/mathematics.md#brownian-noise-reduction). Hypotheses θ_1, θ_2, … come from one
+    noise-reduction chain and are generated only as they are tested; the ex-post loss of halting at t is ε_A + ε_t
+    (Laplace) or the (ε, δ)-ex-post ε_A + ℰ_BM(ρ_t) (Gaussian), ∞ on fallback (θ* released).
 
     Parameters
     ----------
@@ -88,7 +88,8 @@ def noise_reduction(
     epsilons : ε_1 < … < ε_T (see ``epsilon_grid``).
     generator : "covariance", "output", a generator, or ``None`` for the paper's pairing.
     rng : a Generator or seed; the chain and the test draw from independent children of it.
-    calibration : a preset of ``CALIBRATIONS`` (SPEC §6, §12.3) or a ``Calibration``; the
+    calibration : a preset of ``CALIBRATIONS`` (docs/mathematics.md#interactiveabovethreshold,
+    docs/mathematics.md#exact-calibrations) or a ``Calibration``; the
         default "exact-paper-opt" paid the least total ε on the built-in data.
     exact : solve every tested level (slower; the trace then holds every true excess risk).
         The output is the same either way.
@@ -141,7 +142,8 @@ class NoiseReduction(Method):
         )
 
     def declared_bound(self, setting: Setting) -> tuple[float, float]:
-        """(ℰ̄, δ): the ex-post loss of a run that halts at its top level (SPEC §15.2); reads no data.
+        """(ℰ̄, δ): the ex-post loss of a run that halts at its top level (docs/mathematics.md#the-ex-post-filter);
+        reads no data.
 
         ℰ̄ = ε_A + ε_T (Laplace, δ = 0) or ε_A + ℰ_BM(ρ_T) (Gaussian; ε_A + ℰ_BM(ρ_R + ρ_T) after a Gaussian
         private radius): every outcome but the fallback costs at most this.

@@ -1,4 +1,7 @@
-"""How every run of a batch searches: one record of the search options (SPEC §3, §6, §8, §14, §17)."""
+"""How every run of a batch searches: one record of the search options
+(docs/mathematics.md#private-hypothesis-generators, docs/mathematics.md#interactiveabovethreshold,
+docs/mathematics.md#the-epsilon-grid, docs/mathematics.md#brownian-noise-reduction,
+docs/mathematics.md#the-gibbs-posterior)."""
 
 from __future__ import annotations
 
@@ -19,14 +22,17 @@ from accfirst.validation import echo, validate_count, validate_delta, validate_p
 
 # How a method that uses a radius chooses the one it runs on (see ``SearchOptions``).
 RADIUS_MODES = ("none", "free", "private")
-#: The test budget of a relative target (SPEC §21): the most the private test may be predicted to cost at
-#: the released α (e^10 ≈ 22,000).
+#: The test budget of a relative target (docs/mathematics.md#a-relative-accuracy-target): the most the private test may
+#: be predicted to cost at the released α (e^10 ≈ 22,000).
 DEFAULT_TEST_BUDGET = 10.0
 
 
 @dataclass(frozen=True)
 class SearchOptions:
-    """How every run of a batch searches: the ε grid, the generator, its noise, the test, δ (SPEC §3, §6, §8, §14, §17).
+    """How every run of a batch searches: the ε grid, the generator, its noise, the test, δ
+    (docs/mathematics.md#private-hypothesis-generators, docs/mathematics.md#interactiveabovethreshold,
+    docs/mathematics.md#the-epsilon-grid, docs/mathematics.md#brownian-noise-reduction,
+    docs/mathematics.md#the-gibbs-posterior).
 
     The same for every (method, α, trial) of a batch, so ``run_trials``, ``sweep``, the app
     and the settings record carry one of these instead of each option separately. Checked
@@ -38,28 +44,31 @@ class SearchOptions:
         calibration it paid 12% less total ε than the paper's 1000 on the built-in data, with
         no fallbacks; README, "Calibration").
     generator : "covariance", "output", or ``None`` for the paper's pairing.
-    calibration : the InteractiveAboveThreshold calibration (SPEC §6, §12.3); the default
+    calibration : the InteractiveAboveThreshold calibration (docs/mathematics.md#interactiveabovethreshold,
+    docs/mathematics.md#exact-calibrations); the default
         "exact-paper-opt" paid the least total ε on the built-in data (README, "Calibration").
         ``SearchOptions.paper()`` is the authors' configuration.
-    eps_min, eps_max : ends of the ε grid; ``None`` for the paper's 1/n and 4E (SPEC §8).
+    eps_min, eps_max : ends of the ε grid; ``None`` for the paper's 1/n and 4E (docs/mathematics.md#the-epsilon-grid).
     spacing : "geometric" (the paper's) or "linear".
-    noise : "laplace" (the paper's) or "gaussian" (SPEC §14; noise reduction and doubling only).
-    delta : δ of the (ε, δ) guarantees, in [0, 1): of Gaussian runs' ex-post loss (δ > 0; Laplace runs
-        record δ = 0) and of the Gibbs posterior (SPEC §17; 0 asks it for pure ε, ridge only).
+    noise : "laplace" (the paper's) or "gaussian" (docs/mathematics.md#brownian-noise-reduction; noise reduction and
+    doubling only). delta : δ of the (ε, δ) guarantees, in [0, 1): of Gaussian runs' ex-post loss (δ > 0; Laplace runs
+        record δ = 0) and of the Gibbs posterior (docs/mathematics.md#the-gibbs-posterior; 0 asks it for pure ε, ridge
+        only).
     radius_mode : the radius of the feasible set a method that uses one runs on (``RADIUS_MODES``;
         default "private": it paid the least total ε on the built-in data, README, "A bound on the
         model's size"): "none" runs on the problem's own (M, or a public radius stated when it was
-        built, SPEC §13);
+        built, docs/mathematics.md#a-public-norm-bound);
         "free" on the free radius R₀ (M/2 for ridge, ≈ 0.448·M for logistic: it holds for every
-        dataset and reads none, SPEC §19.0), or the public radius if that is smaller;
+        dataset and reads none, docs/mathematics.md#the-free-radius), or the public radius if that is smaller;
         "private" releases a tighter radius below that ceiling with a small part of the budget
-        (SPEC §19), when a prediction from public quantities says it pays, and runs on it with
-        γ − β. ``SearchOptions.paper()`` uses "none" (the paper's M).
+        (docs/mathematics.md#a-private-radius), when a prediction from public quantities says it pays, and runs on it
+        with γ − β. ``SearchOptions.paper()`` uses "none" (the paper's M).
     radius_epsilon, radius_beta : the private radius's ε_R > 0 (its Laplace noise Lap(Δ_N/ε_R); with
         Gaussian noise, Gaussian noise of the same variance, ρ_R = ε_R²/4) and the probability β ∈ (0, ½)
         that it falls below ‖θ*‖ (β < γ at run time); ``None`` (default) lets the rule choose them from
-        public quantities (SPEC §19.4). Both given: the radius is always bought.
-    test_budget : for a relative target κ only (SPEC §21, ``accfirst.methods.relative``): the most the private
+        public quantities (docs/mathematics.md#a-private-radius). Both given: the radius is always bought.
+    test_budget : for a relative target κ only (docs/mathematics.md#a-relative-accuracy-target,
+    ``accfirst.methods.relative``): the most the private
         test may be predicted to cost at the released α = κ·Ŝ, > 0 (default 10). A bound Ŝ below what this
         allows means the data show no signal a private model could keep; ε_S is designed for data on which
         the test costs a tenth of it.
@@ -128,5 +137,5 @@ class SearchOptions:
         return asdict(self)
 
     def grid(self, problem: Problem | ProblemShape, alpha: float) -> NDArray[np.float64]:
-        """The ε grid of one α (SPEC §8); doubling spans the same range."""
+        """The ε grid of one α (docs/mathematics.md#the-epsilon-grid); doubling spans the same range."""
         return epsilon_grid(problem, alpha, self.generator, self.T, self.eps_min, self.eps_max, self.spacing)

@@ -1,13 +1,15 @@
-"""One run of a registered method, with everything that comes before it and all it paid (SPEC §9, §19–§21).
+"""One run of a registered method, with everything that comes before it and all it paid
+(docs/mathematics.md#what-a-run-reports, docs/mathematics.md#a-private-radius,
+docs/mathematics.md#a-relative-accuracy-target).
 
 Before a method runs, the public quantities it needs are fixed: the radius of the feasible set
-it runs on (the problem's own, the free radius R₀ of SPEC §19.0, which holds for every dataset
-and reads none, or a private radius released below it, SPEC §19: ``accfirst.methods.radius``),
-and, for a relative target κ, the private lower bound Ŝ of R(0) that turns κ into α = κ·Ŝ
-(SPEC §21, ``accfirst.methods.relative``). After it runs, its record gets the parts of the bill
-that are not the method's own: the private radius's ε_R, the relative target's ε_S, and the
-preparation of the rows (SPEC §20.3, paid once per prepared table and shared by every run on
-it), so that every number shown is the whole bill.
+it runs on (the problem's own, the free radius R₀ of docs/mathematics.md#the-free-radius, which holds for every dataset
+and reads none, or a private radius released below it, docs/mathematics.md#a-private-radius:
+``accfirst.methods.radius``), and, for a relative target κ, the private lower bound Ŝ of R(0) that turns κ into α = κ·Ŝ
+(docs/mathematics.md#a-relative-accuracy-target, ``accfirst.methods.relative``). After it runs, its record gets the
+parts of the bill that are not the method's own: the private radius's ε_R, the relative target's ε_S, and the
+preparation of the rows (docs/mathematics.md#preparing-the-data-privately, paid once per prepared table and shared by
+every run on it), so that every number shown is the whole bill.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from accfirst.validation import as_generator, checked, validate_gamma
 
 
 def feasible_problem(problem: Problem, method: str, options: SearchOptions) -> Problem:
-    """The problem ``method`` runs on under ``options.radius_mode`` before any private radius: R₀ when asked (SPEC §19.0).
+    """The problem ``method`` runs on under ``options.radius_mode`` before any private radius: R₀ when asked
+    (docs/mathematics.md#the-free-radius).
 
     R₀ bounds ‖θ*‖ for every dataset, so θ* and every guarantee stay as they were; only the
     sensitivities that grow with the radius shrink. A public radius smaller than R₀ stays.
@@ -49,15 +52,16 @@ def run_step(problem: Problem, method: str, alpha: float, gamma: float, options:
 def declared_bound(
     problem: Problem, method: str, target: float | RelativeTarget, gamma: float, options: SearchOptions
 ) -> tuple[float, float]:
-    """(ℰ̄, δ): the most a run of ``method`` can lose unless it falls back, known before it runs (SPEC §15.2).
+    """(ℰ̄, δ): the most a run of ``method`` can lose unless it falls back, known before it runs
+    (docs/mathematics.md#the-ex-post-filter).
 
     Noise reduction and doubling: the ex-post loss of halting at the top level; theory:
     its ε = E (pure DP); the Gibbs posterior: its (ε, δ), fixed in advance (ridge only). A
     private radius adds its ε_R (a Gaussian one is inside the Brownian bound), on top of the
     method's worst case on the ceiling, which no released radius exceeds; a relative target:
-    ε_S plus the method's bound at the smallest α it can release (SPEC §21). A privacy filter
-    admits the run on this bound. Reads no data. The preparation's (ε, δ), part of every run's
-    total, is not in it: it is paid once per prepared table (a session charges it as its first round).
+    ε_S plus the method's bound at the smallest α it can release (docs/mathematics.md#a-relative-accuracy-target). A
+    privacy filter admits the run on this bound. Reads no data. The preparation's (ε, δ), part of every run's total, is
+    not in it: it is paid once per prepared table (a session charges it as its first round).
     """
     if isinstance(target, RelativeTarget):
         validate_methods([method], options)
@@ -77,10 +81,10 @@ def search(
 ) -> RunResult:
     """One run of the registered ``method`` at excess risk α (or a ``RelativeTarget`` κ) and failure probability γ.
 
-    With its whole bill: a private radius's ``eps_radius`` (SPEC §19.3) and a relative target's
-    ``eps_scale`` (SPEC §21.3) are part of the run, its ``eps_total`` includes the preparation's
-    ``problem.prep_epsilon`` and its ``delta`` the preparation's δ (SPEC §20.3); ``prep_mode``
-    records how the rows were prepared.
+    With its whole bill: a private radius's ``eps_radius`` (docs/mathematics.md#a-private-radius) and a relative
+    target's ``eps_scale`` (docs/mathematics.md#a-relative-accuracy-target) are part of the run, its ``eps_total``
+    includes the preparation's ``problem.prep_epsilon`` and its ``delta`` the preparation's δ
+    (docs/mathematics.md#preparing-the-data-privately); ``prep_mode`` records how the rows were prepared.
     """
     if isinstance(alpha, RelativeTarget):
         validate_methods([method], options)

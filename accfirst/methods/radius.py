@@ -1,11 +1,12 @@
-"""The private radius of a run: whether to buy one, at what ε_R and β, and the run around it (SPEC §19). [derived]
+"""The private radius of a run: whether to buy one, at what ε_R and β, and the run around it
+(docs/mathematics.md#a-private-radius). [derived]
 
 With ``radius_mode="private"`` a method that uses a radius runs on a privately released upper
-bound R on ‖θ*‖ below its ceiling C (the free radius R₀ of SPEC §19.0, or a smaller public
+bound R on ‖θ*‖ below its ceiling C (the free radius R₀ of docs/mathematics.md#the-free-radius, or a smaller public
 radius): ``accfirst.erm.radius`` releases it, the method runs on the ball of radius R with
 failure probability γ − β, and the run's bill gets the radius's part.
 
-The rule (SPEC §19.4) reads public quantities only — the problem's kind, n, p, λ and ceiling,
+The rule (docs/mathematics.md#a-private-radius) reads public quantities only — the problem's kind, n, p, λ and ceiling,
 α, γ and the search options, never ‖θ*‖ or any other statistic of the data. It predicts the
 run's total (``Method.predict``) on the radius r = min(C, r₀ + m) that a release with margin m
 gives around a stated prior guess r₀ (half the ceiling for ridge, ¾ for logistic: ``GUESS_SHARES``),
@@ -49,9 +50,9 @@ from accfirst.methods.registry import METHODS
 from accfirst.result import RunResult
 
 # The rule's stated prior guess of ‖θ*‖ as a share of the ceiling, per task: public, the same for every dataset.
-# R₀ is reached only when every row sits at the maximiser of SPEC §19.0's bound: u = ½ with |y| = 1 for ridge,
-# which real targets' spread keeps far from; z = 1.28 for logistic, whose z/(1 + e^z) is flat around it
-# (≥ 0.19 on [0.5, 2.4]), so that logistic minimisers come much closer to R₀.
+# R₀ is reached only when every row sits at the maximiser of the bound in docs/mathematics.md#the-free-radius: u = ½
+# with |y| = 1 for ridge, which real targets' spread keeps far from; z = 1.28 for logistic, whose z/(1 + e^z) is flat
+# around it (≥ 0.19 on [0.5, 2.4]), so that logistic minimisers come much closer to R₀.
 GUESS_SHARES = {"ridge": 0.5, "logistic": 0.75}
 # The spawn key of a radius's noise below the run's seed sequence: far from the few children a method spawns, so
 # the method's own streams are those of a run without a radius.
@@ -66,7 +67,7 @@ SCALE_SHARES = tuple(np.geomspace(1e-3, 1.0, 61))
 
 @dataclass(frozen=True)
 class RadiusPlan:
-    """What the radius step does, decided from public quantities only (SPEC §19.4).
+    """What the radius step does, decided from public quantities only (docs/mathematics.md#a-private-radius).
 
     ``epsilon`` is ε_R (0: skipped, the method runs on the ceiling), the scale of the radius's
     Laplace noise being Δ_N/ε_R; a Gaussian radius draws noise of the same variance, at
@@ -131,7 +132,8 @@ def _radius_cost(epsilon: float, shape: ProblemShape, prediction: Prediction, op
 
 @functools.lru_cache(maxsize=256)
 def plan_radius(shape: ProblemShape, method: str, alpha: float, gamma: float, options: SearchOptions) -> RadiusPlan:
-    """The private radius's ε_R and β for a run of ``method`` on a ceiling of this ``shape`` (SPEC §19.4).
+    """The private radius's ε_R and β for a run of ``method`` on a ceiling of this ``shape``
+    (docs/mathematics.md#a-private-radius).
 
     ``shape`` is the public constants of the ceiling's problem (its radius is the ceiling C);
     ``options`` carry any stated ``radius_epsilon``/``radius_beta`` (the rule chooses the rest).
@@ -188,7 +190,7 @@ class _Bill(TypedDict, total=False):
 
 @dataclass(frozen=True)
 class RadiusStep:
-    """The radius a run's method works on, and what it changes in the run (SPEC §19).
+    """The radius a run's method works on, and what it changes in the run (docs/mathematics.md#a-private-radius).
 
     ``ceiling`` is the problem on the radius the options give (its own, or R₀); ``plan`` the
     private radius's plan (``None`` unless ``radius_mode="private"`` and the method uses a

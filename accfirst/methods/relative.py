@@ -1,4 +1,5 @@
-"""A relative accuracy target: keep at least 1 − κ of what the best model gains over predicting nothing (SPEC §21).
+"""A relative accuracy target: keep at least 1 − κ of what the best model gains over predicting nothing
+(docs/mathematics.md#a-relative-accuracy-target).
 
 [derived] The user asks for excess risk R(θ) ≤ κ·R(0), R(0) = L(0) − L(θ*) the excess risk of
 the all-zero model. R(0) reads the data, so a run first releases a private lower bound Ŝ of it
@@ -59,7 +60,8 @@ LEVEL_GRID = np.geomspace(1e-9, 1e6, 7001)
 
 @dataclass(frozen=True)
 class RelativeTarget:
-    """The target R(θ) ≤ κ·R(0): keep at least 1 − κ of the loss reduction the best model achieves (SPEC §21.1).
+    """The target R(θ) ≤ κ·R(0): keep at least 1 − κ of the loss reduction the best model achieves
+    (docs/mathematics.md#a-relative-accuracy-target).
 
     κ in (0, 1); 0.1 keeps at least 90% of what the best model gains over predicting nothing. The
     test budget that sets the no-signal floor is a search option (``SearchOptions.test_budget``).
@@ -78,7 +80,8 @@ class RelativeTarget:
 
 @dataclass(frozen=True)
 class ScalePlan:
-    """The public decisions of a relative run (SPEC §21.3–§21.4): how Ŝ is released and what the method gets.
+    """The public decisions of a relative run (docs/mathematics.md#a-relative-accuracy-target): how Ŝ is released and
+    what the method gets.
 
     ``level`` is ε_S (Laplace) or ρ_S (Gaussian); ``epsilon`` and ``delta`` what the release is charged
     (Laplace: ε_S and 0; Gaussian: ρ_S + 2√(ρ_S ln(1/δ)) and δ); ``margin`` the shift that makes Ŝ a lower
@@ -101,9 +104,9 @@ class ScalePlan:
 def scale_plan(problem: Problem, target: RelativeTarget, gamma: float, options: SearchOptions) -> ScalePlan:
     """The (ε_S, β_S) and the floor of a relative run on ``problem`` (the radius in force), from public quantities.
 
-    Reads the problem's class, n, λ and radius only (SPEC §21.4): two datasets with the same
-    public quantities get the same plan. ``gamma`` is the run's γ; a private radius takes its β_R from
-    what is left, γ − β_S (``relative_run``).
+    Reads the problem's class, n, λ and radius only (docs/mathematics.md#a-relative-accuracy-target): two datasets with
+    the same public quantities get the same plan. ``gamma`` is the run's γ; a private radius takes its β_R from what is
+    left, γ − β_S (``relative_run``).
     """
     return _plan(
         type(problem),
@@ -184,7 +187,8 @@ def _plan(
 
 
 def release_scale(problem: Problem, plan: ScalePlan, rng: np.random.Generator) -> float:
-    """Ŝ = R(0) + noise − margin, P(Ŝ > R(0)) = β_S (SPEC §21.3): the one place a relative run reads R(0)."""
+    """Ŝ = R(0) + noise − margin, P(Ŝ > R(0)) = β_S (docs/mathematics.md#a-relative-accuracy-target): the one place a
+    relative run reads R(0)."""
     return private_lower_bound(problem.zero_risk, plan.sensitivity, plan.level, plan.beta, plan.noise, rng)
 
 
@@ -202,8 +206,8 @@ class NoSignal(RunResult):
     """A relative run that stopped after releasing Ŝ: at this test budget and n no private model could keep the signal.
 
     Ŝ (``scale``) fell at or below the public ``floor``: α = κ·Ŝ would make the private test cost
-    more than the budget (SPEC §21.3). Nothing is learnt: θ = 0 (predicting nothing), ``alpha`` is
-    NaN (none was set), ``eps_total`` is ε_S (plus any preparation or radius) and ``success`` is
+    more than the budget (docs/mathematics.md#a-relative-accuracy-target). Nothing is learnt: θ = 0 (predicting
+    nothing), ``alpha`` is NaN (none was set), ``eps_total`` is ε_S (plus any preparation or radius) and ``success`` is
     false. ``excess_risk`` and ``r0`` are R(0), evaluation only.
     """
 
@@ -233,7 +237,8 @@ def relative_run(
     options: SearchOptions,
     exact: bool = False,
 ) -> RunResult:
-    """One run of ``method`` at the relative target κ: release Ŝ, then run at α = κ·Ŝ and γ − β_S (SPEC §21.3).
+    """One run of ``method`` at the relative target κ: release Ŝ, then run at α = κ·Ŝ and γ − β_S
+    (docs/mathematics.md#a-relative-accuracy-target).
 
     ``problem`` carries the radius in force (the ceiling of ``accfirst.methods.pipeline.feasible_problem``).
     With ``radius_mode="private"`` the radius is planned at the smallest α the run can release, κ times
@@ -285,7 +290,8 @@ def relative_run(
 def relative_bound(
     problem: Problem, method: str, target: RelativeTarget, gamma: float, options: SearchOptions
 ) -> tuple[float, float]:
-    """(ℰ̄, δ) of a relative run before it runs (SPEC §15.2, §21): ε_S plus the method's bound at α = κ·floor.
+    """(ℰ̄, δ) of a relative run before it runs (docs/mathematics.md#the-ex-post-filter,
+    docs/mathematics.md#a-relative-accuracy-target): ε_S plus the method's bound at α = κ·floor.
 
     A run that goes on has Ŝ above the floor, and the method's bound (a private radius's part included,
     planned at that α) grows as α shrinks; a run that stops pays ε_S alone. Reads no data.

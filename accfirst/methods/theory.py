@@ -1,9 +1,10 @@
-"""The theory approach: one hypothesis at the ε of the inverted utility theorem (SPEC §4).
+"""The theory approach: one hypothesis at the ε of the inverted utility theorem
+(docs/mathematics.md#the-theory-approach).
 
 No test and no fallback; it promises only the expected excess risk α (Theorems 3.1 and 3.3
 inverted), so its γ is recorded for comparison with the other methods and plays no part.
 It inverts a Laplace utility theorem and has no Gaussian version. With a relative target κ
-(SPEC §21) it runs, like every method, at the privately released α = κ·Ŝ.
+(docs/mathematics.md#a-relative-accuracy-target) it runs, like every method, at the privately released α = κ·Ŝ.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def theory_run(
     generator: str | HypothesisGenerator | None = None,
     rng: np.random.Generator | int | None = None,
 ) -> RunResult:
-    """One hypothesis at ε = E from ``theory_epsilon`` (SPEC §4); no test, no fallback.
+    """One hypothesis at ε = E from ``theory_epsilon`` (docs/mathematics.md#the-theory-approach); no test, no fallback.
 
     Promises only expected excess risk α; ``gamma`` is recorded for comparison
     with the other methods and plays no part.
@@ -80,7 +81,8 @@ class Theory(Method):
     def summary_note(self, summary: Mapping[str, object]) -> str:
         note = " The theory approach promises the target only on average, not with probability 1 − γ."
         radius = summary.get("median_eps_radius")
-        if isinstance(radius, (int, float)) and radius > 0:  # SPEC §19.3: a bound below ‖θ*‖ costs up to R(0)
+        # docs/mathematics.md#a-private-radius: a bound below ‖θ*‖ costs up to R(0)
+        if isinstance(radius, (int, float)) and radius > 0:
             note += (
                 " With a bound on the model's size bought privately, which is too small with a small probability β, "
                 "that average is within α + β·R(0), R(0) the excess risk of predicting zero."

@@ -1,4 +1,5 @@
-"""Figures of a queue of analyses under one budget (SPEC §15.6): ``run_session`` ledgers in, a figure out.
+"""Figures of a queue of analyses under one budget (docs/mathematics.md#many-analyses-one-budget): ``run_session``
+ledgers in, a figure out.
 
 [derived; consistent with Rogers et al. 2023] Pure functions (CONVENTIONS). Regressions
 are charged in ε (ex-post filter) and counts in ρ (zCDP filter), so charges are drawn as a

@@ -1,4 +1,5 @@
-"""Figures of a relative-error count release (SPEC §16): a ``release_counts`` frame in, a figure out.
+"""Figures of a relative-error count release (docs/mathematics.md#counts-to-a-relative-error): a ``release_counts``
+frame in, a figure out.
 
 [derived; consistent with Rogers et al. 2023] Pure functions (CONVENTIONS). The frame may
 hold both arms (column ``method``: "nr", "doubling"). True counts and realised relative

@@ -107,12 +107,13 @@ def figure_epsilon_distribution(results: pd.DataFrame) -> go.Figure:
 
 
 def breakdown_frame(results: pd.DataFrame) -> pd.DataFrame:
-    """Median parts of ε per method, over the trials that halted (SPEC §6, §19–§21).
+    """Median parts of ε per method, over the trials that halted (docs/mathematics.md#interactiveabovethreshold,
+    docs/mathematics.md#a-private-radius, docs/mathematics.md#a-relative-accuracy-target).
 
     ``label`` names each method with its δ when it has one (``method_label``); ``eps_prep`` is the
     preparation's ε, the same for every run on the table (0 in a frame without it). With a relative
-    target (SPEC §21) ``eps_scale`` is the median ε of the private bound on R(0) over every run, and a
-    run that showed no signal (no α released) has not halted: it tested nothing.
+    target (docs/mathematics.md#a-relative-accuracy-target) ``eps_scale`` is the median ε of the private bound on R(0)
+    over every run, and a run that showed no signal (no α released) has not halted: it tested nothing.
     """
     _require(results, ("method", "eps_test", "eps_hypothesis", "fallback"), "breakdown_frame")
     rows = []
@@ -149,11 +150,12 @@ OPTIONAL_PARTS = (
 def figure_breakdown(results: pd.DataFrame) -> go.Figure:
     """Where the privacy goes (output 3, the paper's Fig. 3 for this run): the parts of ε, stacked.
 
-    The preparation's ε when the rows were prepared privately (SPEC §20.3: the same for every run,
-    paid once for the table), the median part of a relative target's bound on R(0) (SPEC §21) and
-    of a private bound on the model's size (SPEC §19), each drawn only when some run paid it, then
-    the median testing part (ε_A, or the doubling tests) and the median generation part (ε_t) over
-    the trials that halted; the theory approach and the Gibbs posterior have no test.
+    The preparation's ε when the rows were prepared privately (docs/mathematics.md#preparing-the-data-privately: the
+    same for every run, paid once for the table), the median part of a relative target's bound on R(0)
+    (docs/mathematics.md#a-relative-accuracy-target) and of a private bound on the model's size
+    (docs/mathematics.md#a-private-radius), each drawn only when some run paid it, then the median testing part (ε_A, or
+    the doubling tests) and the median generation part (ε_t) over the trials that halted; the theory approach and the
+    Gibbs posterior have no test.
     """
     parts = breakdown_frame(results)
     labels = [
@@ -321,7 +323,8 @@ def figure_excess_risk(results: pd.DataFrame, alpha: float) -> go.Figure:
 
 
 def figure_relative_risk(results: pd.DataFrame) -> go.Figure:
-    """Accuracy reached at a relative target κ (SPEC §21): each trial's R(θ)/R(0) vs κ, per method.
+    """Accuracy reached at a relative target κ (docs/mathematics.md#a-relative-accuracy-target): each trial's R(θ)/R(0)
+    vs κ, per method.
 
     R(θ)/R(0) is the share of the best model's gain over predicting nothing that the model gave up
     (1 for a run that showed no signal: it released θ = 0). The success rate (share with R ≤ κ·R(0))
@@ -414,7 +417,8 @@ def figure_test_quality(quality: pd.DataFrame) -> go.Figure:
 
 
 def figure_noise_comparison(laplace: pd.DataFrame, gaussian: pd.DataFrame) -> go.Figure:
-    """The generation part of ε with Laplace vs Gaussian noise on the same trials (SPEC §14.5, §14.7).
+    """The generation part of ε with Laplace vs Gaussian noise on the same trials
+    (docs/mathematics.md#brownian-noise-reduction).
 
     One row per method and noise, every trial that halted drawn as a point (a fallback has
     no generation part and is counted in the row's label); the subtitle gives each method's

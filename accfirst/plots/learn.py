@@ -1,4 +1,5 @@
-"""Figures of the Learn pages: the slides' mechanisms (SPEC §18) and the Gibbs posterior (§17).
+"""Figures of the Learn pages: the slides' mechanisms (docs/mathematics.md#teaching-mechanisms) and the Gibbs posterior
+(docs/mathematics.md#the-gibbs-posterior).
 
 Pure builders: numbers in, a ``go.Figure`` out, computed with ``accfirst.teaching`` and
 ``accfirst.erm.gibbs`` so that a notebook draws the same pictures. Nothing here reads
@@ -338,9 +339,9 @@ def figure_post_processing(epsilon: float, count: float, neighbour: float) -> go
 def figure_gibbs_epsilon(
     n: int, lam: float, lipschitz: float, delta: float, beta: float, radius: float | None = None
 ) -> go.Figure:
-    """ε against β for the Gibbs posterior: the derived form (SPEC §17.2), the slides' theorem
-    (§17.1) and, for ridge on a ball of ``radius``, the exponential mechanism's pure ε; the
-    accuracy-first β marked."""
+    """ε against β for the Gibbs posterior: the derived form (docs/mathematics.md#the-gibbs-posterior), the slides'
+    theorem (docs/mathematics.md#the-gibbs-posterior) and, for ridge on a ball of ``radius``, the exponential
+    mechanism's pure ε; the accuracy-first β marked."""
     betas = np.geomspace(beta / 100, beta * 100, 200)
     fig = go.Figure()
     for form, name, color in (("derived", "derived (use this)", YOURS), ("slides", "slides' theorem", BOUND)):

@@ -4,7 +4,7 @@ Pure functions ``DataFrame -> go.Figure`` (CONVENTIONS): Fig. 1 ex-post ε vs α
 Fig. 2 achieved excess risk vs α, Fig. 3 the testing/generation breakdown, Fig. 4
 final ‖θ‖ vs the bound M; plus the paper's kind of table and an offline HTML report.
 
-Aggregates follow SPEC §9: quantiles treat a fallback's ε = ∞ as ∞ (a median is ∞
+Aggregates follow docs/mathematics.md#what-a-run-reports: quantiles treat a fallback's ε = ∞ as ∞ (a median is ∞
 when at least half the runs fell back) and never drop fallback rows; the fallback
 share is shown in hovers and in the table. A point whose quantile is ∞ cannot be
 drawn, so it is left out and the figure says so. The paper plots averages over
@@ -82,7 +82,7 @@ def exp_epsilon(eps: pd.Series) -> pd.Series: ...
 @overload
 def exp_epsilon(eps: pd.DataFrame) -> pd.DataFrame: ...
 def exp_epsilon(eps: float | pd.Series | pd.DataFrame) -> float | pd.Series | pd.DataFrame:
-    """e^ε elementwise (SPEC §10), ∞ where ε is ∞ or e^ε overflows a float."""
+    """e^ε elementwise (docs/mathematics.md#setting-and-notation), ∞ where ε is ∞ or e^ε overflows a float."""
     with np.errstate(over="ignore"):
         # pandas-stubs: np.exp keeps a DataFrame a DataFrame (__array_ufunc__), which the stubs type as an array.
         return np.exp(eps)  # type: ignore[return-value]
@@ -130,7 +130,7 @@ def _add_band(fig: go.Figure, summary: pd.DataFrame, method: str, label: str, lo
 
 
 def _add_median(fig: go.Figure, summary: pd.DataFrame, method: str, label: str, quantity: str) -> None:
-    """The median line, with the IQR and the fallback share in its hover (SPEC §9)."""
+    """The median line, with the IQR and the fallback share in its hover (docs/mathematics.md#what-a-run-reports)."""
     fig.add_trace(
         method_line(
             method,
@@ -169,7 +169,8 @@ def _has_infinite(summary: pd.DataFrame, columns: Sequence[str]) -> bool:
 
 
 def theory_curve(df: pd.DataFrame) -> pd.DataFrame | None:
-    """E(α) per α (SPEC §4): the ``eps_theory`` column, else the theory rows' ε; ``None`` if neither."""
+    """E(α) per α (docs/mathematics.md#the-theory-approach): the ``eps_theory`` column, else the theory rows' ε;
+    ``None`` if neither."""
     if "eps_theory" in df.columns:
         curve = df.groupby("alpha", sort=True)["eps_theory"].first()
     elif "theory" in set(df["method"]):
@@ -186,8 +187,8 @@ def fig1_epsilon(
 
     ``versus="theory"`` draws the theory approach's E(α) (Fig. 1a/1b), which promises
     only expected error; ``versus="doubling"`` the doubling method (Fig. 1c/1d);
-    ``versus="gibbs"`` the Gibbs posterior (SPEC §17), labelled with its δ.
-    Medians with the interquartile band; ``risk_factor=True`` plots e^ε (SPEC §10)
+    ``versus="gibbs"`` the Gibbs posterior (docs/mathematics.md#the-gibbs-posterior), labelled with its δ.
+    Medians with the interquartile band; ``risk_factor=True`` plots e^ε (docs/mathematics.md#setting-and-notation)
     instead of ε, always on a log axis. ε is on a log axis too unless ``log_axis=False``
     (the paper's linear axis, where the smallest α flattens every other point).
     """
@@ -241,7 +242,7 @@ def fig1_epsilon(
 def fig2_excess_risk(df: pd.DataFrame) -> go.Figure:
     """Fig. 2: achieved excess risk vs α — median and 90th percentile per method, and y = α.
 
-    The excess risk is the true one (evaluation only, not private; SPEC §9).
+    The excess risk is the true one (evaluation only, not private; docs/mathematics.md#what-a-run-reports).
     """
     fig = go.Figure()
     for method in methods_in(df):
@@ -268,7 +269,8 @@ def fig2_excess_risk(df: pd.DataFrame) -> go.Figure:
 
 
 def fig3_breakdown(df: pd.DataFrame) -> go.Figure:
-    """Fig. 3: the ex-post ε split into testing and generation, per method (SPEC §6, §7).
+    """Fig. 3: the ex-post ε split into testing and generation, per method
+    (docs/mathematics.md#interactiveabovethreshold, docs/mathematics.md#the-doubling-method).
 
     Noise reduction: testing = ε_A, generation = ε_t; doubling: the accrued test
     costs and the accrued generator ε. Medians over the runs that halted (a fallback
@@ -311,7 +313,8 @@ def fig3_breakdown(df: pd.DataFrame) -> go.Figure:
 
 
 def fig4_theta_norm(df: pd.DataFrame) -> go.Figure:
-    """Fig. 4: final ‖θ‖ vs α, median and interquartile band per method, against M or R (SPEC §2, §13).
+    """Fig. 4: final ‖θ‖ vs α, median and interquartile band per method, against M or R
+    (docs/mathematics.md#the-two-learning-problems, docs/mathematics.md#a-public-norm-bound).
 
     The tests' sensitivity uses that bound; norms far below it show how loose it is (Appendix B.2).
     """
@@ -334,7 +337,7 @@ def fig4_theta_norm(df: pd.DataFrame) -> go.Figure:
 def paper_table(df: pd.DataFrame, alphas: Sequence[float] | None = None) -> pd.DataFrame:
     """The paper's kind of table: per α, each method's median ε, median e^ε and fallback share.
 
-    ∞-aware medians (SPEC §9). The e^ε column is text with 3 significant digits
+    ∞-aware medians (docs/mathematics.md#what-a-run-reports). The e^ε column is text with 3 significant digits
     ("4.02 × 10³⁹", "∞"; ``interpret.format_exp_epsilon``), since e^ε overflows a float
     long before ε is absurd; ε and the fallback share stay numbers. ``alphas`` picks rows
     (e.g. 0.05 and 0.075, the paper's headline); by default every α of the frame.
@@ -373,9 +376,9 @@ def calibration_caveat(df: pd.DataFrame) -> str:
     """An HTML note saying how noise reduction's test compares with the paper's, or "" for paper-code.
 
     The paper's plotted numbers came from the authors' code's calibration ("paper-code",
-    SPEC §6); any other calibration's testing part ε_A is c/c_paper-code times theirs (SPEC §12.3), at most
-    that for a calibration that clips its query at α, priced with Δ_R(α) ≤ Δ_R (docs/mathematics.md, "The
-    clipped test").
+    docs/mathematics.md#interactiveabovethreshold); any other calibration's testing part ε_A is c/c_paper-code times
+    theirs (docs/mathematics.md#exact-calibrations), at most that for a calibration that clips its query at α, priced
+    with Δ_R(α) ≤ Δ_R (docs/mathematics.md, "The clipped test").
     """
     runs = df.loc[(df["method"] == "nr") & (df["calibration"] != "paper-code"), ["calibration", "T", "gamma"]]
     parts = []

@@ -1,4 +1,5 @@
-"""The figures and the report of a relative target κ (SPEC §21): runs at several κ, several methods.
+"""The figures and the report of a relative target κ (docs/mathematics.md#a-relative-accuracy-target): runs at several
+κ, several methods.
 
 Pure functions of a results frame whose rows carry ``kappa`` (``run_trials(..., kappas=...)`` or a
 κ sweep): the table of the bill per κ (ε_S for the private bound on R(0), the test, the model),
@@ -52,9 +53,9 @@ def _bill(runs: pd.DataFrame) -> dict[str, float]:
 def relative_table(df: pd.DataFrame) -> pd.DataFrame:
     """Per κ and method: the median bill and its parts, the released α, and how often the target was kept.
 
-    ``median ε`` counts a fallback as ∞ (SPEC §9); testing and generating are medians over the runs
-    that released a private model (no fallback, no "no signal"); ``kept`` is the share of runs with
-    R(θ) ≤ κ·R(0) (evaluation only).
+    ``median ε`` counts a fallback as ∞ (docs/mathematics.md#what-a-run-reports); testing and generating are medians
+    over the runs that released a private model (no fallback, no "no signal"); ``kept`` is the share of runs with R(θ) ≤
+    κ·R(0) (evaluation only).
     """
     rows = []
     for kappa, runs_at in relative_rows(df).groupby("kappa", sort=True):

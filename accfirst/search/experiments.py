@@ -1,10 +1,9 @@
-"""Many runs → one tidy results frame (SPEC §9).
+"""Many runs → one tidy results frame (docs/mathematics.md#what-a-run-reports).
 
-One row per (method, target, trial) with the SPEC §9 columns; a target is an excess
-risk α or a relative target κ (SPEC §21). Each row's randomness comes from its own seed
-derived from (seed, method, target, trial), so a row does not depend on which other rows
-are run: the explorer's α = 0.05 row and a sweep's
-α = 0.05 row agree for the same seed. The methods come from the registry
+One row per (method, target, trial) with the docs/mathematics.md#what-a-run-reports columns; a target is an excess
+risk α or a relative target κ (docs/mathematics.md#a-relative-accuracy-target). Each row's randomness comes from its own
+seed derived from (seed, method, target, trial), so a row does not depend on which other rows are run: the explorer's α
+= 0.05 row and a sweep's α = 0.05 row agree for the same seed. The methods come from the registry
 (``accfirst.methods.registry``).
 """
 
@@ -99,7 +98,7 @@ def run_one(
     exact: bool = False,
     **options: Any,
 ) -> RunResult:
-    """One run of ``method`` on the SPEC §8 grid (doubling spans the same ε range).
+    """One run of ``method`` on the docs/mathematics.md#the-epsilon-grid grid (doubling spans the same ε range).
 
     ``options`` are the fields of ``SearchOptions`` (T, generator, calibration, eps_min,
     eps_max, spacing, noise, delta, radius_mode, radius_epsilon, radius_beta); ``exact`` solves every tested
@@ -121,8 +120,8 @@ def validate_batch(
     """Check the settings of many runs before any work starts.
 
     Returns the clean (methods, targets, gamma, trials, seed), the targets being each α then each
-    κ (``targets``); every α's grid and every κ's plan (SPEC §21.4) is built once, so a bad
-    setting fails here rather than halfway through.
+    κ (``targets``); every α's grid and every κ's plan (docs/mathematics.md#a-relative-accuracy-target) is built once,
+    so a bad setting fails here rather than halfway through.
     """
     chosen = validate_methods(methods, options)
     target_values = targets(alphas, kappas)
@@ -160,7 +159,8 @@ Cell = tuple[str, float | RelativeTarget, int]
 def run_cells(
     problem: Problem, gamma: float, seed: int, options: SearchOptions, cells: Sequence[Cell]
 ) -> list[dict[str, object]]:
-    """The results rows of ``cells`` (method, target, trial), in order (SPEC §9); a target is α or a κ.
+    """The results rows of ``cells`` (method, target, trial), in order (docs/mathematics.md#what-a-run-reports); a
+    target is α or a κ.
 
     In a worker of a ``WorkerPool`` it raises ``Cancelled`` between two runs once its
     job is cancelled, so a stopped sweep does not keep a core busy.
@@ -206,7 +206,8 @@ def run_trials(
     kappas: Sequence[float | RelativeTarget] = (),
     **options: Any,
 ) -> pd.DataFrame:
-    """Run every (method, target, trial) and return one row each (SPEC §9, §21).
+    """Run every (method, target, trial) and return one row each (docs/mathematics.md#what-a-run-reports,
+    docs/mathematics.md#a-relative-accuracy-target).
 
     The targets are each excess risk in ``alphas``, then each relative target in ``kappas`` (κ in
     (0, 1), or a ``RelativeTarget``): a κ row reports the released α = κ·Ŝ, ``scale`` = Ŝ,

@@ -16,15 +16,15 @@ class BuiltinProblem:
     """A built-in dataset's problem at λ, rebuilt in the worker (deterministic).
 
     A ``Source`` of ``accfirst.parallel.pool``. A synthetic set is generated from public
-    parameters; a real table is prepared privately (SPEC §20), and every process must prepare it
-    with the same noise: ``noise`` carries it (the app's ``SecretSeed``, drawn once per server and
-    never shown, so the release stays private; or a whole number, a repeatable run).
+    parameters; a real table is prepared privately (docs/mathematics.md#preparing-the-data-privately), and every process
+    must prepare it with the same noise: ``noise`` carries it (the app's ``SecretSeed``, drawn once per server and never
+    shown, so the release stays private; or a whole number, a repeatable run).
 
     Parameters
     ----------
     name : a key of ``BUILTIN_DATASETS``.
     lam : λ.
-    radius : a public bound R on ‖θ‖ (SPEC §13), or ``None``.
+    radius : a public bound R on ‖θ‖ (docs/mathematics.md#a-public-norm-bound), or ``None``.
     noise : the seed of a real table's preparation (required for one; unused for a synthetic set).
     """
 

@@ -1,15 +1,16 @@
-"""α sweeps: every (method, α, trial) of the paper's experiments, spread over the CPU cores (and κ sweeps, SPEC §21).
+"""α sweeps: every (method, α, trial) of the paper's experiments, spread over the CPU cores (and κ sweeps,
+docs/mathematics.md#a-relative-accuracy-target).
 
-SPEC §8–§9, Appendix B. A sweep is ``run_trials`` run in parallel: each row comes
-from ``run_one`` with the row's own ``trial_rng``, so a row does not depend on which
-worker ran it, in which chunk, or in which order — the sweep's rows equal
-``run_trials``' rows for the same seed (except the wall-clock ``seconds``).
+docs/mathematics.md#the-epsilon-grid, docs/mathematics.md#what-a-run-reports, Appendix B. A sweep is ``run_trials`` run
+in parallel: each row comes from ``run_one`` with the row's own ``trial_rng``, so a row does not depend on which worker
+ran it, in which chunk, or in which order — the sweep's rows equal ``run_trials``' rows for the same seed (except the
+wall-clock ``seconds``).
 
 The frame has the ``COLUMNS`` of ``run_trials`` plus ``eps_theory``: E(α), the ε of
-the theory approach for the row's generator (SPEC §4) on the radius the options give before
-any private radius (M, R₀ or a public radius). It is deterministic, so the paper's Fig. 1
-"theory curve" can be drawn from any sweep, whether or not the ``theory`` method was run
-(when it was, without a private radius, its ``eps_total`` equals ``eps_theory``).
+the theory approach for the row's generator (docs/mathematics.md#the-theory-approach) on the radius the options give
+before any private radius (M, R₀ or a public radius). It is deterministic, so the paper's Fig. 1 "theory curve" can be
+drawn from any sweep, whether or not the ``theory`` method was run (when it was, without a private radius, its
+``eps_total`` equals ``eps_theory``).
 
 Parallelism: the cells are cut into chunks that worker processes run
 (``accfirst.parallel.pool``): a pool started for this sweep, whose workers receive the
@@ -96,7 +97,8 @@ def _number(part: str, text: str, what: str = "alphas") -> float:
 
 
 def parse_kappas(text: str) -> list[float]:
-    """Relative targets κ from a comma list ``"0.5,0.2,0.1"``, each in (0, 1) (SPEC §21).
+    """Relative targets κ from a comma list ``"0.5,0.2,0.1"``, each in (0, 1)
+    (docs/mathematics.md#a-relative-accuracy-target).
 
     Raises ``AccFirstError`` on anything else (empty, non-numeric, κ outside (0, 1), repeated values).
     """
@@ -124,7 +126,8 @@ def sweep(
     kappas: Sequence[float | RelativeTarget] = (),
     **options: Any,
 ) -> pd.DataFrame:
-    """Run every (method, target, trial) on ``workers`` processes; one row each (SPEC §9, §21).
+    """Run every (method, target, trial) on ``workers`` processes; one row each (docs/mathematics.md#what-a-run-reports,
+    docs/mathematics.md#a-relative-accuracy-target).
 
     Parameters
     ----------

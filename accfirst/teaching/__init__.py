@@ -1,4 +1,5 @@
-"""The mechanisms of the lecture slides (seed 001), corrected as SPEC §18 says.
+"""The mechanisms of the lecture slides *Differential Privacy for Machine Learning*, corrected as
+docs/mathematics.md#teaching-mechanisms says.
 
 Pure numbers for the Learn pages: randomized response (``randomized_response``), the
 Laplace mechanism on counts (``laplace``), composition, group privacy and

@@ -1,4 +1,5 @@
-"""How privacy adds up: composition, group privacy, post-processing, neighbours (SPEC §18, §15.3).
+"""How privacy adds up: composition, group privacy, post-processing, neighbours
+(docs/mathematics.md#teaching-mechanisms, docs/mathematics.md#the-zcdp-filter).
 
 - Sequential (basic) composition of k (ε, δ)-DP rounds: (kε, kδ).
 - Advanced composition: (√(2k ln(1/δ′))·ε + kε(e^ε − 1), kδ + δ′).
@@ -32,7 +33,8 @@ def basic_composition(epsilon: float, delta: float, k: int) -> tuple[float, floa
 
 
 def advanced_composition(epsilon: float, delta: float, k: int, delta_prime: float) -> tuple[float, float]:
-    """(√(2k ln(1/δ′))·ε + kε(e^ε − 1), kδ + δ′) for k adaptive rounds (slides, SPEC §18)."""
+    """(√(2k ln(1/δ′))·ε + kε(e^ε − 1), kδ + δ′) for k adaptive rounds (slides,
+    docs/mathematics.md#teaching-mechanisms)."""
     epsilon, delta = _epsilon_delta(epsilon, delta)
     k = validate_count("k (rounds)", k, 1)
     delta_prime = validate_probability("delta_prime", delta_prime)
@@ -41,14 +43,16 @@ def advanced_composition(epsilon: float, delta: float, k: int, delta_prime: floa
 
 
 def zcdp_to_dp(rho: float, delta: float) -> float:
-    """ε = ρ + 2√(ρ ln(1/δ)): a ρ-zCDP mechanism is (ε, δ)-DP (SPEC §15.3, §17.2)."""
+    """ε = ρ + 2√(ρ ln(1/δ)): a ρ-zCDP mechanism is (ε, δ)-DP (docs/mathematics.md#the-zcdp-filter,
+    docs/mathematics.md#the-gibbs-posterior)."""
     rho = validate_positive("rho", rho)
     delta = validate_probability("delta", delta)
     return rho + 2 * math.sqrt(rho * math.log(1 / delta))
 
 
 def dp_to_zcdp(epsilon: float, delta: float) -> float:
-    """ρ = (√(ε + ln(1/δ)) − √(ln(1/δ)))², the inverse of ``zcdp_to_dp`` (SPEC §15.3's ρ_B)."""
+    """ρ = (√(ε + ln(1/δ)) − √(ln(1/δ)))², the inverse of ``zcdp_to_dp`` (ρ_B of
+    docs/mathematics.md#the-zcdp-filter)."""
     epsilon = validate_positive("epsilon", epsilon)
     log_term = math.log(1 / validate_probability("delta", delta))
     # √(ε + L) − √L = ε/(√(ε + L) + √L) without cancellation.

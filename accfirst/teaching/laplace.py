@@ -1,4 +1,5 @@
-"""The Laplace mechanism on counts, as the slides teach it (SPEC §18; float noise as SPEC §5).
+"""The Laplace mechanism on counts, as the slides teach it (docs/mathematics.md#teaching-mechanisms; float noise as
+docs/mathematics.md#noise-reduction).
 
 A count with ℓ1-sensitivity Δ₁ released as count + Lap(Δ₁/ε) is ε-DP: at every output
 the densities of a count and of its neighbour differ by a factor of at most e^ε. For k

@@ -81,7 +81,8 @@ class AnswerRefused(AccFirstError):
 
 @dataclass(frozen=True)
 class PollSnapshot:
-    """A room as everyone may see it: the protocol, the counts, the live estimate and the refusals (SPEC §18).
+    """A room as everyone may see it: the protocol, the counts, the live estimate and the refusals
+    (docs/mathematics.md#teaching-mechanisms).
 
     ``estimate`` (unbiased, so it may leave [0, 1] while answers are few) is ``None`` until
     the first answer. ``interval`` is the 95% interval for the true share; it is ``None``

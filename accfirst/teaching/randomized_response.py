@@ -1,4 +1,5 @@
-"""Randomized response: the slides' two-coin protocol and its general (p, q) form (SPEC §18).
+"""Randomized response: the slides' two-coin protocol and its general (p, q) form
+(docs/mathematics.md#teaching-mechanisms).
 
 Each respondent answers truthfully with probability p, and otherwise says "yes" with
 probability q. The slides' protocol (flip a coin; tails: the truth; heads: flip again,
@@ -38,7 +39,7 @@ class Misfit:
 
 @dataclass(frozen=True)
 class RandomizedResponse:
-    """Truthful with probability ``p``, else "yes" with probability ``q`` (SPEC §18).
+    """Truthful with probability ``p``, else "yes" with probability ``q`` (docs/mathematics.md#teaching-mechanisms).
 
     Parameters
     ----------

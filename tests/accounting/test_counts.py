@@ -1,5 +1,5 @@
-"""Relative-error counts (SPEC §16): certified counts are within α, the budget holds, and noise
-reduction certifies more counts than doubling on log-uniform counts.
+"""Relative-error counts (docs/mathematics.md#counts-to-a-relative-error): certified counts are within α, the budget
+holds, and noise reduction certifies more counts than doubling on log-uniform counts.
 
 Fixed seeds. The coverage check allows the 1 − 10⁻⁴ binomial quantile at β (false-failure
 rate ≤ 10⁻⁴) and must fail for a certification constant that is too small (power).

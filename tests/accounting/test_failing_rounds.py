@@ -36,7 +36,7 @@ class Fragile(Method):
     def run(self, setting, rng, exact=False) -> RunResult:
         problem, alpha = setting.problem, setting.alpha
         if problem.b[0] > 0:
-            raise AccFirstError("the data made this round fail")
+            raise AccFirstError("the data made the round fail")
         if alpha == UNEXPECTED:
             raise ZeroDivisionError("an unexpected error after reading the data")
         fields = {"generator": "none", "calibration": "none", "T": 1, "stop_index": 1, "fallback": False}
@@ -73,7 +73,7 @@ def _problem(sign: float) -> RidgeProblem:
 def test_a_round_that_fails_after_reading_the_data_is_charged_and_closed(fragile: Method) -> None:
     budget = ExPostFilter(2.0)
     failed = filtered_search(budget, _problem(+1), "fragile", 0.05, 0.1, 0)
-    assert failed.status == "failed" and failed.charged == BOUND and "made this round fail" in failed.error
+    assert failed.status == "failed" and failed.charged == BOUND and "made the round fail" in failed.error
     assert failed.result is None and failed.refund == 0
     released = filtered_search(budget, _problem(-1), "fragile", 0.05, 0.1, 0)
     assert released.status == "released" and released.charged == 0.25

@@ -1,5 +1,5 @@
-"""Privacy filters (SPEC §15): admission never breaks the budget, charges never exceed the
-declared bound, and adversarial adaptive sessions keep P(total privacy loss > ε) ≤ δ.
+"""Privacy filters (docs/mathematics.md#many-analyses-one-budget): admission never breaks the budget, charges never
+exceed the declared bound, and adversarial adaptive sessions keep P(total privacy loss > ε) ≤ δ.
 
 The Monte Carlo sessions use fixed seeds; each bound is checked against the 1 − 10⁻⁴
 binomial quantile at δ (false-failure rate ≤ 10⁻⁴ per check), and a deliberately broken
@@ -122,7 +122,7 @@ def brownian_round_losses(size: np.ndarray, before: np.ndarray, target: float, r
 
 
 def unified_sessions(rng: np.random.Generator, inflate: float = 1.0, rounds: int = 8) -> np.ndarray:
-    """Total loss of adversarial sessions in a ZCDPFilter(1, 0.05) (SPEC §15.4).
+    """Total loss of adversarial sessions in a ZCDPFilter(1, 0.05) (docs/mathematics.md#the-zcdp-filter).
 
     Each round every session not yet over ε spends its whole remainder on a Brownian round,
     except that sessions behind (loss < 0) play a zCDP round of a quarter of it every other
@@ -168,12 +168,14 @@ DELTA_N = 0.025 / 4  # δ of each ex-post Brownian round: four fit in the ex-pos
 
 
 def brownian_charge(rho: np.ndarray, top: np.ndarray) -> np.ndarray:
-    """ℰ_BM of stopping at ρ in a round whose grid starts at top·GRID[0] (SPEC §14.4)."""
+    """ℰ_BM of stopping at ρ in a round whose grid starts at top·GRID[0]
+    (docs/mathematics.md#brownian-noise-reduction)."""
     return np.array([brownian_expost_epsilon(r, DELTA_N, rho_ref=t * GRID[0]) for r, t in zip(rho, top)])
 
 
 def split_sessions(rng: np.random.Generator, charge=brownian_charge) -> np.ndarray:
-    """Total loss of adversarial sessions in SplitBudget(2, 0.05) (SPEC §15.2, §15.4, §15.5).
+    """Total loss of adversarial sessions in SplitBudget(2, 0.05) (docs/mathematics.md#the-ex-post-filter,
+    docs/mathematics.md#the-zcdp-filter, docs/mathematics.md#many-analyses-one-budget).
 
     Ex-post part (1, 0.025): (ℰ, δ_n)-ex-post Brownian rounds on even rounds, declared at the
     largest top level whose bound fits and charged ``charge`` at their stop, and a pure ε-DP

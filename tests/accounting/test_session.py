@@ -1,5 +1,6 @@
-"""A queue of analyses under one budget (SPEC §15.2–§15.6): the ledger adds up, a refusal does not end the
-queue, a fallback is charged its bound, and the same queue under doubling fits fewer analyses.
+"""A queue of analyses under one budget (docs/mathematics.md#the-ex-post-filter,
+docs/mathematics.md#many-analyses-one-budget): the ledger adds up, a refusal does not end the queue, a fallback is
+charged its bound, and the same queue under doubling fits fewer analyses.
 
 Fixed seeds throughout; the comparisons are deterministic given them (no statistical claim).
 """

@@ -2,7 +2,7 @@
 
 An attacker who has read the code knows every default. If a release on real data drew its noise
 from a default seed, replaying that seed would give back the noise exactly and so the true values
-(round 2's ``accounting counts`` with ``--seed 0`` did: max |recovered − true| = 0 over 27 counts).
+(an ``accounting counts`` with a public ``--seed 0`` did: max |recovered − true| = 0 over 27 counts).
 Here the default draws from the operating system: replaying any seed the code names recovers
 nothing, two releases differ, and a seed the user gives is said to make a non-private run.
 No randomness can make these tests fail falsely: OS-entropy releases collide with a replay with

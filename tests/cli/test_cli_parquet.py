@@ -1,4 +1,5 @@
-"""``python -m accfirst run|sweep --parquet``: data larger than memory, end to end (SPEC §2, §11)."""
+"""``python -m accfirst run|sweep --parquet``: data larger than memory, end to end
+(docs/mathematics.md#the-two-learning-problems, docs/data-preparation.md#scaling-into-the-unit-ball)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``python -m accfirst run|sweep --kappa``: a relative target from the command line (SPEC §21)."""
+"""``python -m accfirst run|sweep --kappa``: a relative target from the command line
+(docs/mathematics.md#a-relative-accuracy-target)."""
 
 from __future__ import annotations
 

@@ -405,7 +405,8 @@ def test_a_private_preparation_chooses_the_task_without_reading_the_target(tmp_p
     """Without --task and a declared class, a two-valued target is ridge (its values are not read to decide)."""
     rng = np.random.default_rng(3)
     table = pd.DataFrame(rng.normal(size=(300, 3)), columns=["a", "b", "c"])
-    table["label"] = np.where(table["a"] > 0, 1.0, 0.0)  # two distinct values: round 2 read them and chose logistic
+    # Two distinct values: a preparation that read them would choose logistic.
+    table["label"] = np.where(table["a"] > 0, 1.0, 0.0)
     table.to_csv(tmp_path / "t.csv", index=False)
     argv = ["run", "--csv", str(tmp_path / "t.csv"), "--target", "label", "--alpha", "0.3", "--T", "50"]
     assert main(argv) == 0

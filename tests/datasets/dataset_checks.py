@@ -1,4 +1,5 @@
-"""Assertions shared by the dataset tests: what SPEC §1 promises about a prepared dataset."""
+"""Assertions shared by the dataset tests: what docs/mathematics.md#setting-and-notation promises about a prepared
+dataset."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import numpy as np
 
 from accfirst.datasets import PreparedData
 
-# Round 2's preparation, which reads the data: evaluation only since the private default.
+# The evaluation-only preparation, which reads the data.
 EVALUATION = {"preparation": "evaluation"}
 # The from_frame options that reproduce the preparation from before gaps were filled, text
 # columns one-hot encoded and features centred and standardised by default: the tests that

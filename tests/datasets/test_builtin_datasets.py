@@ -1,11 +1,13 @@
-"""Built-in datasets (issue 3): shapes, SPEC §1 bounds, determinism, speed, and a non-trivial search.
+"""Built-in datasets (issue 3): shapes, docs/mathematics.md#setting-and-notation bounds, determinism, speed, and a
+non-trivial search.
 
-The real tables are prepared privately (SPEC §20): each load without a noise seed is a fresh
-release; a whole number repeats one (not a private release), a ``SecretSeed`` too (private).
+The real tables are prepared privately (docs/mathematics.md#preparing-the-data-privately): each load without a noise
+seed is a fresh release; a whole number repeats one (not a private release), a ``SecretSeed`` too (private).
 
 "Non-trivial" is checked at the paper's settings (λ = 0.005, α = 0.05): predicting 0 must
 miss the target by a wide margin, ``L(0) − L(θ*) ≥ 2α`` on both synthetic sets, where θ*
-is the exact minimiser of SPEC §2's loss (ridge by the normal equations, logistic by Newton).
+is the exact minimiser of the loss in docs/mathematics.md#the-two-learning-problems (ridge by the normal equations,
+logistic by Newton).
 """
 
 from __future__ import annotations

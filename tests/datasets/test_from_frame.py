@@ -1,4 +1,5 @@
-"""``from_frame`` preprocessing (SPEC §11): scaling, clipping, log(1 + x), centring, split, report, quality."""
+"""``from_frame`` preprocessing (docs/data-preparation.md#scaling-into-the-unit-ball): scaling, clipping, log(1 + x),
+centring, split, report, quality."""
 
 from __future__ import annotations
 

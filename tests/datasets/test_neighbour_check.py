@@ -1,4 +1,5 @@
-"""SPEC §20.4's neighbour check on every step of the private preparation (a test, not a proof).
+"""The neighbour check of docs/mathematics.md#preparing-the-data-privately on every step of the private preparation (a
+test, not a proof).
 
 A realistic table and its neighbour (one training row replaced by an extreme one: huge
 numbers, unseen text, gaps everywhere, a missing or huge target) go through the same plan.

@@ -1,7 +1,8 @@
-"""The private preparation (SPEC §20) end to end: its ledger, its structure, declared metadata, quality.
+"""The private preparation (docs/mathematics.md#preparing-the-data-privately) end to end: its ledger, its structure,
+declared metadata, quality.
 
 Fixed seeds. The quality test compares the exact model θ* (a non-private ridge fit on the
-prepared training rows) with round 2's preparation of the same table; its false-failure rate is
+prepared training rows) with the evaluation-only preparation of the same table; its false-failure rate is
 stated on the test.
 """
 
@@ -287,9 +288,9 @@ def test_allocate_splits_epsilon_by_weight_and_delta_equally():
 def test_held_out_r2_stays_within_005_of_round_2_at_the_default_budget():
     """A realistic mixed table (5,000 rows, text levels, 5% gaps, a heavy-tailed income), θ* at λ = 0.005.
 
-    The private default must keep the held-out R² of θ* at least that of round 2's preparation
+    The private default must keep the held-out R² of θ* at least that of the evaluation-only preparation
     minus 0.05. Measured over noise seeds 0–19: private 0.40–0.46 (mean 0.44, standard deviation
-    0.012), round 2 0.26 (its division by the largest row lets the heavy tail squash every other
+    0.012), the evaluation-only one 0.26 (its division by the largest row lets the heavy tail squash every other
     column), so the smallest margin is 0.19 and no seed fails: under a normal model of the
     private R² the false-failure rate is below 10⁻⁶⁰; the test fails if the preparation loses
     the text columns or a range squashes its column.

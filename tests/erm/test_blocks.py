@@ -1,4 +1,5 @@
-"""Problems built from statistics and from rows in blocks (SPEC §2): the same as from arrays."""
+"""Problems built from statistics and from rows in blocks (docs/mathematics.md#the-two-learning-problems): the same as
+from arrays."""
 
 from __future__ import annotations
 

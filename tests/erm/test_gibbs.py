@@ -1,7 +1,7 @@
-"""The Gibbs posterior (SPEC §17): ε(β) both ways, ridge's exact χ² accuracy with and without
-truncation, ridge's draws against the exact 1-D posterior, and the logistic run's (ε, δ): the
-δ asked for, split between the posterior and a proven sampler bound, refusals typed and made
-before any data are read. The logistic sampler's draws are tested in test_proximal_sampler.py.
+"""The Gibbs posterior (docs/mathematics.md#the-gibbs-posterior): ε(β) both ways, ridge's exact χ² accuracy with and
+without truncation, ridge's draws against the exact 1-D posterior, and the logistic run's (ε, δ): the δ asked for, split
+between the posterior and a proven sampler bound, refusals typed and made before any data are read. The logistic
+sampler's draws are tested in test_proximal_sampler.py.
 
 Statistical assertions use fixed seeds with p-value thresholds of 1e-3 (binomial tails of
 1e-4): a correct implementation fails each with probability ≤ 1e-3 for a random seed.
@@ -36,7 +36,8 @@ from tests.data import make_logistic_data, make_ridge_data
 
 
 def test_spec_illustration() -> None:
-    """SPEC §17.4: n = 10⁵, p = 38, λ = 0.005, γ = 0.1, δ = 10⁻⁶ on C: α = 0.05 → 0.51, 0.01 → 1.14."""
+    """docs/mathematics.md#the-gibbs-posterior: n = 10⁵, p = 38, λ = 0.005, γ = 0.1, δ = 10⁻⁶ on C: α = 0.05 → 0.51,
+    0.01 → 1.14."""
     n, p, lam = 100_000, 38, 0.005
     lipschitz = 1 / math.sqrt(lam) + 1
     for alpha, expected in ((0.05, 0.51), (0.01, 1.14)):
@@ -58,7 +59,8 @@ def test_derived_form_values_and_slides_comparison() -> None:
     assert gibbs_epsilon(beta, n, lam, lipschitz, delta) == pytest.approx(rho + 2 * math.sqrt(rho * math.log(1e6)))
     slides = 2 * lipschitz * math.sqrt(beta * (1 + 2 * math.log(1e6)) / (n * lam))
     assert gibbs_epsilon(beta, n, lam, lipschitz, delta, "slides") == pytest.approx(slides)
-    # SPEC §17.2: the derived form implies the slides' form for ε ≲ 1 (it is no larger there).
+    # docs/mathematics.md#the-gibbs-posterior: the derived form implies the slides' form for ε ≲ 1 (it is no larger
+    # there).
     for beta in np.geomspace(1e-6, 0.08, 30):  # ε up to 0.96
         assert gibbs_epsilon(beta, n, lam, lipschitz, delta) <= gibbs_epsilon(beta, n, lam, lipschitz, delta, "slides")
     assert exponential_mechanism_epsilon(0.01, 9.0) == pytest.approx(1.0)
@@ -143,14 +145,16 @@ def test_truncation_bound_holds_in_its_worst_case() -> None:
 
 
 def test_failure_bound_and_margin() -> None:
-    # At the radius M/2 of SPEC §19.0 no data-independent bound remains; at M, α_C = λ(M/2)²/2 = 1/8.
+    # At the radius M/2 of docs/mathematics.md#the-free-radius no data-independent bound remains; at M, α_C = λ(M/2)²/2
+    # = 1/8.
     assert truncation_margin(0.005, 1 / (2 * math.sqrt(0.005))) == 0.0
     assert truncation_margin(0.005, 1 / math.sqrt(0.005)) == pytest.approx(1 / 8)
     assert ridge_failure_bound(1.0, 100, 3, 0.1, 0.0) == 1.0
 
 
 def test_every_ridge_minimiser_lies_within_half_the_norm_bound() -> None:
-    """SPEC §19.0, which ``truncation_margin`` rests on: ‖θ_u‖ ≤ 1/(2√λ) for every ridge problem."""
+    """docs/mathematics.md#the-free-radius, which ``truncation_margin`` rests on: ‖θ_u‖ ≤ 1/(2√λ) for every ridge
+    problem."""
     rng = np.random.default_rng(7)
     for lam in (0.5, 0.05, 0.005):
         for _ in range(20):

@@ -1,4 +1,5 @@
-"""The free radius R₀ and the private radius's mechanism (SPEC §19.0–§19.2): bounds, sensitivity, the release's tail."""
+"""The free radius R₀ and the private radius's mechanism (docs/mathematics.md#the-free-radius,
+docs/mathematics.md#a-private-radius): bounds, sensitivity, the release's tail."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ LAMBDAS = (1e-4, 1e-3, 5e-3, 0.05, 0.15)
 
 
 def extreme_rows(rng: np.random.Generator, n: int, p: int, scale: float) -> np.ndarray:
-    """Rows at the edge of SPEC §1: ‖x‖₁ = ``scale``, on a few coordinates, random signs."""
+    """Rows at the edge of docs/mathematics.md#setting-and-notation: ‖x‖₁ = ``scale``, on a few coordinates, random
+    signs."""
     X = np.zeros((n, p))
     for i in range(n):
         support = rng.choice(p, size=rng.integers(1, p + 1), replace=False)
@@ -33,7 +35,7 @@ def tight_ridge(lam: float, n: int = 50) -> tuple[np.ndarray, np.ndarray]:
 
 def tight_logistic(lam: float, n: int = 50) -> tuple[np.ndarray, np.ndarray]:
     """Every row x = s·e₁, y = 1 with s² = λz/σ(−z) at the maximiser z of z/(1 + e^z): ‖θ*‖ = R₀ exactly."""
-    z = 1 + LOGISTIC_FREE_RADIUS_CONSTANT  # z − 1 = z/(1 + e^z) at the maximum (SPEC §19.0)
+    z = 1 + LOGISTIC_FREE_RADIUS_CONSTANT  # z − 1 = z/(1 + e^z) at the maximum (docs/mathematics.md#the-free-radius)
     s = math.sqrt(lam * z * (1 + math.exp(z)))
     return np.tile([s, 0.0], (n, 1)), np.ones(n)
 

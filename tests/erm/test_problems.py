@@ -1,4 +1,5 @@
-"""ERM problems (SPEC §1–§2): θ* against scikit-learn, losses, validation."""
+"""ERM problems (docs/mathematics.md#setting-and-notation, docs/mathematics.md#the-two-learning-problems): θ* against
+scikit-learn, losses, validation."""
 
 from __future__ import annotations
 

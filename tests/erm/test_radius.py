@@ -1,4 +1,5 @@
-"""A public norm bound R ≤ M (SPEC §13): θ* over the smaller ball, and every constant from R."""
+"""A public norm bound R ≤ M (docs/mathematics.md#a-public-norm-bound): θ* over the smaller ball, and every constant
+from R."""
 
 from __future__ import annotations
 
@@ -83,7 +84,8 @@ def test_a_radius_that_does_not_bind_leaves_theta_star_alone() -> None:
 
 
 def test_sphere_bound_is_the_least_risk_on_the_sphere() -> None:
-    """The ridge shortcut's bound over ‖θ‖ = R (SPEC §13's default grid sits there) is exact."""
+    """The ridge shortcut's bound over ‖θ‖ = R (the default grid of docs/mathematics.md#a-public-norm-bound sits there)
+    is exact."""
     X, y = make_ridge_data(7, 900, 6)
     for radius in (None, 1.3 * RidgeProblem(X, y, 0.005).unconstrained_norm):
         problem = RidgeProblem(X, y, 0.005, radius)
@@ -143,7 +145,7 @@ def test_bad_radius_is_refused(radius, message) -> None:
 
 
 def test_ridge_output_theory_meets_alpha_with_a_binding_radius() -> None:
-    """The derived ridge-output bound with a radius (SPEC §13): mean of 300 runs ≤ α.
+    """The derived ridge-output bound with a radius (docs/mathematics.md#a-public-norm-bound): mean of 300 runs ≤ α.
 
     The bound is loose here (the mean is far below α), so the check fails for a correct
     formula with negligible probability; it fails for an ε computed as if θ* were free.

@@ -1,9 +1,11 @@
-"""The sensitivities of SPEC §2–§3 and §14.6 are never exceeded on neighbouring datasets.
+"""The sensitivities of docs/mathematics.md#the-two-learning-problems,
+docs/mathematics.md#private-hypothesis-generators, docs/mathematics.md#brownian-noise-reduction are never exceeded on
+neighbouring datasets.
 
-Neighbours replace one row (SPEC §1). Replaced rows include the adversarial
+Neighbours replace one row (docs/mathematics.md#setting-and-notation). Replaced rows include the adversarial
 extremes ±e_j with extreme labels; tested hypotheses include points on the
 sphere ‖θ‖ = R and along the axes. Every check runs with R = M and with a public
-radius R = 0.4 that binds on every dataset here (SPEC §13: the constants use R).
+radius R = 0.4 that binds on every dataset here (docs/mathematics.md#a-public-norm-bound: the constants use R).
 """
 
 from __future__ import annotations
@@ -164,7 +166,7 @@ def test_covariance_statistics_sensitivity(seed: int) -> None:
 @pytest.mark.parametrize("kind", ["ridge", "logistic"])
 @pytest.mark.parametrize("seed", range(4))
 def test_theta_star_l2_sensitivity(kind: str, seed: int) -> None:
-    """OutputNR with Gaussian noise: ‖θ*_D − θ*_D′‖₂ ≤ 2G/(nλ) (SPEC §14.6)."""
+    """OutputNR with Gaussian noise: ‖θ*_D − θ*_D′‖₂ ≤ 2G/(nλ) (docs/mathematics.md#brownian-noise-reduction)."""
     worst = 0.0
     for first, second, _ in neighbour_pairs(kind, seed):
         change = np.linalg.norm(first.theta_star - second.theta_star)
@@ -174,7 +176,8 @@ def test_theta_star_l2_sensitivity(kind: str, seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_covariance_statistics_l2_sensitivity_on_data(seed: int) -> None:
-    """CovNR with Gaussian noise, full p×p matrix plus b: ‖Δ(A, b)‖₂ ≤ 3/√2 (SPEC §14.6)."""
+    """CovNR with Gaussian noise, full p×p matrix plus b: ‖Δ(A, b)‖₂ ≤ 3/√2
+    (docs/mathematics.md#brownian-noise-reduction)."""
     worst = 0.0
     for first, second, _ in neighbour_pairs("ridge", seed):
         generator = CovariancePerturbation(first)

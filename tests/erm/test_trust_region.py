@@ -1,4 +1,4 @@
-"""The exact trust-region solve of covariance perturbation (SPEC §3).
+"""The exact trust-region solve of covariance perturbation (docs/mathematics.md#private-hypothesis-generators).
 
 Compared with scipy's SLSQP from many starting points (the best of them) on
 definite, indefinite, boundary and hard-case instances; and checked against the
@@ -101,7 +101,8 @@ def test_zero_gradient_with_negative_curvature_goes_to_the_sphere() -> None:
 
 
 def test_not_a_rescaled_unconstrained_solve() -> None:
-    """The constrained optimum differs from H⁻¹g scaled back to the sphere (SPEC §3)."""
+    """The constrained optimum differs from H⁻¹g scaled back to the sphere
+    (docs/mathematics.md#private-hypothesis-generators)."""
     H = np.diag([1.0, 0.01])
     g = np.array([1.0, 1.0])
     theta = solve_trust_region(H, g, 1.0)

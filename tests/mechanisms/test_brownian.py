@@ -1,4 +1,5 @@
-"""Brownian noise reduction (SPEC §14): marginals, covariance, the loss identity, the boundaries.
+"""Brownian noise reduction (docs/mathematics.md#brownian-noise-reduction): marginals, covariance, the loss identity,
+the boundaries.
 
 Statistical assertions use fixed seeds and p-value thresholds of 1e-3 (Bonferroni-
 corrected where several levels are checked), so a correct sampler fails a test with
@@ -105,8 +106,8 @@ def test_skipped_and_extended_levels_have_the_joint_law() -> None:
 
 
 def test_privacy_loss_of_the_prefix_is_that_of_the_last_release() -> None:
-    """SPEC §14.3, exactly: the log-density ratio of (v̂_1 … v̂_k) under D and D′ equals
-    ‖d‖²/(2T_k) + ⟨d, B(T_k)⟩/T_k. Deterministic (computed, not estimated)."""
+    """docs/mathematics.md#brownian-noise-reduction, exactly: the log-density ratio of (v̂_1 … v̂_k) under D and D′
+    equals ‖d‖²/(2T_k) + ⟨d, B(T_k)⟩/T_k. Deterministic (computed, not estimated)."""
     rng = np.random.default_rng(5)
     rhos = np.array([0.02, 0.1, 0.15, 0.7, 2.0])
     sensitivity, dim = 1.3, 3

@@ -1,4 +1,4 @@
-"""Exact calibrations of the above-threshold and doubling tests (SPEC §12).
+"""Exact calibrations of the above-threshold and doubling tests (docs/mathematics.md#calibrations).
 
 Monte Carlo checks compare a computed probability with the share of simulated worst-case
 runs (every hypothesis just above α) and allow 4 standard errors: each such check fails
@@ -28,8 +28,8 @@ from accfirst.mechanisms.calibration import (
 
 EXACT = ("exact", "exact-opt", "exact-paper", "exact-paper-opt")
 
-# SPEC §12.3's reference constants c = ε_A·α/Δ_R.
-SPEC_TABLE = {
+# The reference constants of docs/mathematics.md#exact-calibrations: c = ε_A·α/Δ_R.
+REFERENCE_CONSTANTS = {
     (100, 0.1): (121.6, 39.27, 51.03, 40.04, 32.68, 30.11),
     (1000, 0.05): (169.5, 54.03, 75.44, 58.40, 46.21, 41.75),
     (1000, 0.1): (158.5, 48.48, 69.45, 52.16, 41.89, 37.11),
@@ -38,9 +38,9 @@ SPEC_TABLE = {
 PRESETS = ("theorem", "paper-code", *EXACT)
 
 
-@pytest.mark.parametrize(("T", "gamma"), sorted(SPEC_TABLE))
+@pytest.mark.parametrize(("T", "gamma"), sorted(REFERENCE_CONSTANTS))
 def test_spec_table_is_regenerated_to_three_digits(T: int, gamma: float) -> None:
-    for preset, reference in zip(PRESETS, SPEC_TABLE[T, gamma]):
+    for preset, reference in zip(PRESETS, REFERENCE_CONSTANTS[T, gamma]):
         assert calibration_constant(T, gamma, preset) == pytest.approx(reference, rel=1e-3), preset
 
 
@@ -49,7 +49,7 @@ def test_the_constant_is_epsilon_a_times_alpha_over_sensitivity() -> None:
         c = calibration_constant(300, 0.1, preset)
         params = CALIBRATIONS[preset].calibrate(0.03, 0.1, 300, 2e-4)
         assert params.epsilon == pytest.approx(c * 2e-4 / 0.03, rel=1e-12)
-        # ε_A = Δ/b₁ + 2Δ/b₂ (SPEC §12.1) for every preset.
+        # ε_A = Δ/b₁ + 2Δ/b₂ (docs/mathematics.md#exact-calibrations) for every preset.
         assert params.epsilon == pytest.approx(2e-4 / params.threshold_scale + 4e-4 / params.query_scale, rel=1e-12)
 
 

@@ -1,4 +1,4 @@
-"""Algorithm 1 (SPEC §5): marginals, keep frequencies, increments, order, float64.
+"""Algorithm 1 (docs/mathematics.md#noise-reduction): marginals, keep frequencies, increments, order, float64.
 
 Each statistical assertion uses a fixed seed and a p-value threshold of 1e-3
 (Bonferroni-corrected where several levels are checked), so with a correct sampler

@@ -1,4 +1,5 @@
-"""Gaussian noise reduction and doubling in the search (SPEC §14.5–§14.7), and their top-level bounds."""
+"""Gaussian noise reduction and doubling in the search (docs/mathematics.md#brownian-noise-reduction), and their
+top-level bounds."""
 
 from __future__ import annotations
 

@@ -144,7 +144,7 @@ def test_settings_record_carries_delta() -> None:
 
 
 def test_gibbs_runs_inside_an_expost_filter(ridge: RidgeProblem) -> None:
-    """Its (ε, δ) is known in advance: declared, charged in full, no refund (SPEC §15.2)."""
+    """Its (ε, δ) is known in advance: declared, charged in full, no refund (docs/mathematics.md#the-ex-post-filter)."""
     budget = ExPostFilter(200.0, 1e-5)
     run = filtered_search(budget, ridge, "gibbs", 0.05, 0.1, rng=0)
     assert run.status == "released" and run.charged == run.declared == run.result.eps_total

@@ -1,4 +1,6 @@
-"""Noise reduction, doubling and the theory approach (SPEC §4–§9).
+"""Noise reduction, doubling and the theory approach (docs/mathematics.md#the-theory-approach,
+docs/mathematics.md#noise-reduction, docs/mathematics.md#interactiveabovethreshold,
+docs/mathematics.md#the-doubling-method, docs/mathematics.md#the-epsilon-grid, docs/mathematics.md#what-a-run-reports).
 
 Statistical tests use fixed seeds; each states its false-failure rate. The
 accuracy guarantee is checked with the exact one-sided 99.9% Clopper–Pearson upper
@@ -82,7 +84,7 @@ def test_accuracy_guarantee(task, method, generator, calibration, ridge_problem,
 @pytest.mark.parametrize("task", ["ridge", "logistic"])
 def test_shortcut_gives_the_same_runs_as_exact_evaluation(task, radius, ridge_problem, logistic_problem) -> None:
     """Also with a public radius that binds (0.5× the unconstrained optimum's norm: θ* on the
-    sphere) and one that does not (1.5×), SPEC §13."""
+    sphere) and one that does not (1.5×), docs/mathematics.md#a-public-norm-bound."""
     problem = problem_for(task, ridge_problem, logistic_problem)
     if radius is not None:
         problem = with_radius(problem, radius * problem.unconstrained_norm)
@@ -210,7 +212,7 @@ def test_doubling_uses_the_exact_test_beside_an_exact_calibration(nr_calibration
     eps_test = sensitivity / doubling_test_scale(alpha, gamma, K, test)
     assert result.eps_test == pytest.approx(result.stop_index * eps_test, rel=1e-12)
     if test == "exact":
-        # SPEC §12.4: at most 0.87× Thm A.2's test for K ≤ 25 levels, at γ = 0.1.
+        # docs/mathematics.md#the-exact-doubling-test: at most 0.87× Thm A.2's test for K ≤ 25 levels, at γ = 0.1.
         assert eps_test < 0.87 * 2 * sensitivity * math.log(K / gamma) / alpha
 
 
@@ -244,14 +246,15 @@ def test_theory_epsilons_follow_spec(ridge_problem, logistic_problem) -> None:
 
 
 def test_theory_expected_risk_is_at_most_alpha(ridge_problem, logistic_problem) -> None:
-    """Mean over 400 runs ≤ α: the theorems bound the expectation (SPEC §4)."""
+    """Mean over 400 runs ≤ α: the theorems bound the expectation (docs/mathematics.md#the-theory-approach)."""
     for problem in (ridge_problem, logistic_problem):
         risks = [theory_run(problem, 0.05, rng=s).excess_risk for s in range(400)]
         assert np.mean(risks) <= 0.05
 
 
 def test_theory_ridge_output_meets_alpha_on_one_hot_rows() -> None:
-    """One-hot rows make tr(A/n) = 1, where SPEC §4's corrected bound is nearly tight.
+    """One-hot rows make tr(A/n) = 1, where the corrected bound of docs/mathematics.md#the-theory-approach is nearly
+    tight.
 
     The mean of 400 runs is 0.86α with a standard error of 0.03α: a correct formula fails
     this with probability below 1e-5 for the seed. The uncorrected formula gave 20× α here.

@@ -1,4 +1,5 @@
-"""Runs on a private radius (SPEC §19.3–§19.4): the rule reads no data, the bill adds up, accuracy holds."""
+"""Runs on a private radius (docs/mathematics.md#a-private-radius): the rule reads no data, the bill adds up, accuracy
+holds."""
 
 from __future__ import annotations
 

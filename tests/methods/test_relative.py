@@ -1,4 +1,5 @@
-"""The relative target κ (SPEC §21): Δ_S, the private lower bound Ŝ, the public rule, the guarantee, the bill."""
+"""The relative target κ (docs/mathematics.md#a-relative-accuracy-target): Δ_S, the private lower bound Ŝ, the public
+rule, the guarantee, the bill."""
 
 from __future__ import annotations
 
@@ -110,7 +111,7 @@ def test_the_width_follows_the_radius_in_force() -> None:
     assert RidgeProblem.zero_risk_width(2.0, lam) == pytest.approx(4.5)
     assert LogisticProblem.zero_risk_width(1.5, lam) == 1.5
     assert LogisticProblem.zero_risk_width(100.0, lam) == pytest.approx(LogisticProblem.free_radius(lam))
-    # The SPEC's illustration: buzz, n = 80,000 on R₀ = M/2: W ≈ 32.6, Δ_S ≈ 4.1·10⁻⁴.
+    # Buzz's figures: buzz, n = 80,000 on R₀ = M/2: W ≈ 32.6, Δ_S ≈ 4.1·10⁻⁴.
     assert (free + 1) ** 2 / 2 == pytest.approx(32.57, abs=0.01)
     assert (free + 1) ** 2 / 2 / 80_000 == pytest.approx(4.07e-4, rel=0.01)
 

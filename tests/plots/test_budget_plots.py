@@ -1,4 +1,5 @@
-"""The ledger figure of a queue (SPEC §15.6): charges and bounds as a share of their part, refusals marked."""
+"""The ledger figure of a queue (docs/mathematics.md#many-analyses-one-budget): charges and bounds as a share of their
+part, refusals marked."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Figures of a count release (SPEC §16): every arm drawn, the target shown, evaluation-only labels."""
+"""Figures of a count release (docs/mathematics.md#counts-to-a-relative-error): every arm drawn, the target shown,
+evaluation-only labels."""
 
 from __future__ import annotations
 

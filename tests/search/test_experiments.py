@@ -1,4 +1,4 @@
-"""run_trials (SPEC §9): tidy rows, reproducibility, independence of rows, progress."""
+"""run_trials (docs/mathematics.md#what-a-run-reports): tidy rows, reproducibility, independence of rows, progress."""
 
 from __future__ import annotations
 

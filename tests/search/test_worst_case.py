@@ -1,9 +1,10 @@
-"""Every calibration meets its guarantee in the worst case, and the exact ones spend γ (SPEC §12).
+"""Every calibration meets its guarantee in the worst case, and the exact ones spend γ
+(docs/mathematics.md#calibrations).
 
 The problem puts every hypothesis just above α: ridge with output perturbation on
 features scaled down to 1e-9, at privacy levels so small that every noisy θ is
 projected onto the sphere ‖θ‖ = M, where R(θ) = ½λM² = ½ up to 1e-8; α = ½ − 1e-6.
-Every halt is then a failure, and the failure share estimates γ_fail (SPEC §12.2).
+Every halt is then a failure, and the failure share estimates γ_fail (docs/mathematics.md#exact-calibrations).
 
 Each configuration makes 2,000 runs and two one-sided exact binomial tests at 1e-3:
 the share must not exceed γ, and must not fall below the exact worst-case failure

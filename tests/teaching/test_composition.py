@@ -1,4 +1,4 @@
-"""Composition, group privacy, post-processing and neighbours (SPEC §18) against direct
+"""Composition, group privacy, post-processing and neighbours (docs/mathematics.md#teaching-mechanisms) against direct
 computation: the exact privacy-loss distribution of k rounds of randomized response, exact
 Laplace ratios, and the induction behind group privacy. No randomness.
 """

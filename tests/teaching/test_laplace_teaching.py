@@ -1,5 +1,5 @@
-"""The Laplace mechanism on counts (SPEC §18): the e^ε ratio, the k-count tail bound by Monte
-Carlo, and what integer-rounded noise does.
+"""The Laplace mechanism on counts (docs/mathematics.md#teaching-mechanisms): the e^ε ratio, the k-count tail bound by
+Monte Carlo, and what integer-rounded noise does.
 
 Monte Carlo checks use fixed seeds with binomial tails of 1e-5 (chi-square p-values above
 1e-5): a correct implementation fails each with probability below 1e-5 for a random seed.

@@ -1,5 +1,5 @@
-"""Randomized response (SPEC §18): ε against direct likelihood ratios, the estimator's bias and
-variance by Monte Carlo, its interval's coverage and the misfit flag's error exactly, and the coin protocol.
+"""Randomized response (docs/mathematics.md#teaching-mechanisms): ε against direct likelihood ratios, the estimator's
+bias and variance by Monte Carlo, its interval's coverage and the misfit flag's error exactly, and the coin protocol.
 
 Monte Carlo assertions use fixed seeds and bounds at ≥ 4.4 standard errors (or binomial
 tails of 1e-5), so a correct implementation fails each with probability below 1e-5 for a

@@ -1,4 +1,5 @@
-"""Preparation as a sequence of small named steps (SPEC §20; docs/data-preparation.md).
+"""Preparation as a sequence of small named steps (docs/mathematics.md#preparing-the-data-privately;
+docs/data-preparation.md).
 
 Each step states the metadata it needs, the statistic it reads, its mechanism and the (ε, δ) it
 spends, and what it writes into the plan:
@@ -18,6 +19,6 @@ labels, target      ``target``                    declared / post-processing    
 unit-ball scaling   ``scaling``                   post-processing                     0
 ==================  ============================  ==================================  =================
 
-``private`` composes them; ``evaluation`` is round 2's preparation (reads the data: evaluation
+``private`` composes them; ``evaluation`` is the evaluation-only preparation (reads the data: evaluation
 only); ``noise`` is the one place the steps draw noise; ``budget`` splits ε_prep and δ_prep.
 """

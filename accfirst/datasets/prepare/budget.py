@@ -1,4 +1,5 @@
-"""The preparation budget and how it is split across steps and columns (SPEC §20.2).
+"""The preparation budget and how it is split across steps and columns
+(docs/mathematics.md#preparing-the-data-privately).
 
 One row touches every column, so the private steps compose by basic composition: their ε add
 up to ``ε_prep`` and their δ to ``δ_prep``. The split rule: each private step has a weight (a

@@ -1,4 +1,5 @@
-"""The private centre of a numeric column (or of a ridge target): a Laplace mean (SPEC §20.2).
+"""The private centre of a numeric column (or of a ridge target): a Laplace mean
+(docs/mathematics.md#preparing-the-data-privately).
 
 The statistic is the mean over the n training rows of the value clipped to the column's range
 ``[a, b]``, a gap counting as the gap value already released (a private median) or else the

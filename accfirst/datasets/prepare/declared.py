@@ -1,4 +1,5 @@
-"""Declared metadata: the numbers the user stated, written into the plan for free (SPEC §20.1)."""
+"""Declared metadata: the numbers the user stated, written into the plan for free
+(docs/mathematics.md#preparing-the-data-privately)."""
 
 from __future__ import annotations
 

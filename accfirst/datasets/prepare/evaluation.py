@@ -1,4 +1,4 @@
-"""The evaluation-only preparation: round 2's default, which reads the data without noise.
+"""The evaluation-only preparation, which reads the data without noise.
 
 Kept for comparison and for tables whose owner accepts it; every ε shown on data prepared this way
 **excludes preparation**: its medians, most frequent levels, means, standard deviations, the
@@ -86,7 +86,7 @@ class _Notes:
 def prepare_evaluation(
     table: Table, features: Sequence[str] | None, options: PrepOptions, info: DatasetInfo | None
 ) -> PreparedData:
-    """Round 2's preparation of ``table`` (see the module docstring): evaluation only."""
+    """The evaluation-only preparation of ``table`` (see the module docstring): evaluation only."""
     task, schema = options.task, options.schema
     notes = _Notes()
     notes.add("reading", table.notes, reads=False)
@@ -513,7 +513,8 @@ def _scale(
     task: str,
     bounds: tuple[float, float | None] | None,
 ) -> tuple[float, float | None, int, int, list[str]]:
-    """Scale in place (SPEC §11); returns the constants, the clipped row counts and the notes."""
+    """Scale in place (docs/data-preparation.md#scaling-into-the-unit-ball); returns the constants, the clipped row
+    counts and the notes."""
     ridge = task == "ridge"
     if bounds is None:
         feature_scale = float(row_l1(X_train).max())

@@ -1,4 +1,5 @@
-"""The private preparation inside an estimator's ``fit`` (SPEC §20): every row trains, the released plans stay.
+"""The private preparation inside an estimator's ``fit`` (docs/mathematics.md#preparing-the-data-privately): every row
+trains, the released plans stay.
 
 ``prepare_fit`` prepares a DataFrame and its target as ``from_frame`` does privately (declared
 metadata first, a charged mechanism for the rest), with no held-out part: an estimator's ``fit``

@@ -1,4 +1,5 @@
-"""Filling gaps in a numeric column (SPEC §20.2): with a released number, never a fresh look at the data.
+"""Filling gaps in a numeric column (docs/mathematics.md#preparing-the-data-privately): with a released number, never a
+fresh look at the data.
 
 ``FillGaps`` is post-processing: a gap takes the private mean (``missing="impute"``, the default,
 so that it becomes 0 once centred; the range's centre without centring), the range's centre

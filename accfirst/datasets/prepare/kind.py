@@ -1,4 +1,5 @@
-"""A column's kind, numbers or text, read cell by cell and, when not declared, released privately (SPEC §20.2).
+"""A column's kind, numbers or text, read cell by cell and, when not declared, released privately
+(docs/mathematics.md#preparing-the-data-privately).
 
 A column's type as a file gives it is itself data: one cell ``unknown`` in a column of numbers
 turns the whole column into text. So the private preparation never asks the column: each cell

@@ -1,4 +1,5 @@
-"""Private level selection for a text column: noisy counts over a threshold (SPEC §20.2).
+"""Private level selection for a text column: noisy counts over a threshold
+(docs/mathematics.md#preparing-the-data-privately).
 
 Each level present in the training rows gets its count plus ``Lap(2/ε)`` (replacing a row
 moves two counts by one: ℓ1 sensitivity 2) and is kept when the noisy count exceeds

@@ -1,4 +1,5 @@
-"""The private preparation (SPEC §20): declared metadata first, a charged mechanism for the rest.
+"""The private preparation (docs/mathematics.md#preparing-the-data-privately): declared metadata first, a charged
+mechanism for the rest.
 
 ``plan_private`` decides the columns from public facts only (column names, the schema, the
 options, n) and reads no statistic; ``fit`` splits the budget and runs the steps, the only place

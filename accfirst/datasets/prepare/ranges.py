@@ -1,4 +1,5 @@
-"""The private range of a numeric column: a pair of private quartiles, widened (SPEC §20.2).
+"""The private range of a numeric column: a pair of private quartiles, widened
+(docs/mathematics.md#preparing-the-data-privately).
 
 The quartiles Q₁ and Q₃ are released by the exponential mechanism over the public grid of
 ``quantile``, ε/2 each, and widened by their distance on each side: ``[Q₁ − (Q₃ − Q₁), Q₃ + (Q₃ − Q₁)]``

@@ -1,4 +1,5 @@
-"""Scaling rows into the unit ℓ1 ball (SPEC §1, §20.2): by a bound from the plan, never from the rows.
+"""Scaling rows into the unit ℓ1 ball (docs/mathematics.md#setting-and-notation,
+docs/mathematics.md#preparing-the-data-privately): by a bound from the plan, never from the rows.
 
 ``UnitBallScaling`` divides every feature by ``B``: the sum over columns of their half-ranges
 once centred and standardised (1 for a numeric column divided by its half-range, 1 for a one-hot
@@ -57,8 +58,8 @@ def clip_rows(X: np.ndarray) -> np.ndarray:
 def scale_rows(X: np.ndarray, feature_bound: float) -> np.ndarray:
     """Divide X by a public bound on ‖x‖₁ and clip its rows into ‖x‖₁ ≤ 1, in place; returns X.
 
-    SPEC §11's privacy-safe scaling (the ``"clip"`` scaling of ``from_frame``), for the
-    estimators and for data read in blocks (``accfirst.scale``).
+    The privacy-safe scaling of docs/data-preparation.md#scaling-into-the-unit-ball (the ``"clip"`` scaling of
+    ``from_frame``), for the estimators and for data read in blocks (``accfirst.scale``).
     """
     X /= positive_bound("feature_bound (a public bound on ‖x‖₁)", feature_bound)
     clip_rows(X)
@@ -66,7 +67,8 @@ def scale_rows(X: np.ndarray, feature_bound: float) -> np.ndarray:
 
 
 def scale_target(y: np.ndarray, target_bound: float) -> np.ndarray:
-    """Divide y by a public bound on |y| and clip it to [−1, 1], in place; returns y (SPEC §11)."""
+    """Divide y by a public bound on |y| and clip it to [−1, 1], in place; returns y
+    (docs/data-preparation.md#scaling-into-the-unit-ball)."""
     y /= positive_bound("target_bound (a public bound on |y|)", target_bound)
     np.clip(y, -1.0, 1.0, out=y)
     return y

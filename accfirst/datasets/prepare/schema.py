@@ -1,4 +1,5 @@
-"""Declared metadata: what the user states about a table before it is read (SPEC §20.1).
+"""Declared metadata: what the user states about a table before it is read
+(docs/mathematics.md#preparing-the-data-privately).
 
 A ``Schema`` holds, per column, a ``ColumnSpec``: its kind (numbers or text), a range
 ``[low, high]`` for numbers, a list of levels for text, whether the column may be read at
@@ -31,7 +32,7 @@ from accfirst.errors import DataError
 from accfirst.validation import echo
 
 KINDS = ("numeric", "text")
-_SPEC_KEYS = ("kind", "range", "levels", "read", "log1p")
+_ENTRY_KEYS = ("kind", "range", "levels", "read", "log1p")
 _SCHEMA_KEYS = ("columns", "positive_class")
 
 
@@ -169,9 +170,9 @@ class Schema:
                 raise DataError(
                     f"{where}: its metadata must be a mapping such as {{'range': [0, 1]}}; got {echo(entry)}"
                 )
-            unknown = sorted(set(entry) - set(_SPEC_KEYS))
+            unknown = sorted(set(entry) - set(_ENTRY_KEYS))
             if unknown:
-                raise DataError(f"{where}: unknown key(s) {echo(unknown)}; allowed: {list(_SPEC_KEYS)}")
+                raise DataError(f"{where}: unknown key(s) {echo(unknown)}; allowed: {list(_ENTRY_KEYS)}")
             specs.append((str(name), ColumnSpec(where=where, **entry)))
         return cls(tuple(specs), record.get("positive_class"))
 

@@ -1,4 +1,5 @@
-"""Standardising a numeric column: by its half-range (free) or a private standard deviation (SPEC §20.2).
+"""Standardising a numeric column: by its half-range (free) or a private standard deviation
+(docs/mathematics.md#preparing-the-data-privately).
 
 ``HalfRange`` divides by ``(b − a)/2``: post-processing of the range. ``PrivateSpread`` releases
 the mean of ``(x − μ̂)²`` over the clipped, filled column (sensitivity ``max(|a − μ̂|, |b − μ̂|)²/n``,

@@ -1,4 +1,5 @@
-"""The target (SPEC §20.2): logistic labels from a declared positive class; a ridge target scaled and clipped.
+"""The target (docs/mathematics.md#preparing-the-data-privately): logistic labels from a declared positive class; a
+ridge target scaled and clipped.
 
 A ridge target goes through the same range and centre steps as a numeric feature, then
 ``TargetScale`` divides it by its half-range (or a public bound) and clips it to [−1, 1]: a
