@@ -10,7 +10,9 @@ from accfirst.accounting.counts import release_counts
 from accfirst.accounting.filters import ExPostFilter, SplitBudget, ZCDPFilter, filtered_search
 from accfirst.erm.generators import CovariancePerturbation, OutputPerturbation, make_generator
 from accfirst.erm.gibbs import gibbs_run
-from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
+from accfirst.erm.logistic import LogisticProblem
+from accfirst.erm.problem import Problem
+from accfirst.erm.ridge import RidgeProblem
 from accfirst.erm.theory import theory_epsilon
 from accfirst.erm.trust_region import solve_trust_region
 from accfirst.errors import AccFirstError, DataError

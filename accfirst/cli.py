@@ -46,7 +46,8 @@ from accfirst.datasets.prepared import PREPARATIONS, PRIVATE_MODE, PUBLIC_MODE
 from accfirst.datasets.preprocess import DEFAULT_MAX_LEVELS, MISSING_CHOICES, OUT_OF_CORE_SCALING, SCALINGS
 from accfirst.erm.generators import GENERATORS, NOISES
 from accfirst.erm.gibbs import APPROXIMATE_ACCURACY
-from accfirst.erm.problems import Problem, prepared_problem
+from accfirst.erm.problem import Problem
+from accfirst.erm.problems import prepared_problem
 from accfirst.errors import AccFirstError
 from accfirst.interpret import bill_text, format_exp_epsilon
 from accfirst.mechanisms.brownian import DEFAULT_DELTA

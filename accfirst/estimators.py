@@ -45,7 +45,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from accfirst.datasets.prepare.fitted import FittedPreparation, prepare_fit
 from accfirst.datasets.preprocess import scale_rows, scale_target
-from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
+from accfirst.erm.logistic import LogisticProblem
+from accfirst.erm.problem import Problem
+from accfirst.erm.ridge import RidgeProblem
 from accfirst.errors import AccFirstError, DataError
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import DEFAULT_CALIBRATION

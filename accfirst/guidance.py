@@ -45,8 +45,9 @@ from typing import Any
 import pandas as pd
 
 from accfirst.erm.generators import CovariancePerturbation, default_generator_name
-from accfirst.erm.problems import Problem, ProblemShape
+from accfirst.erm.problem import Problem
 from accfirst.erm.radius import radius_margin
+from accfirst.erm.shape import ProblemShape
 from accfirst.interpret import format_epsilon, format_exp_epsilon
 from accfirst.mechanisms.calibration import clips_query
 from accfirst.methods.doubling import Doubling

@@ -31,7 +31,8 @@ from accfirst.datasets.prepared import (
     Preparation,
 )
 from accfirst.erm.gibbs import APPROXIMATE_ACCURACY, DATA_DEPENDENT_ACCURACY
-from accfirst.erm.problems import Problem, RidgeProblem
+from accfirst.erm.problem import Problem
+from accfirst.erm.ridge import RidgeProblem
 from accfirst.erm.trust_region import solve_trust_region
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.calibration import calibrated_epsilon, clips_query

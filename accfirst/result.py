@@ -18,7 +18,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 if TYPE_CHECKING:
-    from accfirst.erm.problems import Problem
+    from accfirst.erm.problem import Problem
 
 
 @dataclass(frozen=True)

@@ -51,14 +51,9 @@ from numpy.typing import NDArray
 from threadpoolctl import threadpool_limits
 
 from accfirst.datasets.preprocess import OUT_OF_CORE_SCALING, positive_bound
-from accfirst.erm.problems import (
-    LogisticProblem,
-    RidgeProblem,
-    RowBlocks,
-    Statistics,
-    combine_statistics,
-    validate_regularisation,
-)
+from accfirst.erm.logistic import LogisticProblem, RowBlocks, Statistics, combine_statistics
+from accfirst.erm.problem import validate_regularisation
+from accfirst.erm.ridge import RidgeProblem
 from accfirst.errors import AccFirstError, DataError
 
 TASKS = ("ridge", "logistic")

@@ -34,7 +34,8 @@ import pandas as pd
 
 from accfirst import SearchOptions, run_trials
 from accfirst.datasets import load_builtin
-from accfirst.erm.problems import PROBLEMS, Problem
+from accfirst.erm.problem import Problem
+from accfirst.erm.problems import PROBLEMS
 from accfirst.interpret import median_with_inf
 
 LAM, GAMMA = 0.005, 0.1

@@ -42,7 +42,8 @@ from scipy.stats import norm
 
 from accfirst import SearchOptions, run_trials
 from accfirst.datasets import load_builtin
-from accfirst.erm.problems import PROBLEMS, Problem
+from accfirst.erm.problem import Problem
+from accfirst.erm.problems import PROBLEMS
 from accfirst.interpret import median_with_inf
 from accfirst.mechanisms.calibration import CALIBRATIONS, ExactCalibration, calibration_constant
 

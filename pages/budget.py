@@ -26,7 +26,7 @@ from accfirst.accounting.session import (
     session_budget,
 )
 from accfirst.datasets.prepared import EVALUATION_MODE
-from accfirst.erm.problems import Problem
+from accfirst.erm.problem import Problem
 from accfirst.errors import AccFirstError
 from accfirst.interpret import format_delta
 from accfirst.methods.options import SearchOptions

@@ -11,7 +11,8 @@ import pytest
 
 from accfirst import AccFirstError, run_trials
 from accfirst.datasets import from_frame
-from accfirst.erm.problems import LogisticProblem, RidgeProblem
+from accfirst.erm.logistic import LogisticProblem
+from accfirst.erm.ridge import RidgeProblem
 from accfirst.interpret import (
     alpha_meaning,
     describe_alpha,

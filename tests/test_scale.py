@@ -20,7 +20,7 @@ import pytest
 from accfirst import AccFirstError, DataError, LogisticProblem, RidgeProblem
 from accfirst.cli import main
 from accfirst.datasets.preprocess import scale_rows, scale_target
-from accfirst.erm.problems import InMemoryRows, loss_gradient_sums
+from accfirst.erm.logistic import InMemoryRows, loss_gradient_sums
 from accfirst.scale import chunk_rows, problem_from_parquet
 
 FEATURES = ["a", "b", "c", "d"]

@@ -24,7 +24,8 @@ from accfirst import Problem, SearchOptions
 from accfirst.datasets import BUILTIN_DATASETS, PreparedData, UploadLimits, load_builtin, read_upload
 from accfirst.datasets.prepare.noise import SecretSeed
 from accfirst.datasets.prepared import EVALUATION_MODE, EXCLUDES_PREPARATION
-from accfirst.erm.problems import PROBLEMS, prepared_problem, validate_radius
+from accfirst.erm.problems import PROBLEMS, prepared_problem
+from accfirst.erm.shape import validate_radius
 from accfirst.errors import AccFirstError
 from accfirst.interpret import preparation_note, preparation_steps
 from accfirst.search.sources import BuiltinProblem

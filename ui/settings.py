@@ -34,7 +34,7 @@ import streamlit as st
 
 from accfirst import CALIBRATIONS, SearchOptions
 from accfirst.erm.generators import NOISES
-from accfirst.erm.problems import ProblemShape
+from accfirst.erm.shape import ProblemShape
 from accfirst.interpret import format_delta, format_epsilon
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import calibrated_epsilon, clips_query

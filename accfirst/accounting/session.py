@@ -25,7 +25,7 @@ from numpy.typing import ArrayLike
 from accfirst.accounting.counts import COUNT_METHODS, filtered_counts
 from accfirst.accounting.filters import ExPostFilter, PrivacyFilter, SplitBudget, ZCDPFilter, filtered_search
 from accfirst.erm.generators import NOISES
-from accfirst.erm.problems import Problem
+from accfirst.erm.problem import Problem
 from accfirst.errors import AccFirstError
 from accfirst.interpret import format_delta
 from accfirst.methods.options import SearchOptions

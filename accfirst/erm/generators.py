@@ -25,7 +25,9 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
-from accfirst.erm.problems import Problem, ProblemShape, RidgeProblem
+from accfirst.erm.problem import Problem
+from accfirst.erm.ridge import RidgeProblem
+from accfirst.erm.shape import ProblemShape
 from accfirst.erm.trust_region import has_negative_minor, interior_solution, shifted_cholesky_fails, solve_trust_region
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.brownian import GAUSSIAN

@@ -44,8 +44,10 @@ from numpy.typing import NDArray
 from scipy import optimize, stats
 from scipy.linalg import solve_triangular
 
-from accfirst.erm.problems import LogisticProblem, Problem, RidgeProblem
+from accfirst.erm.logistic import LogisticProblem
+from accfirst.erm.problem import Problem
 from accfirst.erm.proximal_sampler import MAX_STEPS, proximal_steps_bound, sample_logistic_gibbs
+from accfirst.erm.ridge import RidgeProblem
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.result import RunResult, SamplerReport

@@ -42,7 +42,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import optimize
 
-from accfirst.erm.problems import LogisticProblem
+from accfirst.erm.logistic import LogisticProblem
 from accfirst.errors import AccFirstError
 from accfirst.validation import validate_count, validate_positive
 

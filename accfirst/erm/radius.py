@@ -25,7 +25,8 @@ import math
 import numpy as np
 from scipy.special import ndtri
 
-from accfirst.erm.problems import MIN_RADIUS_SHARE, Problem, ProblemShape
+from accfirst.erm.problem import Problem
+from accfirst.erm.shape import MIN_RADIUS_SHARE, ProblemShape
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.brownian import GAUSSIAN
 from accfirst.mechanisms.noise_reduction import LAPLACE, NoiseFamily

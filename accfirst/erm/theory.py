@@ -9,7 +9,9 @@ from __future__ import annotations
 import math
 
 from accfirst.erm.generators import CovariancePerturbation, HypothesisGenerator, generator_class
-from accfirst.erm.problems import LogisticProblem, Problem, ProblemShape
+from accfirst.erm.logistic import LogisticProblem
+from accfirst.erm.problem import Problem
+from accfirst.erm.shape import ProblemShape
 from accfirst.validation import checked, validate_alpha
 
 

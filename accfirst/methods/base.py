@@ -23,7 +23,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from accfirst.erm.generators import NOISES, CovariancePerturbation, HypothesisGenerator, generator_class
-from accfirst.erm.problems import Problem, ProblemShape
+from accfirst.erm.problem import Problem
+from accfirst.erm.shape import ProblemShape
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.above_threshold import SearchOutcome
 from accfirst.mechanisms.brownian import brownian_expost_epsilon, variance_matched_rhos

@@ -17,7 +17,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from accfirst.erm.generators import HypothesisGenerator, make_generator
-from accfirst.erm.problems import Problem, ProblemShape
+from accfirst.erm.problem import Problem
+from accfirst.erm.shape import ProblemShape
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.above_threshold import ThresholdNoise, sequential_test
 from accfirst.mechanisms.brownian import DEFAULT_DELTA

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from accfirst.erm.gibbs import gibbs_bound, gibbs_run, ridge_beta
-from accfirst.erm.problems import RidgeProblem
+from accfirst.erm.ridge import RidgeProblem
 from accfirst.errors import AccFirstError
 from accfirst.methods.base import Method, Setting
 from accfirst.result import RunResult

@@ -6,7 +6,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from accfirst.erm.generators import HypothesisGenerator
-from accfirst.erm.problems import Problem, ProblemShape
+from accfirst.erm.problem import Problem
+from accfirst.erm.shape import ProblemShape
 from accfirst.erm.theory import theory_epsilon
 from accfirst.errors import AccFirstError
 from accfirst.validation import validate_count, validate_positive

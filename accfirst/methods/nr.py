@@ -17,7 +17,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from accfirst.erm.generators import HypothesisGenerator, make_generator
-from accfirst.erm.problems import Problem, ProblemShape
+from accfirst.erm.problem import Problem
+from accfirst.erm.shape import ProblemShape
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.above_threshold import interactive_above_threshold
 from accfirst.mechanisms.brownian import DEFAULT_DELTA

@@ -13,7 +13,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from accfirst.erm.generators import GENERATORS, NOISES
-from accfirst.erm.problems import Problem, ProblemShape
+from accfirst.erm.problem import Problem
+from accfirst.erm.shape import ProblemShape
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import DEFAULT_CALIBRATION, resolve_calibration

@@ -18,7 +18,7 @@ import dataclasses
 
 import numpy as np
 
-from accfirst.erm.problems import Problem
+from accfirst.erm.problem import Problem
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.radius import RadiusStep, radius_step
 from accfirst.methods.registry import METHODS, validate_methods

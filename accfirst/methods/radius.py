@@ -40,8 +40,9 @@ from typing import TypedDict
 import numpy as np
 
 from accfirst.erm.generators import generator_class
-from accfirst.erm.problems import Problem, ProblemShape
+from accfirst.erm.problem import Problem
 from accfirst.erm.radius import norm_sensitivity, radius_margin, release_radius, smallest_radius
+from accfirst.erm.shape import ProblemShape
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.brownian import GAUSSIAN, brownian_expost_epsilon, variance_matched_rhos
 from accfirst.methods.base import Prediction, Setting

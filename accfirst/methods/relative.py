@@ -41,7 +41,7 @@ from typing import TypedDict
 import numpy as np
 from scipy.optimize import brentq
 
-from accfirst.erm.problems import Problem
+from accfirst.erm.problem import Problem
 from accfirst.mechanisms.calibration import calibration_constant, clips_query
 from accfirst.mechanisms.lower_bound import lower_bound_margin, noise_family, private_lower_bound
 from accfirst.methods.options import SearchOptions

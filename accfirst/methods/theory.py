@@ -16,7 +16,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from accfirst.erm.generators import HypothesisGenerator, make_generator
-from accfirst.erm.problems import Problem, ProblemShape
+from accfirst.erm.problem import Problem
+from accfirst.erm.shape import ProblemShape
 from accfirst.erm.theory import theory_epsilon
 from accfirst.errors import AccFirstError
 from accfirst.methods.base import Method, Prediction, Setting

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from accfirst.erm.problems import Problem
+from accfirst.erm.problem import Problem
 from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.pipeline import declared_bound as declared_bound  # re-exported: the public entry points

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from accfirst.datasets import BUILTIN_DATASETS, load_builtin
 from accfirst.datasets.prepare.noise import NoiseSeed
-from accfirst.erm.problems import Problem, prepared_problem
+from accfirst.erm.problem import Problem
+from accfirst.erm.problems import prepared_problem
 from accfirst.errors import DataError
 
 

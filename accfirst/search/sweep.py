@@ -32,7 +32,7 @@ from typing import Any
 import pandas as pd
 
 from accfirst.erm.generators import make_generator
-from accfirst.erm.problems import Problem
+from accfirst.erm.problem import Problem
 from accfirst.erm.theory import theory_epsilon
 from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions

@@ -12,7 +12,7 @@ import pytest
 
 from accfirst import AccFirstError, SearchOptions
 from accfirst.accounting.session import Analysis, describe_budget, fitted, run_session, session_budget
-from accfirst.erm.problems import RidgeProblem
+from accfirst.erm.ridge import RidgeProblem
 from tests.data import make_ridge_data
 
 

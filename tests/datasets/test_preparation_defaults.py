@@ -13,7 +13,8 @@ import pytest
 
 from accfirst.datasets import PreparedData, from_frame
 from accfirst.datasets.encode import OTHER_LEVEL
-from accfirst.erm.problems import LogisticProblem, RidgeProblem
+from accfirst.erm.logistic import LogisticProblem
+from accfirst.erm.ridge import RidgeProblem
 from accfirst.errors import DataError
 from tests.datasets.dataset_checks import EVALUATION, LEGACY, assert_spec
 

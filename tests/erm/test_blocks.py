@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from accfirst import AccFirstError, DataError, LogisticProblem, RidgeProblem
-from accfirst.erm.problems import RowBlocks, combine_statistics
+from accfirst.erm.logistic import RowBlocks, combine_statistics
 from tests.data import make_logistic_data, make_ridge_data
 
 

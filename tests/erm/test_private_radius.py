@@ -11,7 +11,7 @@ from scipy.optimize import minimize_scalar
 from scipy.stats import binomtest
 
 from accfirst import LogisticProblem, RidgeProblem
-from accfirst.erm.problems import LOGISTIC_FREE_RADIUS_CONSTANT
+from accfirst.erm.logistic import LOGISTIC_FREE_RADIUS_CONSTANT
 from accfirst.erm.radius import norm_sensitivity, radius_margin, release_radius
 
 LAMBDAS = (1e-4, 1e-3, 5e-3, 0.05, 0.15)

@@ -13,7 +13,7 @@ from scipy.stats import binom
 
 from accfirst import LogisticProblem, RidgeProblem, SearchOptions, run_trials
 from accfirst.datasets import from_frame, load_builtin
-from accfirst.erm.problems import Problem
+from accfirst.erm.problem import Problem
 from accfirst.errors import AccFirstError
 from accfirst.interpret import plain_sentence, summarise_runs
 from accfirst.mechanisms.calibration import calibration_constant
