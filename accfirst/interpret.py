@@ -30,7 +30,7 @@ from accfirst.datasets.prepared import (
     PUBLIC_PREPARATION,
     Preparation,
 )
-from accfirst.erm.gibbs import APPROXIMATE_ACCURACY, DATA_DEPENDENT_ACCURACY
+from accfirst.erm.gibbs import APPROXIMATE_ACCURACY
 from accfirst.erm.problem import Problem
 from accfirst.erm.ridge import RidgeProblem
 from accfirst.erm.trust_region import solve_trust_region
@@ -344,7 +344,6 @@ SUMMARY_COLUMNS = (
     "gamma",
     "delta",
     "approximate",
-    "data_dependent_accuracy",
     "kappa",
     "median_eps_scale",
     "no_signals",
@@ -366,8 +365,7 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
     Returns a frame with ``SUMMARY_COLUMNS``; posterior columns are the docs/mathematics.md#setting-and-notation bound
     for a 1% and a 50% prior at the median ε; ``delta`` is the largest δ of the method's
     runs (0 for pure ε); ``approximate`` is true when the accuracy guarantee is approximate
-    (the logistic Gibbs posterior's Laplace approximation); ``data_dependent_accuracy`` when
-    a public radius left the Gibbs posterior only the bound γ/P(C), which reads the data;
+    (the logistic Gibbs posterior's Laplace approximation);
     ``eps_prep`` and ``prep_mode`` say what the rows' preparation cost and how it was done
     (docs/mathematics.md#preparing-the-data-privately: ``median_eps`` includes a private preparation;
     ``preparation_label`` tags it).
@@ -411,8 +409,6 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
                 "delta": float(runs["delta"].max()) if "delta" in runs.columns else 0.0,
                 "approximate": "calibration" in runs.columns
                 and bool((runs["calibration"] == APPROXIMATE_ACCURACY).any()),
-                "data_dependent_accuracy": "calibration" in runs.columns
-                and bool((runs["calibration"] == DATA_DEPENDENT_ACCURACY).any()),
                 "kappa": float(kappas[runs.index].iloc[0]),
                 "median_eps_scale": float(runs["eps_scale"].median()) if relative else 0.0,
                 "no_signals": int(runs["alpha"].isna().sum()) if relative else 0,
