@@ -23,7 +23,7 @@ from accfirst.cli.output import PROG, command_seed, fail, make_out_folder
 from accfirst.datasets import Schema
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.plots.counts import count_figures
-from accfirst.plots.paper import html_page
+from accfirst.plots.report import html_page
 from accfirst.validation import REPEATABLE, validate_count
 
 COUNTS = Group(

@@ -24,6 +24,7 @@ from accfirst.mechanisms.above_threshold import ThresholdNoise, sequential_test
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import clips_query, doubling_calibration, doubling_test_scale
 from accfirst.methods.base import (
+    Comparison,
     Method,
     Prediction,
     Setting,
@@ -31,6 +32,7 @@ from accfirst.methods.base import (
     predicted_generation,
     searched_result,
 )
+from accfirst.methods.nr import NoiseReduction
 from accfirst.methods.options import SearchOptions
 from accfirst.result import RunResult
 from accfirst.validation import as_generator, checked, validate_alpha, validate_gamma, validate_positive
@@ -133,6 +135,7 @@ class Doubling(Method):
     color = "#E69F00"
     paper = True
     tests_accuracy = True
+    comparison = Comparison(NoiseReduction.key, "Fig. 1c/d", risk_factor=True)
 
     def run(self, setting: Setting, rng: np.random.Generator, exact: bool = False) -> RunResult:
         low, high = _range(setting)
