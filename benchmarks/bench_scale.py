@@ -163,6 +163,7 @@ def speed(folder: Path, features: int, repeat: int) -> dict[str, list[float]]:
 
 def measure(kind: str, folder: Path, features: int, chunk_mb: float) -> dict[str, object]:
     """One problem built in this process: seconds, RSS before and at the peak, passes, and a noise-reduction run."""
+    from accfirst.methods.nr import NoiseReduction
     from accfirst.methods.options import SearchOptions
     from accfirst.scale import problem_from_parquet
     from accfirst.scale.problems import ParquetRows
@@ -199,7 +200,7 @@ def measure(kind: str, folder: Path, features: int, chunk_mb: float) -> dict[str
     }
     passes["count"] = 0
     started = time.perf_counter()
-    run = search(problem, "nr", ALPHA, 0.1, trial_rng(0, "nr", ALPHA, 0), SearchOptions())
+    run = search(problem, NoiseReduction.key, ALPHA, 0.1, trial_rng(0, NoiseReduction.key, ALPHA, 0), SearchOptions())
     figures["run"] = {
         "seconds": time.perf_counter() - started,
         "passes": passes["count"],
