@@ -1,9 +1,10 @@
-"""From a plan to arrays, once a preparation's steps have run.
+"""From a plan to arrays: what both preparations share once their steps have run.
 
 A preparation first decides a ``Plan`` (the feature and target columns, the data its steps may
-read, the held-out rows), then runs its steps, which write numbers into the columns'
-``ColumnPlan`` (the private preparation's come from declarations and charged mechanisms).
-Turning rows into features and targets then reads no statistic: each row goes through the plans alone (``ColumnPlan.transform``),
+read, the held-out rows, the steps), then runs its steps, which write numbers into the columns'
+``ColumnPlan``: the private preparation's come from declarations and charged mechanisms, the
+evaluation-only one's are read exactly. Turning rows into features and targets is then the same
+for both and reads no statistic: each row goes through the plans alone (``ColumnPlan.transform``),
 every feature is divided by one bound, and a row beyond ``‖x‖₁ = 1`` is clipped back onto the ball
 (docs/mathematics.md#setting-and-notation).
 """
@@ -16,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from accfirst.datasets.encode import Categorical
+from accfirst.datasets.columns import Categorical
 from accfirst.datasets.prepare.base import ColumnPlan, Context, StepRecord, settled
 from accfirst.datasets.prepare.kind import Cells
 from accfirst.datasets.prepare.options import PrepOptions

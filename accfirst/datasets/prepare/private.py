@@ -29,8 +29,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from accfirst.datasets.columns import Table, candidate_features, check_log1p, fmt, listing, quoted
-from accfirst.datasets.encode import Categorical
+from accfirst.datasets.columns import Categorical, Table, candidate_features, check_log1p, fmt, listing, quoted
 from accfirst.datasets.prepare.base import ColumnPlan, Context, Step, StepRecord
 from accfirst.datasets.prepare.budget import allocate, budget_warning, default_prep_epsilon
 from accfirst.datasets.prepare.build import Columns, Plan, Rows, build_rows, prepared_data
