@@ -243,7 +243,8 @@ class RowScale(ExactStep):
 
     def run(self, context: Context) -> list[str]:
         if self.bounds is not None:
-            self.feature_scale, self.target_scale = self.bounds
+            self.feature_scale, target_bound = self.bounds
+            self.target_scale = target_bound if self.ridge else None  # logistic labels are not scaled
         else:
             self.feature_scale = float(row_l1(fill_features(self.plans, context.columns, context.train)).max())
             if not math.isfinite(self.feature_scale):
