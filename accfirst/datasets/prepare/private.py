@@ -63,13 +63,20 @@ class PrivatePlan(Plan):
 
     @property
     def weight(self) -> float:
-        """The budget's total weight, public: a column of undeclared kind counts as numeric (plus its kind step)."""
-        columns = (
-            ColumnPlan(column.name, "numeric" if column.kind == UNDECIDED else column.kind, log1p=column.log1p)
-            for column in self.features
-        )
-        steps = [step for column in columns for step in _column_steps(column, self.options)]
+        """The budget's total weight, public: a column of undeclared kind counts as numeric (plus its kind step), or
+        as text when a numeric column's steps would spend nothing, so that a column released as text has a share."""
+        steps = [step for column in self.features for step in self._weighed_steps(column)]
         return sum(step.weight for step in (*self.kinds, *steps, *self.target_steps))
+
+    def _weighed_steps(self, column: ColumnPlan) -> list[Step]:
+        if column.kind != UNDECIDED:
+            return _column_steps(ColumnPlan(column.name, column.kind, log1p=column.log1p), self.options)
+        numeric = _column_steps(ColumnPlan(column.name, "numeric", log1p=column.log1p), self.options)
+        return (
+            numeric
+            if any(step.weight for step in numeric)
+            else _column_steps(ColumnPlan(column.name, "text"), self.options)
+        )
 
     def settle(self) -> list[Step]:
         """Once the kinds are released: every column's steps and the target's (``steps``)."""
