@@ -50,6 +50,7 @@ from dask.delayed import delayed
 from numpy.typing import NDArray
 from threadpoolctl import threadpool_limits
 
+from accfirst.datasets.prepare.identifiers import looks_like_identifier
 from accfirst.datasets.preprocess import OUT_OF_CORE_SCALING, positive_bound
 from accfirst.erm.logistic import LogisticProblem, RowBlocks, Statistics, combine_statistics
 from accfirst.erm.problem import validate_regularisation
@@ -177,10 +178,11 @@ def inspect_parquet(
 ) -> ParquetSource:
     """The files' rows split into parts, after checking every file's schema against the first's.
 
-    Reads only the files' footers. Raises ``DataError`` naming the file and the column for a
-    glob that matches nothing, a missing target or feature, a non-numeric feature, a column
-    that holds something else (or is missing) in another file, or a text label without
-    ``positive_class``.
+    Reads only the files' footers. The features by default: every column but the target and
+    those whose names read as identifiers (``customer_id``, ``ID``, …). Raises ``DataError``
+    naming the file and the column for a glob that matches nothing, a missing target or feature,
+    a non-numeric feature, a column that holds something else (or is missing) in another file, or
+    a text label without ``positive_class``.
     """
     files = _files(path_or_glob)
     parts: list[Part] = []
@@ -193,7 +195,9 @@ def inspect_parquet(
         index = {name for name in (schema.pandas_metadata or {}).get("index_columns", []) if isinstance(name, str)}
         kinds = {field.name: _kind(field.type) for field in schema if field.name not in index}
         if reference is None:
-            chosen = [c for c in kinds if c != target] if features is None else list(features)
+            # Identifiers by name are not features unless chosen (docs/data-preparation.md#columns-and-types).
+            default = [c for c in kinds if c != target and not looks_like_identifier(c)]
+            chosen = default if features is None else list(features)
             _check_columns(path, kinds, target, chosen, task)
             reference = (path, kinds)
         first_path, first_kinds = reference

@@ -271,7 +271,7 @@ def test_a_schema_file_in_json_or_yaml(tmp_path):
         ({"columns": {"a": {"levels": ["x", "x"]}}}, "levels must be distinct"),
         ({"columns": {"a": {"range": [0, 1], "levels": ["x"]}}}, "not both"),
         ({"columns": {"a": {"read": False, "log1p": True}}}, "a column that is not read takes no other metadata"),
-        ({"columns": {"a": {"kind": "date"}}}, "kind must be 'numeric' or 'text'"),
+        ({"columns": {"a": {"kind": "date"}}}, "kind must be 'numeric', 'text' or 'identifier'"),
         ({"columns": {"a": {"limits": [0, 1]}}}, "unknown key(s) ['limits']"),
         ({"columns": {"a": {"kind": "text", "range": [0, 1]}}}, "a text column takes levels"),
         ({"columns": {"a": 3}}, "its metadata must be a mapping"),

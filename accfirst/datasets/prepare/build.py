@@ -19,6 +19,7 @@ import numpy as np
 
 from accfirst.datasets.columns import Categorical
 from accfirst.datasets.prepare.base import ColumnPlan, Context, StepRecord, settled
+from accfirst.datasets.prepare.identifiers import IDENTIFIER_REASON
 from accfirst.datasets.prepare.kind import Cells
 from accfirst.datasets.prepare.options import PrepOptions
 from accfirst.datasets.prepare.scaling import clip_rows
@@ -36,7 +37,8 @@ class Plan:
 
     ``context`` holds the columns (every row) and the training rows the steps may read; ``test``
     the held-out rows; ``raw_target`` a ridge target in its own units; ``structure`` the records of
-    the decisions taken before the steps (columns, split). Each preparation adds its steps.
+    the decisions taken before the steps (columns, split); ``identifiers`` the columns left out as
+    identifiers (``prepare.identifiers``). Each preparation adds its steps.
     """
 
     context: Context
@@ -46,11 +48,20 @@ class Plan:
     options: PrepOptions
     raw_target: np.ndarray | None = None
     structure: list[StepRecord] = field(default_factory=list)
+    identifiers: list[str] = field(default_factory=list)
 
     @property
     def kept(self) -> list[ColumnPlan]:
         """The feature columns that stay (no released or read number left them out)."""
         return [column for column in self.features if not column.dropped]
+
+    @property
+    def dropped_columns(self) -> tuple[tuple[str, str], ...]:
+        """``(column, reason)`` for every column left out of the features: the identifiers, then by the steps."""
+        return (
+            *((name, IDENTIFIER_REASON) for name in self.identifiers),
+            *((column.name, column.dropped) for column in self.features if column.dropped),
+        )
 
 
 class Rows(NamedTuple):

@@ -30,7 +30,6 @@ import numpy as np
 from accfirst.datasets.columns import (
     Categorical,
     Table,
-    candidate_features,
     check_log1p,
     listing,
     quoted,
@@ -48,6 +47,8 @@ from accfirst.datasets.prepare.exact import (
     RowScale,
     TargetLog,
 )
+from accfirst.datasets.prepare.identifiers import candidates as feature_candidates
+from accfirst.datasets.prepare.identifiers import identifier_note
 from accfirst.datasets.prepare.kind import Cells
 from accfirst.datasets.prepare.noise import preparation_rng
 from accfirst.datasets.prepare.options import PrepOptions
@@ -88,16 +89,21 @@ class _Notes:
 class EvaluationPlan(Plan):
     """The evaluation-only plan: besides the shared one, what its reading of the data decided.
 
-    ``dropped`` the feature columns left out, with reasons; ``usable`` the rows kept; ``positive``
-    the logistic class mapped to +1; ``gaps`` and ``scale`` the steps the report reads back.
+    ``unusable`` the feature columns left out by what was read, with reasons; ``usable`` the rows
+    kept; ``positive`` the logistic class mapped to +1; ``gaps`` and ``scale`` the steps the report
+    reads back.
     """
 
     steps: list[ExactStep] = field(default_factory=list)
-    dropped: list[tuple[str, str]] = field(default_factory=list)
+    unusable: list[tuple[str, str]] = field(default_factory=list)
     usable: int = 0
     positive: object = None
     gaps: ExactGaps | None = None
     scale: RowScale | None = None
+
+    @property
+    def dropped_columns(self) -> tuple[tuple[str, str], ...]:
+        return (*super().dropped_columns, *self.unusable)
 
 
 @np.errstate(over="ignore", invalid="ignore")  # values near 1e308 overflow; the finiteness check reports them
@@ -125,7 +131,7 @@ def prepare_evaluation(
     preparation = Preparation(EVALUATION_MODE, tuple(notes.records))
     report = PrepReport(
         steps=(*notes.notes, preparation.summary),
-        dropped_columns=tuple(plan.dropped),
+        dropped_columns=plan.dropped_columns,
         rows_dropped_missing=table.n - plan.usable,
         feature_scale=scale.feature_scale,
         target_scale=scale.target_scale,
@@ -174,8 +180,8 @@ def plan_evaluation(
     else:
         (y_values, target_notes), positive = ridge_target(table.columns[target], target), None
     notes.add("target", target_notes, reads=task == "logistic" and positive_class is None)
-    skipped = [name for name, spec in schema.columns if not spec.read]
-    candidates = candidate_features(table, features, skipped)
+    candidates, _, identifiers = feature_candidates(table, features, schema)
+    notes.add("columns", [identifier_note(identifiers)] if identifiers else [], reads=False)
     log1p_set = check_log1p(options.log1p_columns, candidates) | {n for n in candidates if schema.column(n).log1p}
     kept = usable(
         table.columns, candidates, y_values, target, positive, features is not None, options.max_levels, options.missing
@@ -217,7 +223,8 @@ def plan_evaluation(
         test,
         options,
         raw_target=None if task == "logistic" else y_values,
-        dropped=kept.dropped,
+        identifiers=identifiers,
+        unusable=kept.dropped,
         usable=int(ok.sum()),
         positive=positive,
     )

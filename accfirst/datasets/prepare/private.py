@@ -29,13 +29,15 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from accfirst.datasets.columns import Categorical, Table, candidate_features, check_log1p, fmt, listing, quoted
+from accfirst.datasets.columns import Categorical, Table, check_log1p, fmt, listing, quoted
 from accfirst.datasets.prepare.base import ColumnPlan, Context, Step, StepRecord
 from accfirst.datasets.prepare.budget import allocate, budget_warning, default_prep_epsilon
 from accfirst.datasets.prepare.build import Columns, Plan, Rows, build_rows, prepared_data
 from accfirst.datasets.prepare.centre import PrivateCentre
 from accfirst.datasets.prepare.declared import DeclaredMetadata
 from accfirst.datasets.prepare.gaps import FillGaps, PrivateMedian
+from accfirst.datasets.prepare.identifiers import candidates as feature_candidates
+from accfirst.datasets.prepare.identifiers import identifier_note
 from accfirst.datasets.prepare.kind import UNDECIDED, Cells, PrivateKind, read_cells
 from accfirst.datasets.prepare.levels import PrivateLevels
 from accfirst.datasets.prepare.noise import preparation_rng, repeatable_seed
@@ -193,8 +195,7 @@ def plan_private(
     unknown = sorted(set(schema.names) - set(table.columns))
     if unknown:
         raise DataError(f"the schema names column(s) {listing(unknown)} that are not in the data")
-    skipped = [name for name, spec in schema.columns if not spec.read]
-    candidates = candidate_features(table, features, skipped)
+    candidates, skipped, identifiers = feature_candidates(table, features, schema)
     log1p = check_log1p(options.log1p_columns, candidates) | {name for name in candidates if schema.column(name).log1p}
     columns: dict[str, np.ndarray | Categorical | Cells] = {}
     plans, kinds = [], []
@@ -234,6 +235,11 @@ def plan_private(
         ),
         StepRecord("split", "", FREE, "none: depends on n and the seed only", 0.0, 0.0, split),
     ]
+    if identifiers:
+        note = identifier_note(identifiers)
+        structure.insert(
+            1, StepRecord("identifiers", "", DECLARED, "none: names and declarations are public", 0.0, 0.0, note)
+        )
     return PrivatePlan(
         context,
         plans,
@@ -242,6 +248,7 @@ def plan_private(
         options,
         raw_target=target.raw,
         structure=structure,
+        identifiers=identifiers,
         kinds=kinds,
         target_steps=target.steps,
     )
@@ -300,7 +307,7 @@ def prepare_private(
     ridge = options.task == "ridge"
     report = PrepReport(
         steps=(*table.notes, *(record.note for record in preparation.steps), preparation.summary),
-        dropped_columns=tuple((column.name, column.dropped) for column in plan.features if column.dropped),
+        dropped_columns=plan.dropped_columns,
         rows_dropped_missing=0,
         feature_scale=plan.scaling.bound(),
         target_scale=target.spread if ridge else None,
