@@ -5,19 +5,13 @@ Kept for comparison and for tables whose owner accepts it; every ε shown on dat
 columns it keeps and the largest row norm it scales by are read from the private rows, and no
 mechanism covers them. ``Preparation.epsilon`` is ∞ here, so a total that adds it never hides that.
 
-Like the private preparation it first plans (``plan_evaluation``: here by reading the data), then
-runs its steps, which write the columns' ``ColumnPlan`` (``accfirst.datasets.prepare.exact``: every
-statistic read exactly), then builds the rows from the plans alone (``accfirst.datasets.prepare.build``).
-The plan: pick the target and the feature columns (a column's kind is the type the file gives it);
-map logistic labels to ±1; drop rows whose target is missing (and, with ``missing="drop"``, rows
-with any gap); a seeded train/test split (stratified by class for logistic); optional
-``log(1 + x)`` columns and ``log(1 + y)`` target. Feature columns are dropped, with a note, when
-they have no usable value or are constant, or hold text while one-hot encoding is off; with the
-default selection also when more than half of their values are missing, when they hold the row
-numbers, or when they are text with mostly distinct values (identifiers, free text). The steps:
-levels of text columns, gaps, centring, standardising, and scaling: ``"paper"`` (appendix B.1 of
-the paper) divides every feature by the largest training row ℓ1 norm and a ridge target by the
-largest training ``|y|``; ``"clip"`` divides by public bounds and clips.
+Like the private preparation it plans, runs its steps, then builds the rows from the column plans
+alone (``accfirst.datasets.prepare.build``). Its plan reads the data (``plan_evaluation``: the
+identifiers by name as in private mode, then the usable columns and rows, the labels and the
+stratified split of ``accfirst.datasets.prepare.usable``; optional ``log(1 + x)`` columns and
+``log(1 + y)`` target); its steps read each statistic exactly (``accfirst.datasets.prepare.exact``):
+levels, gaps, centring, standardising, and scaling (``"paper"``, appendix B.1 of the paper: the
+largest training row ℓ1 norm and ``|y|``; ``"clip"``: public bounds).
 """
 
 from __future__ import annotations
@@ -64,11 +58,6 @@ from accfirst.datasets.prepared import (
     StepRecord,
 )
 from accfirst.errors import DataError
-
-MAX_MISSING_SHARE = 0.5
-# A text column with more distinct values than this share of its rows looks like an identifier.
-MAX_DISTINCT_SHARE = 0.5
-_POSITIVE_WORDS = ("yes", "y", "true", "t", "1", "positive", "pos")
 
 
 class _Notes:
