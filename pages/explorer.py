@@ -318,21 +318,22 @@ if problems:
     st.error("Nothing ran: fix the settings marked in red first.", icon="✋")
     st.stop()
 
+options = SEARCH.options(
+    chosen.radius_mode,
+    eps_min=eps_min,
+    eps_max=eps_max,
+    spacing=spacing,
+    noise=noise,
+    **({"test_budget": test_budget} if relative else {}),
+)
 request = RunRequest(
     alpha=target,
     gamma=float(gamma),
     methods=tuple(methods),
     trials=int(trials),
-    seed=noise_seed(seed, ("explorer", chosen.problem_key)),
+    seed=noise_seed(seed, ("explorer", chosen.problem_key, float(gamma), options)),
     chosen_seed=seed,
-    options=SEARCH.options(
-        chosen.radius_mode,
-        eps_min=eps_min,
-        eps_max=eps_max,
-        spacing=spacing,
-        noise=noise,
-        **({"test_budget": test_budget} if relative else {}),
-    ),
+    options=options,
 )
 repeatable_warning(st, seed, release)
 
@@ -425,7 +426,10 @@ with right:
 compared = [m for m in methods if METHODS[m].noises >= {"laplace", "gaussian"}]
 if noise == "gaussian" and compared and paused is None:
     st.subheader("Laplace vs Gaussian noise")
-    laplace_request = replace(request, methods=tuple(compared), options=replace(request.options, noise="laplace"))
+    laplace_options = replace(request.options, noise="laplace")
+    # Another question: its own noise (the visitor's seed, or a secret of its own), never the Gaussian runs' noise.
+    laplace_seed = noise_seed(seed, ("explorer", chosen.problem_key, float(gamma), laplace_options))
+    laplace_request = replace(request, methods=tuple(compared), seed=laplace_seed, options=laplace_options)
     with st.spinner("Running the same trials with Laplace noise…"), package_errors(stop=False):
         *_, laplace = iter_trials(chosen, laplace_request)
         show_chart(

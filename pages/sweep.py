@@ -210,7 +210,7 @@ if not problems:
         radius=chosen.radius,
         options=SEARCH.options(chosen.radius_mode),
     )
-    run_seed = noise_seed(seed, ("sweep", chosen.problem_key))
+    run_seed = noise_seed(seed, ("sweep", chosen.problem_key, request.gamma, request.options))
     total = len(alphas) * len(methods) * int(trials)
     refusal = runs_refusal(total)
     if refusal is None:

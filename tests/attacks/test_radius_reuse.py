@@ -20,11 +20,11 @@ import pytest
 
 from accfirst import RidgeProblem
 from accfirst.accounting.filters import ExPostFilter, filtered_search
-from accfirst.erm.radius import radius_margin
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.pipeline import run_step
 from accfirst.methods.radius import RadiusPlan
 from accfirst.search.experiments import search
+from tests.attacks import norm_from_two_radii
 from tests.data import make_ridge_data
 
 ALPHAS = (0.05, 0.1)
@@ -46,20 +46,11 @@ def plans(problem: RidgeProblem) -> list[RadiusPlan]:
     return [plan for plan in bought if plan is not None]
 
 
-def recovered_norm(plans: list[RadiusPlan], radii: list[float]) -> float:
-    """N from two radii, on the hypothesis that they share their unit noise L."""
-    (first, second), (r1, r2) = plans, radii
-    m1, m2 = (radius_margin(p.sensitivity, p.level, p.beta, p.noise) for p in plans)
-    b1, b2 = first.sensitivity / first.epsilon, second.sensitivity / second.epsilon
-    unit = ((r1 - m1) - (r2 - m2)) / (b1 - b2)
-    return r1 - m1 - b1 * unit
-
-
 def recoveries(problem: RidgeProblem, pairs: list[list[float]]) -> int:
     """How many pairs of released radii give ‖θ*‖ (over the ceiling's ball) to within ``RECOVERED``·Δ_N."""
     chosen = plans(problem)
     truth = float(np.linalg.norm(run_step(problem, "nr", ALPHAS[0], 0.1, SearchOptions()).ceiling.theta_star))
-    return sum(abs(recovered_norm(chosen, radii) - truth) < RECOVERED * chosen[0].sensitivity for radii in pairs)
+    return sum(abs(norm_from_two_radii(chosen, radii) - truth) < RECOVERED * chosen[0].sensitivity for radii in pairs)
 
 
 def test_runs_from_one_generator_release_independent_radii(problem):
