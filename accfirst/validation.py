@@ -160,8 +160,10 @@ def checked(**constraints: Check) -> Callable[[F], F]:
 
     Each keyword names a parameter and the check that turns the value given into the clean one (or
     raises ``AccFirstError`` saying what is wrong), as scikit-learn declares
-    ``_parameter_constraints``. The function receives the clean values and trusts them; the
-    declaration is kept as ``parameter_constraints`` on the wrapper, for documentation and tests.
+    ``_parameter_constraints``. A default goes through its check like a value given (``rng=None``
+    becomes a generator drawing from the operating system). The function receives the clean values
+    and trusts them; the declaration is kept as ``parameter_constraints`` on the wrapper, for
+    documentation and tests.
     """
 
     def declare(function: F) -> F:
@@ -173,9 +175,9 @@ def checked(**constraints: Check) -> Callable[[F], F]:
         @functools.wraps(function)
         def call(*args: Any, **kwargs: Any) -> Any:
             bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
             for name, check in constraints.items():
-                if name in bound.arguments:
-                    bound.arguments[name] = check(bound.arguments[name])
+                bound.arguments[name] = check(bound.arguments[name])
             return function(*bound.args, **bound.kwargs)
 
         call.parameter_constraints = dict(constraints)  # type: ignore[attr-defined]

@@ -322,6 +322,21 @@ def test_same_seed_same_run(ridge_problem) -> None:
     assert not np.array_equal(first.theta, different.theta)
 
 
+def test_an_omitted_rng_draws_from_the_operating_system(ridge_problem) -> None:
+    """Omitting ``rng`` is a release with fresh entropy (an AssertionError on 856a42a); two such runs release two
+    different models (continuous noise: equal with probability 0)."""
+    grid = epsilon_grid(ridge_problem, 0.05, T=100)
+    runs = {
+        "noise_reduction": lambda: noise_reduction(ridge_problem, 0.05, 0.1, grid),
+        "doubling": lambda: doubling(ridge_problem, 0.05, 0.1, float(grid[0]), float(grid[-1])),
+        "theory_run": lambda: theory_run(ridge_problem, 0.05),
+    }
+    for name, run in runs.items():
+        first, second = run(), run()
+        assert first.theta is not None and second.theta is not None, name
+        assert not np.array_equal(first.theta, second.theta), name
+
+
 def test_doubling_range_too_wide_for_float64_is_refused() -> None:
     with pytest.raises(AccFirstError, match="doubling levels"):
         doubling_levels(1e-300, 1e9)
