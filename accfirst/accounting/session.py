@@ -23,7 +23,17 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from accfirst.accounting.counts import COUNT_METHODS, filtered_counts
-from accfirst.accounting.filters import ExPostFilter, PrivacyFilter, SplitBudget, ZCDPFilter, filtered_search
+from accfirst.accounting.filters import (
+    FAILED,
+    PREPARATION_LABEL,
+    ExPostFilter,
+    PrivacyFilter,
+    SplitBudget,
+    ZCDPFilter,
+    charge_preparation,
+    filtered_search,
+    unpaid_preparation,
+)
 from accfirst.erm.generators import NOISES
 from accfirst.erm.problem import Problem
 from accfirst.errors import AccFirstError
@@ -50,7 +60,6 @@ LEDGER_COLUMNS = (
     "fits",
     "note",
 )
-PREPARATION_LABEL = "Preparing the table (paid once)"
 PRIVATE_NOISE = "operating-system entropy (a private release; not shown, not repeatable)"
 # Statuses of an analysis; the first three mean it ran to its end inside the budget.
 FITTED = ("released", "fallback", "failed", "done")
@@ -200,14 +209,13 @@ def run_session(
     budget = session_budget(epsilon, delta, queue, expost_share, (problem.prep_epsilon, prep_delta))
     gaussian = sum(a.kind == "regression" and a.noise == "gaussian" for a in queue)
     rows: list[dict[str, object]] = []
-    if problem.prep_epsilon > 0 or prep_delta > 0:
-        row = _preparation(budget.expost, problem)
+    if unpaid_preparation(problem):
+        paid, row = _preparation(budget.expost, problem)
         rows.append({"analysis": 0, "label": PREPARATION_LABEL, "kind": "preparation", "method": "", **row})
         yield SessionStep(pd.DataFrame(rows, columns=list(LEDGER_COLUMNS)), budget.ledger, noise)
-        if row["status"] == "refused":
+        if paid is None:
             return
-        # Paid: the runs on the prepared rows report their own parts only.
-        problem = problem.with_preparation(0.0, 0.0, problem.prep_mode)
+        problem = paid  # its runs report and are charged their own parts only
     for index, analysis in enumerate(queue, start=1):
         stream = (index, COUNT_METHODS.index(analysis.method))
         rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=stream))
@@ -233,17 +241,19 @@ def run_session(
         yield SessionStep(pd.DataFrame(rows, columns=list(LEDGER_COLUMNS)), budget.ledger, noise)
 
 
-def _preparation(budget: ExPostFilter, problem: Problem) -> dict[str, object]:
-    """The preparation's (ε, δ), charged in full as the ledger's first round (a pure DP release, no refund)."""
+def _preparation(budget: ExPostFilter, problem: Problem) -> tuple[Problem | None, dict[str, object]]:
+    """The preparation's (ε, δ), charged in full as the ledger's first round (``charge_preparation``): the problem
+    the analyses run on (``None`` if refused) and the ledger's row."""
     epsilon, delta = problem.prep_epsilon, problem.prep_delta
-    admitted = budget.admit(epsilon, delta, kind="preparation", label=PREPARATION_LABEL)
-    if admitted:
-        budget.charge(epsilon)
+    paid = charge_preparation(budget, problem, PREPARATION_LABEL)
+    if paid is not None:
         note = f"preparing the table paid ε = {epsilon:.3g}, δ = {delta:.2g} once, for every analysis below"
     else:
         note = f"refused: {budget.ledger['reason'].iloc[-1]}; no analysis can read the data"
+    admitted = paid is not None
     status = "charged" if admitted else "refused"
-    return {**_ledger_row(budget, epsilon, delta, epsilon if admitted else 0.0, 0.0, status, note), "fits": admitted}
+    row = _ledger_row(budget, epsilon, delta, epsilon if admitted else 0.0, 0.0, status, note)
+    return paid, {**row, "fits": admitted}
 
 
 def _regression(
@@ -260,7 +270,7 @@ def _regression(
     elif run.status == "fallback":
         note = "no level passed the test: nothing released, charged the declared bound"
     elif run.status == "failed":
-        note = f"failed after reading the data: nothing released, charged the declared bound ({run.error})"
+        note = FAILED
     else:
         note = f"model released at ex-post ε = {run.charged:.3g}"
     return _ledger_row(budget, run.declared, run.delta, run.charged, run.refund, run.status, note)
