@@ -336,8 +336,9 @@ def charge_preparation(budget: ExPostFilter, problem: Problem, label: str = PREP
     (docs/mathematics.md#preparing-the-data-privately, docs/mathematics.md#many-analyses-one-budget).
 
     Returns the problem that searches in this filter run on: the same rows, whose runs then report and are
-    charged their own parts only (their preparation is this round); ``None`` when the budget cannot hold the
-    preparation (refused: no search may read the rows). A problem with no preparation to pay comes back as it is.
+    charged their own parts only (the preparation is charged as a round of its own); ``None`` when the budget
+    cannot hold the preparation (refused: no search may read the rows). A problem with no preparation to pay
+    comes back as it is.
     """
     if not unpaid_preparation(problem):
         return problem
