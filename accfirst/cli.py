@@ -54,7 +54,7 @@ from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import CALIBRATIONS
 from accfirst.methods.grid import SPACINGS
 from accfirst.methods.nr import NoiseReduction
-from accfirst.methods.options import DEFAULT_TEST_BUDGET, RADIUS_MODES, SearchOptions
+from accfirst.methods.options import DEFAULT_TEST_BUDGET, FALLBACKS, RADIUS_MODES, SearchOptions
 from accfirst.methods.registry import METHODS, paper_methods, validate_methods
 from accfirst.methods.relative import NoSignal, RelativeTarget
 from accfirst.plots.counts import count_figures
@@ -326,6 +326,13 @@ def _add_algorithm_options(parser: argparse.ArgumentParser) -> None:
         "nr and doubling only) (default: laplace)",
     )
     algo.add_argument(
+        "--fallback",
+        choices=FALLBACKS,
+        default=SearchOptions.fallback,
+        help="what a run whose test never passes releases: 'nothing' (charged its declared top ε) or 'exact' "
+        "(the paper's: the exact, non-private θ* at ε = ∞; synthetic data only) (default: %(default)s)",
+    )
+    algo.add_argument(
         "--delta",
         type=float,
         default=DEFAULT_DELTA,
@@ -555,6 +562,8 @@ def command_line(settings: RunSettings, alphas_text: str | None = None) -> str:
         words += ["--spacing", options.spacing]
     if options.noise != "laplace":
         words += ["--noise", options.noise]
+    if options.fallback != SearchOptions.fallback:
+        words += ["--fallback", options.fallback]
     if options.radius_mode != SearchOptions().radius_mode:
         words += ["--radius-mode", options.radius_mode]
     for flag, value in (("--radius-epsilon", options.radius_epsilon), ("--radius-beta", options.radius_beta)):
@@ -938,7 +947,11 @@ def _run_command(args: argparse.Namespace) -> int:
     print(
         f"{kind} {bill_text(result)}{radius}, e^ε = {format_exp_epsilon(result.eps_total)}, "
         + _accuracy_line(result)
-        + (" — fallback: θ* released" if result.fallback else "")
+        + (
+            " — fallback: the exact θ* released, not private (ε = ∞)"
+            if result.fallback and result.theta is not None
+            else ""
+        )
     )
     if REPEATABLE in seed_text:
         print(f"seed {seed_text}")
@@ -957,6 +970,8 @@ def _accuracy_line(result: RunResult) -> str:
     """How the run's true excess risk compares with its target (evaluation only for a relative target)."""
     if isinstance(result, NoSignal):
         return result.message
+    if result.nothing_released:
+        return "no level passed the test: nothing released, charged the declared top"
     sign = "≤" if result.success else ">"
     if math.isnan(result.kappa):
         return f"excess risk {result.excess_risk:.6g} {sign} α = {result.alpha:g} (evaluation only)"

@@ -83,8 +83,11 @@ class RunResult:
     """One run of an accuracy-first method (docs/mathematics.md#what-a-run-reports): what it released and every part of
     what it paid.
 
-    ``stop_index`` is the 1-based level that passed the test, ``None`` on fallback
-    (no level passed: θ* is released and ``eps_total`` is ∞). ``eps_total`` is the whole
+    ``stop_index`` is the 1-based level that passed the test, ``None`` on fallback (``fallback``: no level
+    passed). Then, by default, nothing is released (docs/mathematics.md#what-a-failed-run-releases):
+    ``nothing_released`` is true, ``theta`` is ``None``, ``excess_risk`` and ``theta_norm`` are NaN, ``success`` is false and the run
+    is charged its declared top, a finite ``eps_total``; only a run asked for the paper's fallback releases θ* at
+    ``eps_total`` = ∞ (``SearchOptions.fallback``). ``eps_total`` is the whole
     ex-post privacy loss, the sum of its parts: ``eps_prep`` (preparing the rows,
     docs/mathematics.md#preparing-the-data-privately; paid once per prepared table and shared by every run on it),
     ``eps_radius`` (a private radius, docs/mathematics.md#a-private-radius), ``eps_scale`` (the zero model's private
@@ -114,7 +117,7 @@ class RunResult:
     excess_risk: float
     success: bool
     fallback: bool
-    theta: NDArray[np.float64] = field(repr=False)
+    theta: NDArray[np.float64] | None = field(repr=False)
     theta_norm: float
     norm_bound: float
     seconds: float
@@ -129,6 +132,7 @@ class RunResult:
     kappa: float = math.nan
     scale: float = math.nan
     r0: float = math.nan
+    nothing_released: bool = False
 
     @classmethod
     def released(
@@ -151,6 +155,27 @@ class RunResult:
             theta_norm=float(np.linalg.norm(theta)),
             norm_bound=problem.norm_bound,
             seconds=time.perf_counter() - started,
+            **fields,
+        )
+
+    @classmethod
+    def nothing(cls, problem: Problem, *, alpha: float, started: float, **fields: Any) -> RunResult:
+        """The record of a run whose test never passed and that released nothing
+        (docs/mathematics.md#what-a-failed-run-releases): no θ, no excess risk, not a success; ``fields`` carry its
+        charge, the declared top, in its parts."""
+        return cls(
+            r0=problem.zero_risk,
+            alpha=alpha,
+            lam=problem.lam,
+            n=problem.n,
+            p=problem.p,
+            excess_risk=math.nan,
+            success=False,
+            theta=None,
+            theta_norm=math.nan,
+            norm_bound=problem.norm_bound,
+            seconds=time.perf_counter() - started,
+            nothing_released=True,
             **fields,
         )
 

@@ -27,7 +27,7 @@ from accfirst.interpret import (
     radius_sentence,
     summarise_runs,
 )
-from accfirst.methods.options import SearchOptions
+from accfirst.methods.options import FALLBACKS, SearchOptions
 from accfirst.methods.registry import METHODS, method_label
 from accfirst.methods.relative import RelativeTarget
 from accfirst.plots.explorer import (
@@ -108,6 +108,16 @@ NOISE = noise_setting(SCOPE)
 EPS_MIN = OptionalFloat(SCOPE, "eps_min", "ε_min (blank = paper default)", None)
 EPS_MAX = OptionalFloat(SCOPE, "eps_max", "ε_max (blank = paper default)", None)
 SPACING = Choice(SCOPE, "spacing", "Spacing of the levels", "geometric", options=("geometric", "linear"))
+FALLBACK = Choice(
+    SCOPE,
+    "fallback",
+    "When no level passes the test",
+    SearchOptions.fallback,
+    options=FALLBACKS,
+    labels={"nothing": "release nothing", "exact": "release the exact θ* (the paper's; ε = ∞)"},
+    help="A run whose test never passes releases nothing and is charged its top level. The paper released the "
+    "exact, non-private model instead: offered on synthetic tables only, to reproduce its figures.",
+)
 TRIALS = IntSetting(SCOPE, "trials", "Trials (independent runs)", 20, low=1, high=200)
 SHOW = IntSetting(
     SCOPE,
@@ -140,6 +150,7 @@ SETTINGS = (
     EPS_MAX,
     LEVELS,
     SPACING,
+    FALLBACK,
     TRIALS,
     SHOW,
     EXACT,
@@ -158,6 +169,7 @@ PAPER_SETTINGS = (
     (EPS_MAX, PAPER.eps_max),
     (RADIUS, None),
     (RADIUS_MODE, PAPER.radius_mode),
+    (FALLBACK, PAPER.fallback),
 )
 # A preset sets every one of these: the values it names, the defaults for the rest.
 PRESET_SETTINGS = (DATASET, LAMBDA, RADIUS_MODE, RADIUS, *SETTINGS)
@@ -278,7 +290,8 @@ sidebar.button(
     on_click=apply_settings,
     args=(PAPER_SETTINGS,),
     help=f"The authors' configuration: their code's calibration, T = {PAPER.T}, λ = 0.005, γ = 0.1, Laplace noise, "
-    "no bound on the model's size but the paper's M.",
+    "no bound on the model's size but the paper's M, and on a synthetic table their fallback (the exact θ* when no "
+    "level passes).",
 )
 delta = DELTA.widget(sidebar)
 if message := delta_problem(delta, methods, chosen.task, noise):
@@ -308,6 +321,8 @@ if eps_min is not None and eps_max is not None and eps_min > 0 and eps_max > 0 a
     problems.append("eps range")
 LEVELS.widget(sidebar)
 spacing = SPACING.widget(sidebar, horizontal=True)
+# A table that holds people's data never releases θ*: the paper's fallback is for synthetic tables only.
+fallback = SearchOptions.fallback if release else FALLBACK.widget(sidebar)
 
 sidebar.subheader("Trials")
 trials = TRIALS.widget(sidebar)
@@ -324,6 +339,7 @@ options = SEARCH.options(
     eps_max=eps_max,
     spacing=spacing,
     noise=noise,
+    fallback=fallback,
     **({"test_budget": test_budget} if relative else {}),
 )
 request = RunRequest(
@@ -467,6 +483,7 @@ if show < trials:
                         alpha=run.alpha,
                         stop_index=run.stop_index,
                         trial=int(show),
+                        nothing_released=run.nothing_released,
                     ),
                     f"search_{method}",
                 )

@@ -283,8 +283,10 @@ class RadiusStep:
         if plan.noise != GAUSSIAN.name:
             changes |= {"eps_radius": plan.epsilon, "eps_total": result.eps_total + plan.epsilon}
         if float(np.linalg.norm(self.ceiling.theta_star)) > problem.norm_bound:
-            risk = float(self.ceiling.excess_risk(result.theta))
-            changes |= {"excess_risk": risk, "success": risk <= result.alpha, "r0": self.ceiling.zero_risk}
+            changes |= {"r0": self.ceiling.zero_risk}
+            if result.theta is not None:  # a run that released nothing has no risk to measure
+                risk = float(self.ceiling.excess_risk(result.theta))
+                changes |= {"excess_risk": risk, "success": risk <= result.alpha}
         return dataclasses.replace(result, **changes)
 
     def run(self, rng: np.random.Generator, exact: bool = False, alpha: float | None = None) -> RunResult:

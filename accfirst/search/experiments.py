@@ -56,6 +56,7 @@ COLUMNS = (
     "r0",
     "success",
     "fallback",
+    "nothing_released",
     "theta_norm",
     "norm_bound",
     "seconds",
