@@ -839,13 +839,14 @@ def _sweep_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         "trials": args.trials,
         "seed": seed_text,
         "runs": f"{len(frame)} of {total}" + (" (interrupted)" if len(frame) < total else ""),
-        "wall time": f"{seconds:.1f} s on {args.workers} worker(s)",
     }
     frame.to_csv(args.out / "results.csv", index=False)
     if len(frame):
         report = html_relative_report if kappas else html_report
         (args.out / "report.html").write_text(report(frame, settings, steps), encoding="utf-8")
-    print(f"wrote {args.out / 'results.csv'} ({len(frame)} runs) and {args.out / 'report.html'} in {seconds:.1f} s")
+    print(f"wrote {args.out / 'results.csv'} ({len(frame)} runs) and {args.out / 'report.html'}")
+    # How long the runs took depends on the data: said on the terminal only, never written to the results.
+    print(f"{PROG}: {seconds:.1f} s on {args.workers} worker(s) (a local timing, not in the results)", file=sys.stderr)
     if len(frame) < total:
         print(f"{PROG}: interrupted after {len(frame)} of {total} runs", file=sys.stderr)
         return EXIT_INTERRUPTED

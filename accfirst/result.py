@@ -98,7 +98,9 @@ class RunResult:
     preparation, which read the data without noise, no ε covers the preparation and every figure excludes it. ``kappa``
     is the relative target (NaN for an absolute α), ``scale`` the released lower bound on R(0) that turned κ into α (NaN
     otherwise), and ``r0`` the true R(0) = L(0) − L(θ*) (evaluation only, like ``excess_risk``). ``norm_bound`` is the
-    radius of the feasible set the run used.
+    radius of the feasible set the run used. ``seconds`` is how long the run took: it depends on the data (where the
+    search stopped, how hard each solve was), so it is a local diagnostic, in no results frame, CSV, report or
+    printout (docs/mathematics.md#what-an-observer-sees).
     """
 
     method: str
@@ -120,7 +122,7 @@ class RunResult:
     theta: NDArray[np.float64] | None = field(repr=False)
     theta_norm: float
     norm_bound: float
-    seconds: float
+    seconds: float = field(repr=False)
     trace: Trace | None = field(default=None, repr=False)
     noise: str = "laplace"
     delta: float = 0.0
@@ -216,7 +218,8 @@ class RunResult:
         return math.exp(self.eps_total) if self.eps_total < 709 else math.inf
 
     def to_dict(self) -> dict[str, object]:
-        """The scalar fields (no θ, no trace), plus ``exp_eps_total``: one row of a results frame."""
-        row = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("theta", "trace", "sampler")}
+        """The scalar fields a results frame releases (no θ, no trace, no timing), plus ``exp_eps_total``."""
+        kept = (f.name for f in fields(self) if f.name not in ("theta", "trace", "sampler", "seconds"))
+        row: dict[str, object] = {name: getattr(self, name) for name in kept}
         row["exp_eps_total"] = self.exp_eps_total
         return row

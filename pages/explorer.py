@@ -60,7 +60,7 @@ from ui.frame import ensure_frame
 from ui.guidance import SHARED_FIXABLE, show_guidance
 from ui.headline import draw_headline
 from ui.noise import noise_seed, page_seed, repeatable_warning
-from ui.runs import RunRequest, iter_trials, traced_run, workers
+from ui.runs import RunRequest, iter_trials, released, traced_run, workers
 from ui.settings import (
     Choice,
     FloatSlider,
@@ -523,7 +523,11 @@ st.subheader("Take it with you")
 settings = request.settings(chosen, show=int(show), exact=bool(exact))
 first, second, third = st.columns(3)
 first.download_button(
-    "Results (CSV)", results.to_csv(index=False), file_name="accfirst_results.csv", mime="text/csv", on_click="ignore"
+    "Results (CSV)",
+    released(results).to_csv(index=False),
+    file_name="accfirst_results.csv",
+    mime="text/csv",
+    on_click="ignore",
 )
 second.download_button(
     "Settings (JSON)",
