@@ -136,27 +136,34 @@ class RunResult:
     r0: float = math.nan
     nothing_released: bool = False
 
+    @staticmethod
+    def _from_problem(problem: Problem, alpha: float, started: float) -> dict[str, Any]:
+        """What every record takes from its problem: λ, n, p, the norm bound, R(0) (evaluation only), with α and the
+        seconds since ``started`` (a ``time.perf_counter()`` value)."""
+        return {
+            "r0": problem.zero_risk,
+            "alpha": alpha,
+            "lam": problem.lam,
+            "n": problem.n,
+            "p": problem.p,
+            "norm_bound": problem.norm_bound,
+            "seconds": time.perf_counter() - started,
+        }
+
     @classmethod
     def released(
         cls, problem: Problem, theta: NDArray[np.float64], *, alpha: float, started: float, **fields: Any
     ) -> RunResult:
-        """The record of a run that released ``theta``: the fields that follow from the problem and θ
-        (λ, n, p, the norm bound, ‖θ‖, the excess risk, whether it met α and R(0): evaluation only) and the
-        seconds since ``started`` (a ``time.perf_counter()`` value), plus the method's own ``fields``.
+        """The record of a run that released ``theta``: what follows from the problem (``_from_problem``) and from θ
+        (‖θ‖, the excess risk and whether it met α: evaluation only), plus the method's own ``fields``.
         """
         risk = float(problem.excess_risk(theta))
         return cls(
-            r0=problem.zero_risk,
-            alpha=alpha,
-            lam=problem.lam,
-            n=problem.n,
-            p=problem.p,
+            **RunResult._from_problem(problem, alpha, started),
             excess_risk=risk,
             success=risk <= alpha,
             theta=theta,
             theta_norm=float(np.linalg.norm(theta)),
-            norm_bound=problem.norm_bound,
-            seconds=time.perf_counter() - started,
             **fields,
         )
 
@@ -166,17 +173,11 @@ class RunResult:
         (docs/mathematics.md#what-a-failed-run-releases): no θ, no excess risk, not a success; ``fields`` carry its
         charge, the declared top, in its parts."""
         return cls(
-            r0=problem.zero_risk,
-            alpha=alpha,
-            lam=problem.lam,
-            n=problem.n,
-            p=problem.p,
+            **RunResult._from_problem(problem, alpha, started),
             excess_risk=math.nan,
             success=False,
             theta=None,
             theta_norm=math.nan,
-            norm_bound=problem.norm_bound,
-            seconds=time.perf_counter() - started,
             nothing_released=True,
             **fields,
         )
