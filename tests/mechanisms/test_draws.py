@@ -32,7 +32,7 @@ SIMULATIONS = {
 }
 SPLITS = {
     ("datasets/prepare/private.py", "random_split"): "which rows test the model: n and a seed, no data",
-    ("datasets/prepare/evaluation.py", "_split"): "the evaluation-only preparation's split",
+    ("datasets/prepare/usable.py", "stratified_split"): "the evaluation-only preparation's split",
 }
 # The Gibbs posterior samples with samplers of its own, whose guarantee docs/mathematics.md#the-gibbs-posterior states.
 OWN_SAMPLERS = {
@@ -51,7 +51,7 @@ ENTRY_POINTS = {
     ("datasets/builtin.py", "_buzz_table"): "a synthetic table's public seed",
     ("datasets/builtin.py", "_intrusion_table"): "a synthetic table's public seed",
     ("datasets/prepare/private.py", "random_split"): "the split's seed",
-    ("datasets/prepare/evaluation.py", "_split"): "the split's seed",
+    ("datasets/prepare/usable.py", "stratified_split"): "the split's seed",
     ("mechanisms/draws.py", None): "a chain's own stream, seeded from its generator",
 }
 
