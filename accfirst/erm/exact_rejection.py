@@ -22,10 +22,10 @@ from numpy.typing import NDArray
 
 from accfirst.erm.logistic_energy import Energy
 from accfirst.errors import AccFirstError
+from accfirst.mechanisms.draws import own_generator, uniform_cells
 from accfirst.mechanisms.ideal_noise import (
     GROW,
     ROUNDOFF,
-    UNIFORM_BITS,
     Interval,
     UniformBits,
     add,
@@ -259,7 +259,7 @@ class RejectionSampler:
         self.energy, self.rng, self.history = energy, rng, history
         # The bits beyond a uniform's first 53 come from a stream of their own: deciding a coin exactly
         # leaves every later draw as it was (the tests compare runs with and without exact decisions).
-        self.bits = UniformBits(np.random.default_rng(rng.integers(0, 2**63, size=4)))
+        self.bits = UniformBits(own_generator(rng))
         self.serials = 0
         self.proposals = 0  # looked at, in all (reads the data: never released)
 
@@ -322,7 +322,7 @@ class RejectionSampler:
         while pending.size:
             size = int(batch[pending].max())
             draws = IdealGaussians(self.rng, pending.size * size, p)
-            uniforms = self.rng.integers(0, 2**UNIFORM_BITS, size=pending.size * size, dtype=np.int64)
+            uniforms = uniform_cells(self.rng, pending.size * size)
             owners = np.repeat(pending, size)
             v, v_rad, verdict = _coin_fast(self.energy, envelope, owners, y_mid, y_rad, draws, uniforms)
             serials = self.serials + np.arange(owners.size)

@@ -29,6 +29,7 @@ from numpy.typing import NDArray
 from scipy.linalg import solve_triangular
 
 from accfirst.erm.ridge import RidgeProblem
+from accfirst.mechanisms.draws import own_generator
 from accfirst.mechanisms.ideal_noise import (
     GROW,
     ROUNDOFF,
@@ -196,7 +197,7 @@ def sample_on_lattice(
     magnitude = np.abs(factor)
     centre = np.asarray(np.linalg.solve(problem.hessian, problem.b / problem.n), dtype=np.float64)
     # Further bits of the uniforms come from a stream of their own: an exact decision leaves later draws as they were.
-    bits = UniformBits(np.random.default_rng(rng.integers(0, 2**63, size=4)))
+    bits = UniformBits(own_generator(rng))
     released = np.zeros((size, problem.p))
     inside = np.zeros(size, dtype=bool)
     draw, used, passes, spent = 0, 0, 0, 0
