@@ -28,9 +28,9 @@ from accfirst.mechanisms.calibration import AboveThresholdCalibration, resolve_c
 from accfirst.mechanisms.noise_reduction import LAPLACE
 from accfirst.validation import validate_count, validate_gamma, validate_positive
 
-#: The share of the allowed shortfall that a model must clear for the test to pass it easily: the test's design
-#: margin A is this share of (1 − r) times the targets' variance (R²), or of 1 − a (accuracy).
-DESIGN_SHARE = {VarianceExplainedQuery.unit: 0.5, AccuracyQuery.unit: 0.25}
+#: By how much a model must beat the target for the test to pass it at its threshold: this share of the shortfall the
+#: target allows, (1 − r) times the targets' variance (R²) or 1 − a (accuracy).
+PASS_SHARE = {VarianceExplainedQuery.unit: 0.4, AccuracyQuery.unit: 0.15}
 #: The grid of λ: geometric, this ratio apart, from the curvature the rows allow down.
 LAMBDA_RATIO = 2.5
 #: Values of λ in the default grid: with one release for every λ they cost only the test's constant; with one
@@ -38,8 +38,9 @@ LAMBDA_RATIO = 2.5
 SHARED_GRID_SIZE, SEPARATE_GRID_SIZE = 6, 3
 #: The generation levels span this ratio below the top the ceiling leaves them.
 LEVEL_SPAN = 1e3
-#: The variance release's noise scale is designed to be this share of a reference variance w²/16.
-VARIANCE_NOISE_SHARE = 0.1
+#: The variance release's ε is designed so that its noise scale, w²/(nε_v), is a fifth of a variance of w²/80
+#: (targets spread over a tenth of their range), and it never takes more than a twentieth of the ceiling.
+VARIANCE_DESIGN, VARIANCE_CEILING_SHARE = 400.0, 0.05
 #: A released variance below this share of w² leaves nothing to explain.
 VARIANCE_FLOOR_SHARE = 1e-4
 
@@ -67,7 +68,7 @@ class CertifiedOutcome:
 
     ``theta`` is ``None`` when nothing was released (a refusal, a variance too small to certify, or a test that never
     passed); ``level`` is the 1-based level of the released model and ``lam`` its λ. ``quality`` is the released
-    model's in-sample R² or accuracy, exact (evaluation only); ``design_margin`` the test's A.
+    model's in-sample R² or accuracy, exact (evaluation only); ``design_margin`` the test's level A.
     """
 
     theta: NDArray[np.float64] | None
@@ -97,17 +98,26 @@ def default_lambdas(problem: Problem, rho: float, shared: bool) -> tuple[float, 
     return tuple(top / LAMBDA_RATIO**i for i in range(size))
 
 
-def variance_epsilon(n: int) -> float:
-    """ε_v of the targets' variance: its noise scale w²/(nε_v) is ``VARIANCE_NOISE_SHARE`` of w²/16."""
-    return 16.0 / (VARIANCE_NOISE_SHARE * n)
+def variance_epsilon(n: int, ceiling: float) -> float:
+    """ε_v of the targets' variance: ``VARIANCE_DESIGN``/n, at most ``VARIANCE_CEILING_SHARE`` of the ceiling."""
+    return min(VARIANCE_DESIGN / n, VARIANCE_CEILING_SHARE * ceiling)
 
 
-def _design_margin(query: QualityQuery, variance: float) -> float:
-    """A: the shortfall below which a model passes easily (docs/mathematics.md#a-target-in-the-units-people-read)."""
-    share = DESIGN_SHARE[query.unit]
-    if isinstance(query, VarianceExplainedQuery):
-        return share * (1.0 - query.goal) * variance
-    return share * (1.0 - query.goal)
+def _pass_margin(query: QualityQuery, variance: float) -> float:
+    """m: how far below 0 a model's shortfall must be for the test to pass it at its threshold."""
+    allowed = (1.0 - query.goal) * (variance if isinstance(query, VarianceExplainedQuery) else 1.0)
+    return PASS_SHARE[query.unit] * allowed
+
+
+def _calibrated(
+    query: QualityQuery, margin: float, gamma: float, queries: int, calibration: str
+) -> tuple[float, AboveThresholdCalibration]:
+    """The test at level A = m/(1 − s), s·A its threshold, so that a model with shortfall −m sits on it
+    (docs/mathematics.md#a-target-in-the-units-people-read). Every preset scales with the level, so s is read off the
+    preset at level 1."""
+    calib = resolve_calibration(calibration)
+    level = margin / (1.0 + calib.calibrate(1.0, gamma, queries, 1.0).threshold)
+    return level, calib.calibrate(level, gamma, queries, query.sensitivity)
 
 
 def plan_search(
@@ -125,7 +135,7 @@ def plan_search(
     """Fix the grid, the levels' top and the variance's ε from public numbers, and refuse what no data could meet.
 
     The feasibility check asks the test's price for a perfect model on targets of the largest variance the range
-    allows, w²/4 (R²), or with no error (accuracy), under the run's own design margin
+    allows, w²/4 (R²), or with no error (accuracy), under the run's own rule for the margin
     (docs/mathematics.md#refusals-that-spend-nothing).
     """
     gamma = validate_gamma(gamma)
@@ -133,15 +143,13 @@ def plan_search(
     ceiling = validate_positive("ceiling", ceiling)
     shared = isinstance(make_generator(problem, generator), CovariancePerturbation)
     grid = default_lambdas(problem, rho, shared) if lambdas is None else tuple(validate_lambdas(lambdas))
-    queries = T * len(grid)
-    calib = resolve_calibration(calibration)
     if isinstance(query, VarianceExplainedQuery):
-        eps_v = variance_epsilon(query.n)
-        best = _design_margin(query, query.width**2 / 4)
+        eps_v = variance_epsilon(query.n, ceiling)
+        best = _pass_margin(query, query.width**2 / 4)
     else:
         eps_v = 0.0
-        best = _design_margin(query, 0.0)
-    best_test = calib.calibrate(best, gamma, queries, query.sensitivity).epsilon
+        best = _pass_margin(query, 0.0)
+    best_test = _calibrated(query, best, gamma, T * len(grid), calibration)[1].epsilon
     refusal = None
     if eps_v + best_test >= ceiling:
         refusal = (
@@ -226,9 +234,8 @@ def certified_search(
             return _nothing(plan, eps_v, 0.0, 0.0, math.nan, "the targets barely vary: there is nothing to explain")
     else:
         variance = 0.0
-    margin = _design_margin(query, variance)
     K = len(problems)
-    params = resolve_calibration(calibration).calibrate(margin, gamma, plan.T * K, query.sensitivity)
+    margin, params = _calibrated(query, _pass_margin(query, variance), gamma, plan.T * K, calibration)
     room = plan.ceiling - eps_v - params.epsilon
     if room <= 0:
         return _nothing(
