@@ -51,6 +51,7 @@ from accfirst.erm.ridge import RidgeProblem
 from accfirst.errors import AccFirstError, DataError
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import DEFAULT_CALIBRATION
+from accfirst.methods.nr import NoiseReduction
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import method_keys
 from accfirst.search.experiments import search, trial_rng
@@ -155,7 +156,7 @@ class _AccuracyFirst(BaseEstimator):
         excess_risk: float = 0.05,
         failure_prob: float = 0.1,
         lam: float = 0.005,
-        method: str = "nr",
+        method: str = NoiseReduction.key,
         generator: str | None = None,
         calibration: str = DEFAULT_CALIBRATION,
         noise: str = "laplace",
@@ -296,7 +297,7 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
         excess_risk: float = 0.05,
         failure_prob: float = 0.1,
         lam: float = 0.005,
-        method: str = "nr",
+        method: str = NoiseReduction.key,
         generator: str | None = None,
         calibration: str = DEFAULT_CALIBRATION,
         noise: str = "laplace",

@@ -12,6 +12,7 @@ import math
 import numbers
 import secrets
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 import numpy as np
@@ -155,13 +156,21 @@ def optional(check: Check) -> Check:
     return lambda value: None if value is None else check(value)
 
 
+# True while a checked function runs: the checked functions it calls trust their arguments.
+_INSIDE_CHECKED: ContextVar[bool] = ContextVar("inside_checked", default=False)
+
+
 def checked(**constraints: Check) -> Callable[[F], F]:
-    """Declare a public function's parameter constraints; they are checked once, when it is called.
+    """Declare a public function's parameter constraints; they are checked once, at the boundary.
 
     Each keyword names a parameter and the check that turns the value given into the clean one (or
     raises ``AccFirstError`` saying what is wrong), as scikit-learn declares
     ``_parameter_constraints``. The function receives the clean values and trusts them; the
     declaration is kept as ``parameter_constraints`` on the wrapper, for documentation and tests.
+
+    The boundary is the outermost checked call: while it runs, the checked functions it calls (with
+    values its own checks cleaned, or computed from them) skip their checks, as scikit-learn skips
+    nested validation. Called on their own, from outside any checked function, they check.
     """
 
     def declare(function: F) -> F:
@@ -172,11 +181,17 @@ def checked(**constraints: Check) -> Callable[[F], F]:
 
         @functools.wraps(function)
         def call(*args: Any, **kwargs: Any) -> Any:
+            if _INSIDE_CHECKED.get():
+                return function(*args, **kwargs)
             bound = signature.bind(*args, **kwargs)
             for name, check in constraints.items():
                 if name in bound.arguments:
                     bound.arguments[name] = check(bound.arguments[name])
-            return function(*bound.args, **bound.kwargs)
+            inside = _INSIDE_CHECKED.set(True)
+            try:
+                return function(*bound.args, **bound.kwargs)
+            finally:
+                _INSIDE_CHECKED.reset(inside)
 
         call.parameter_constraints = dict(constraints)  # type: ignore[attr-defined]
         return call  # type: ignore[return-value]

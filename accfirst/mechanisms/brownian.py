@@ -47,7 +47,7 @@ from accfirst.mechanisms.ideal_noise import (
 )
 from accfirst.mechanisms.lattice import lattice_spacing, release_nearest
 from accfirst.mechanisms.noise_reduction import NoiseFamily, ReleaseChain, validate_levels, validate_sensitivity
-from accfirst.validation import validate_delta, validate_positive
+from accfirst.validation import checked, optional, positive, validate_delta
 
 BOUNDARIES = ("mixture", "linear")
 DEFAULT_DELTA = 1e-6
@@ -232,6 +232,7 @@ def brownian_expost_epsilon(
 def brownian_expost_epsilon(
     rho: ArrayLike, delta: float, boundary: str = "mixture", rho_ref: float | None = None
 ) -> float | NDArray[np.float64]: ...
+@checked(delta=validate_delta, rho_ref=optional(positive("rho_ref")))
 def brownian_expost_epsilon(
     rho: ArrayLike, delta: float, boundary: str = "mixture", rho_ref: float | None = None
 ) -> float | NDArray[np.float64]:
@@ -261,7 +262,7 @@ def brownian_expost_epsilon(
     levels = np.asarray(rho, dtype=np.float64)
     if levels.size == 0 or not np.all(np.isfinite(levels)) or np.any(levels <= 0):
         raise AccFirstError("every level ρ must be a finite number > 0")
-    log_term = math.log(1.0 / validate_delta(delta))
+    log_term = math.log(1.0 / delta)
     if boundary not in BOUNDARIES:
         raise AccFirstError(f"boundary must be one of {BOUNDARIES}; got {boundary!r}")
     if rho_ref is None:
@@ -269,7 +270,7 @@ def brownian_expost_epsilon(
             raise AccFirstError("the linear boundary needs an anchor: pass rho_ref = ρ*, fixed before the run")
         ref = float(levels.min())
     else:
-        ref = validate_positive("rho_ref", rho_ref)
+        ref = rho_ref
     if boundary == "linear":
         values = levels + math.sqrt(ref * log_term) * (1.0 + levels / ref)
     else:

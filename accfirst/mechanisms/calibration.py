@@ -49,7 +49,6 @@ from accfirst.validation import (
     lookup,
     positive,
     validate_alpha,
-    validate_count,
     validate_gamma,
     validate_positive,
 )
@@ -277,9 +276,10 @@ class ExactCalibration(Calibration):
             # Under γ_fail alone a lower threshold always helps, down to a test that never halts.
             raise AccFirstError("an exact calibration can choose its threshold only under the live criterion")
 
+    @checked(T=count("T (number of privacy levels)", 1), gamma=validate_gamma)
     def solve(self, T: int, gamma: float) -> ExactSolution:
         """The solution at α = 1, cached per (preset, T, γ)."""
-        return _solve(self, validate_count("T (number of privacy levels)", T, 1), validate_gamma(gamma))
+        return _solve(self, T, gamma)
 
     def calibrate(self, alpha: float, gamma: float, T: int, sensitivity: float) -> AboveThresholdCalibration:
         solution = self.solve(T, gamma)

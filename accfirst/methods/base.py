@@ -7,7 +7,8 @@ docs/mathematics.md#the-gibbs-posterior) is one class in one file of this packag
 ``accfirst.methods.registry``. Everything the rest of the package and the app need to know about a method comes from its
 class: its run, the bound it declares to a privacy filter before it runs (docs/mathematics.md#the-ex-post-filter), its
 capabilities (does it test accuracy privately? is its ε fixed in advance? which noise does it accept? does its guarantee
-hold with probability 1 − γ?), its label and colour, and the checks it makes of the search options.
+hold with probability 1 − γ?), its label and colour, how the paper's figures compare it (``Comparison``), and the checks
+it makes of the search options.
 """
 
 from __future__ import annotations
@@ -58,6 +59,24 @@ class Setting:
         return {"generator": self.options.generator, "noise": self.options.noise, "delta": self.options.delta}
 
 
+@dataclass(frozen=True)
+class Comparison:
+    """How the paper's Fig. 1 sets a method against its partner (noise reduction): what a figure needs of it.
+
+    ``partner`` is the key of the method it is drawn against; ``note`` what the comparison is, the paper's panels
+    ("Fig. 1a/b") or what a reader must know of its guarantee ("ε, δ"); ``curve`` names the curve of α it is drawn as
+    when its ε is fixed in advance from public quantities (the theory approach's E(α)), empty when its runs are drawn
+    as a band; ``risk_factor`` asks the report for the comparison in e^ε too; ``delta_caveat`` says that its figures
+    set an (ε, δ) guarantee beside pure ones, which the figure and the report then explain.
+    """
+
+    partner: str
+    note: str
+    curve: str = ""
+    risk_factor: bool = False
+    delta_caveat: bool = False
+
+
 class Method(ABC):
     """One accuracy-first method: its capabilities as class attributes, its run and its declared bound.
 
@@ -89,6 +108,8 @@ class Method(ABC):
     noises: ClassVar[frozenset[str]] = frozenset(NOISES)
     #: Why it refuses the noises it does not accept.
     noise_refusal: ClassVar[str] = ""
+    #: How Fig. 1 compares it with noise reduction; ``None`` when Fig. 1 does not (noise reduction itself).
+    comparison: ClassVar[Comparison | None] = None
     #: Where its (ε, δ) figures come from, for a reader of a figure with δ > 0.
     delta_note: ClassVar[str] = (
         "(ε, δ)-ex-post privacy of Brownian noise reduction: derived; consistent with Rogers et al. 2023."

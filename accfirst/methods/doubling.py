@@ -24,6 +24,7 @@ from accfirst.mechanisms.above_threshold import ThresholdNoise, sequential_test
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import clips_query, doubling_calibration, doubling_test_scale
 from accfirst.methods.base import (
+    Comparison,
     Method,
     Prediction,
     Setting,
@@ -31,18 +32,19 @@ from accfirst.methods.base import (
     predicted_generation,
     searched_result,
 )
+from accfirst.methods.nr import NoiseReduction
 from accfirst.methods.options import SearchOptions
 from accfirst.result import RunResult
-from accfirst.validation import as_generator, checked, validate_alpha, validate_gamma, validate_positive
+from accfirst.validation import as_generator, checked, positive, validate_alpha, validate_gamma
 
 # 2^k for the ex-post loss must stay finite in float64.
 MAX_DOUBLING_LEVELS = 1000
 
 
+@checked(eps_min=positive("eps_min"), eps_max=positive("eps_max"))
 def doubling_levels(eps_min: float, eps_max: float) -> NDArray[np.float64]:
     """ε_k = ε_min·2^{k−1}, k = 1…K, K = ⌈log₂(ε_max/ε_min)⌉ + 1 (docs/mathematics.md#the-doubling-method)."""
-    low = validate_positive("eps_min", eps_min)
-    high = validate_positive("eps_max", eps_max)
+    low, high = eps_min, eps_max
     if not low < high:
         raise AccFirstError(f"eps_min must be smaller than eps_max; got eps_min={low:g}, eps_max={high:g}")
     K = math.ceil(math.log2(high) - math.log2(low)) + 1
@@ -133,6 +135,7 @@ class Doubling(Method):
     color = "#E69F00"
     paper = True
     tests_accuracy = True
+    comparison = Comparison(NoiseReduction.key, "Fig. 1c/d", risk_factor=True)
 
     def run(self, setting: Setting, rng: np.random.Generator, exact: bool = False) -> RunResult:
         low, high = _range(setting)

@@ -23,7 +23,8 @@ from numpy.typing import NDArray
 from accfirst.docs import docs_reference
 from accfirst.interpret import format_epsilon, median_with_inf, quantile_with_inf
 from accfirst.plots import layout, log_ticks, method_color, method_label, method_line, methods_in, reference_line
-from accfirst.plots.paper import PLOT_HEIGHT, html_page
+from accfirst.plots.paper import PLOT_HEIGHT
+from accfirst.plots.report import html_page
 
 KAPPA_AXIS = "κ (largest share of the best model's gain the model may lose)"
 # The parts of a relative run's ε: (column, name in figures, bar pattern).

@@ -38,6 +38,7 @@ from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.pipeline import feasible_problem
 from accfirst.methods.relative import RelativeTarget
+from accfirst.methods.theory import Theory
 from accfirst.parallel.pool import BACKGROUND, PickledSource, Source, WorkerPool
 from accfirst.search.experiments import COLUMNS, Cell, run_here, target_key, validate_batch
 from accfirst.search.experiments import run_cells as run_cells  # re-exported: the task a pool's workers run
@@ -192,7 +193,7 @@ def sweep(
     }
     rows.sort(key=lambda row: order[(row["method"], target_key(row), row["trial"])])
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
-    ceiling = feasible_problem(problem, "theory", search_options).shape
+    ceiling = feasible_problem(problem, Theory.key, search_options).shape
     theory = {a: theory_epsilon(ceiling, a, search_options.generator) for a in frame["alpha"].dropna().unique()}
     frame["eps_theory"] = frame["alpha"].map(theory).astype(float)
     return frame

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from accfirst.datasets.encode import Categorical
+from accfirst.datasets.columns import Categorical
 from accfirst.datasets.prepare.base import ColumnPlan, Context
 from accfirst.datasets.prepare.centre import PrivateCentre
 from accfirst.datasets.prepare.levels import PrivateLevels, threshold

@@ -17,11 +17,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from accfirst.datasets.columns import listing, quoted
+from accfirst.datasets.columns import Categorical, listing, quoted
 from accfirst.datasets.prepare.base import PRIVATE, Context, Step, StepRecord
 from accfirst.datasets.prepare.noise import laplace_release
 
 COUNT_SENSITIVITY = 2.0
+
+
+def level_counts(column: Categorical) -> np.ndarray:
+    """How many rows of ``column`` hold each of its levels (gaps counted nowhere)."""
+    return np.bincount(column.codes[column.codes >= 0], minlength=len(column.levels))
 
 
 def threshold(epsilon: float, delta: float) -> float:
@@ -46,8 +51,7 @@ class PrivateLevels(Step):
     max_levels: int
 
     def statistic(self, context: Context) -> np.ndarray:
-        column = context.text(self.plan.name)
-        return np.bincount(column.codes[column.codes >= 0], minlength=len(column.levels)).astype(np.float64)
+        return level_counts(context.text(self.plan.name)).astype(np.float64)
 
     def sensitivity(self, context: Context) -> float:
         return COUNT_SENSITIVITY
