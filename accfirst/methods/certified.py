@@ -199,9 +199,11 @@ def _separate_rounds(
 
 
 def _release_variance(query: VarianceExplainedQuery, epsilon: float, rng: np.random.Generator) -> float:
-    """The targets' variance Σ(y − ȳ)²/n released with Laplace noise (sensitivity w²/n), on a lattice."""
+    """The targets' variance Σ(y − ȳ)²/n released with Laplace noise (sensitivity w²/n), on a lattice, capped at
+    w²/4, the most a range of width w allows (post-processing: no run prices its test below the plan's floor)."""
     variance = np.array([query.total / query.n])
-    return float(LAPLACE.perturb(variance, query.width**2 / query.n, epsilon, rng)[0])
+    released = float(LAPLACE.perturb(variance, query.width**2 / query.n, epsilon, rng)[0])
+    return min(released, query.width**2 / 4)
 
 
 def certified_search(
@@ -290,8 +292,8 @@ def _test(
 def _generation_spent(levels: NDArray[np.float64], level: int, asked: int, K: int, shared: bool) -> float:
     """What the releases shown to the test cost when it halts at model ``asked`` of round ``level``.
 
-    One shared chain: its level. One chain per λ: the chains up to ``asked`` released this round's level, the others
-    the previous round's (sequential composition, docs/mathematics.md#choosing-λ-under-the-guarantee).
+    One shared chain: its level. One chain per λ: the chains up to ``asked`` released the current level, the others
+    the one before (sequential composition, docs/mathematics.md#choosing-λ-under-the-guarantee).
     """
     if shared:
         return float(levels[level])
