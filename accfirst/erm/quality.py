@@ -11,11 +11,17 @@ test's noisy decisions leave the package, and the exact values they compute are 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from accfirst.erm.logistic import RowBlocks
+from accfirst.erm.logistic import LogisticProblem, RowBlocks
+from accfirst.erm.problem import Problem
+from accfirst.erm.ridge import RidgeProblem
+from accfirst.errors import AccFirstError
+from accfirst.validation import validate_probability
 
 # Rows evaluated at once: a block of predictions for every model of a batch stays a few MB.
 _ROW_BLOCK = 1 << 15
@@ -129,3 +135,83 @@ class AccuracyQuery(QualityQuery):
     def quality(self, thetas: NDArray[np.float64]) -> NDArray[np.float64]:
         accuracies: NDArray[np.float64] = 1.0 - self.error_rates(thetas)
         return accuracies
+
+
+@dataclass(frozen=True)
+class VarianceExplained:
+    """The target R² ≥ r: the released ridge model's clipped predictions explain at least a share r of the training
+    targets' variance, with probability ≥ 1 − γ (docs/mathematics.md#a-target-in-the-units-people-read).
+
+    r in (0, 1); 0.8 asks for a model that explains at least 80% of the variance.
+    """
+
+    r: float
+    key: ClassVar[str] = "r2"
+    unit: ClassVar[str] = "R²"
+    problem_name: ClassVar[str] = RidgeProblem.name
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "r", validate_probability("r (the R² target)", self.r))
+
+    @property
+    def goal(self) -> float:
+        return self.r
+
+    def sensitivity(self, n: int, width: float) -> float:
+        """(2 − r)w²/n, the query's sensitivity on n rows whose targets lie in a public range of width w."""
+        return (2.0 - self.r) * width**2 / n
+
+    def query(self, problem: Problem) -> VarianceExplainedQuery:
+        """The query on ``problem``'s training rows (a ridge problem built from its rows)."""
+        _check_problem(self, problem)
+        if not isinstance(problem, RidgeProblem) or problem.rows is None:
+            raise AccFirstError(
+                "an R² target reads the training rows; this ridge problem was built from sums of them only "
+                "(use an excess-risk target α on tables summed from files)"
+            )
+        X, y = problem.rows
+        low, high = problem.target_range
+        return VarianceExplainedQuery(X, y, self.r, low, high)
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    """The target accuracy ≥ a: the released logistic model's sign classifies at least a share a of the training rows
+    correctly (a tie counts as an error), with probability ≥ 1 − γ
+    (docs/mathematics.md#a-target-in-the-units-people-read).
+
+    a in (0, 1); 0.9 asks for at most 10% errors.
+    """
+
+    a: float
+    key: ClassVar[str] = "accuracy"
+    unit: ClassVar[str] = "accuracy"
+    problem_name: ClassVar[str] = LogisticProblem.name
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "a", validate_probability("a (the accuracy target)", self.a))
+
+    @property
+    def goal(self) -> float:
+        return self.a
+
+    def sensitivity(self, n: int, width: float) -> float:
+        """1/n, the error rate's sensitivity on n rows (``width`` plays no part)."""
+        return 1.0 / n
+
+    def query(self, problem: Problem) -> AccuracyQuery:
+        """The query on ``problem``'s training rows (a logistic problem)."""
+        _check_problem(self, problem)
+        assert isinstance(problem, LogisticProblem)
+        return AccuracyQuery(problem.rows, self.a)
+
+
+#: A target in the units people read.
+QualityTarget = VarianceExplained | Accuracy
+
+
+def _check_problem(target: QualityTarget, problem: Problem) -> None:
+    if problem.name != target.problem_name:
+        raise AccFirstError(
+            f"a target in {target.unit} is for {target.problem_name} regression; this is a {problem.name} problem"
+        )

@@ -12,25 +12,40 @@ the test within the ceiling, and refuses otherwise, spending nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
-from accfirst.erm.generators import CovariancePerturbation, HypothesisGenerator, make_generator
+from accfirst.erm.generators import CovariancePerturbation, HypothesisGenerator, generator_class, make_generator
 from accfirst.erm.problem import Problem
-from accfirst.erm.quality import AccuracyQuery, QualityQuery, VarianceExplainedQuery
+from accfirst.erm.quality import (
+    Accuracy,
+    QualityQuery,
+    QualityTarget,
+    VarianceExplained,
+    VarianceExplainedQuery,
+)
+from accfirst.erm.shape import ProblemShape
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.above_threshold import ThresholdNoise
 from accfirst.mechanisms.calibration import AboveThresholdCalibration, resolve_calibration
 from accfirst.mechanisms.noise_reduction import LAPLACE
-from accfirst.validation import validate_count, validate_gamma, validate_positive
+from accfirst.methods.nr import NoiseReduction
+from accfirst.methods.options import SearchOptions
+from accfirst.result import RunResult
+from accfirst.validation import checked, validate_gamma
 
+#: The method that certifies a target in R² or accuracy: noise reduction, its chain shared by the λ of a grid or one
+#: per λ.
+NOISE_REDUCTION = NoiseReduction.key
 #: By how much a model must beat the target for the test to pass it at its threshold: this share of the shortfall the
 #: target allows, (1 − r) times the targets' variance (R²) or 1 − a (accuracy).
-PASS_SHARE = {VarianceExplainedQuery.unit: 0.4, AccuracyQuery.unit: 0.15}
+PASS_SHARE = {VarianceExplained.unit: 0.4, Accuracy.unit: 0.15}
 #: The grid of λ: geometric, this ratio apart, from the curvature the rows allow down.
 LAMBDA_RATIO = 2.5
 #: Values of λ in the default grid: with one release for every λ they cost only the test's constant; with one
@@ -57,6 +72,8 @@ class Plan:
     shared: bool
     T: int
     ceiling: float
+    calibration: str
+    generator: str | None
     variance_epsilon: float
     best_test_epsilon: float
     refusal: str | None
@@ -67,8 +84,9 @@ class CertifiedOutcome:
     """What a certified search released and what each part cost.
 
     ``theta`` is ``None`` when nothing was released (a refusal, a variance too small to certify, or a test that never
-    passed); ``level`` is the 1-based level of the released model and ``lam`` its λ. ``quality`` is the released
-    model's in-sample R² or accuracy, exact (evaluation only); ``design_margin`` the test's level A.
+    passed; ``stopped`` says which); ``level`` is the 1-based level of the released model and ``lam`` its λ.
+    ``quality`` is the released model's in-sample R² or accuracy, exact (evaluation only); ``design_margin`` the
+    test's level A.
     """
 
     theta: NDArray[np.float64] | None
@@ -86,14 +104,14 @@ class CertifiedOutcome:
         return self.eps_scale + self.eps_test + self.eps_hypothesis
 
 
-def default_lambdas(problem: Problem, rho: float, shared: bool) -> tuple[float, ...]:
+def default_lambdas(kind: type[Problem], rho: float, shared: bool) -> tuple[float, ...]:
     """The public grid of λ: geometric with ratio ``LAMBDA_RATIO`` from (the loss's curvature)·ρ²/4 down
     (docs/mathematics.md#choosing-λ-under-the-guarantee).
 
     The data term's curvature has trace at most (the loss's curvature)·ρ² on rows of Euclidean norm ≤ ρ, so a larger λ
-    shrinks every model to almost nothing. Reads n, p and ρ only.
+    shrinks every model to almost nothing. Reads the problem's class and ρ only.
     """
-    top = problem.loss_curvature * rho * rho / 4
+    top = kind.loss_curvature * rho * rho / 4
     size = SHARED_GRID_SIZE if shared else SEPARATE_GRID_SIZE
     return tuple(top / LAMBDA_RATIO**i for i in range(size))
 
@@ -103,71 +121,65 @@ def variance_epsilon(n: int, ceiling: float) -> float:
     return min(VARIANCE_DESIGN / n, VARIANCE_CEILING_SHARE * ceiling)
 
 
-def _pass_margin(query: QualityQuery, variance: float) -> float:
+def _pass_margin(target: QualityTarget | QualityQuery, variance: float) -> float:
     """m: how far below 0 a model's shortfall must be for the test to pass it at its threshold."""
-    allowed = (1.0 - query.goal) * (variance if isinstance(query, VarianceExplainedQuery) else 1.0)
-    return PASS_SHARE[query.unit] * allowed
+    allowed = (1.0 - target.goal) * (variance if target.unit == VarianceExplained.unit else 1.0)
+    return PASS_SHARE[target.unit] * allowed
 
 
 def _calibrated(
-    query: QualityQuery, margin: float, gamma: float, queries: int, calibration: str
+    sensitivity: float, margin: float, gamma: float, queries: int, calibration: str
 ) -> tuple[float, AboveThresholdCalibration]:
     """The test at level A = m/(1 − s), s·A its threshold, so that a model with shortfall −m sits on it
     (docs/mathematics.md#a-target-in-the-units-people-read). Every preset scales with the level, so s is read off the
     preset at level 1."""
     calib = resolve_calibration(calibration)
     level = margin / (1.0 + calib.calibrate(1.0, gamma, queries, 1.0).threshold)
-    return level, calib.calibrate(level, gamma, queries, query.sensitivity)
+    return level, calib.calibrate(level, gamma, queries, sensitivity)
 
 
+@checked(gamma=validate_gamma)
 def plan_search(
-    problem: Problem,
-    query: QualityQuery,
+    shape: ProblemShape,
+    target: QualityTarget,
     gamma: float,
-    *,
-    generator: str | None = None,
-    lambdas: Sequence[float] | None = None,
+    options: SearchOptions,
     rho: float = 1.0,
-    T: int = 50,
-    calibration: str = "exact-paper-opt",
-    ceiling: float = 5.0,
+    target_range: tuple[float, float] = (-1.0, 1.0),
 ) -> Plan:
     """Fix the grid, the levels' top and the variance's ε from public numbers, and refuse what no data could meet.
 
-    The feasibility check asks the test's price for a perfect model on targets of the largest variance the range
-    allows, w²/4 (R²), or with no error (accuracy), under the run's own rule for the margin
-    (docs/mathematics.md#refusals-that-spend-nothing).
+    Reads the problem's class, n, ρ, the targets' public range, the target, γ and the options (their grid of λ, or the default one from ρ; T;
+    the calibration; the ceiling). The feasibility check asks the test's price for a perfect model on targets of the
+    largest variance the range allows, w²/4 (R²), or with no error (accuracy), under the run's own rule for the
+    margin (docs/mathematics.md#refusals-that-spend-nothing).
     """
-    gamma = validate_gamma(gamma)
-    T = validate_count("T (number of privacy levels)", T, 2)
-    ceiling = validate_positive("ceiling", ceiling)
-    shared = isinstance(make_generator(problem, generator), CovariancePerturbation)
-    grid = default_lambdas(problem, rho, shared) if lambdas is None else tuple(validate_lambdas(lambdas))
-    if isinstance(query, VarianceExplainedQuery):
-        eps_v = variance_epsilon(query.n, ceiling)
-        best = _pass_margin(query, query.width**2 / 4)
+    if shape.name != target.problem_name:
+        raise AccFirstError(
+            f"a target in {target.unit} is for {target.problem_name} regression; this is a {shape.name} problem"
+        )
+    if options.noise != LAPLACE.name:
+        raise AccFirstError(f"a target in {target.unit} is certified with Laplace noise; got noise={options.noise!r}")
+    shared = generator_class(shape, options.generator) is CovariancePerturbation
+    grid = default_lambdas(shape.kind, rho, shared) if options.lambdas is None else options.lambdas
+    ceiling = options.ceiling
+    width = target_range[1] - target_range[0]
+    if isinstance(target, VarianceExplained):
+        eps_v = variance_epsilon(shape.n, ceiling)
+        best = _pass_margin(target, width**2 / 4)
     else:
         eps_v = 0.0
-        best = _pass_margin(query, 0.0)
-    best_test = _calibrated(query, best, gamma, T * len(grid), calibration)[1].epsilon
+        best = _pass_margin(target, 0.0)
+    sensitivity = target.sensitivity(shape.n, width)
+    best_test = _calibrated(sensitivity, best, gamma, options.T * len(grid), options.calibration)[1].epsilon
     refusal = None
     if eps_v + best_test >= ceiling:
         refusal = (
-            f"no data of this size can certify {query.unit} ≥ {query.goal:g} within ε = {ceiling:g}: with "
-            f"{query.n:,} rows even a perfect model would need ε ≈ {eps_v + best_test:.3g} for the private check "
+            f"no data of this size can certify {target.unit} ≥ {target.goal:g} within ε = {ceiling:g}: with "
+            f"{shape.n:,} rows even a perfect model would need ε ≈ {eps_v + best_test:.3g} for the private check "
             f"alone; nothing was read or spent"
         )
-    return Plan(grid, shared, T, ceiling, eps_v, best_test, refusal)
-
-
-def validate_lambdas(lambdas: Sequence[float]) -> list[float]:
-    """A grid of λ: one or more distinct numbers > 0, largest first."""
-    values = [validate_positive("each λ of the grid", value) for value in lambdas]
-    if not values:
-        raise AccFirstError("the grid of λ needs at least one value")
-    if len(set(values)) != len(values):
-        raise AccFirstError(f"the grid of λ repeats a value: {values}")
-    return sorted(values, reverse=True)
+    return Plan(grid, shared, options.T, ceiling, options.calibration, options.generator, eps_v, best_test, refusal)
 
 
 def _levels(top: float, T: int) -> NDArray[np.float64]:
@@ -207,14 +219,7 @@ def _release_variance(query: VarianceExplainedQuery, epsilon: float, rng: np.ran
 
 
 def certified_search(
-    problems: Sequence[Problem],
-    query: QualityQuery,
-    gamma: float,
-    plan: Plan,
-    rng: np.random.Generator,
-    *,
-    generator: str | None = None,
-    calibration: str = "exact-paper-opt",
+    problems: Sequence[Problem], query: QualityQuery, gamma: float, plan: Plan, rng: np.random.Generator
 ) -> CertifiedOutcome:
     """The most private model of any λ of the plan's grid that the private test certifies to meet ``query``.
 
@@ -237,7 +242,7 @@ def certified_search(
     else:
         variance = 0.0
     K = len(problems)
-    margin, params = _calibrated(query, _pass_margin(query, variance), gamma, plan.T * K, calibration)
+    margin, params = _calibrated(query.sensitivity, _pass_margin(query, variance), gamma, plan.T * K, plan.calibration)
     room = plan.ceiling - eps_v - params.epsilon
     if room <= 0:
         return _nothing(
@@ -249,7 +254,7 @@ def certified_search(
             f"the targets vary too little for the private check to fit within ε = {plan.ceiling:g}",
         )
     levels = _levels(room if plan.shared else room / K, plan.T)
-    generators = [make_generator(problem, generator) for problem in problems]
+    generators = [make_generator(problem, plan.generator) for problem in problems]
     rounds = (_shared_rounds if plan.shared else _separate_rounds)(generators, levels, chain_rng)
     return _test(problems, query, rounds, levels, params, test_rng, plan, eps_v, margin)
 
@@ -315,3 +320,59 @@ def _nothing(
         design_margin=margin,
         stopped=why,
     )
+
+
+def certified_run(
+    problem: Problem, target: QualityTarget, gamma: float, rng: np.random.Generator, options: SearchOptions
+) -> RunResult:
+    """One run of noise reduction toward ``target``, λ chosen from the options' grid, as a ``RunResult``
+    (docs/mathematics.md#a-target-in-the-units-people-read, docs/mathematics.md#choosing-λ-under-the-guarantee).
+
+    A plan that refuses (``plan_search``) reads nothing and records a run that spent nothing (``refused``). The record's
+    ``eps_scale`` is the targets' variance (R² only); ``quality``, ``success``, ``excess_risk`` and ``r0`` are
+    evaluation only. The preparation is added by the caller (``accfirst.methods.pipeline.search``).
+    """
+    started = time.perf_counter()
+    plan = plan_search(problem.shape, target, gamma, options, problem.row_bound, problem.target_range)
+    common = {
+        "method": NOISE_REDUCTION,
+        "generator": generator_class(problem.shape, options.generator).name,
+        "calibration": options.calibration,
+        "gamma": gamma,
+        "T": options.T,
+        "target": target.key,
+        "goal": target.goal,
+    }
+    if plan.refusal is not None:
+        return RunResult.nothing(
+            problem,
+            alpha=math.nan,
+            started=started,
+            stop_index=None,
+            eps_test=0.0,
+            eps_hypothesis=0.0,
+            eps_total=0.0,
+            fallback=False,
+            stopped=plan.refusal,
+            refused=True,
+            **common,
+        )
+    problems = [problem.at_lambda(lam) for lam in plan.lambdas]
+    outcome = certified_search(problems, target.query(problem), gamma, plan, rng)
+    charged = {
+        "eps_scale": outcome.eps_scale,
+        "eps_test": outcome.eps_test,
+        "eps_hypothesis": outcome.eps_hypothesis,
+        "eps_total": outcome.eps_total,
+        "stop_index": outcome.level,
+        **common,
+    }
+    if outcome.theta is None:
+        return RunResult.nothing(
+            problem, alpha=math.nan, started=started, fallback=True, stopped=outcome.stopped or "", **charged
+        )
+    chosen = problems[plan.lambdas.index(outcome.lam)]
+    record = RunResult.released(
+        chosen, outcome.theta, alpha=math.nan, started=started, fallback=False, quality=outcome.quality, **charged
+    )
+    return dataclasses.replace(record, success=outcome.quality >= target.goal)

@@ -17,13 +17,14 @@ from scipy import stats
 
 from accfirst.erm.generators import make_generator
 from accfirst.erm.logistic import InMemoryRows, LogisticProblem
-from accfirst.erm.quality import AccuracyQuery, VarianceExplainedQuery
+from accfirst.erm.quality import Accuracy, AccuracyQuery, VarianceExplained, VarianceExplainedQuery
 from accfirst.erm.ridge import RidgeProblem
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.above_threshold import ThresholdNoise
 from accfirst.mechanisms.calibration import _quadrature, failure_probability, resolve_calibration
 from accfirst.mechanisms.noise_reduction import LAPLACE
 from accfirst.methods.certified import certified_search, plan_search
+from accfirst.methods.options import SearchOptions
 
 
 def _ridge_grid(X, y, lambdas):
@@ -95,7 +96,9 @@ def test_the_shared_test_releases_a_model_short_of_the_target_exactly_as_its_cal
     best = max(VarianceExplainedQuery(X, y, 0.5, -1, 1).quality(p.theta_star[None, :])[0] for p in problems)
     r = float(best) + 0.01
     query = VarianceExplainedQuery(X, y, r, -1.0, 1.0)
-    plan = plan_search(problems[0], query, 0.1, lambdas=lambdas, T=12, ceiling=200.0)
+    plan = plan_search(
+        problems[0].shape, VarianceExplained(r), 0.1, SearchOptions(T=12, lambdas=lambdas, ceiling=200.0)
+    )
     expected = failure_probability("exact-paper-opt", plan.T * len(lambdas), 0.1)
     assert expected <= 0.1
     released, runs = 0, 400
@@ -114,7 +117,9 @@ def test_a_reachable_target_is_met_with_probability_at_least_one_minus_gamma():
     lambdas = (0.02, 0.008, 0.0032)
     problems = _ridge_grid(X, y, lambdas)
     query = VarianceExplainedQuery(X, y, 0.5, -1.0, 1.0)
-    plan = plan_search(problems[0], query, 0.1, lambdas=lambdas, T=20, ceiling=50.0)
+    plan = plan_search(
+        problems[0].shape, VarianceExplained(0.5), 0.1, SearchOptions(T=20, lambdas=lambdas, ceiling=50.0)
+    )
     misses, runs = 0, 200
     for seed in range(runs):
         outcome = certified_search(problems, query, 0.1, plan, np.random.default_rng(seed))
@@ -133,7 +138,7 @@ def test_a_target_no_data_of_this_shape_can_meet_is_refused_before_anything_is_r
     rng = np.random.default_rng(5)
     X2, y2 = rng.uniform(-0.3, 0.3, size=X1.shape), rng.uniform(-1, 1, size=y1.shape)
     plans = [
-        plan_search(RidgeProblem(X, y, 0.01), VarianceExplainedQuery(X, y, 0.9, -1.0, 1.0), 0.1, ceiling=1.0)
+        plan_search(RidgeProblem(X, y, 0.01).shape, VarianceExplained(0.9), 0.1, SearchOptions(ceiling=1.0))
         for X, y in ((X1, y1), (X2, y2))
     ]
     assert plans[0] == plans[1]
@@ -157,9 +162,9 @@ def test_output_perturbation_charges_every_chain_it_showed_the_test():
     y = np.where(X @ np.array([3.0, -2.0, 1.0]) + rng.logistic(size=2000) * 0.3 > 0, 1.0, -1.0)
     base = LogisticProblem(X, y, 0.01)
     lambdas = (0.01, 0.004, 0.0016)
-    problems = [LogisticProblem.from_rows(base._rows, lam) for lam in lambdas]
-    query = AccuracyQuery(base._rows, 0.7)
-    plan = plan_search(base, query, 0.1, lambdas=lambdas, T=20, ceiling=10.0)
+    problems = [LogisticProblem.from_rows(base.rows, lam) for lam in lambdas]
+    query = AccuracyQuery(base.rows, 0.7)
+    plan = plan_search(base.shape, Accuracy(0.7), 0.1, SearchOptions(T=20, lambdas=lambdas, ceiling=10.0))
     assert not plan.shared
     outcome = certified_search(problems, query, 0.1, plan, np.random.default_rng(0))
     assert outcome.theta is not None
