@@ -376,3 +376,19 @@ def certified_run(
         chosen, outcome.theta, alpha=math.nan, started=started, fallback=False, quality=outcome.quality, **charged
     )
     return dataclasses.replace(record, success=outcome.quality >= target.goal)
+
+
+def refusal_before_reading(
+    kind: type[Problem],
+    n: int,
+    target: QualityTarget,
+    gamma: float,
+    options: SearchOptions,
+    target_range: tuple[float, float] = (-1.0, 1.0),
+) -> str | None:
+    """The sentence a run toward ``target`` on ``n`` training rows would refuse with, or ``None``, known before any
+    preparation: the refusal reads only the problem's class, n, the targets' public range, γ and the options
+    (docs/mathematics.md#refusals-that-spend-nothing). Entry points ask it before they prepare a table, so that a
+    refused target spends nothing at all."""
+    shape = ProblemShape(kind, n, 1, 1.0)
+    return plan_search(shape, target, gamma, options, target_range=target_range).refusal

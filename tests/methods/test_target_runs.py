@@ -77,3 +77,13 @@ def test_an_accuracy_target_chooses_among_separate_chains():
     result = search(LogisticProblem(X, y, 0.01), "nr", Accuracy(0.7), 0.1, np.random.default_rng(2), SearchOptions())
     assert result.target == "accuracy" and result.generator == "output"
     assert result.theta is not None and result.quality == pytest.approx(np.mean(np.sign(X @ result.theta) == y))
+
+
+def test_the_refusal_is_known_before_the_preparation_and_is_the_run_s_own():
+    from accfirst.methods.certified import refusal_before_reading
+
+    options = SearchOptions(ceiling=1.0)
+    before = refusal_before_reading(RidgeProblem, 60, VarianceExplained(0.95), 0.1, options)
+    run = search(_ridge(n=60), "nr", VarianceExplained(0.95), 0.1, None, options)
+    assert before is not None and before == run.stopped
+    assert refusal_before_reading(RidgeProblem, 100_000, VarianceExplained(0.5), 0.1, SearchOptions()) is None
