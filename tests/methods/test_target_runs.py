@@ -13,6 +13,7 @@ from accfirst.erm.logistic import LogisticProblem
 from accfirst.erm.quality import Accuracy, VarianceExplained, VarianceExplainedQuery
 from accfirst.erm.ridge import RidgeProblem
 from accfirst.errors import AccFirstError
+from accfirst.methods.certified import refusal_before_reading
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.pipeline import declared_bound, search
 
@@ -80,8 +81,6 @@ def test_an_accuracy_target_chooses_among_separate_chains():
 
 
 def test_the_refusal_is_known_before_the_preparation_and_is_the_run_s_own():
-    from accfirst.methods.certified import refusal_before_reading
-
     options = SearchOptions(ceiling=1.0)
     before = refusal_before_reading(RidgeProblem, 60, VarianceExplained(0.95), 0.1, options)
     run = search(_ridge(n=60), "nr", VarianceExplained(0.95), 0.1, None, options)
