@@ -174,10 +174,22 @@ def plan_search(
     best_test = _calibrated(sensitivity, best, gamma, options.T * len(grid), options.calibration)[1].epsilon
     refusal = None
     if eps_v + best_test >= ceiling:
+        # The test's ε is c·Δ/A with Δ ∝ 1/n, and ε_v falls with n: the floor falls with n, so bisect for the rows.
+        def floor(rows: int) -> float:
+            variance_part = variance_epsilon(rows, ceiling) if isinstance(target, VarianceExplained) else 0.0
+            return variance_part + best_test * shape.n / rows
+
+        low, high = shape.n, 2 * shape.n
+        while floor(high) >= ceiling:
+            low, high = high, 2 * high
+        while high - low > 1:
+            middle = (low + high) // 2
+            low, high = (middle, high) if floor(middle) >= ceiling else (low, middle)
         refusal = (
-            f"no data of this size can certify {target.unit} ≥ {target.goal:g} within ε = {ceiling:g}: with "
-            f"{shape.n:,} rows even a perfect model would need ε ≈ {eps_v + best_test:.3g} for the private check "
-            f"alone; nothing was read or spent"
+            f"no table of {shape.n:,} rows can certify {target.unit} ≥ {target.goal:g} within ε = {ceiling:g}: even "
+            f"a perfect model would need ε ≈ {eps_v + best_test:.3g} for the private check alone, and this target "
+            f"needs at least {high:,} rows at this ceiling. Nothing was read or spent. Without a certificate, the "
+            f"theory approach releases one model at an ε you choose (its {target.unit} is not promised)"
         )
     return Plan(grid, shared, options.T, ceiling, options.calibration, options.generator, eps_v, best_test, refusal)
 

@@ -142,14 +142,14 @@ def test_a_target_no_data_of_this_shape_can_meet_is_refused_before_anything_is_r
         for X, y in ((X1, y1), (X2, y2))
     ]
     assert plans[0] == plans[1]
-    assert plans[0].refusal is not None and "nothing was read or spent" in plans[0].refusal
+    assert plans[0].refusal is not None and "Nothing was read or spent" in plans[0].refusal
     problems = _ridge_grid(X1, y1, plans[0].lambdas)
 
     class Untouchable(np.random.Generator):
         def spawn(self, n_children):  # the first thing a search that reads anything does
             raise AssertionError("a refused search drew randomness")
 
-    with pytest.raises(AccFirstError, match="nothing was read or spent"):
+    with pytest.raises(AccFirstError, match="Nothing was read or spent"):
         certified_search(
             problems, VarianceExplainedQuery(X1, y1, 0.9, -1.0, 1.0), 0.1, plans[0], Untouchable(np.random.PCG64(0))
         )

@@ -52,7 +52,7 @@ def test_a_target_no_table_of_this_size_can_meet_spends_nothing_and_says_why():
     result = search(problem, "nr", VarianceExplained(0.95), 0.1, None, SearchOptions(ceiling=1.0))
     assert result.refused and result.nothing_released and result.theta is None
     assert result.eps_total == 0.5  # the preparation, spent before; the run itself nothing
-    assert "nothing was read or spent" in result.stopped and "60 rows" in result.stopped
+    assert "Nothing was read or spent" in result.stopped and "60 rows" in result.stopped
 
 
 def test_the_filter_is_told_the_ceiling_and_the_wrong_pairings_are_refused_clearly():
@@ -86,3 +86,15 @@ def test_the_refusal_is_known_before_the_preparation_and_is_the_run_s_own():
     run = search(_ridge(n=60), "nr", VarianceExplained(0.95), 0.1, None, options)
     assert before is not None and before == run.stopped
     assert refusal_before_reading(RidgeProblem, 100_000, VarianceExplained(0.5), 0.1, SearchOptions()) is None
+
+
+@pytest.mark.parametrize(
+    ("kind", "target"), [(RidgeProblem, VarianceExplained(0.9)), (LogisticProblem, Accuracy(0.95))]
+)
+def test_the_rows_a_refusal_asks_for_are_the_fewest_the_plan_accepts(kind, target):
+    options = SearchOptions(ceiling=0.5)
+    sentence = refusal_before_reading(kind, 50, target, 0.1, options)
+    assert sentence is not None
+    needed = int(sentence.split("needs at least ")[1].split(" rows")[0].replace(",", ""))
+    assert refusal_before_reading(kind, needed, target, 0.1, options) is None
+    assert refusal_before_reading(kind, needed - 1, target, 0.1, options) is not None
