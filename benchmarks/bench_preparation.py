@@ -1,6 +1,14 @@
-"""Benchmark of the private preparation (issue 19). Prints a table; asserts nothing.
+"""Benchmark of the private preparation (issues 19 and 33). Prints tables; asserts nothing.
 
-A realistic mixed table generated from public parameters (``tests.data.mixed_table``: six numeric
+``--shape`` (issue 33): what the preparation leaves a certificate, on three tables — the customer
+upload (``tests.data.customer_upload``, 5,000 rows), the mixed table (5,000 rows) and the real
+diabetes table — prepared for ridge regression at the default budget, over ``--preparations`` noise
+seeds (median [smallest, largest]): ε_prep; ρ, the public bound on a prepared row's Euclidean norm
+(docs/mathematics.md#preparing-the-data-privately); the held-out R² of the exact model θ* at
+λ = 0.002 and 0.0005 (evaluation only); the prepared target's variance on [−1, 1]; and the share of
+each numeric column's training values clipped to its range (evaluation only: it reads the values).
+
+``--runs`` (issue 19): a realistic mixed table generated from public parameters (``tests.data.mixed_table``: six numeric
 columns, one heavy-tailed, a 0/1 flag, three text columns, 5% gaps; 62,500 rows, so 50,000
 train the model), prepared for ridge regression (``spend``) and logistic regression (``churn``):
 
@@ -14,7 +22,8 @@ and noise reduction (the package's defaults, ``--trials`` runs on the first prep
 α ∈ {0.05, 0.1}: the median ε of the run, the median total ε_prep + ε_run, and the median
 held-out quality of the model it releases.
 
-Usage: python benchmarks/bench_preparation.py [--rows 62500] [--trials 20] [--preparations 5] [--seed 2026]
+Usage: python benchmarks/bench_preparation.py [--shape] [--runs] [--rows 62500] [--trials 20] [--preparations 5]
+[--seed 2026] (neither section named: both)
 """
 
 from __future__ import annotations
@@ -30,12 +39,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: 
 
 from accfirst import LogisticProblem, RidgeProblem
 from accfirst.datasets import ColumnSpec, PreparedData, Schema, from_frame
+from accfirst.datasets.builtin import _RECIPES
+from accfirst.datasets.columns import read_table
+from accfirst.datasets.prepare.private import build, plan_private, release
+from accfirst.datasets.preprocess import preparation_options
+from accfirst.datasets.upload import UploadLimits
 from accfirst.methods.nr import NoiseReduction
 from accfirst.methods.options import SearchOptions
 from accfirst.search.experiments import search, trial_rng
-from tests.data import PLAN_EFFECT, REGION_EFFECT, mixed_table
+from tests.data import PLAN_EFFECT, REGION_EFFECT, customer_upload, mixed_table
 
 LAM = 0.005
+SHAPE_LAMS = (0.002, 0.0005)
+SHAPE_ROWS = 5_000
 ALPHAS = (0.05, 0.1)
 BUDGETS = (0.05, 0.1, 0.2, 0.5)
 # Public knowledge a data owner could state without looking: plausible bounds and the level lists.
@@ -69,13 +85,75 @@ def quality(data: PreparedData, theta: np.ndarray, metric: str) -> float:
     return data.test_quality(theta)[metric]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=62_500)
-    parser.add_argument("--trials", type=int, default=20)
-    parser.add_argument("--preparations", type=int, default=5)
-    parser.add_argument("--seed", type=int, default=2026)
-    args = parser.parse_args()
+def shape_tables(seed: int) -> dict[str, tuple[object, str]]:
+    """The ``--shape`` tables (a frame and its ridge target)."""
+    diabetes = _RECIPES["diabetes"]
+    return {
+        "customer": (customer_upload(), "annual_spend"),
+        "mixed": (mixed_table(SHAPE_ROWS, seed).drop(columns="churn"), "spend"),
+        "diabetes": (diabetes.table(), diabetes.options["target"]),
+    }
+
+
+def plan_row_bound(plan, bound: float) -> float:
+    """√(Σ m_j²)/B, m_j the largest |value| column j takes in the plan (1 for a one-hot block); 1 without ranges."""
+    largest = []
+    for column in plan.kept:
+        if column.kind == "text":
+            largest.append(1.0)
+        elif not column.has_range:
+            return 1.0
+        else:
+            largest.append(max(abs(column.low - column.centre), abs(column.high - column.centre)) / column.spread)
+    return min(1.0, float(np.sqrt(np.sum(np.square(largest)))) / bound)
+
+
+def shape_one(frame, target: str, noise_seed: int) -> dict[str, object]:
+    """One private preparation's figures (see the module docstring)."""
+    options = preparation_options(task="ridge", noise_seed=noise_seed)
+    plan = plan_private(read_table(frame, target, UploadLimits()), None, options)
+    preparation = release(plan)
+    columns, train_rows = plan.context.columns, plan.context.train
+    train, test = build(plan, columns, train_rows), build(plan, columns, plan.test)
+    X_test, y_test = test.X[test.present], test.y[test.present]
+    figures: dict[str, object] = {"ε_prep": preparation.epsilon, "ρ": plan_row_bound(plan, plan.scaling.bound())}
+    for lam in SHAPE_LAMS:
+        residual = y_test - X_test @ RidgeProblem(train.X, train.y, lam).theta_star
+        figures[f"R² λ={lam:g}"] = 1 - residual @ residual / np.sum((y_test - y_test.mean()) ** 2)
+    figures["var y"] = float(train.y[train.present].var())
+    clipped = {}
+    for column in (*plan.kept, plan.target):
+        if column.kind == "numeric" and column.has_range:
+            values = columns[column.name][train_rows]
+            values = values[np.isfinite(values)]
+            clipped[column.name] = float(np.mean((values < column.low) | (values > column.high)))
+    figures["clipped"] = clipped
+    return figures
+
+
+def spread(values: list[float]) -> str:
+    return f"{np.median(values):.3f} [{min(values):.3f}, {max(values):.3f}]"
+
+
+def shape(args: argparse.Namespace) -> None:
+    print(
+        f"\nshape: ridge, default budget, {args.preparations} noise seeds: median [smallest, largest]; "
+        "R² = held-out R² of θ* (evaluation only); clipped = share of training values outside the range"
+    )
+    for name, (frame, target) in shape_tables(args.seed).items():
+        runs = [shape_one(frame, target, seed) for seed in range(args.seed, args.seed + args.preparations)]
+        keys = [key for key in runs[0] if key != "clipped"]
+        print(
+            f"{name} ({len(frame):,} rows): " + "; ".join(f"{key} {spread([run[key] for run in runs])}" for key in keys)
+        )
+        names = list(runs[0]["clipped"])
+        print(
+            "  clipped: "
+            + "; ".join(f"{column} {spread([run['clipped'][column] for run in runs])}" for column in names)
+        )
+
+
+def runs(args: argparse.Namespace) -> None:
     table = mixed_table(args.rows, args.seed)
     options = SearchOptions()
     for task, (target, other, metric) in TASKS.items():
@@ -116,6 +194,22 @@ def main() -> None:
         "\nε_prep of 'evaluation only' is shown as 0: it is not 0, it is unbounded (the preparation reads the data "
         "without noise), and its totals exclude it."
     )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shape", action="store_true", help="what the preparation leaves a certificate (issue 33)")
+    parser.add_argument("--runs", action="store_true", help="noise reduction on the prepared mixed table (issue 19)")
+    parser.add_argument("--rows", type=int, default=62_500)
+    parser.add_argument("--trials", type=int, default=20)
+    parser.add_argument("--preparations", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args()
+    both = not (args.shape or args.runs)
+    if args.shape or both:
+        shape(args)
+    if args.runs or both:
+        runs(args)
 
 
 if __name__ == "__main__":
