@@ -35,7 +35,7 @@ from accfirst.errors import DataError
 __all__ = ["clip_rows", "from_frame", "positive_bound", "scale_rows", "scale_target"]
 
 DEFAULT_MAX_LEVELS = 20
-# What a gap becomes: private mode fills (the private mean by default); evaluation only may drop the row.
+# What a gap becomes: private mode fills (the column's centre by default); evaluation only may drop the row.
 MISSING_CHOICES = {PRIVATE_MODE: ("impute", "median", "centre"), EVALUATION_MODE: ("impute", "drop")}
 SCALINGS = {PRIVATE_MODE: ("ranges", "clip"), EVALUATION_MODE: ("paper", "clip")}
 OUT_OF_CORE_SCALING = (
@@ -94,14 +94,16 @@ def from_frame(
     feature_bound : public bound on a row's ℓ1 norm after the steps above (``"clip"`` only).
     target_bound : public bound on ``|y|`` after log(1 + y) and centring (``"clip"`` with ridge;
         optional in private mode, where the target's range gives the scale otherwise).
-    center : subtract each numeric column's (and a ridge target's) mean: private in private mode,
-        the training means in evaluation only. Default ``True``.
+    center : subtract a centre from each numeric column (and a ridge target): in private mode the
+        released median of a column whose range is private (free), a private mean for a declared range
+        and for the target; the training means in evaluation only. Default ``True``.
     standardize : private: ``True`` or ``"half-range"`` (default: divide numeric columns by half
         their range, free), ``"private"`` (a private standard deviation) or ``False``; evaluation
         only: ``True`` (training standard deviations) or ``False``.
-    missing : private: ``"impute"`` (default: a gap takes the private mean), ``"median"`` (a private
-        median) or ``"centre"`` (the range's centre); evaluation only: ``"impute"`` (training
-        median or most frequent level) or ``"drop"`` (drop the row).
+    missing : private: ``"impute"`` (default: a gap takes the centre), ``"median"`` (a private
+        median) or ``"centre"`` (the range's centre): the same number, the median, for a column whose
+        range is private; evaluation only: ``"impute"`` (training median or most frequent level) or
+        ``"drop"`` (drop the row).
     max_levels : the most 0/1 columns per text column (≥ 2), or 0 to leave text columns out.
         Private: the levels whose noisy count passes a threshold, the largest noisy counts
         beyond the cap. Evaluation only: the most frequent, the rest in one ``"(other)"`` column.
@@ -165,7 +167,7 @@ def preparation_options(
                 "('impute', 'median' or 'centre'); dropping is available with preparation='evaluation'"
             )
         allowed = (
-            "'impute' (the private mean), 'median' (a private median) or 'centre' (the range's centre)"
+            "'impute' (the column's centre), 'median' (a private median) or 'centre' (the range's centre)"
             if private
             else "'impute' (fill gaps) or 'drop' (drop rows with gaps)"
         )

@@ -46,10 +46,11 @@ def test_the_ledger_adds_the_steps_by_basic_composition():
     assert data.prep_delta == pytest.approx(1e-6)  # the level selections share δ_prep
     assert (frame.loc[frame["kind"] != "private", ["epsilon", "delta"]] == 0).all().all()
     # The default budget: 150 per unit of weight per training row (docs/data-preparation.md); a column
-    # whose kind is released privately counts as numeric (range 2, centre 0.5) plus its kind step (0.25).
+    # whose kind is released privately counts as numeric (a median and a median distance, 1 each; centred at the
+    # median for free) plus its kind step (0.25); the target adds its median, its median distance and a mean (0.5).
     kinds = (private["step"] == "private kind").sum()
     assert kinds == 9
-    total = kinds * (0.25 + 2.0 + 0.5) + 2.0 + 0.5
+    total = kinds * (0.25 + 2.0) + 2.0 + 0.5
     assert data.prep_epsilon == pytest.approx(EPSILON_ROWS_PER_WEIGHT * total / data.n)
     assert set(private["column"]) == {
         "age",
@@ -70,11 +71,14 @@ def test_a_stated_budget_is_split_by_weight():
     data = _ridge(prep_epsilon=0.5, prep_delta=1e-7)
     frame = data.preparation.to_frame()
     assert data.prep_epsilon == pytest.approx(0.5) and data.prep_delta == pytest.approx(1e-7)
+    medians = frame.loc[frame["step"] == "private median", "epsilon"]
     ranges = frame.loc[frame["step"] == "private range", "epsilon"]
     centres = frame.loc[frame["step"] == "private centre", "epsilon"]
     levels = frame.loc[frame["step"] == "private levels", "epsilon"]
-    assert ranges.nunique() == centres.nunique() == levels.nunique() == 1
-    assert ranges.iloc[0] == pytest.approx(4 * centres.iloc[0]) and levels.iloc[0] == pytest.approx(2 * ranges.iloc[0])
+    assert medians.nunique() == ranges.nunique() == centres.nunique() == levels.nunique() == 1
+    assert len(centres) == 1  # the target's mean: the features are centred at their released medians
+    assert medians.iloc[0] == pytest.approx(ranges.iloc[0]) and ranges.iloc[0] == pytest.approx(2 * centres.iloc[0])
+    assert levels.iloc[0] == pytest.approx(4 * ranges.iloc[0])
 
 
 def test_a_column_released_as_text_has_a_share_when_numeric_columns_would_spend_nothing():
@@ -92,9 +96,9 @@ def test_a_column_released_as_text_has_a_share_when_numeric_columns_would_spend_
 
 def test_a_small_budget_says_the_ranges_may_miss():
     data = _ridge(prep_epsilon=0.05)
-    warning = next(step for step in data.report.steps if "below the 80/n" in step)
+    warning = next(step for step in data.report.steps if "below the 60/n" in step)
     assert "declare the ranges, or give at least prep_epsilon = " in warning
-    assert not any("below the 80/n" in step for step in _ridge().report.steps)
+    assert not any("below the 60/n" in step for step in _ridge().report.steps)
 
 
 def test_noise_comes_from_the_system_unless_a_seed_makes_the_run_repeatable():
@@ -292,9 +296,9 @@ def test_declared_kinds_override_the_files_types():
 
 
 def test_allocate_splits_epsilon_by_weight_and_delta_equally():
-    steps = [PrivateRange(None), PrivateCentre(None), PrivateLevels(None, 20), PrivateLevels(None, 20)]
+    steps = [PrivateRange(None, 3.0), PrivateCentre(None), PrivateLevels(None, 20), PrivateLevels(None, 20)]
     shares = allocate(steps, 1.3, 1e-6)
-    assert [e for e, _ in shares] == pytest.approx([1.3 * 2 / 10.5, 1.3 * 0.5 / 10.5, 1.3 * 4 / 10.5, 1.3 * 4 / 10.5])
+    assert [e for e, _ in shares] == pytest.approx([1.3 * 1 / 9.5, 1.3 * 0.5 / 9.5, 1.3 * 4 / 9.5, 1.3 * 4 / 9.5])
     assert [d for _, d in shares] == [0.0, 0.0, 5e-7, 5e-7]
 
 

@@ -19,7 +19,7 @@ pays, so a budget ∝ 1/n keeps each statistic equally good, and the preparation
 a run, at every table size: at 50,000 rows and 13 columns about 0.1, at 500 rows about 10 (such
 a table is expensive to prepare privately; declaring its ranges and levels is free). The
 constant was chosen by measurement (``benchmarks/bench_preparation.py``): below it the private
-quartiles start to miss, and a range that misses squashes its column.
+quantiles start to miss, and a range that misses squashes its column.
 """
 
 from __future__ import annotations
@@ -29,14 +29,14 @@ import numbers
 from collections.abc import Sequence
 
 from accfirst.datasets.prepare.base import Step
-from accfirst.datasets.prepare.ranges import PrivateRange
+from accfirst.datasets.prepare.ranges import PrivateMedian, PrivateRange
 from accfirst.errors import DataError
 
 DEFAULT_PREP_DELTA = 1e-6
 EPSILON_ROWS_PER_WEIGHT = 150.0
-# A quartile's ε below this many "rows' worth" (ε·n) risks a range that misses: ε·(n/4)/2 ≈ 10
-# nats between the quartile and the grid's far ends, which hold some 600 candidates.
-RELIABLE_QUANTILE_ROWS = 80.0
+# A median's ε below this many "rows' worth" (ε·n) risks a range that misses: ε·(n/2)/2 ≈ 15 nats between the median
+# and the grid's far ends, which hold a thousand candidates or more.
+RELIABLE_QUANTILE_ROWS = 60.0
 
 
 def default_prep_epsilon(weight: float, n: int) -> float:
@@ -57,15 +57,14 @@ def validate_budget(prep_epsilon: object, prep_delta: object) -> tuple[float | N
 
 
 def budget_warning(steps: Sequence[Step], shares: Sequence[tuple[float, float]], n: int) -> str:
-    """A note when a private range gets less ε per quartile than n rows need to find it reliably, or ``""``."""
-    per_quantile = [
-        epsilon / step.weight for step, (epsilon, _) in zip(steps, shares) if isinstance(step, PrivateRange)
-    ]
+    """A note when a private range's quantiles get less ε than n rows need to find them reliably, or ``""``."""
+    quantiles = (PrivateMedian, PrivateRange)
+    per_quantile = [epsilon for step, (epsilon, _) in zip(steps, shares) if isinstance(step, quantiles)]
     if not per_quantile or min(per_quantile) * n >= RELIABLE_QUANTILE_ROWS:
         return ""
     need = RELIABLE_QUANTILE_ROWS * sum(step.weight for step in steps) / n
     return (
-        f"the budget gives each private quartile ε = {min(per_quantile):.3g}, below the {RELIABLE_QUANTILE_ROWS:g}/n = "
+        f"the budget gives each private quantile ε = {min(per_quantile):.3g}, below the {RELIABLE_QUANTILE_ROWS:g}/n = "
         f"{RELIABLE_QUANTILE_ROWS / n:.3g} that {n:,} rows need for it to be reliable: a range may miss and squash "
         f"its column; declare the ranges, or give at least prep_epsilon = {need:.3g}"
     )

@@ -10,11 +10,14 @@ a time. Every cell is read on its own (``kind.read_cells``): a file's column typ
    train/test split (n and the seed only);
 2. the kind of each column that has none declared: ``PrivateKind``, first (the other steps are
    chosen from the kinds it releases and share what it leaves of the budget);
-3. a numeric column: its declared range or ``PrivateRange``; ``PrivateMedian`` when gaps take the
-   median; ``PrivateCentre``; ``FillGaps``; ``HalfRange`` or ``PrivateSpread``;
+3. a numeric column: its declared range, or ``PrivateMedian`` and ``PrivateRange`` (the median ± a
+   multiple of the median distance from it) and then ``MedianCentre``; with a declared range,
+   ``PrivateMedian`` when gaps take the median and ``PrivateCentre``; ``FillGaps``; ``HalfRange`` or
+   ``PrivateSpread``;
 4. a text column: its declared levels or ``PrivateLevels``;
-5. the target: ``TargetLabels`` (logistic), or range, centre and ``TargetScale`` (ridge; numeric by
-   the task, a word is a missing target);
+5. the target: ``TargetLabels`` (logistic), or a range (declared, or private as a column's with
+   its own multiple), ``PrivateCentre`` and ``TargetScale`` (ridge; numeric by the task, a word is a
+   missing target);
 6. ``UnitBallScaling``.
 
 No row is dropped: a gap is filled and a row whose target is missing becomes a zero row.
@@ -33,16 +36,16 @@ from accfirst.datasets.columns import Categorical, Table, check_log1p, fmt, list
 from accfirst.datasets.prepare.base import ColumnPlan, Context, Step, StepRecord
 from accfirst.datasets.prepare.budget import allocate, budget_warning, default_prep_epsilon
 from accfirst.datasets.prepare.build import Columns, Plan, Rows, build_rows, prepared_data
-from accfirst.datasets.prepare.centre import PrivateCentre
+from accfirst.datasets.prepare.centre import MedianCentre, PrivateCentre
 from accfirst.datasets.prepare.declared import DeclaredMetadata
-from accfirst.datasets.prepare.gaps import FillGaps, PrivateMedian
+from accfirst.datasets.prepare.gaps import FillGaps
 from accfirst.datasets.prepare.identifiers import candidates as feature_candidates
 from accfirst.datasets.prepare.identifiers import identifier_note
 from accfirst.datasets.prepare.kind import UNDECIDED, Cells, PrivateKind, read_cells
 from accfirst.datasets.prepare.levels import PrivateLevels
 from accfirst.datasets.prepare.noise import preparation_rng, repeatable_seed
 from accfirst.datasets.prepare.options import PrepOptions
-from accfirst.datasets.prepare.ranges import PrivateRange
+from accfirst.datasets.prepare.ranges import FEATURE_SPREADS, TARGET_SPREADS, PrivateMedian, PrivateRange
 from accfirst.datasets.prepare.scaling import UnitBallScaling
 from accfirst.datasets.prepare.schema import ColumnSpec
 from accfirst.datasets.prepare.spread import HalfRange, PrivateSpread
@@ -122,9 +125,11 @@ def _column_steps(plan: ColumnPlan, options: PrepOptions) -> list[Step]:
             return steps
         return [*steps, PrivateLevels(plan, options.max_levels)]
     needs_range = options.center or options.standardize != "none" or options.scaling != "clip"
-    if needs_range:
-        if spec.range is None:
-            steps.append(PrivateRange(plan))
+    if needs_range and spec.range is None:
+        steps += [PrivateMedian(plan), PrivateRange(plan, FEATURE_SPREADS)]
+        if options.center:
+            steps.append(MedianCentre(plan))
+    elif needs_range:
         if options.missing == "median":
             steps.append(PrivateMedian(plan))
         if options.center:
@@ -171,7 +176,7 @@ def _target(table: Table, options: PrepOptions) -> _Target:
     values = np.log1p(np.maximum(raw, 0.0)) if plan.log1p else raw
     steps: list[Step] = [DeclaredMetadata(plan, spec)] if spec.range is not None or plan.log1p else []
     if spec.range is None and (options.center or options.target_bound is None):
-        steps.append(PrivateRange(plan))
+        steps += [PrivateMedian(plan), PrivateRange(plan, TARGET_SPREADS)]
     if options.center:
         steps.append(PrivateCentre(plan))
     return _Target(plan, values, raw, [*steps, TargetScale(plan, options.target_bound)])
