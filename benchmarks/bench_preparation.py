@@ -4,7 +4,7 @@
 upload (``tests.data.customer_upload``, 5,000 rows), the mixed table (5,000 rows) and the real
 diabetes table — prepared for ridge regression at the default budget, over ``--preparations`` noise
 seeds (median [smallest, largest]): ε_prep; ρ, the public bound on a prepared row's Euclidean norm
-(docs/mathematics.md#preparing-the-data-privately); the held-out R² of the exact model θ* at
+(``PreparedData.row_bound``, docs/mathematics.md#preparing-the-data-privately); the held-out R² of the exact model θ* at
 λ = 0.002 and 0.0005 (evaluation only); the prepared target's variance on [−1, 1]; and the share of
 each numeric column's training values clipped to its range (evaluation only: it reads the values).
 
@@ -95,19 +95,6 @@ def shape_tables(seed: int) -> dict[str, tuple[object, str]]:
     }
 
 
-def plan_row_bound(plan, bound: float) -> float:
-    """√(Σ m_j²)/B, m_j the largest |value| column j takes in the plan (1 for a one-hot block); 1 without ranges."""
-    largest = []
-    for column in plan.kept:
-        if column.kind == "text":
-            largest.append(1.0)
-        elif not column.has_range:
-            return 1.0
-        else:
-            largest.append(max(abs(column.low - column.centre), abs(column.high - column.centre)) / column.spread)
-    return min(1.0, float(np.sqrt(np.sum(np.square(largest)))) / bound)
-
-
 def shape_one(frame, target: str, noise_seed: int) -> dict[str, object]:
     """One private preparation's figures (see the module docstring)."""
     options = preparation_options(task="ridge", noise_seed=noise_seed)
@@ -116,7 +103,7 @@ def shape_one(frame, target: str, noise_seed: int) -> dict[str, object]:
     columns, train_rows = plan.context.columns, plan.context.train
     train, test = build(plan, columns, train_rows), build(plan, columns, plan.test)
     X_test, y_test = test.X[test.present], test.y[test.present]
-    figures: dict[str, object] = {"ε_prep": preparation.epsilon, "ρ": plan_row_bound(plan, plan.scaling.bound())}
+    figures: dict[str, object] = {"ε_prep": preparation.epsilon, "ρ": plan.scaling.row_bound()}
     for lam in SHAPE_LAMS:
         residual = y_test - X_test @ RidgeProblem(train.X, train.y, lam).theta_star
         figures[f"R² λ={lam:g}"] = 1 - residual @ residual / np.sum((y_test - y_test.mean()) ** 2)

@@ -239,6 +239,11 @@ class PreparedData:
         clipping; ``None`` when unknown (then ``test_quality`` maps ``y_test`` back).
     preparation : how it was prepared and what that cost (``prep_epsilon``, ``prep_delta``);
         evaluation only (ε = ∞) when not given.
+    row_bound : ρ, a bound on every row's Euclidean norm, training and test
+        (docs/mathematics.md#preparing-the-data-privately): from the plan in a private preparation (public: √ of the
+        sum of the columns' largest squares over the bound), the largest training row's norm for data generated from
+        public parameters and in the evaluation-only preparation (which reads it), 1 when nothing better is known
+        (‖x‖₂ ≤ ‖x‖₁ ≤ 1).
     """
 
     X_train: np.ndarray
@@ -252,6 +257,7 @@ class PreparedData:
     info: DatasetInfo | None = None
     y_test_original: np.ndarray | None = None
     preparation: Preparation = Preparation(EVALUATION_MODE)
+    row_bound: float = 1.0
 
     @property
     def prep_epsilon(self) -> float:

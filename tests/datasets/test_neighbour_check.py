@@ -6,7 +6,8 @@ numbers, unseen text, gaps everywhere, a missing or huge target) go through the 
 Step by step, with the mechanisms' noise fixed (the numbers released so far are the table's
 own, so the neighbour's step sees the same plan), each private step's exact statistic moves by
 at most its declared sensitivity; n and the split do not change; and once the plan is released,
-building the rows changes nothing but the replaced row. The assertions hold surely for a correct
+building the rows changes nothing but the replaced row, and every row, the neighbour's extreme one included, lies
+within the plan's bound ρ on a row's Euclidean norm before the last clip to it. The assertions hold surely for a correct
 preparation: nothing random decides them, so the false-failure rate is 0. A sensitivity that
 ignored gaps (a mean over the non-missing values only) or a build step that read a statistic
 of the rows would fail them.
@@ -21,8 +22,10 @@ import pytest
 from accfirst.datasets.columns import read_table
 from accfirst.datasets.prepare.base import PRIVATE, Step
 from accfirst.datasets.prepare.budget import allocate, default_prep_epsilon
+from accfirst.datasets.prepare.build import scaled_features
 from accfirst.datasets.prepare.levels import PrivateLevels
 from accfirst.datasets.prepare.private import build, kind_budget, plan_private
+from accfirst.datasets.prepare.scaling import row_l2
 from accfirst.datasets.prepare.schema import ColumnSpec, Schema
 from accfirst.datasets.preprocess import preparation_options
 from accfirst.datasets.upload import UploadLimits
@@ -130,6 +133,11 @@ def neighbour_check(frame: pd.DataFrame, other: pd.DataFrame, given: dict, repla
     X_test_other, y_test_other, _, _ = build(plan, other_context.columns, plan.test)
     np.testing.assert_array_equal(X_test, X_test_other)
     np.testing.assert_array_equal(y_test, y_test_other)
+    # The plan's bound ρ on a row's Euclidean norm holds before the last clip to it: on the neighbour's extreme row too.
+    scaling = plan.scaling
+    for columns in (context.columns, other_context.columns):
+        unclipped, _ = scaled_features(plan.kept, scaling.bound(), 1.0, columns, context.train)
+        assert row_l2(unclipped).max() <= scaling.row_bound() * (1 + 1e-12)
     return ratios
 
 

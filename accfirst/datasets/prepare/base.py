@@ -95,6 +95,18 @@ class ColumnPlan:
         low, high = self.bounds
         return (high - low) / (2 * self.spread)
 
+    @property
+    def largest(self) -> float:
+        """The largest |value| the column's output takes, from the plan: a numeric column's range's largest distance
+        from its centre over its spread (∞ without a range), 1 for a one-hot block of the private preparation (at most
+        one 1: its blocks are not centred)."""
+        if self.kind == "text":
+            return 1.0
+        if not self.has_range:
+            return math.inf
+        low, high = self.bounds
+        return max(abs(low - self.centre), abs(high - self.centre)) / abs(self.spread)
+
     def clipped(self, values: np.ndarray) -> np.ndarray:
         """Numeric values clipped to the range, gaps filled (a new array)."""
         out = np.clip(values, self.low, self.high) if self.has_range else values.copy()

@@ -297,7 +297,8 @@ def release(plan: PrivatePlan) -> Preparation:
 
 def build(plan: PrivatePlan, columns: Columns, rows: np.ndarray) -> Rows:
     """Features and targets of ``rows`` from the released plans alone (row by row; see ``build_rows``)."""
-    return build_rows(plan.kept, plan.target, plan.scaling.bound(), columns, rows)
+    scaling = plan.scaling
+    return build_rows(plan.kept, plan.target, scaling.bound(), scaling.row_bound(), columns, rows)
 
 
 def prepare_private(
@@ -330,4 +331,4 @@ def prepare_private(
         target_mean=target.centre if ridge and options.center else None,
         standardized=options.standardize != "none",
     )
-    return prepared_data(plan, train, test, report, preparation, info)
+    return prepared_data(plan, train, test, report, preparation, info, plan.scaling.row_bound())
