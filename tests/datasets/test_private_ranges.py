@@ -42,6 +42,9 @@ def test_the_range_is_the_median_plus_or_minus_k_median_distances():
     assert robust_range(10.0, 2.0, 3.0) == (4.0, 16.0)
     assert robust_range(0.0, 0.0, 3.0) == (-1.0, 1.0)  # half the values equal the median: max(1, |M|)
     assert robust_range(-500.0, 0.0, 3.0) == (-1000.0, 0.0)
+    # A median drawn far out at a small budget with a tiny distance: M ± 3·10⁻⁶ rounds to M, a range of width 0.
+    low, high = robust_range(805842187761.48, 1e-6, 3.0)
+    assert (low, high) == (0.0, 2 * 805842187761.48)
 
 
 def _normal_table(n: int = 20_000) -> pd.DataFrame:

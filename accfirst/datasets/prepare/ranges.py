@@ -11,8 +11,8 @@ A median sits half the rows from either end, so a far candidate (beyond a column
 quartiles need. The ridge target's range takes k = 2.5 (±1.69σ for a normal target, 9% clipped):
 a target spread over more of [−1, 1] costs a certificate less, and the clipped ones keep their sign
 and most of their signal. When D = 0 (half the values or more equal M: a 0/1 flag, a mostly-zero
-count) the range is ``[M − w, M + w]`` with ``w = max(1, |M|)``: a public rule on the released
-value. Values outside the range are clipped to it: the range bounds every later statistic's
+count), or k·D is below ``NARROWEST`` × |M| (a width float64 would lose beside M: a median drawn far out at a small
+budget), the range is ``[M − w, M + w]`` with ``w = max(1, |M|)``: a public rule on the released values. Values outside the range are clipped to it: the range bounds every later statistic's
 sensitivity, and a column whose range is private is centred at M, the middle of its range, for free.
 """
 
@@ -29,11 +29,16 @@ from accfirst.datasets.prepare.quantile import DEVIATIONS, QUANTILE_SENSITIVITY,
 # k: the range is the median ± k median distances from it (see the module docstring).
 FEATURE_SPREADS = 3.0
 TARGET_SPREADS = 2.5
+# A half-width below this share of |M| is treated as D = 0: M ± k·D could round to one number, a range of width 0.
+NARROWEST = 1e-9
 
 
 def robust_range(median: float, deviation: float, spreads: float) -> tuple[float, float]:
-    """``[M − k·D, M + k·D]``, or ``[M − w, M + w]`` with ``w = max(1, |M|)`` when D = 0 (see the module docstring)."""
-    width = spreads * deviation if deviation > 0 else max(1.0, abs(median))
+    """``[M − k·D, M + k·D]``, or ``[M − w, M + w]`` with ``w = max(1, |M|)`` when D = 0 or too narrow to keep beside M
+    (see the module docstring)."""
+    width = spreads * deviation
+    if not width > NARROWEST * abs(median):
+        width = max(1.0, abs(median))
     return median - width, median + width
 
 
@@ -96,8 +101,8 @@ class PrivateRange(Step):
         plan.low, plan.high = robust_range(plan.median, deviation, self.spreads)
         width = (
             f"{self.spreads:g} × its private median distance from the median, {deviation:.4g}"
-            if deviation > 0
-            else "max(1, |median|), as the private median distance from the median is 0"
+            if self.spreads * deviation > NARROWEST * abs(plan.median)
+            else f"max(1, |median|), as the private median distance from the median is {deviation:.4g}"
         )
         return self.record(
             f"{quoted(plan.name)}: the range [{plan.low:.4g}, {plan.high:.4g}], the median ± {width}; values outside "
