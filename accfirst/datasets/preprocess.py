@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from accfirst.datasets.columns import quoted, read_table
-from accfirst.datasets.prepare.budget import DEFAULT_PREP_DELTA, validate_budget
+from accfirst.datasets.prepare.budget import DEFAULT_PREP_DELTA, DEFAULT_TABLE_BUDGET, validate_budget
 from accfirst.datasets.prepare.evaluation import prepare_evaluation
 from accfirst.datasets.prepare.noise import NoiseSeed, validate_noise_seed
 from accfirst.datasets.prepare.options import PrepOptions
@@ -79,8 +79,11 @@ def from_frame(
     preparation : ``"private"`` (default: declared metadata, private estimates for the rest) or
         ``"evaluation"`` (the evaluation-only preparation, which reads the data: every ε then excludes it).
     prep_epsilon : the private preparation's ε, split across its steps by weight; default
-        ``min(1, 150 × total weight / n)`` (docs/data-preparation.md, "The preparation budget").
+        ``min(150 × total weight / n, 25% of budget)`` (docs/data-preparation.md, "The preparation budget").
     prep_delta : the private preparation's δ, shared by its level selections (default 10⁻⁶).
+    budget : the ε you mean to spend on this table in all, preparation included (public; default 2): by default
+        the preparation takes at most 25% of it, and the report says its share; ``None`` states no budget (the
+        preparation then takes what its statistics need, 150 × total weight / n).
     noise_seed : ``None`` (default) draws the noise from the operating system, as a release on
         private data must; a whole number makes the run repeatable, and then it is not a private release;
         a ``SecretSeed`` (entropy a program draws once and never shows) repeats the same private release.
@@ -147,6 +150,7 @@ def preparation_options(
     seed: int = 0,
     prep_epsilon: float | None = None,
     prep_delta: float = DEFAULT_PREP_DELTA,
+    budget: float | None = DEFAULT_TABLE_BUDGET,
     noise_seed: NoiseSeed = None,
 ) -> PrepOptions:
     """``from_frame``'s preparation options, checked once for the chosen preparation (see ``from_frame``)."""
@@ -192,7 +196,7 @@ def preparation_options(
         schema = Schema.from_dict(schema)
     elif not isinstance(schema, Schema):
         raise TypeError(f"schema must be a Schema or a mapping; got {type(schema).__name__}")
-    prep_epsilon, prep_delta = validate_budget(prep_epsilon, prep_delta)
+    prep_epsilon, prep_delta, budget = validate_budget(prep_epsilon, prep_delta, budget)
     feature_bound, target_bound = _bounds(scaling, task, feature_bound, target_bound, private)
     return PrepOptions(
         preparation=preparation,
@@ -212,6 +216,7 @@ def preparation_options(
         seed=int(seed),
         prep_epsilon=prep_epsilon,
         prep_delta=prep_delta,
+        budget=budget,
         noise_seed=validate_noise_seed(noise_seed),
     )
 

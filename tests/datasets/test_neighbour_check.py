@@ -21,7 +21,7 @@ import pytest
 
 from accfirst.datasets.columns import read_table
 from accfirst.datasets.prepare.base import PRIVATE, Step
-from accfirst.datasets.prepare.budget import allocate, default_prep_epsilon
+from accfirst.datasets.prepare.budget import allocate, needed_prep_epsilon
 from accfirst.datasets.prepare.build import scaled_features
 from accfirst.datasets.prepare.levels import PrivateLevels
 from accfirst.datasets.prepare.private import build, kind_budget, plan_private
@@ -113,8 +113,8 @@ def neighbour_check(frame: pd.DataFrame, other: pd.DataFrame, given: dict, repla
         assert moved <= bound * (1 + 1e-9) + 1e-12 + rounding, (step.name, step.plan.name, moved, bound)
         ratios.append((f"{step.name} {step.plan.name}", moved / bound))
 
-    # The default budget, so that the released ranges are the ones a preparation of this table would use.
-    each, rest = kind_budget(plan, default_prep_epsilon(plan.weight, context.n))
+    # What the statistics need, so that the released ranges are the ones a preparation of this table would use.
+    each, rest = kind_budget(plan, needed_prep_epsilon(plan.weight, context.n))
     for step in plan.kinds:  # first the kinds, then every other step on the kinds released
         check(step)
         step.run(context, each, 0.0)

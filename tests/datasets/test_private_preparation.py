@@ -17,7 +17,7 @@ import pytest
 
 from accfirst import RidgeProblem
 from accfirst.datasets import ColumnSpec, PreparedData, Schema, from_frame, load_builtin, load_schema
-from accfirst.datasets.prepare.budget import EPSILON_ROWS_PER_WEIGHT, allocate
+from accfirst.datasets.prepare.budget import DEFAULT_TABLE_BUDGET, EPSILON_ROWS_PER_WEIGHT, PREP_SHARE, allocate
 from accfirst.datasets.prepare.centre import PrivateCentre
 from accfirst.datasets.prepare.levels import PrivateLevels
 from accfirst.datasets.prepare.private import random_split
@@ -33,7 +33,8 @@ LAMBDA = 0.005
 
 
 def _ridge(**options: object) -> PreparedData:
-    return from_frame(TABLE.drop(columns="churn"), **RIDGE, **{"noise_seed": 0, **options})
+    """The table prepared with no table budget stated: its 800 training rows get what their statistics need."""
+    return from_frame(TABLE.drop(columns="churn"), **RIDGE, **{"noise_seed": 0, "budget": None, **options})
 
 
 def test_the_ledger_adds_the_steps_by_basic_composition():
@@ -52,6 +53,7 @@ def test_the_ledger_adds_the_steps_by_basic_composition():
     assert kinds == 9
     total = kinds * (0.25 + 2.0) + 2.0 + 0.5
     assert data.prep_epsilon == pytest.approx(EPSILON_ROWS_PER_WEIGHT * total / data.n)
+    assert "no budget stated for the table" in " ".join(data.report.steps)
     assert set(private["column"]) == {
         "age",
         "income",
@@ -65,6 +67,25 @@ def test_the_ledger_adds_the_steps_by_basic_composition():
         "spend",
     }
     assert "repeatable run (noise seed 0): not a private release" in data.report.steps[-1]
+
+
+def test_by_default_the_preparation_takes_at_most_a_quarter_of_the_tables_budget():
+    frame = TABLE.drop(columns="churn")
+    capped = from_frame(frame, **RIDGE, noise_seed=0)  # needs 150 × weight 22.75 / 800 rows = 4.27
+    assert capped.prep_epsilon == pytest.approx(PREP_SHARE * DEFAULT_TABLE_BUDGET) == pytest.approx(0.5)
+    assert capped.preparation.share == pytest.approx(0.25)
+    assert "25% of the table's budget ε = 2" in capped.report.steps[-1]
+    assert any("the smaller of 4.27, what its statistics need" in step for step in capped.report.steps)
+    assert any("below the 60/n" in step for step in capped.report.steps)  # and it says what that costs
+    larger = from_frame(frame, **RIDGE, noise_seed=0, budget=40.0)
+    assert larger.prep_epsilon == pytest.approx(EPSILON_ROWS_PER_WEIGHT * 22.75 / larger.n)  # within 25% of 40
+    assert f"{larger.prep_epsilon / 40:.0%} of the table's budget ε = 40" in larger.report.steps[-1]
+    stated = from_frame(frame, **RIDGE, noise_seed=0, prep_epsilon=3.0)
+    assert stated.prep_epsilon == pytest.approx(3.0) and "more than the table's budget ε = 2" in stated.report.steps[-1]
+    big = mixed_table(25_000, seed=5).drop(columns="churn")  # 20,000 training rows need less than the share
+    assert from_frame(big, **RIDGE, noise_seed=0).prep_epsilon == pytest.approx(
+        EPSILON_ROWS_PER_WEIGHT * 22.75 / 20_000
+    )
 
 
 def test_a_stated_budget_is_split_by_weight():
@@ -86,7 +107,7 @@ def test_a_column_released_as_text_has_a_share_when_numeric_columns_would_spend_
     counts as text in the total weight; counted as numeric, the kinds took the whole budget and the level
     selection of a column released as text got ε = 0 (a division by zero)."""
     options = {"center": False, "standardize": False, "scaling": "clip", "feature_bound": 3.0, "noise_seed": 0}
-    data = from_frame(TABLE[["age", "region", "churn"]], **LOGISTIC, **options)
+    data = from_frame(TABLE[["age", "region", "churn"]], **LOGISTIC, **options, budget=None)
     frame = data.preparation.to_frame()
     levels = frame.loc[frame["step"] == "private levels", "epsilon"]
     assert len(levels) == 1 and levels.iloc[0] > 0
@@ -160,6 +181,8 @@ def test_logistic_labels_need_a_declared_positive_class():
         ({"scaling": "paper"}, "scaling must be 'ranges' or 'clip'; got 'paper'; 'paper' reads the data"),
         ({"standardize": "sd"}, "standardize must be True, False, 'half-range' or 'private'"),
         ({"prep_epsilon": 0}, "prep_epsilon must be a finite number > 0"),
+        ({"budget": -1.0}, "budget must be a finite number > 0"),
+        ({"budget": "all"}, "budget must be a number > 0 (or None)"),
         ({"prep_delta": 1.0}, "prep_delta must be in (0, 1)"),
         ({"noise_seed": -1}, "noise_seed must be None"),
         ({"preparation": "public"}, "preparation must be 'private' or 'evaluation'"),
@@ -290,7 +313,7 @@ def test_a_malformed_schema_is_a_data_error(record, message):
 def test_declared_kinds_override_the_files_types():
     frame = TABLE.drop(columns="churn").assign(code=np.where(np.arange(len(TABLE)) % 2, 1.0, 2.0))
     schema = {"columns": {"code": {"kind": "text", "levels": ["1", "2"]}, "visits": {"kind": "text"}}}
-    data = from_frame(frame, **RIDGE, schema=schema, noise_seed=0)
+    data = from_frame(frame, **RIDGE, schema=schema, noise_seed=0, budget=None)
     assert {"code=1", "code=2"} <= set(data.feature_names)
     assert any(name.startswith("visits=") for name in data.feature_names)
 

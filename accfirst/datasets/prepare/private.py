@@ -34,7 +34,7 @@ import pandas as pd
 
 from accfirst.datasets.columns import Categorical, Table, check_log1p, fmt, listing, quoted
 from accfirst.datasets.prepare.base import ColumnPlan, Context, Step, StepRecord
-from accfirst.datasets.prepare.budget import allocate, budget_warning, default_prep_epsilon
+from accfirst.datasets.prepare.budget import allocate, budget_note, budget_warning, default_prep_epsilon
 from accfirst.datasets.prepare.build import Columns, Plan, Rows, build_rows, prepared_data
 from accfirst.datasets.prepare.centre import MedianCentre, PrivateCentre
 from accfirst.datasets.prepare.declared import DeclaredMetadata
@@ -272,16 +272,17 @@ def fit(plan: PrivatePlan) -> list[StepRecord]:
 
     The kind steps run first; the other steps share what they leave by weight (docs/data-preparation.md).
     """
-    options = plan.options
+    options, n, weight = plan.options, plan.context.n, plan.weight
     epsilon = options.prep_epsilon
     if epsilon is None:
-        epsilon = default_prep_epsilon(plan.weight, plan.context.n)
+        epsilon = default_prep_epsilon(weight, n, options.budget)
     each, rest = kind_budget(plan, epsilon)
     records = [step.run(plan.context, each, 0.0) for step in plan.kinds]
     steps = plan.settle()
     shares = allocate(steps, rest, options.prep_delta)
-    warning = budget_warning(steps, shares, plan.context.n)
-    notes = [StepRecord("budget", "", FREE, "none: n and the budget", 0.0, 0.0, warning)] if warning else []
+    sentences = [budget_note(weight, n, options.prep_epsilon, options.budget, epsilon)]
+    sentences += [warning] if (warning := budget_warning(steps, shares, n)) else []
+    notes = [StepRecord("budget", "", FREE, "none: n and the budget", 0.0, 0.0, text) for text in sentences]
     return notes + records + [step.run(plan.context, *share) for step, share in zip(steps, shares)]
 
 
@@ -292,7 +293,7 @@ def release(plan: PrivatePlan) -> Preparation:
         reasons = "; ".join(f"{quoted(column.name)}: {column.dropped}" for column in plan.features[:5])
         raise DataError(f"every feature column was left out by its released numbers ({reasons})")
     steps = (*plan.structure, *records, plan.scaling.record())
-    return Preparation(PRIVATE_MODE, steps, repeatable_seed(plan.options.noise_seed))
+    return Preparation(PRIVATE_MODE, steps, repeatable_seed(plan.options.noise_seed), plan.options.budget)
 
 
 def build(plan: PrivatePlan, columns: Columns, rows: np.ndarray) -> Rows:
