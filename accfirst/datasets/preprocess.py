@@ -76,6 +76,9 @@ def from_frame(
     schema : declared metadata (``Schema``, or a mapping as ``Schema.from_dict`` reads): per column
         a kind (numbers, text, an identifier), a range, levels, "do not read", log(1 + x); the positive
         class. Declared numbers cost no privacy.
+    ranges : declared ranges in short, ``{"age": (18, 100), "income": (0, 250_000)}``: each is the column's
+        ``{"range": [low, high]}`` in the schema (in its own units, before log(1 + x)); the column's range and
+        centre (the middle of the range) then cost no ε, nor does its kind.
     preparation : ``"private"`` (default: declared metadata, private estimates for the rest) or
         ``"evaluation"`` (the evaluation-only preparation, which reads the data: every ε then excludes it).
     prep_epsilon : the private preparation's ε, split across its steps by weight; default
@@ -98,8 +101,8 @@ def from_frame(
     target_bound : public bound on ``|y|`` after log(1 + y) and centring (``"clip"`` with ridge;
         optional in private mode, where the target's range gives the scale otherwise).
     center : subtract a centre from each numeric column (and a ridge target): in private mode the
-        released median of a column whose range is private (free), a private mean for a declared range
-        and for the target; the training means in evaluation only. Default ``True``.
+        released median of a column whose range is private (free), the middle of a declared range (free), a
+        private mean for the target; the training means in evaluation only. Default ``True``.
     standardize : private: ``True`` or ``"half-range"`` (default: divide numeric columns by half
         their range, free), ``"private"`` (a private standard deviation) or ``False``; evaluation
         only: ``True`` (training standard deviations) or ``False``.
@@ -137,6 +140,7 @@ def preparation_options(
     task: str,
     positive_class: object = None,
     schema: Schema | Mapping[str, object] | None = None,
+    ranges: Mapping[str, object] | None = None,
     log1p_columns: Sequence[str] = (),
     log1p_target: bool = False,
     scaling: str | None = None,
@@ -196,6 +200,8 @@ def preparation_options(
         schema = Schema.from_dict(schema)
     elif not isinstance(schema, Schema):
         raise TypeError(f"schema must be a Schema or a mapping; got {type(schema).__name__}")
+    if ranges is not None:
+        schema = schema.with_ranges(ranges)
     prep_epsilon, prep_delta, budget = validate_budget(prep_epsilon, prep_delta, budget)
     feature_bound, target_bound = _bounds(scaling, task, feature_bound, target_bound, private)
     return PrepOptions(

@@ -1,9 +1,11 @@
 """The centre of a numeric column (or of a ridge target) (docs/mathematics.md#preparing-the-data-privately).
 
 A column whose range is private is centred at its released median, the middle of the range
-(``MedianCentre``: post-processing, free). A column whose range is declared, and the ridge target,
-are centred at a private mean (``PrivateCentre``): the models have no intercept, so a target must
-average about 0, and the middle of a declared range says little about where the values are.
+(``MedianCentre``: post-processing, free). A column whose range is declared is centred at the middle
+of that range (``RangeCentre``: public, free), so that a declared range costs its column nothing; it
+then lies in [−1, 1] like a column with a private range, off centre by as much as the declaration
+is. The ridge target is centred at a private mean (``PrivateCentre``): the models have no intercept,
+so the targets must average about 0.
 
 The mean's statistic is the mean over the n training rows of the value clipped to the column's range
 ``[a, b]``, a gap counting as the range's centre. One replaced row moves it by at most ``(b − a)/n``; Laplace noise of scale
@@ -31,6 +33,21 @@ class MedianCentre(Step):
         assert plan.median is not None  # PrivateMedian runs first
         plan.centre = plan.median
         return self.record(f"{quoted(plan.name)}: its private median {plan.centre:.4g} subtracted")
+
+
+class RangeCentre(Step):
+    """Centre a column at the middle of its declared range (public: no data read)."""
+
+    name = "centre"
+    needs = "a declared range"
+    mechanism = "none: the declared range"
+    writes = "the centre subtracted from every value"
+
+    def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
+        plan = self.plan
+        low, high = plan.bounds
+        plan.centre = (low + high) / 2
+        return self.record(f"{quoted(plan.name)}: the middle of its declared range, {plan.centre:.4g}, subtracted")
 
 
 class PrivateCentre(Step):

@@ -3,7 +3,7 @@ fresh look at the data.
 
 ``FillGaps`` is post-processing: a gap takes the column's centre (``missing="impute"``, the default,
 so that it becomes 0 once centred: the private median for a column whose range is private, the
-private mean for one whose range is declared; the range's centre without centring), the range's
+middle of a declared range; the range's centre without centring), the range's
 centre (``"centre"``), or the private median (``"median"``: released for the range already when the
 range is private, by one more ``PrivateMedian`` when it is declared). For a column whose range is
 private the three are the same number: the median is the middle of the range. A column with no
