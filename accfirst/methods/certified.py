@@ -43,8 +43,8 @@ from accfirst.validation import checked, validate_gamma
 #: The method that certifies a target in R² or accuracy: noise reduction, its chain shared by the λ of a grid or one
 #: per λ.
 NOISE_REDUCTION = NoiseReduction.key
-#: By how much a model must beat the target for the test to pass it at its threshold: this share of the shortfall the
-#: target allows, (1 − r) times the targets' variance (R²) or 1 − a (accuracy).
+#: By how much a model must beat the target for the test to pass it at its threshold: this share of r(1 − r) times the
+#: targets' variance (R²) or of 1 − a (accuracy) (docs/mathematics.md#a-target-in-the-units-people-read).
 PASS_SHARE = {VarianceExplained.unit: 0.4, Accuracy.unit: 0.15}
 #: The grid of λ: geometric, this ratio apart, from the curvature the rows allow down.
 LAMBDA_RATIO = 2.5
@@ -123,8 +123,9 @@ def variance_epsilon(n: int, ceiling: float) -> float:
 
 def _pass_margin(target: QualityTarget | QualityQuery, variance: float) -> float:
     """m: how far below 0 a model's shortfall must be for the test to pass it at its threshold."""
-    allowed = (1.0 - target.goal) * (variance if target.unit == VarianceExplained.unit else 1.0)
-    return PASS_SHARE[target.unit] * allowed
+    if target.unit == VarianceExplained.unit:
+        return PASS_SHARE[target.unit] * target.goal * (1.0 - target.goal) * variance
+    return PASS_SHARE[target.unit] * (1.0 - target.goal)
 
 
 def _calibrated(
