@@ -64,7 +64,8 @@ def test_the_filter_is_told_the_ceiling_and_the_wrong_pairings_are_refused_clear
         search(problem, "nr", Accuracy(0.9), 0.1, None, SearchOptions())
     with pytest.raises(AccFirstError, match="Laplace"):
         search(problem, "nr", VarianceExplained(0.5), 0.1, None, SearchOptions(noise="gaussian"))
-    summed = RidgeProblem.from_statistics(problem.A, problem.b, problem.c, problem.n, 0.01)
+    rows = _ridge()
+    summed = RidgeProblem.from_statistics(rows.A, rows.b, rows.c, rows.n, 0.01)
     with pytest.raises(AccFirstError, match="reads the training rows"):
         search(summed, "nr", VarianceExplained(0.5), 0.1, None, SearchOptions())
     with pytest.raises(AccFirstError, match=r"r \(the R² target\) must be in \(0, 1\)"):
