@@ -25,12 +25,13 @@ from typing import Any
 
 from accfirst.datasets.prepared import PreparedData
 from accfirst.erm.quality import Accuracy, QualityTarget, VarianceExplained
+from accfirst.interpret.bill import BILL_PARTS
 from accfirst.methods.pipeline import Target
 from accfirst.methods.relative import NoSignal, RelativeTarget
 from accfirst.result import RunResult
 
 # The parts of a run's ε, in the order they are paid.
-EPSILON_PARTS = ("eps_prep", "eps_radius", "eps_scale", "eps_test", "eps_hypothesis")
+EPSILON_PARTS = tuple(part for part, _ in BILL_PARTS)
 # Why an α or κ run released nothing certified.
 NO_LEVEL_PASSED = "no level passed the test: nothing released, charged the declared top"
 EXACT_FALLBACK = "no level passed the test: the exact θ* was released, not private (ε = ∞)"
