@@ -28,6 +28,11 @@ FALLBACKS = ("nothing", "exact")
 #: The most a run toward a target in R² or accuracy may spend, preparation aside: its test, the targets' variance and the
 #: generation's top level together (docs/mathematics.md#choosing-λ-under-the-guarantee).
 DEFAULT_CEILING = 5.0
+#: λ of a run that is given none and does not choose one (an excess risk α, a relative target κ): the paper's.
+DEFAULT_LAM = 0.005
+#: What asks a run toward a target in R² or accuracy to choose λ from the default grid
+#: (docs/mathematics.md#choosing-λ-under-the-guarantee), where a λ is named: ``--lam auto``, ``lam="auto"``.
+AUTO_LAM = "auto"
 #: The test budget of a relative target (docs/mathematics.md#a-relative-accuracy-target): the most the private test may
 #: be predicted to cost at the released α (e^10 ≈ 22,000).
 DEFAULT_TEST_BUDGET = 10.0

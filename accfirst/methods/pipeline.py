@@ -42,7 +42,12 @@ def validate_target(target: object) -> Target:
     return validate_alpha(target)
 
 
-def _check_certified(method: str, target: QualityTarget) -> None:
+#: Why a public radius plays no part in a run toward a target in R² or accuracy.
+GRID_RADIUS = "a target in R² or accuracy runs each λ of its grid on the bound M that λ implies"
+
+
+def check_certified(method: str, target: QualityTarget) -> None:
+    """Refuse a method other than noise reduction for a target in R² or accuracy (public facts only)."""
     if method != NOISE_REDUCTION:
         raise AccFirstError(
             f"a target in {target.unit} is certified by noise reduction ({NOISE_REDUCTION!r}), which chooses λ under "
@@ -102,7 +107,7 @@ def declared_bound(
     accuracy: the options' ceiling, which its variance, test and generation share.
     """
     if isinstance(target, (VarianceExplained, Accuracy)):
-        _check_certified(method, target)
+        check_certified(method, target)
         return options.ceiling, 0.0
     if isinstance(target, RelativeTarget):
         check_request(problem, method, options)
@@ -130,7 +135,7 @@ def search(
     (docs/mathematics.md#preparing-the-data-privately); ``prep_mode`` records how the rows were prepared.
     """
     if isinstance(alpha, (VarianceExplained, Accuracy)):
-        _check_certified(method, alpha)
+        check_certified(method, alpha)
         check_request(problem, method, options)
         result = certified_run(problem, alpha, gamma, rng, options)
     elif isinstance(alpha, RelativeTarget):
