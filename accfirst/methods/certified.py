@@ -17,6 +17,7 @@ import math
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -357,10 +358,9 @@ def certified_run(
         "goal": target.goal,
     }
     if plan.refusal is not None:
-        return RunResult.nothing(
+        return _no_model(
             problem,
-            alpha=math.nan,
-            started=started,
+            started,
             stop_index=None,
             eps_test=0.0,
             eps_hypothesis=0.0,
@@ -381,14 +381,17 @@ def certified_run(
         **common,
     }
     if outcome.theta is None:
-        return RunResult.nothing(
-            problem, alpha=math.nan, started=started, fallback=True, stopped=outcome.stopped or "", **charged
-        )
+        return _no_model(problem, started, fallback=True, stopped=outcome.stopped or "", **charged)
     chosen = problems[plan.lambdas.index(outcome.lam)]
     record = RunResult.released(
         chosen, outcome.theta, alpha=math.nan, started=started, fallback=False, quality=outcome.quality, **charged
     )
     return dataclasses.replace(record, success=outcome.quality >= target.goal)
+
+
+def _no_model(problem: Problem, started: float, **fields: Any) -> RunResult:
+    """The record of a run toward a target that released nothing: no λ was chosen (NaN), no α was asked."""
+    return dataclasses.replace(RunResult.nothing(problem, alpha=math.nan, started=started, **fields), lam=math.nan)
 
 
 def refusal_before_reading(

@@ -46,7 +46,7 @@ def test_r2_with_lam_auto_is_the_packages_run_and_prints_every_key(buzz, capsys)
     expected = search(prepared_problem(buzz, 0.005), "nr", target, 0.1, trial_rng(0, "nr", target, 0), SearchOptions())
     assert expected.theta is not None
     assert record["theta"] == pytest.approx(list(expected.theta), rel=0, abs=0)
-    assert record["lam"] == expected.lam and record["lam"] in default_lambdas(RidgeProblem, 1.0, shared=True)
+    assert record["lam"] == expected.lam and record["lam"] in default_lambdas(RidgeProblem, buzz.row_bound, shared=True)
     assert record["eps_total"] == expected.eps_total == pytest.approx(sum(record[part] for part in PARTS))
     assert record["eps_scale"] > 0 and record["eps_prep"] == 0  # the targets' variance; a public set is free
     assert (record["target"], record["goal"], record["met"], record["refused"]) == ("r2", 0.85, True, False)
@@ -99,7 +99,7 @@ def test_a_csv_refusal_counts_the_training_split_and_reads_no_statistic(tmp_path
     monkeypatch.setattr("accfirst.cli.data.from_frame", _must_not_prepare)
     status, record = run_json(["--csv", str(path), "--target", "y", "--r2", "0.5", "--ceiling", "2"], capsys)
     expected = refusal_before_reading(RidgeProblem, 80, VarianceExplained(0.5), 0.1, SearchOptions(ceiling=2.0))
-    assert status == EXIT_REFUSED and record["reason"] == expected and "with 80 rows" in expected
+    assert status == EXIT_REFUSED and record["reason"] == expected and "no table of 80 rows" in expected
 
 
 def test_alpha_keeps_working_and_its_json_marks_the_excess_risk(capsys) -> None:

@@ -50,7 +50,7 @@ def test_a_fixed_lambda_is_the_only_one_released():
 def test_a_target_no_table_of_this_size_can_meet_spends_nothing_and_says_why():
     problem = _ridge(n=60).with_preparation(0.5, 0.0)
     result = search(problem, "nr", VarianceExplained(0.95), 0.1, None, SearchOptions(ceiling=1.0))
-    assert result.refused and result.nothing_released and result.theta is None
+    assert result.refused and result.nothing_released and result.theta is None and math.isnan(result.lam)
     assert result.eps_total == 0.5  # the preparation, spent before; the run itself nothing
     assert "Nothing was read or spent" in result.stopped and "60 rows" in result.stopped
 
