@@ -97,10 +97,22 @@ def _load_data(args: argparse.Namespace) -> PreparedData:
         task=task,
         schema=declared_schema,
         log1p_columns=args.log1p,
+        ranges=declared_ranges(args.ranges),
         test_size=test_size,
         seed=seed,
         **given(args, (*FRAME_OPTIONS, *PREPARATION_OPTIONS)),
     )
+
+
+def declared_ranges(pairs: list[tuple[str, tuple[float, float]]] | None) -> dict[str, tuple[float, float]] | None:
+    """The ``--range`` options as ``from_frame``'s ``ranges`` (``None`` without any); a column given twice fails."""
+    if not pairs:
+        return None
+    ranges = dict(pairs)
+    if len(ranges) < len(pairs):
+        twice = sorted({name for name, _ in pairs if sum(other == name for other, _ in pairs) > 1})
+        fail(f"--range gives {', '.join(twice)} more than one range; give each column one")
+    return ranges
 
 
 def _csv_options(args: argparse.Namespace) -> dict[str, object]:
@@ -131,6 +143,8 @@ def _preparation_flags(args: argparse.Namespace) -> dict[str, object]:
         "--preparation": args.preparation is not None,
         "--prep-epsilon": args.prep_epsilon is not None,
         "--prep-delta": args.prep_delta is not None,
+        "--budget": args.budget is not None,
+        "--range": bool(args.ranges),
     }
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from accfirst.cli.output import fail
 from accfirst.datasets import BUILTIN_DATASETS
-from accfirst.datasets.prepare.budget import DEFAULT_PREP_DELTA
+from accfirst.datasets.prepare.budget import DEFAULT_PREP_DELTA, DEFAULT_TABLE_BUDGET, PREP_SHARE
 from accfirst.datasets.prepared import PREPARATIONS
 from accfirst.datasets.preprocess import DEFAULT_MAX_LEVELS, MISSING_CHOICES, SCALINGS
 from accfirst.erm.generators import GENERATORS, NOISES
@@ -105,6 +105,14 @@ def value_range(text: str) -> tuple[float, float]:
     return low, high
 
 
+def column_range(text: str) -> tuple[str, tuple[float, float]]:
+    """``COL=LOW:HIGH`` as a column and its two bounds (``from_frame`` checks the column and the order)."""
+    name, equals, bounds = text.rpartition("=")
+    if not equals or not name.strip():
+        raise argparse.ArgumentTypeError(f"expected COL=LOW:HIGH, e.g. age=18:100; got {text!r}")
+    return name.strip(), value_range(bounds)
+
+
 def given(args: argparse.Namespace, keys: Iterable[str]) -> dict[str, Any]:
     """The options ``keys`` the command line was given (not ``None``), under the keyword names they share."""
     return {key: getattr(args, key) for key in keys if getattr(args, key) is not None}
@@ -185,6 +193,15 @@ DATA = Group(
             metavar="PATH",
         ),
         option(
+            "--range",
+            "with --csv: a declared range, COL=LOW:HIGH in the column's own units (repeat for more columns); "
+            'public, so it costs its column no ε; the short form of the schema\'s "range"',
+            type=column_range,
+            action="append",
+            dest="ranges",
+            metavar="COL=LOW:HIGH",
+        ),
+        option(
             "--preparation",
             "with --csv: 'private' estimates what the schema does not declare with charged mechanisms; "
             "'evaluation' reads the data without noise (every ε then excludes preparation) (default: private)",
@@ -192,7 +209,15 @@ DATA = Group(
         ),
         option(
             "--prep-epsilon",
-            "with --csv: the private preparation's ε (default: 150 × the steps' total weight / n)",
+            "with --csv: the private preparation's ε (default: 150 × the steps' total weight / n, at most "
+            f"{PREP_SHARE * 100:g}%% of --budget)",
+            type=float,
+            metavar="ε",
+        ),
+        option(
+            "--budget",
+            "with --csv: the ε you mean to spend on the table in all, preparation included (public); by default the "
+            f"preparation takes at most {PREP_SHARE * 100:g}%% of it (default: {DEFAULT_TABLE_BUDGET:g})",
             type=float,
             metavar="ε",
         ),
@@ -227,9 +252,9 @@ DATA = Group(
         ),
         option(
             "--missing",
-            "with --csv: 'impute' fills a gap with the private mean (evaluation only: the training median or "
-            "most frequent level); 'median' (a private median) or 'centre' (the range's centre); evaluation only: "
-            "'drop' drops the row (default: impute)",
+            "with --csv: 'impute' fills a gap with the column's centre (evaluation only: the training median or "
+            "most frequent level); 'median' (a private median) or 'centre' (the range's centre), the same number "
+            "for a column whose range is private; evaluation only: 'drop' drops the row (default: impute)",
             choices=_any_preparation(MISSING_CHOICES),
         ),
         option(
@@ -241,8 +266,9 @@ DATA = Group(
         ),
         option(
             "--center",
-            "with --csv: subtract each column's mean, private (evaluation only: the training means); the models "
-            "have no intercept (default: --center)",
+            "with --csv: subtract each column's centre, its private median, the middle of a declared range or (the "
+            "target) a private mean (evaluation only: the training means); the models have no intercept "
+            "(default: --center)",
             action=argparse.BooleanOptionalAction,
         ),
         option(
