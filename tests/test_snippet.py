@@ -131,9 +131,18 @@ def test_an_upload_spec_states_every_preparation_option():
         "center": True,
         "standardize": True,
         "max_levels": 20,
+        "budget": 2.0,
     }
     source = reproduction_snippet(_settings(dataset=spec))
-    for text in ("preparation='private'", "center=True", "standardize=True", "missing='median'", "max_levels=20"):
+    texts = (
+        "preparation='private'",
+        "center=True",
+        "standardize=True",
+        "missing='median'",
+        "max_levels=20",
+        "budget=2.0",
+    )
+    for text in texts:
         assert text in source
     again = settings_from_json(settings_json(_settings(dataset=spec)))
     assert dict(again.dataset.options) == options

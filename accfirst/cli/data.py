@@ -125,6 +125,7 @@ def table_to_prepare(args: argparse.Namespace) -> TableToPrepare:
             task=task,
             schema=declared_schema,
             log1p_columns=args.log1p,
+            ranges=declared_ranges(args.ranges),
             test_size=test_size,
             seed=seed,
             **given(args, (*FRAME_OPTIONS, *PREPARATION_OPTIONS)),
@@ -136,6 +137,17 @@ def _training_rows(n: int, test_size: float) -> int | None:
     """The rows a private split of n rows trains on (public), or ``None`` for a split the preparation will refuse."""
     valid = isinstance(test_size, float) and 0 < test_size < 1 and n >= 2
     return n - held_out_rows(n, test_size) if valid else None
+
+
+def declared_ranges(pairs: list[tuple[str, tuple[float, float]]] | None) -> dict[str, tuple[float, float]] | None:
+    """The ``--range`` options as ``from_frame``'s ``ranges`` (``None`` without any); a column given twice fails."""
+    if not pairs:
+        return None
+    ranges = dict(pairs)
+    if len(ranges) < len(pairs):
+        twice = sorted({name for name, _ in pairs if sum(other == name for other, _ in pairs) > 1})
+        fail(f"--range gives {', '.join(twice)} more than one range; give each column one")
+    return ranges
 
 
 def _csv_options(args: argparse.Namespace) -> dict[str, object]:
@@ -166,6 +178,8 @@ def _preparation_flags(args: argparse.Namespace) -> dict[str, object]:
         "--preparation": args.preparation is not None,
         "--prep-epsilon": args.prep_epsilon is not None,
         "--prep-delta": args.prep_delta is not None,
+        "--budget": args.budget is not None,
+        "--range": bool(args.ranges),
     }
 
 

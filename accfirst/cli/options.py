@@ -16,7 +16,7 @@ from typing import Any
 
 from accfirst.cli.output import fail
 from accfirst.datasets import BUILTIN_DATASETS
-from accfirst.datasets.prepare.budget import DEFAULT_PREP_DELTA
+from accfirst.datasets.prepare.budget import DEFAULT_PREP_DELTA, DEFAULT_TABLE_BUDGET, PREP_SHARE
 from accfirst.datasets.prepared import PREPARATIONS
 from accfirst.datasets.preprocess import DEFAULT_MAX_LEVELS, MISSING_CHOICES, SCALINGS
 from accfirst.erm.generators import GENERATORS, NOISES
@@ -102,6 +102,14 @@ def value_range(text: str) -> tuple[float, float]:
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected LOW:HIGH, e.g. 0:100; got {text!r}") from None
     return low, high
+
+
+def column_range(text: str) -> tuple[str, tuple[float, float]]:
+    """``COL=LOW:HIGH`` as a column and its two bounds (``from_frame`` checks the column and the order)."""
+    name, equals, bounds = text.rpartition("=")
+    if not equals or not name.strip():
+        raise argparse.ArgumentTypeError(f"expected COL=LOW:HIGH, e.g. age=18:100; got {text!r}")
+    return name.strip(), value_range(bounds)
 
 
 def given(args: argparse.Namespace, keys: Iterable[str]) -> dict[str, Any]:
@@ -202,6 +210,15 @@ DATA = Group(
             metavar="PATH",
         ),
         option(
+            "--range",
+            "with --csv: a declared range, COL=LOW:HIGH in the column's own units (repeat for more columns); "
+            'public, so it costs its column no ε; the short form of the schema\'s "range"',
+            type=column_range,
+            action="append",
+            dest="ranges",
+            metavar="COL=LOW:HIGH",
+        ),
+        option(
             "--preparation",
             "with --csv: 'private' estimates what the schema does not declare with charged mechanisms; "
             "'evaluation' reads the data without noise (every ε then excludes preparation) (default: private)",
@@ -209,7 +226,15 @@ DATA = Group(
         ),
         option(
             "--prep-epsilon",
-            "with --csv: the private preparation's ε (default: 150 × the steps' total weight / n)",
+            "with --csv: the private preparation's ε (default: 150 × the steps' total weight / n, at most "
+            f"{PREP_SHARE * 100:g}%% of --budget)",
+            type=float,
+            metavar="ε",
+        ),
+        option(
+            "--budget",
+            "with --csv: the ε you mean to spend on the table in all, preparation included (public); by default the "
+            f"preparation takes at most {PREP_SHARE * 100:g}%% of it (default: {DEFAULT_TABLE_BUDGET:g})",
             type=float,
             metavar="ε",
         ),
@@ -258,8 +283,9 @@ DATA = Group(
         ),
         option(
             "--center",
-            "with --csv: subtract each column's centre, its private median or a private mean (evaluation only: the "
-            "training means); the models have no intercept (default: --center)",
+            "with --csv: subtract each column's centre, its private median, the middle of a declared range or (the "
+            "target) a private mean (evaluation only: the training means); the models have no intercept "
+            "(default: --center)",
             action=argparse.BooleanOptionalAction,
         ),
         option(

@@ -1,8 +1,8 @@
 """The centre of a numeric column (or of a ridge target) (docs/mathematics.md#preparing-the-data-privately).
 
 A column whose range is private is centred at its released median, the middle of the range
-(``MedianCentre``: post-processing, free). A column whose range is declared is centred at the middle
-of that range (``RangeCentre``: public, free), so that a declared range costs its column nothing; it
+(``MiddleCentre``: post-processing, free). A column whose range is declared is centred at the middle
+of that range (``MiddleCentre`` too: public, free), so that a declared range costs its column nothing; it
 then lies in [−1, 1] like a column with a private range, off centre by as much as the declaration
 is. The ridge target is centred at a private mean (``PrivateCentre``): the models have no intercept,
 so the targets must average about 0.
@@ -14,40 +14,35 @@ The mean's statistic is the mean over the n training rows of the value clipped t
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from accfirst.datasets.columns import quoted
 from accfirst.datasets.prepare.base import PRIVATE, Context, Step, StepRecord
 
 
-class MedianCentre(Step):
-    """Centre a column at its released median, the middle of its private range (no data read)."""
+@dataclass(eq=False)
+class MiddleCentre(Step):
+    """Centre a column at the middle of its range: the released median of a private range, the middle of a declared
+    one (no data read)."""
 
     name = "centre"
-    needs = "the released median (a private range)"
-    mechanism = "none: post-processing of the released median"
+    needs = "a range: the released median, or the declared range"
+    mechanism = "none: post-processing of the range"
     writes = "the centre subtracted from every value"
+
+    declared: bool
 
     def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
         plan = self.plan
+        if self.declared:
+            low, high = plan.bounds
+            plan.centre = (low + high) / 2
+            return self.record(f"{quoted(plan.name)}: the middle of its declared range, {plan.centre:.4g}, subtracted")
         assert plan.median is not None  # PrivateMedian runs first
         plan.centre = plan.median
         return self.record(f"{quoted(plan.name)}: its private median {plan.centre:.4g} subtracted")
-
-
-class RangeCentre(Step):
-    """Centre a column at the middle of its declared range (public: no data read)."""
-
-    name = "centre"
-    needs = "a declared range"
-    mechanism = "none: the declared range"
-    writes = "the centre subtracted from every value"
-
-    def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
-        plan = self.plan
-        low, high = plan.bounds
-        plan.centre = (low + high) / 2
-        return self.record(f"{quoted(plan.name)}: the middle of its declared range, {plan.centre:.4g}, subtracted")
 
 
 class PrivateCentre(Step):

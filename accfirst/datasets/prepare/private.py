@@ -11,8 +11,8 @@ a time. Every cell is read on its own (``kind.read_cells``): a file's column typ
 2. the kind of each column that has none declared: ``PrivateKind``, first (the other steps are
    chosen from the kinds it releases and share what it leaves of the budget);
 3. a numeric column: its declared range, or ``PrivateMedian`` and ``PrivateRange`` (the median ± a
-   multiple of the median distance from it) and then ``MedianCentre``; with a declared range,
-   ``PrivateMedian`` when gaps take the median and ``RangeCentre`` (free); ``FillGaps``; ``HalfRange`` or
+   multiple of the median distance from it) and then ``MiddleCentre``; with a declared range,
+   ``PrivateMedian`` when gaps take the median and ``MiddleCentre`` (free); ``FillGaps``; ``HalfRange`` or
    ``PrivateSpread``;
 4. a text column: its declared levels or ``PrivateLevels``;
 5. the target: ``TargetLabels`` (logistic), or a range (declared, or private as a column's with
@@ -36,7 +36,7 @@ from accfirst.datasets.columns import Categorical, Table, check_log1p, fmt, list
 from accfirst.datasets.prepare.base import ColumnPlan, Context, Step, StepRecord
 from accfirst.datasets.prepare.budget import allocate, budget_note, budget_warning, default_prep_epsilon
 from accfirst.datasets.prepare.build import Columns, Plan, Rows, build_rows, prepared_data
-from accfirst.datasets.prepare.centre import MedianCentre, PrivateCentre, RangeCentre
+from accfirst.datasets.prepare.centre import MiddleCentre, PrivateCentre
 from accfirst.datasets.prepare.declared import DeclaredMetadata
 from accfirst.datasets.prepare.gaps import FillGaps
 from accfirst.datasets.prepare.identifiers import candidates as feature_candidates
@@ -134,12 +134,12 @@ def _column_steps(plan: ColumnPlan, options: PrepOptions) -> list[Step]:
     if needs_range and spec.range is None:
         steps += [PrivateMedian(plan), PrivateRange(plan, FEATURE_SPREADS)]
         if options.center:
-            steps.append(MedianCentre(plan))
+            steps.append(MiddleCentre(plan, declared=False))
     elif needs_range:
         if options.missing == "median":
             steps.append(PrivateMedian(plan))
         if options.center:
-            steps.append(RangeCentre(plan))
+            steps.append(MiddleCentre(plan, declared=True))
     steps.append(FillGaps(plan, options.missing, options.center))
     if options.standardize == "half-range":
         steps.append(HalfRange(plan))
