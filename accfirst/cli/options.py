@@ -23,12 +23,11 @@ from accfirst.erm.generators import GENERATORS, NOISES
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import CALIBRATIONS
 from accfirst.methods.grid import SPACINGS
-from accfirst.methods.options import DEFAULT_TEST_BUDGET, FALLBACKS, RADIUS_MODES, SearchOptions
+from accfirst.methods.options import AUTO_LAM, DEFAULT_LAM, DEFAULT_TEST_BUDGET, FALLBACKS, RADIUS_MODES, SearchOptions
 from accfirst.validation import REPEATABLE
 
 DEFAULT_TEST_SIZE = 0.2
 DEFAULT_SPLIT_SEED = 0
-DEFAULT_LAM = 0.005
 DEFAULT_GAMMA = 0.1
 
 
@@ -119,10 +118,28 @@ def given(args: argparse.Namespace, keys: Iterable[str]) -> dict[str, Any]:
 
 
 def search_options(args: argparse.Namespace) -> SearchOptions:
-    """The search options given on the command line (the same names as ``SearchOptions``; unset ones default)."""
+    """The search options a command's parser has and its command line gave (the same names as ``SearchOptions``; unset
+    ones default). The grid of λ is the command's to set (``--lam``)."""
     if args.kappa is None and args.test_budget is not None:
         fail("--test-budget only applies with --kappa")
-    return SearchOptions(**given(args, (f.name for f in fields(SearchOptions))))
+    return SearchOptions(**given(args, (f.name for f in fields(SearchOptions) if hasattr(args, f.name))))
+
+
+def lam_value(text: str) -> float | str:
+    """``--lam``: a number, or ``auto`` (λ chosen privately from a public grid)."""
+    if text == AUTO_LAM:
+        return AUTO_LAM
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number > 0 or {AUTO_LAM!r}; got {text!r}") from None
+
+
+def fixed_lam(args: argparse.Namespace, why: str) -> float:
+    """The one λ a command runs at: ``--lam``'s number, or ``DEFAULT_LAM``; ``--lam auto`` fails, saying ``why``."""
+    if args.lam == AUTO_LAM:
+        fail(f"--lam auto chooses λ under the private test of a target in R² or accuracy; {why}")
+    return DEFAULT_LAM if args.lam is None else float(args.lam)
 
 
 def _any_preparation(choices: Mapping[str, Sequence[str]]) -> list[str]:
@@ -298,7 +315,13 @@ DATA = Group(
 ALGORITHM = Group(
     "algorithm (docs/mathematics.md; defaults: the paper's settings with the calibration that paid least)",
     (
-        option("--lam", f"regularisation λ > 0 (default: {DEFAULT_LAM})", type=float, default=DEFAULT_LAM, metavar="λ"),
+        option(
+            "--lam",
+            f"regularisation λ > 0, or '{AUTO_LAM}': chosen privately, under the accuracy test, from a public grid (run, "
+            f"with a target in R² or accuracy) (default: {AUTO_LAM} with such a target, else {DEFAULT_LAM})",
+            type=lam_value,
+            metavar="λ|auto",
+        ),
         option(
             "--radius",
             "a public bound R ≤ M on ‖θ‖, from domain knowledge, never from this data; the feasible set, "

@@ -97,10 +97,11 @@ def _synthetic(
     provenance: str,
     columns: Sequence[str],
     table: Callable[[], pd.DataFrame],
+    target_range: tuple[float, float] = (-1.0, 1.0),
     **options: Any,
 ) -> _Recipe:
     """A synthetic set: ``SYNTHETIC_ROWS`` rows of ``columns`` generated from public parameters, prepared as the paper's."""
-    info = DatasetInfo(name, task, title, description, provenance, n=SYNTHETIC_ROWS, p=len(columns), public=True)
+    info = DatasetInfo(name, task, title, description, provenance, SYNTHETIC_ROWS, len(columns), True, target_range)
     return _Recipe(info, table, {"task": task, **options, **_PAPER_PREPARATION})
 
 
@@ -146,6 +147,7 @@ _RECIPES = {
         target=synthetic.BUZZ_TARGET,
         log1p_columns=synthetic.BUZZ_COLUMNS,
         log1p_target=True,
+        target_range=(0.0, 1.0),
     ),
     "synthetic-intrusion": _synthetic(
         name="synthetic-intrusion",

@@ -144,6 +144,9 @@ class DatasetInfo:
     p : feature columns.
     public : generated from public parameters (preparing it reads nothing private: free, no
         noise); ``False`` for a real table, prepared privately like an upload.
+    target_range : the public range of the prepared ridge target, [−1, 1] unless the preparation puts it in a
+        narrower one (log(1 + y) over its largest value lies in [0, 1]); an R² target clips predictions to it
+        (docs/mathematics.md#a-target-in-the-units-people-read).
     """
 
     name: str
@@ -154,6 +157,7 @@ class DatasetInfo:
     n: int
     p: int
     public: bool = False
+    target_range: tuple[float, float] = (-1.0, 1.0)
 
 
 @dataclass(frozen=True)

@@ -307,7 +307,6 @@ BAD_OPTIONS = [
     (["sweep", "--csv", "table.csv", "--target", "y", "--budget", "0"], "budget must be a finite number > 0"),
     (["sweep", "--dataset", "synthetic-buzz", "--noise-seed", "1"], "generated from public parameters, no noise"),
     (["sweep", "--dataset", "breast-cancer", "--generator", "covariance"], "ridge"),
-    (["run", "--dataset", "diabetes"], "--alpha"),
     (["run", "--dataset", "diabetes", "--alpha", "0"], "alpha"),
     (["run", "--dataset", "diabetes", "--alpha", "0.1", "--seed", "-1"], "--seed must be at least 0"),
     (["run", "--dataset", "diabetes", "--alpha", "0.1", "--eps-min", "2", "--eps-max", "1"], "eps_min"),
