@@ -60,22 +60,20 @@ class Trace:
 
 @dataclass(frozen=True)
 class SamplerReport:
-    """How a sampling method drew its hypothesis (the Gibbs posterior, docs/mathematics.md#the-gibbs-posterior).
+    """How a sampling method drew its hypothesis (the Gibbs posterior, docs/mathematics.md#the-gibbs-posterior): public
+    numbers only, fixed before the run reads the data.
 
-    ``beta`` is the posterior's inverse temperature; ``acceptance_rate`` the share of
-    proposals kept (rejection on C for ridge, the certified sampler's rejection steps for
-    logistic); ``failure_bound`` a bound on P(R > α) for the released hypothesis; ``steps`` the
-    proposals (ridge) or the proximal sampler's steps (logistic; 1 for exact rejection);
-    ``tv_bound`` the proven bound on the sampler's total-variation distance from the posterior,
-    fixed before the run (0 for ridge's exact sampling). Acceptance rate and steps read the
-    data: evaluation only.
+    ``beta`` is the posterior's inverse temperature; ``radius`` the ball the ridge posterior is kept on (∞ for
+    logistic); ``failure_bound`` a bound on P(R > α) for the released hypothesis; ``tv_bound`` the proven bound on
+    the sampler's total-variation distance from the posterior (0 for ridge's exact sampling); ``spacing`` the
+    lattice the release lies on (docs/mathematics.md#the-gibbs-posterior-on-a-lattice).
     """
 
     beta: float
-    acceptance_rate: float
+    radius: float
     failure_bound: float
-    steps: int
     tv_bound: float
+    spacing: float
 
 
 @dataclass(frozen=True)

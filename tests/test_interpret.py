@@ -299,14 +299,13 @@ def test_ranking_sentence_names_delta_of_gaussian_runs(ridge_problem):
     assert "ex-post (ε, δ) guarantees with δ = 10⁻⁶" in sentence
 
 
-def test_a_gibbs_run_whose_accuracy_reads_the_data_says_so():
-    """A radius below 1/√(2λ) leaves the Gibbs posterior only γ/P(C): the sentence must not promise accuracy."""
+def test_a_gibbs_run_whose_radius_leaves_no_accuracy_bound_is_refused():
+    """A radius below M/2 leaves the Gibbs posterior no accuracy bound known in advance: no run, no sentence that
+    could promise one (the refusal reads no data)."""
     X, y = make_ridge_data(3, 400, 4)
     problem = RidgeProblem(X, y, 0.01, radius=0.5 * RidgeProblem(X, y, 0.01).unconstrained_norm)
-    runs = run_trials(problem, [0.05], 0.1, ["gibbs"], 2, 0)
-    assert set(runs["calibration"]) == {"chi-square/P(C)"}
-    sentence = plain_sentence(summarise_runs(runs).iloc[0])
-    assert "γ/P(C)" in sentence and "known spread" not in sentence
+    with pytest.raises(AccFirstError, match="above M/2"):
+        run_trials(problem, [0.05], 0.1, ["gibbs"], 2, 0)
 
 
 def test_what_every_epsilon_says_about_the_preparation():

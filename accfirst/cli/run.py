@@ -220,10 +220,11 @@ def _print_text(result: RunResult, target: Target, heldout: dict[str, float], se
     if result.sampler is not None:
         report = result.sampler
         print(
-            f"Gibbs posterior: β = {report.beta:.6g}, acceptance rate {report.acceptance_rate:.3g}, "
+            f"Gibbs posterior: β = {report.beta:.6g}, "
             f"P(R > α) {'≈' if result.calibration == APPROXIMATE_ACCURACY else '≤'} {report.failure_bound:.3g}"
             + (f", drawn within total variation {report.tv_bound:.3g} of the posterior" if report.tv_bound else "")
-            + " (the acceptance rate reads the data: evaluation only)"
+            + (f", on the ball ‖θ‖ ≤ {report.radius:.4g}" if math.isfinite(report.radius) else "")
+            + f", released on the lattice {report.spacing:.3g}·ℤ"
         )
 
 

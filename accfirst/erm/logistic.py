@@ -383,6 +383,12 @@ class LogisticProblem(Problem):
             f"{radius:g}"
         )
 
+    def reduce_rows(
+        self, statistic: Callable[[NDArray[np.float64]], Statistics], combine: Sequence[np.ufunc] | None = None
+    ) -> Statistics:
+        """A statistic of the rows y_i·x_i in one pass (``RowBlocks.reduce``): how a sampler evaluates its own sums."""
+        return self._rows.reduce(statistic, combine)
+
     def loss(self, theta: ArrayLike) -> float | NDArray[np.float64]:
         """L(θ); a (k, p) batch gives k losses in one pass over the data."""
         thetas, single = self._as_thetas(theta)

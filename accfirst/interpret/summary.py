@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from accfirst.erm.gibbs import APPROXIMATE_ACCURACY, DATA_DEPENDENT_ACCURACY
+from accfirst.erm.gibbs import APPROXIMATE_ACCURACY
 from accfirst.erm.problem import Problem
 from accfirst.errors import AccFirstError
 from accfirst.interpret.epsilon import (
@@ -49,7 +49,6 @@ SUMMARY_COLUMNS = (
     "gamma",
     "delta",
     "approximate",
-    "data_dependent_accuracy",
     "kappa",
     "median_eps_scale",
     "no_signals",
@@ -72,8 +71,7 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
     Returns a frame with ``SUMMARY_COLUMNS``; posterior columns are the docs/mathematics.md#setting-and-notation bound
     for a 1% and a 50% prior at the median ε; ``delta`` is the largest δ of the method's
     runs (0 for pure ε); ``approximate`` is true when the accuracy guarantee is approximate
-    (the logistic Gibbs posterior's Laplace approximation); ``data_dependent_accuracy`` when
-    a public radius left the Gibbs posterior only the bound γ/P(C), which reads the data;
+    (the logistic Gibbs posterior's Laplace approximation);
     ``eps_prep`` and ``prep_mode`` say what the rows' preparation cost and how it was done
     (docs/mathematics.md#preparing-the-data-privately: ``median_eps`` includes a private preparation;
     ``preparation_label`` tags it).
@@ -120,8 +118,6 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
                 "delta": float(runs["delta"].max()) if "delta" in runs.columns else 0.0,
                 "approximate": "calibration" in runs.columns
                 and bool((runs["calibration"] == APPROXIMATE_ACCURACY).any()),
-                "data_dependent_accuracy": "calibration" in runs.columns
-                and bool((runs["calibration"] == DATA_DEPENDENT_ACCURACY).any()),
                 "kappa": float(kappas[runs.index].iloc[0]),
                 "median_eps_scale": float(runs["eps_scale"].median()) if relative else 0.0,
                 "no_signals": int(runs["alpha"].isna().sum()) if relative else 0,

@@ -15,7 +15,8 @@ from streamlit.testing.v1 import AppTest
 
 from accfirst import RidgeProblem
 from accfirst.datasets import load_builtin
-from accfirst.erm.gibbs import gibbs_epsilon, gibbs_lipschitz, ridge_beta
+from accfirst.erm.gibbs import ridge_plan
+from accfirst.erm.gibbs_privacy import gibbs_epsilon, ridge_gradient_gap
 from accfirst.interpret import format_epsilon
 from accfirst.teaching import RandomizedResponse, max_error_threshold, parse_room_code
 from tests.app.page_text import error_message, link_notice
@@ -169,19 +170,22 @@ def test_gibbs_page_numbers_are_the_packages() -> None:
     assert_clean(at)
     data = load_builtin("synthetic-buzz")
     problem = RidgeProblem(data.X_train, data.y_train, 0.005)
-    beta, _ = ridge_beta(problem, 0.05, 0.1)
+    plan = ridge_plan(problem, 0.05, 0.1, 1e-6)
     shown = metrics(at)
-    assert shown["Accuracy-first β"] == f"{beta:.4g}"
-    expected = gibbs_epsilon(beta, problem.n, 0.005, gibbs_lipschitz(problem), 1e-6)
+    assert shown["Accuracy-first β"] == f"{plan.sampler.beta:.4g}"
+    assert shown["A run's ε (δ = 10⁻⁶)"] == format_epsilon(plan.epsilon)
+    gap = ridge_gradient_gap(problem.p, plan.sampler.radius)
+    expected = gibbs_epsilon(plan.sampler.beta, problem.n, 0.005, gap, 1e-6)
     assert shown["ε, derived form (δ = 10⁻⁶)"] == format_epsilon(expected)
-    assert any("fell in C" in c.value for c in at.caption)
+    assert any("fine lattice" in c.value for c in at.caption)
+    assert not any("fell in C" in c.value or "accepted" in c.value for c in at.caption)
 
 
 def test_gibbs_page_on_logistic_data_shows_the_certified_sampler() -> None:
     at = open_page("learn_gibbs", ds="breast-cancer")
     assert_clean(at)
     assert len(at.get("plotly_chart")) == 3
-    assert any("exact rejection" in c.value and "1% of its δ" in c.value for c in at.caption)
+    assert any("exact draws" in c.value and "1% of its δ" in c.value for c in at.caption)
     assert not any("10⁻⁸" in c.value or "R̂" in c.value for c in at.caption)
     refused = open_page("learn_gibbs", ds="breast-cancer", delta="0")
     assert any("no pure-ε guarantee" in e.value for e in refused.error)
