@@ -79,8 +79,8 @@ def test_bad_settings_fail_before_any_work(kwargs, message, ridge_problem) -> No
 
 
 def test_defaults_and_the_papers_configuration(ridge_problem) -> None:
-    """The defaults chosen by measurement (README, "Calibration", "A bound on the model's size"); paper() is the
-    authors' setup, on their radius M."""
+    """The defaults chosen by measurement (docs/benchmarks.md#calibration,
+    docs/benchmarks.md#a-bound-on-the-models-size); paper() is the authors' setup, on their radius M."""
     assert (SearchOptions().T, SearchOptions().calibration, SearchOptions().radius_mode) == (
         100,
         "exact-paper-opt",
