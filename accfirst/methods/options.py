@@ -75,11 +75,11 @@ class SearchOptions:
     ----------
     T : privacy levels on the noise-reduction grid, ≥ 2 (default 100: with the default
         calibration it paid 12% less total ε than the paper's 1000 on the built-in data, with
-        no fallbacks; README, "Calibration").
+        no fallbacks; docs/benchmarks.md#calibration).
     generator : "covariance", "output", or ``None`` for the paper's pairing.
     calibration : the InteractiveAboveThreshold calibration (docs/mathematics.md#interactiveabovethreshold,
     docs/mathematics.md#exact-calibrations); the default
-        "exact-paper-opt" paid the least total ε on the built-in data (README, "Calibration").
+        "exact-paper-opt" paid the least total ε on the built-in data (docs/benchmarks.md#calibration).
         ``SearchOptions.paper()`` is the authors' configuration.
     eps_min, eps_max : ends of the ε grid; ``None`` for the paper's 1/n and 4E (docs/mathematics.md#the-epsilon-grid).
     spacing : "geometric" (the paper's) or "linear".
@@ -88,9 +88,9 @@ class SearchOptions:
         record δ = 0) and of the Gibbs posterior (docs/mathematics.md#the-gibbs-posterior; 0 asks it for pure ε, ridge
         only).
     radius_mode : the radius of the feasible set a method that uses one runs on (``RADIUS_MODES``;
-        default "private": it paid the least total ε on the built-in data, README, "A bound on the
-        model's size"): "none" runs on the problem's own (M, or a public radius stated when it was
-        built, docs/mathematics.md#a-public-norm-bound);
+        default "private": it paid the least total ε on the built-in data,
+        docs/benchmarks.md#a-bound-on-the-models-size): "none" runs on the problem's own (M, or a
+        public radius stated when it was built, docs/mathematics.md#a-public-norm-bound);
         "free" on the free radius R₀ (M/2 for ridge, ≈ 0.448·M for logistic: it holds for every
         dataset and reads none, docs/mathematics.md#the-free-radius), or the public radius if that is smaller;
         "private" releases a tighter radius below that ceiling with a small part of the budget

@@ -33,22 +33,24 @@ from accfirst.accounting.filters import SplitBudget, ZCDPFilter, zcdp_budget
 
 ALPHA, BETA = 0.1, 0.05
 BORDERLINE = 3000  # counts per arm in the coverage test
+# Counts in the check that it fails for a constant too small: with 0.4, 1,880 of 3,000 certified counts were
+# outside α (63%, against the check's 6.5%); on 500 counts 319 were, against a threshold of 45.
+POWER_COUNTS = 500
 
 
-def borderline_counts(rng: np.random.Generator, cap: float) -> np.ndarray:
+def borderline_counts(rng: np.random.Generator, cap: float, size: int) -> np.ndarray:
     """Counts from just below the smallest certifiable one up to 30× it: most certify near the boundary."""
     smallest = certification_constant(BETA, NR_LEVELS) * (1 + 1 / ALPHA) / math.sqrt(2 * cap)
-    return smallest * np.exp(rng.uniform(math.log(0.7), math.log(30), BORDERLINE))
+    return smallest * np.exp(rng.uniform(math.log(0.7), math.log(30), size))
 
 
-def coverage(method: str, seed: int) -> tuple[int, int]:
-    """(certified, certified outside α) over ``BORDERLINE`` counts in a budget too large to run out."""
+def coverage(method: str, seed: int, size: int = BORDERLINE) -> tuple[int, int]:
+    """(certified, certified outside α) over ``size`` counts in a budget too large to run out."""
     budget = ZCDPFilter(1000.0, 1e-6)
     cap = 1e-4
-    frame = filtered_counts(
-        budget, borderline_counts(np.random.default_rng(seed), cap * budget.budget), ALPHA, method, BETA, cap, rng=seed
-    )
-    assert len(frame) == BORDERLINE and not (frame["status"] == "refused").any()
+    counts = borderline_counts(np.random.default_rng(seed), cap * budget.budget, size)
+    frame = filtered_counts(budget, counts, ALPHA, method, BETA, cap, rng=seed)
+    assert len(frame) == size and not (frame["status"] == "refused").any()
     certified = frame[frame["certified"]]
     return len(certified), int((~certified["within"]).sum())
 
@@ -62,8 +64,10 @@ def test_certified_counts_are_within_alpha_with_probability_at_least_1_minus_bet
 
 
 def test_coverage_check_catches_a_certification_constant_that_is_too_small(monkeypatch) -> None:
+    """The check on POWER_COUNTS counts (a sixth of the coverage test's: the same check on more counts of the same
+    rate fails more surely) fails for the constant 0.4 instead of about 3.2."""
     monkeypatch.setattr(counts_module, "certification_constant", lambda beta, levels: 0.4)
-    certified, outside = coverage("nr", 12)
+    certified, outside = coverage("nr", 12, POWER_COUNTS)
     assert outside > stats.binom.ppf(1 - 1e-4, certified, BETA)
 
 
