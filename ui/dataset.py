@@ -1,6 +1,6 @@
 """The shared sidebar: which data, prepared how, and λ — and what a page runs on.
 
-``app.py`` calls ``dataset_sidebar()`` on every run, before the page; pages call
+``app.py``'s frame calls ``dataset_sidebar()`` on every run, before the page; pages call
 ``selection()`` (or ``require_selection()``) to get a ``Selection``: the prepared
 data, λ, the cached problem and a ``DatasetSpec`` for the reproduction snippet.
 
@@ -56,16 +56,6 @@ PROBLEM_KEY = "ui.selection_problem"
 # One secret per server process: the built-in real tables are prepared privately with its noise, so every worker
 # process builds the same arrays while nobody outside the server can know the noise. Never shown, never in a link.
 SERVER_NOISE = SecretSeed.draw()
-# Streamlit refuses a file over server.maxUploadSize in the browser and says why only in a hover
-# tooltip (a visually hidden role="alert" text in the file's chip): show that text under the chip.
-REFUSED_FILE_CSS = """<style>
-[data-testid="stFileChip"][aria-invalid="true"] { flex-wrap: wrap; }
-[data-testid="stFileChip"][aria-invalid="true"] [role="alert"] {
-  position: static !important; width: 100% !important; height: auto !important; margin: 0.25rem 0 0 0 !important;
-  clip: auto !important; clip-path: none !important; overflow: visible !important; white-space: normal !important;
-  color: #b42318; font-size: 0.85rem;
-}
-</style>"""
 
 
 def _dataset_label(key: str) -> str:
@@ -220,12 +210,11 @@ def require_selection() -> Selection:
     return chosen
 
 
-def dataset_sidebar() -> Selection | None:
-    """Draw the shared sidebar (dataset, upload flow, λ) and remember the selection for the page."""
+def dataset_sidebar(sidebar: Any) -> Selection | None:
+    """Draw the shared sidebar (dataset, upload flow, λ) in ``sidebar`` and remember the selection for the page."""
     st.session_state[STATE_KEY] = None
     st.session_state[PROBLEM_KEY] = None
     restore_from_url(SHARED_SETTINGS)
-    sidebar = st.sidebar
     sidebar.header("Data")
     name = DATASET.widget(sidebar)
     lam = float(LAMBDA.widget(sidebar))
@@ -293,7 +282,6 @@ def _digest(data: bytes) -> str:
 
 def _upload_flow(sidebar: Any, lam: float, radius: float | None) -> Selection | None:
     """File → table → declared metadata and preparation choices → ``PreparedData``; errors shown next to the controls."""
-    st.html(REFUSED_FILE_CSS)
     uploaded = sidebar.file_uploader(
         f"CSV or Parquet file (up to {MAX_UPLOAD_MB} MB)",
         type=UPLOAD_TYPES,

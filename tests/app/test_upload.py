@@ -271,3 +271,18 @@ def test_two_server_processes_prepare_a_real_table_with_different_noise():
         for _ in range(2)
     ]
     assert sums[0] != sums[1]
+
+
+def test_an_upload_and_its_choices_survive_a_visit_to_the_learn_pages():
+    """The Data sidebar is hidden there, not dropped (Streamlit forgets a file uploader a run does not draw): the
+    file, its preparation choices and its release are the same on return."""
+    content = spending_csv()
+    at = uploaded(content)
+    at.number_input(key=key(content, "prep_epsilon")).set_value(2.0).run()
+    first, numbers = prepared(at), headline(at)
+    at.switch_page("pages/learn_laplace.py").run()
+    assert not at.exception
+    at.switch_page("pages/explorer.py").run()
+    assert_clean(at)
+    assert prepared(at) is first and first.prep_epsilon == pytest.approx(2.0)
+    assert headline(at) == numbers

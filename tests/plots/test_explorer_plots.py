@@ -172,6 +172,21 @@ def test_test_quality_one_panel_per_metric():
     assert len(fig.data) == 2
     np.testing.assert_allclose(np.asarray(fig.data[1].x, dtype=float), [0.01, 0.02])
     assert [a.text for a in fig.layout.annotations][:2] == ["R² (↑ better)", "MSE (↓ better)"]
+    # Stacked, not side by side: the panels' titles cannot overlap at phone width, and each panel spans the width.
+    upper, lower = fig.layout.yaxis.domain, fig.layout.yaxis2.domain
+    assert lower[1] < upper[0] and fig.layout.xaxis.domain == fig.layout.xaxis2.domain == (0.0, 1.0)
+    # Values are written outside the bars with room for them: none is cut off.
+    for trace, axis in ((fig.data[0], fig.layout.xaxis), (fig.data[1], fig.layout.xaxis2)):
+        assert trace.textposition == "outside" and trace.cliponaxis is False
+        assert axis.range[1] >= 1.25 * max(trace.x)
+
+
+def test_test_quality_writes_large_values_out():
+    quality = pd.DataFrame(
+        {"model": ["θ*", "NR"], "method": ["nonprivate", "nr"], "metric": ["rmse"] * 2, "value": [3358.2, -0.5]}
+    )
+    (bars,) = figure_test_quality(quality).data
+    assert list(bars.text) == ["3,358", "-0.5"]
 
 
 def test_missing_columns_are_reported():
