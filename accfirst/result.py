@@ -91,7 +91,8 @@ class RunResult:
     risk bound of a relative target, docs/mathematics.md#a-relative-accuracy-target), ``eps_test`` (the private accuracy
     test) and ``eps_hypothesis`` (generating the released model). ``noise`` names the noise of the hypothesis generator
     ("laplace" or "gaussian"); ``delta`` is the δ of an (ε, δ)-ex-post guarantee (the preparation's δ included), 0 for
-    pure ex-post privacy. ``prep_mode`` says how the rows were prepared (``Problem.prep_mode``): after an "evaluation"
+    pure ex-post privacy, and ``delta_prep`` the part of it that preparing the rows added (shared by every run on the
+    table, like ``eps_prep``: a run with ``delta == delta_prep`` adds no δ of its own). ``prep_mode`` says how the rows were prepared (``Problem.prep_mode``): after an "evaluation"
     preparation, which read the data without noise, no ε covers the preparation and every figure excludes it. ``kappa``
     is the relative target (NaN for an absolute α), ``scale`` the released lower bound on R(0) that turned κ into α (NaN
     otherwise), and ``r0`` the true R(0) = L(0) − L(θ*) (evaluation only, like ``excess_risk``). ``norm_bound`` is the
@@ -123,6 +124,7 @@ class RunResult:
     delta: float = 0.0
     sampler: SamplerReport | None = field(default=None, repr=False)
     eps_prep: float = 0.0
+    delta_prep: float = 0.0
     prep_mode: str = "given"
     eps_radius: float = 0.0
     eps_scale: float = 0.0

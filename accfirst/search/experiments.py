@@ -34,6 +34,7 @@ COLUMNS = (
     "calibration",
     "noise",
     "delta",
+    "delta_prep",
     "alpha",
     "kappa",
     "scale",
