@@ -145,6 +145,53 @@ def format_delta(delta: float) -> str:
     return power if mantissa == 1 else f"{mantissa:g} × {power}"
 
 
+def guarantee_text(own_delta: float, prep_delta: float = 0.0) -> str:
+    """What kind of promise an ε is, by where its δ comes from (the one source of every sentence about δ).
+
+    "a pure ε"; "an (ε, δ) guarantee with δ = 10⁻⁶ from preparing the data"; "an (ε, δ) guarantee with δ = 10⁻⁶";
+    "an (ε, δ) guarantee with δ = 2 × 10⁻⁶ (10⁻⁶ of its own, 10⁻⁶ from preparing the data)".
+
+    Parameters
+    ----------
+    own_delta : the δ the method's own mechanisms add (Gaussian noise, the Gibbs posterior), 0 for pure ε.
+    prep_delta : the δ of the table's private preparation, shared by every run on it
+        (docs/mathematics.md#preparing-the-data-privately).
+    """
+    if own_delta <= 0 and prep_delta <= 0:
+        return "a pure ε"
+    if own_delta <= 0:
+        return f"an (ε, δ) guarantee with δ = {format_delta(prep_delta)} from preparing the data"
+    total = f"an (ε, δ) guarantee with δ = {format_delta(min(own_delta + prep_delta, 1.0))}"
+    if prep_delta <= 0:
+        return total
+    return f"{total} ({format_delta(own_delta)} of its own, {format_delta(prep_delta)} from preparing the data)"
+
+
+def delta_sentence(own_delta: float, prep_delta: float = 0.0) -> str:
+    """One sentence on what a figure's δ means (``guarantee_text``), or ``""`` for a pure ε.
+
+    A δ that only the preparation adds is the same for every method on the table: the methods compare as pure ε
+    figures would. A δ of the method's own is a weaker kind of promise than a pure ε.
+    """
+    if own_delta <= 0 and prep_delta <= 0:
+        return ""
+    what = guarantee_text(own_delta, prep_delta)
+    if own_delta <= 0:
+        return (
+            f"{what[:1].upper()}{what[1:]}: every method on this table shares that δ, so they compare as pure ε "
+            "figures would."
+        )
+    return (
+        f"{what[:1].upper()}{what[1:]}: the bound may fail with probability up to δ, a weaker promise than a pure ε, "
+        "so compare it with the other methods with care."
+    )
+
+
+def own_delta(row: Mapping[str, Any]) -> float:
+    """The δ a summary row's (or a run's) method added itself: its ``delta`` less its preparation's ``delta_prep``."""
+    return max(float(row.get("delta", 0.0)) - float(row.get("delta_prep", 0.0)), 0.0)
+
+
 def format_probability(p: float) -> str:
     """A probability as a percentage that never rounds a bound below 1 up to "100%"."""
     value = float(p)
@@ -343,6 +390,7 @@ SUMMARY_COLUMNS = (
     "alpha",
     "gamma",
     "delta",
+    "delta_prep",
     "approximate",
     "data_dependent_accuracy",
     "kappa",
@@ -365,7 +413,7 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
 
     Returns a frame with ``SUMMARY_COLUMNS``; posterior columns are the docs/mathematics.md#setting-and-notation bound
     for a 1% and a 50% prior at the median ε; ``delta`` is the largest δ of the method's
-    runs (0 for pure ε); ``approximate`` is true when the accuracy guarantee is approximate
+    runs (0 for pure ε) and ``delta_prep`` the part of it the rows' preparation added (``own_delta``); ``approximate`` is true when the accuracy guarantee is approximate
     (the logistic Gibbs posterior's Laplace approximation); ``data_dependent_accuracy`` when
     a public radius left the Gibbs posterior only the bound γ/P(C), which reads the data;
     ``eps_prep`` and ``prep_mode`` say what the rows' preparation cost and how it was done
@@ -409,6 +457,7 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
                 "alpha": float(runs["alpha"].median()) if relative else float(runs["alpha"].iloc[0]),
                 "gamma": float(runs["gamma"].iloc[0]),
                 "delta": float(runs["delta"].max()) if "delta" in runs.columns else 0.0,
+                "delta_prep": float(runs["delta_prep"].max()) if "delta_prep" in runs.columns else 0.0,
                 "approximate": "calibration" in runs.columns
                 and bool((runs["calibration"] == APPROXIMATE_ACCURACY).any()),
                 "data_dependent_accuracy": "calibration" in runs.columns
@@ -461,12 +510,8 @@ def plain_sentence(summary: pd.Series | dict[str, Any]) -> str:
                 f" In {fallbacks} of {trials} {runs} no private model passed the test and the exact, "
                 "non-private model was released (ε = ∞)."
             )
-    delta = float(row.get("delta", 0.0))
-    if delta > 0:
-        sentence += (
-            f" This is an (ε, δ) guarantee with δ = {format_delta(delta)}: the bound may fail with probability "
-            "up to δ, a weaker promise than a pure ε, so compare it with the other methods with care."
-        )
+    if words := delta_sentence(own_delta(row), float(row.get("delta_prep", 0.0))):
+        sentence += " " + words
     method = METHODS.get(str(row["method"]))
     return sentence if method is None else sentence + method.summary_note(row)
 
@@ -537,9 +582,8 @@ def relative_sentence(row: dict[str, Any], label: str, kappa: float, trials: int
         )
     if no_signals:
         sentence += f" In {no_signals} of {trials} {runs} the data showed no signal a private model could keep."
-    delta = float(row.get("delta", 0.0))
-    if 0 < delta < 1:
-        sentence += f" An (ε, δ) guarantee with δ = {format_delta(delta)}."
+    if words := delta_sentence(own_delta(row), float(row.get("delta_prep", 0.0))):
+        sentence += " " + words
     method = METHODS.get(str(row["method"]))
     return sentence if method is None else sentence + method.summary_note(row)
 
@@ -645,10 +689,12 @@ def ranking_sentence(summary: pd.DataFrame) -> str:
     docs/mathematics.md#what-a-run-reports, docs/mathematics.md#the-gibbs-posterior. The methods are ranked by median ε
     (fallbacks count as ∞, so a method that fell back in half its runs ranks last); the first is compared with the
     second ("Noise reduction paid 76% less privacy than doubling for the same accuracy target"). Medians equal to 3
-    significant digits are a tie. An (ε, δ) figure among the ranked methods (Gaussian noise) names its δ. A Gibbs
-    posterior with δ > 0 is named with its δ but not ranked: an (ε, δ) guarantee fixed in advance is a different promise
-    (with δ = 0 it is a pure ε and ranked); nor is a method whose every run at a relative target showed no signal (it
-    learnt nothing). Empty when there is nothing to compare.
+    significant digits are a tie. A method's own δ (``own_delta``: Gaussian noise, the Gibbs posterior) is what makes
+    its figure a different kind of promise; the δ a private preparation adds is shared by every method on the table and
+    is said once (``delta_sentence``). An (ε, δ) figure among the ranked methods (Gaussian noise) names its δ. A Gibbs
+    posterior with a δ of its own is named with it but not ranked: an (ε, δ) guarantee fixed in advance is a different
+    promise (with δ = 0 it is ranked); nor is a method whose every run at a relative target showed no signal (it learnt
+    nothing). Empty when there is nothing to compare.
 
     Parameters
     ----------
@@ -658,7 +704,9 @@ def ranking_sentence(summary: pd.DataFrame) -> str:
         return ""
     order = summary["median_eps"].astype(float).rank(method="first")
     fixed = summary["method"].map(lambda key: key in METHODS and METHODS[key].fixed_epsilon).astype(bool)
-    different = fixed & (summary["delta"].astype(float) > 0)
+    own = summary.apply(own_delta, axis=1).astype(float) if len(summary) else summary["delta"].astype(float)
+    prep = float(summary["delta_prep"].max()) if "delta_prep" in summary.columns else 0.0
+    different = fixed & (own > 0)
     # A method whose every run at a relative target showed no signal learnt nothing to rank.
     silent = summary["no_signals"] >= summary["trials"] if "no_signals" in summary.columns else different & False
     apart = different | silent
@@ -701,15 +749,21 @@ def ranking_sentence(summary: pd.DataFrame) -> str:
                     f"{_capitalised(_sentence_name(row))} promises the target only on average, the others with "
                     "probability 1 − γ."
                 )
-        delta = float(ranked["delta"].max())
-        if delta > 0 and (ranked["delta"].astype(float) == 0).any():
-            parts.append(f"Figures with δ = {format_delta(delta)} are (ε, δ) guarantees; the others are pure ε.")
+        delta = float(own[ranked.index].max())
+        if delta > 0 and (own[ranked.index] == 0).any():
+            others = "the others are pure ε" if prep == 0 else "the others add none of their own"
+            parts.append(f"Figures with δ = {format_delta(delta)} are (ε, δ) guarantees; {others}.")
         elif delta > 0:
-            parts.append(f"These are ex-post (ε, δ) guarantees with δ = {format_delta(delta)}.")
+            split = (
+                f" ({format_delta(delta)} of their own, {format_delta(prep)} from preparing the data)" if prep else ""
+            )
+            parts.append(f"These are ex-post (ε, δ) guarantees with δ = {format_delta(delta + prep)}{split}.")
+    if prep > 0 and not (len(ranked) >= 2 and (own[ranked.index] > 0).all()):
+        parts.append(delta_sentence(0.0, prep))
     for _, row in summary.loc[different & ~silent].iterrows():
         parts.append(
             f"The {row['label']} (ε = {format_epsilon(row['median_eps'])}, δ = {format_delta(row['delta'])}) is not "
-            "ranked: its (ε, δ) guarantee is a different promise from a pure ε."
+            "ranked: the δ of its own makes its (ε, δ) guarantee a different promise from the others'."
         )
     if silent.all():
         parts.append("No method learnt anything: in every run the data showed no signal a private model could keep.")

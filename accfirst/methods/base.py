@@ -101,6 +101,10 @@ class Method(ABC):
         """
         return ""
 
+    def delta_refusal(self, task: str, delta: float) -> str | None:
+        """Why it cannot run on a ``task`` ("ridge", "logistic") problem with δ = ``delta`` (``None``: it can)."""
+        return None
+
     def check(self, options: SearchOptions) -> None:
         """Raise ``AccFirstError`` if this method cannot run with ``options``."""
         if self.noises and options.noise not in self.noises:

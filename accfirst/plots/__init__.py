@@ -40,15 +40,16 @@ SUBTITLE_CHARACTERS = 52
 def method_label(method: str, rows: pd.DataFrame | None = None) -> str:
     """The display name of a method key ("nr" → "Noise reduction").
 
-    Given the method's ``rows`` of a results frame, a δ > 0 is named with it ("Gibbs
+    Given the method's ``rows`` of a results frame, a δ of the method's own is named with it ("Gibbs
     posterior (δ = 10⁻⁶)", the largest δ of the rows), so that an (ε, δ) guarantee is never
-    read as pure ε beside the other methods.
+    read as pure ε beside the other methods. The δ a private preparation adds to every run on the
+    table (``delta_prep``) is the same for every method: it is not a label's.
     """
     label = registry_label(method)
     if rows is not None and "delta" in rows.columns and len(rows):
-        delta = float(rows["delta"].max())
-        if delta > 0:
-            label += f" (δ = {format_delta(delta)})"
+        own = rows["delta"].astype(float) - (rows["delta_prep"].astype(float) if "delta_prep" in rows.columns else 0.0)
+        if float(own.max()) > 0:
+            label += f" (δ = {format_delta(float(rows['delta'].max()))})"
     return label
 
 

@@ -12,6 +12,8 @@ from dataclasses import replace
 import pytest
 
 import accfirst.snippet
+import ui.downloads
+import ui.headline
 import ui.runs
 from accfirst import SearchOptions
 from tests.app.test_explorer import SMALL, assert_clean, open_app
@@ -44,7 +46,9 @@ def click(at, label: str):
 def test_presets_set_every_widget_they_name(monkeypatch):
     every_trial = ui.runs.iter_trials
     # The presets ask for 20 trials on 80,000 rows; one shows the same widgets and the same sentence.
-    monkeypatch.setattr(ui.runs, "iter_trials", lambda chosen, request: every_trial(chosen, replace(request, trials=1)))
+    monkeypatch.setattr(
+        ui.headline, "iter_trials", lambda chosen, request: every_trial(chosen, replace(request, trials=1))
+    )
     at = open_app(**SMALL, alpha="0.3", cal="theorem", radius="1", methods="nr")
     assert_clean(at)
     click(at, "Classroom demo")
@@ -121,7 +125,7 @@ def test_a_radius_above_m_is_refused_with_a_clear_error():
 def test_a_binding_radius_is_noticed_and_reaches_the_settings_json(monkeypatch):
     records = []
     original = accfirst.snippet.settings_json
-    monkeypatch.setattr(accfirst.snippet, "settings_json", lambda s: records.append(original(s)) or records[-1])
+    monkeypatch.setattr(ui.downloads, "settings_json", lambda s: records.append(original(s)) or records[-1])
     at = open_app(**SMALL, radius="0.5")
     assert_clean(at)
     assert any("domain knowledge, never from this data" in w.value for w in at.warning)
