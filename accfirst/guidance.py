@@ -329,6 +329,12 @@ def explain(problem: Problem, summary: pd.DataFrame, method: str, gamma: float, 
     formula = problem.test_sensitivity_formula(bound, radius, n, problem.lam, alpha, clips)
     delta_r = problem.test_sensitivity_on(radius, n, problem.lam, alpha, clips)
     testing = testing_part(row)
+    if not math.isfinite(testing):
+        return (
+            f"No run of {method_label(method).lower()} halted: every one fell back and released the exact, non-private "
+            "model (ε = ∞), so there is no measured ε to predict from. A larger α, a larger λ, a larger ε_max or more "
+            "rows give a private model a chance to pass the test."
+        )
     if method == NoiseReduction.key:
         c = testing * alpha / delta_r  # the calibration's constant (at γ − β after a private radius)
         test_text = (

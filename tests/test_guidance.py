@@ -242,3 +242,12 @@ def test_the_smaller_share_prediction_matches_the_rerun(relative_runs):
     rerun = run_trials(problem, [], GAMMA, ["nr"], 5, 0, kappas=[0.5], **options.to_dict())
     measured = float(summarise_runs(rerun)["median_eps"].iloc[0])
     assert abs(predicted / measured - 1) <= 0.2, (predicted, measured)
+
+
+def test_when_every_run_fell_back_the_guidance_says_so_without_a_prediction(diabetes):
+    """No run halted: no measured part to scale (the sentence formatted NaN and the page showed an error)."""
+    _, problem = diabetes
+    summary = summary_frame(doubling=math.inf).assign(median_eps_test=math.nan, median_eps_hypothesis=math.nan)
+    advice = advise(problem, 0.05, GAMMA, SearchOptions(), summary)
+    assert advice is not None and advice.fixes == ()
+    assert advice.why.startswith("No run of doubling halted: every one fell back")
