@@ -15,6 +15,8 @@ import streamlit as st
 from accfirst.accounting.counts import compare_counts, summarise_counts
 from accfirst.accounting.filters import zcdp_budget
 from accfirst.interpret import format_delta
+from accfirst.methods.doubling import Doubling
+from accfirst.methods.nr import NoiseReduction
 from accfirst.methods.registry import method_label
 from accfirst.plots.counts import figure_counts_certified, figure_counts_errors, figure_counts_privacy
 from ui.cache import session_memo
@@ -138,7 +140,7 @@ for card, (method, row) in zip(cards, summary.iterrows(), strict=True):
             f"{row['not_certified']:,} tried but not certified (charged their cap). "
             f"Certified counts truly within α: **{share}** (promised ≥ {1 - beta:.0%}; evaluation only)."
         )
-nr, doubling = (int(summary.loc[m, "certified"]) for m in ("nr", "doubling"))
+nr, doubling = (int(summary.loc[m.key, "certified"]) for m in (NoiseReduction, Doubling))
 if doubling:
     st.info(f"Noise reduction certified {nr / doubling:.2g}× as many counts as doubling with the same budget.")
 

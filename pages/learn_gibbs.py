@@ -39,7 +39,7 @@ from ui.errors import call
 from ui.frame import ensure_frame
 from ui.settings import FloatSlider, IntSetting, delta_setting, failure_setting, restore_from_url, write_to_url
 
-SCOPE = "gibbs"
+SCOPE = "learn_gibbs"
 SAMPLES = 400
 # β*/16, β*/4 and β*: the cloud tightens by a factor 2 each time.
 BETA_STEPS = (1 / 16, 1 / 4, 1.0)

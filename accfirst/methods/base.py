@@ -70,6 +70,8 @@ class Method(ABC):
     #: Its display name ("Noise reduction") and how a sentence names it ("noise reduction").
     label: ClassVar[str]
     in_sentence: ClassVar[str]
+    #: A shorter name where room is scarce (a phone's table), or "" for ``in_sentence``.
+    short_label: ClassVar[str] = ""
     #: The colour every figure gives it (colour-blind-safe, distinct in greyscale).
     color: ClassVar[str]
     #: One of the paper's three methods: selected by default in the app and on the command line.
