@@ -28,6 +28,7 @@ from ui.errors import call, package_errors
 from ui.frame import ensure_frame
 from ui.noise import noise_seed, page_seed, repeatable_warning
 from ui.settings import Choice, failure_setting, restore_from_url, write_to_url
+from ui.text import EVALUATION_LABEL
 
 SCOPE = "counts"
 DERIVED = "derived; consistent with Rogers et al. 2023"
@@ -138,7 +139,7 @@ for card, (method, row) in zip(cards, summary.iterrows(), strict=True):
         st.markdown(
             f"{row['attempted']:,} of {len(counts):,} counts tried before {ended}; "
             f"{row['not_certified']:,} tried but not certified (charged their cap). "
-            f"Certified counts truly within α: **{share}** (promised ≥ {1 - beta:.0%}; evaluation only)."
+            f"Certified counts truly within α: **{share}** (promised ≥ {1 - beta:.0%}; {EVALUATION_LABEL})."
         )
 nr, doubling = (int(summary.loc[m.key, "certified"]) for m in (NoiseReduction, Doubling))
 if doubling:
@@ -154,7 +155,7 @@ st.caption(
     "Each count gets noisier-to-sharper releases until one is certified: a noisy value large enough, next to its "
     "noise, that it must be within α of the truth (except with probability β). Noise reduction refines one noisy "
     "value and pays only for the sharpest it used; doubling draws fresh values and pays for every one. True counts "
-    "and realised errors read the data: evaluation only, not private."
+    f"and realised errors read the data ({EVALUATION_LABEL})."
 )
 
 st.subheader("The cap κ: what it trades")

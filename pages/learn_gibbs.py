@@ -38,12 +38,12 @@ from ui.dataset import require_selection
 from ui.errors import call
 from ui.frame import ensure_frame
 from ui.settings import FloatSlider, IntSetting, delta_setting, failure_setting, restore_from_url, write_to_url
+from ui.text import EVALUATION_LABEL, EVALUATION_ONLY
 
 SCOPE = "learn_gibbs"
 SAMPLES = 400
 # β*/16, β*/4 and β*: the cloud tightens by a factor 2 each time.
 BETA_STEPS = (1 / 16, 1 / 4, 1.0)
-EVALUATION_ONLY = "reads the data: evaluation only, not private"
 
 ALPHA = FloatSlider(
     SCOPE, "alpha", "Accuracy you need: target excess risk α", 0.05, low=0.005, high=0.5, step=0.005, format="%.3f"
@@ -151,7 +151,7 @@ show_chart(figure_posterior_samples(samples, problem.theta_star, basis), "sample
 if ridge:
     st.caption(
         "Ridge: exp(−βnL) is the Gaussian N(θ*, (βnH)⁻¹), sampled exactly; the privacy proof needs θ in the ball C, "
-        f"so draws outside are rejected. Acceptance rates ({EVALUATION_ONLY}): " + "; ".join(notes) + "."
+        f"so draws outside are rejected. Acceptance rates ({EVALUATION_LABEL}): " + "; ".join(notes) + "."
     )
 else:
     st.caption(
@@ -160,7 +160,7 @@ else:
         "exact draws. Where too few would be kept (many features, small λ), the proximal sampler runs instead, for "
         "as many steps as a theorem needs to bring it within total variation γ_TV of the posterior. A sampler "
         "within γ_TV is (ε, δ_G + (e^ε + 1)γ_TV)-DP; a run spends 1% of its δ on γ_TV, so the δ it shows is the "
-        f"whole δ. How the draws were made ({EVALUATION_ONLY}): " + "; ".join(notes) + "."
+        f"whole δ. How the draws were made ({EVALUATION_LABEL}): " + "; ".join(notes) + "."
     )
 
 # ---------------------------------------------------------------- accuracy first

@@ -49,6 +49,7 @@ from ui.sweep_settings import (
     restore_settings,
     sweep_sidebar,
 )
+from ui.text import EVALUATION_LABEL
 
 # ---------------------------------------------------------------- controls
 ensure_frame()
@@ -129,7 +130,7 @@ with tabs[0]:
     )
 with tabs[1]:
     show_chart(fig2_excess_risk(results), "fig2")
-    st.caption("True excess risk of the released hypothesis (evaluation only: reads the data, not private).")
+    st.caption(f"True excess risk of the released hypothesis ({EVALUATION_LABEL}).")
 with tabs[2]:
     show_chart(fig3_breakdown(results), "fig3")
     st.caption(

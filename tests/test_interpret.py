@@ -11,6 +11,7 @@ import pytest
 
 from accfirst import AccFirstError, run_trials
 from accfirst.datasets import from_frame
+from accfirst.datasets.prepared import EXCLUDES_PREPARATION
 from accfirst.erm.logistic import LogisticProblem
 from accfirst.erm.ridge import RidgeProblem
 from accfirst.interpret import (
@@ -350,7 +351,7 @@ def test_a_gibbs_run_whose_accuracy_reads_the_data_says_so():
 
 def test_what_every_epsilon_says_about_the_preparation():
     assert preparation_label("private", 0.0881) == "includes preparing the data, ε = 0.0881"
-    assert preparation_label("evaluation", math.inf) == "excludes preparation (reads the data): evaluation only"
+    assert preparation_label("evaluation", math.inf) == EXCLUDES_PREPARATION
     assert preparation_label("public", 0.0) == preparation_label("given", 0.0) == ""
     shared = preparation_note("private", 0.0881, 1e-6, runs=60)
     assert shared == (
@@ -363,7 +364,7 @@ def test_what_every_epsilon_says_about_the_preparation():
     assert preparation_note("private", 11.7, 0.0).endswith("ε = 11.7, paid once for this table.")
     assert "ε = 0: every statistic was declared" in preparation_note("private", 0.0, 0.0, runs=3)
     assert "preparing them cost ε = 11.7 besides" in preparation_note("private", 11.7, 0.0, included=False)
-    assert "excludes preparation (reads the data): evaluation only" in preparation_note("evaluation", math.inf, 0.0)
+    assert EXCLUDES_PREPARATION in preparation_note("evaluation", math.inf, 0.0)
     assert "preparation is free" in preparation_note("public", 0.0, 0.0) and preparation_note("given", 0, 0) == ""
 
 

@@ -36,7 +36,7 @@ from ui.cache import session_memo
 from ui.docs import docs_link
 from ui.errors import package_errors
 from ui.settings import Choice, OptionalFloat, restore_from_url, write_to_url
-from ui.text import plain, short
+from ui.text import EVALUATION_ONLY, plain, short
 from ui.upload import choices_key, prepared_upload, upload_options
 
 UPLOAD = "upload"
@@ -352,8 +352,7 @@ def show_data_report(chosen: Selection, *, expanded: bool | None = None) -> None
             )
         if preparation.mode == EVALUATION_MODE:
             st.warning(
-                f"This preparation read the data without noise (evaluation only): every ε shown "
-                f"{EXCLUDES_PREPARATION}.",
+                f"Every ε shown {EXCLUDES_PREPARATION}.",
                 icon="ℹ️",
             )
             docs_link(st, "data", "which-steps-read-the-data")
@@ -377,8 +376,8 @@ def show_radius_notice(problem: Problem) -> None:
     if problem.radius is None or not problem.radius_binds:
         return
     st.info(
-        f"Evaluation only (reads the data): the unconstrained optimum has ‖θ‖ = {problem.unconstrained_norm:.4g}, "
-        f"outside the public bound R = {problem.radius:g}. θ* and every private model are the best inside that ball, "
-        "and the excess risk is measured against that θ*; a bound this tight costs accuracy on this data.",
+        f"The unconstrained optimum has ‖θ‖ = {problem.unconstrained_norm:.4g}, outside the public bound "
+        f"R = {problem.radius:g}. θ* and every private model are the best inside that ball, and the excess risk is "
+        f"measured against that θ*; a bound this tight costs accuracy on this data. {EVALUATION_ONLY}",
         icon="🔎",
     )

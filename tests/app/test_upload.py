@@ -189,7 +189,7 @@ def test_evaluation_only_labels_every_number():
     assert captions(at).count(EXCLUDES_PREPARATION) == 3  # under each card's ε
     warnings = [shown(w.value) for w in at.warning]
     assert any(EXCLUDES_PREPARATION in w and w.startswith("Every ε") for w in warnings)  # under the headline
-    assert any(EXCLUDES_PREPARATION in w and w.startswith("This preparation read the data") for w in warnings)
+    assert any(w == f"Every ε shown {EXCLUDES_PREPARATION}." for w in warnings)  # in the data report
     assert any(EXCLUDES_PREPARATION in shown(w.value) for w in at.sidebar.warning)
     for title, subtitle in subtitles(at).items():
         if title.startswith(("Ex-post ε", "Privacy spent")):

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from accfirst import run_one, run_trials, trial_rng
+from accfirst.datasets.prepared import EXCLUDES_PREPARATION
 from accfirst.plots.explorer import (
     EVALUATION_ONLY,
     breakdown_frame,
@@ -92,7 +93,7 @@ def test_a_private_preparation_is_a_part_of_every_bar_and_an_evaluation_only_one
     )
     for figure in (figure_breakdown(evaluation), figure_epsilon_distribution(evaluation)):
         subtitle = figure.layout.title.subtitle.text.replace("<br>", " ")
-        assert "excludes preparation (reads the data): evaluation only" in subtitle
+        assert EXCLUDES_PREPARATION in subtitle
     assert len(figure_breakdown(evaluation).data) == 2  # nothing charged, no preparing bar
 
 
