@@ -210,8 +210,11 @@ def require_selection() -> Selection:
     return chosen
 
 
-def dataset_sidebar(sidebar: Any) -> Selection | None:
-    """Draw the shared sidebar (dataset, upload flow, λ) in ``sidebar`` and remember the selection for the page."""
+def dataset_sidebar(sidebar: Any, *, linked: bool = True) -> Selection | None:
+    """Draw the shared sidebar (dataset, upload flow, λ) in ``sidebar`` and remember the selection for the page.
+
+    ``linked``: the settings go into the URL (not on a page that does not run on the data, whose links stay short).
+    """
     st.session_state[STATE_KEY] = None
     st.session_state[PROBLEM_KEY] = None
     restore_from_url(SHARED_SETTINGS)
@@ -221,7 +224,8 @@ def dataset_sidebar(sidebar: Any) -> Selection | None:
     radius_mode = RADIUS_MODE.widget(sidebar)
     docs_link(sidebar, "charts", "why-checking-accuracy-costs-privacy", label="Why a size bound saves privacy")
     radius = RADIUS.widget(sidebar)
-    write_to_url(SHARED_SETTINGS)
+    if linked:
+        write_to_url(SHARED_SETTINGS)
     chosen: Selection | None = None
     if radius is not None:
         sidebar.warning(

@@ -38,7 +38,8 @@ def draw_frame(page: str) -> None:
     """The app's CSS and the shared sidebar of the page ``page`` (its URL path): shown, or drawn hidden."""
     apply_style()
     worker_pool()  # on a fresh server, the workers start while this run loads its data
-    dataset_sidebar(st.sidebar if entry(page).data else st.sidebar.container(key=HIDDEN))
+    shown = entry(page).data
+    dataset_sidebar(st.sidebar if shown else st.sidebar.container(key=HIDDEN), linked=shown)
 
 
 @contextmanager
