@@ -5,7 +5,8 @@ the page. Every rule is local: nothing is fetched from another server.
 
 - On a phone Plotly's toolbar sits over the chart's title: below 640 px it is hidden (the charts
   keep their hover labels; zoom is a desktop affair).
-- A Markdown table (the docs pages) scrolls inside its own box instead of widening the page.
+- A Markdown table, or a paragraph with a formula too wide to wrap (the docs pages), scrolls inside its own box
+  instead of widening the page.
 - Streamlit refuses a file over ``server.maxUploadSize`` in the browser and says why only in a
   hover tooltip (a visually hidden ``role="alert"`` text in the file's chip): the text is shown
   under the chip.
@@ -26,6 +27,7 @@ APP_CSS = f"""<style>
   .js-plotly-plot .modebar-container {{ display: none !important; }}
 }}
 [data-testid="stMarkdownContainer"] table {{ display: block; max-width: 100%; overflow-x: auto; }}
+[data-testid="stMarkdownContainer"] :is(p, li):has(.katex) {{ overflow-x: auto; }}
 [data-testid="stFileChip"][aria-invalid="true"] {{ flex-wrap: wrap; }}
 [data-testid="stFileChip"][aria-invalid="true"] [role="alert"] {{
   position: static !important; width: 100% !important; height: auto !important; margin: 0.25rem 0 0 0 !important;
