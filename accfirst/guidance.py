@@ -338,7 +338,7 @@ def explain(problem: Problem, summary: pd.DataFrame, method: str, gamma: float, 
     if method == NoiseReduction.key:
         c = testing * alpha / delta_r  # the calibration's constant (at γ − β after a private radius)
         test_text = (
-            f"the test alone costs ε_A = c·Δ_R/α = {c:.3g} × {delta_r:.3g} / {alpha:g} = {format_epsilon(testing)}"
+            f"the test alone costs ε_A = c·Δ_R/α = {c:.3g} × {delta_r:.3g} / {alpha:.3g} = {format_epsilon(testing)}"
         )
     else:
         test_text = f"its tests alone cost ε = {format_epsilon(testing)}"
@@ -355,13 +355,13 @@ def explain(problem: Problem, summary: pd.DataFrame, method: str, gamma: float, 
         )
     if testing >= generation:
         return (
-            f"n = {n:,} rows is too few for α = {alpha:g}: Δ_R = {formula} = {delta_r:.3g} "
+            f"n = {n:,} rows is too few for α = {alpha:.3g}: Δ_R = {formula} = {delta_r:.3g} "
             f"({bound} = {radius:.3g}), so {test_text} of {label.lower()}'s median ε = "
             f"{format_epsilon(eps)}."
         )
     return (
         f"With n = {n:,} rows, the private model itself needs ε_t = {format_epsilon(generation)} (median) to reach "
-        f"excess risk below α = {alpha:g}, and {test_text}: together ε = {format_epsilon(eps)}."
+        f"excess risk below α = {alpha:.3g}, and {test_text}: together ε = {format_epsilon(eps)}."
     )
 
 

@@ -283,7 +283,7 @@ def figure_search(
             hovertemplate="threshold %{y:.4g}<extra></extra>",
         )
     )
-    mark_target(fig, alpha, f"target α = {alpha:g}")
+    mark_target(fig, alpha, f"target α = {alpha:.3g}")
     if stop_index is not None and 1 <= stop_index <= len(trace):
         stop = trace.iloc[stop_index - 1]
         text = f"stop: level {int(stop['level'])}, ε = {float(stop['epsilon']):.3g}"
