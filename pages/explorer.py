@@ -65,7 +65,7 @@ request = RunRequest(
     gamma=search.gamma,
     methods=tuple(methods),
     trials=search.trials,
-    seed=noise_seed(search.seed, ("explorer", chosen.problem_key)),
+    seed=noise_seed(search.seed, ("explorer", chosen.problem_key, search.gamma, search.options)),
     chosen_seed=search.seed,
     options=search.options,
 )

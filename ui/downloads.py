@@ -12,13 +12,14 @@ from typing import Any
 import pandas as pd
 
 from accfirst.snippet import RunSettings, reproduction_snippet, settings_json
+from ui.runs import released
 
 
 def download_buttons(columns: Sequence[Any], results: pd.DataFrame, settings: RunSettings, stem: str) -> None:
-    """Results (CSV), settings (JSON) and the Python snippet, in the first three of ``columns``; file names start with
-    ``stem`` ("accfirst_sweep")."""
+    """Results (CSV: the released columns, ``ui.runs.released``), settings (JSON) and the Python snippet, in the first
+    three of ``columns``; file names start with ``stem`` ("accfirst_sweep")."""
     files = (
-        ("Results (CSV)", results.to_csv(index=False), f"{stem}.csv", "text/csv", None),
+        ("Results (CSV)", released(results).to_csv(index=False), f"{stem}.csv", "text/csv", None),
         ("Settings (JSON)", settings_json(settings), f"{stem}_settings.json", "application/json", None),
         (
             "Python snippet",

@@ -22,6 +22,7 @@ from accfirst.plots.explorer import (
 from ui.charts import show_chart
 from ui.dataset import Selection
 from ui.errors import package_errors
+from ui.noise import noise_seed
 from ui.runs import RunRequest, iter_trials
 
 BREAKDOWN_CAPTION = (
@@ -71,7 +72,10 @@ def noise_comparison(chosen: Selection, request: RunRequest, results: pd.DataFra
     if request.options.noise != "gaussian" or not compared:
         return None
     st.subheader("Laplace vs Gaussian noise")
-    laplace_request = replace(request, methods=tuple(compared), options=replace(request.options, noise="laplace"))
+    laplace_options = replace(request.options, noise="laplace")
+    # Another question: its own noise (the visitor's seed, or a secret of its own), never the Gaussian runs' noise.
+    laplace_seed = noise_seed(request.chosen_seed, ("explorer", chosen.problem_key, request.gamma, laplace_options))
+    laplace_request = replace(request, methods=tuple(compared), seed=laplace_seed, options=laplace_options)
     laplace = None
     with st.spinner("Running the same trials with Laplace noise…"), package_errors(stop=False):
         *_, laplace = iter_trials(chosen, laplace_request)

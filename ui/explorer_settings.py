@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from accfirst.methods.options import SearchOptions
+from accfirst.methods.options import FALLBACKS, SearchOptions
 from ui.dataset import DATASET, LAMBDA, RADIUS, RADIUS_MODE, UPLOAD
 from ui.settings import Choice, IntSetting, OptionalFloat, Setting, Toggle, noise_setting, search_settings
 from ui.target import ALPHA, TARGET_SETTINGS
@@ -24,6 +24,16 @@ NOISE = noise_setting(SCOPE)
 EPS_MIN = OptionalFloat(SCOPE, "eps_min", "ε_min (blank = paper default)", None)
 EPS_MAX = OptionalFloat(SCOPE, "eps_max", "ε_max (blank = paper default)", None)
 SPACING = Choice(SCOPE, "spacing", "Spacing of the levels", "geometric", options=("geometric", "linear"))
+FALLBACK = Choice(
+    SCOPE,
+    "fallback",
+    "When no level passes the test",
+    SearchOptions.fallback,
+    options=FALLBACKS,
+    labels={"nothing": "release nothing", "exact": "release the exact θ* (the paper's; ε = ∞)"},
+    help="A run whose test never passes releases nothing and is charged its top level. The paper released the "
+    "exact, non-private model instead: offered on synthetic tables only, to reproduce its figures.",
+)
 TRIALS = IntSetting(SCOPE, "trials", "Trials (independent runs)", 20, low=1, high=200)
 SHOW = IntSetting(
     SCOPE,
@@ -55,6 +65,7 @@ SETTINGS: tuple[Setting, ...] = (
     EPS_MAX,
     LEVELS,
     SPACING,
+    FALLBACK,
     TRIALS,
     SHOW,
     EXACT,
@@ -73,10 +84,12 @@ PAPER_SETTINGS = (
     (EPS_MAX, PAPER.eps_max),
     (RADIUS, None),
     (RADIUS_MODE, PAPER.radius_mode),
+    (FALLBACK, PAPER.fallback),
 )
 PAPER_HELP = (
     f"The authors' configuration: their code's calibration, T = {PAPER.T}, λ = 0.005, γ = 0.1, Laplace noise, no "
-    "bound on the model's size but the paper's M."
+    "bound on the model's size but the paper's M, and on a synthetic table their fallback (the exact θ* when no level "
+    "passes)."
 )
 # A preset sets every one of these: the values it names, the defaults for the rest.
 PRESET_SETTINGS = (DATASET, LAMBDA, RADIUS_MODE, RADIUS, *SETTINGS)

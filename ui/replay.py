@@ -58,7 +58,12 @@ def replay_section(chosen: Selection, request: RunRequest) -> Replay:
             with column:
                 show_chart(
                     figure_search(
-                        run.trace.to_frame(), method=method, alpha=run.alpha, stop_index=run.stop_index, trial=show
+                        run.trace.to_frame(),
+                        method=method,
+                        alpha=run.alpha,
+                        stop_index=run.stop_index,
+                        trial=show,
+                        nothing_released=run.nothing_released,
                     ),
                     f"search_{method}",
                 )

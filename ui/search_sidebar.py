@@ -26,6 +26,7 @@ from ui.explorer_settings import (
     DELTA,
     EPS_MAX,
     EPS_MIN,
+    FALLBACK,
     GAMMA,
     GENERATOR,
     LEVELS,
@@ -83,10 +84,14 @@ def search_sidebar(
     more: dict[str, Any] = {"test_budget": float(TEST_BUDGET.widget(sidebar))} if alpha is None else {}
     eps_min, eps_max = _levels(sidebar, problem, alpha, generator, problems)
     spacing = SPACING.widget(sidebar, horizontal=True)
+    # A table that holds people's data never releases θ*: the paper's fallback is for synthetic tables only.
+    fallback = SearchOptions.fallback if chosen.data.preparation.private_rows else FALLBACK.widget(sidebar)
     sidebar.subheader("Trials")
     trials = int(TRIALS.widget(sidebar))
     seed = seed_setting.widget(sidebar)
-    options = SEARCH.options(chosen.radius_mode, eps_min=eps_min, eps_max=eps_max, spacing=spacing, noise=noise, **more)
+    options = SEARCH.options(
+        chosen.radius_mode, eps_min=eps_min, eps_max=eps_max, spacing=spacing, noise=noise, fallback=fallback, **more
+    )
     return SearchChoice(gamma, options, trials, seed, problems)
 
 

@@ -67,7 +67,7 @@ def sweep_cost(chosen: Selection, request: RunSettings, seed: int) -> Estimate |
 
 
 def run_sweep_controls(
-    chosen: Selection, request: RunSettings | None, cost: Estimate | None, seed: int, alphas: str
+    chosen: Selection, request: RunSettings | None, cost: Estimate | None, seed: int | None, alphas: str
 ) -> None:
     """The Run sweep button (and the go-ahead a long sweep needs); the sweep itself when asked, kept in the session."""
     run_column, stop_column, _ = st.columns([1, 1, 4])
@@ -88,7 +88,7 @@ def run_sweep_controls(
             else "no sweep has finished yet"
         )
         st.warning(f"The sweep was stopped after {stopped[0]:,} of {stopped[1]:,} runs; {kept}.", icon="⏹️")
-    if run and request is not None:
+    if run and request is not None and seed is not None:
         st.session_state.pop(CONFIRMING_KEY, None)
         confirm.empty()  # the question is answered: its box and button go
         st.session_state[RESULT_KEY] = _run(chosen, request, seed, alphas, stop_column)

@@ -30,11 +30,12 @@ from accfirst.erm.shape import MIN_RADIUS_SHARE, ProblemShape
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.brownian import GAUSSIAN
 from accfirst.mechanisms.noise_reduction import LAPLACE, NoiseFamily
-from accfirst.validation import validate_positive
+from accfirst.validation import checked, positive, validate_positive
 
 RADIUS_NOISES: dict[str, NoiseFamily] = {LAPLACE.name: LAPLACE, GAUSSIAN.name: GAUSSIAN}
 
 
+@checked(ceiling=positive("ceiling"))
 def norm_sensitivity(problem: Problem | ProblemShape, ceiling: float) -> float:
     """Δ_N = 2L/(nλ): how far one replaced row moves ‖θ*‖ over the ball ‖θ‖ ≤ ``ceiling``
     (docs/mathematics.md#a-private-radius).
@@ -43,7 +44,7 @@ def norm_sensitivity(problem: Problem | ProblemShape, ceiling: float) -> float:
     ceiling + 1 (with ceiling R₀ = M/2, Δ_N = (M + 2)/(nλ)), logistic 1. Public constants only.
     """
     kind = problem.kind if isinstance(problem, ProblemShape) else type(problem)
-    return 2.0 * kind.lipschitz_on(validate_positive("ceiling", ceiling)) / (problem.n * problem.lam)
+    return 2.0 * kind.lipschitz_on(ceiling) / (problem.n * problem.lam)
 
 
 def smallest_radius(problem: Problem | ProblemShape) -> float:
