@@ -11,7 +11,8 @@ from typing import Any
 
 import streamlit as st
 
-from accfirst.methods.registry import method_label
+from accfirst.methods.registry import METHODS, method_label
+from accfirst.methods.theory import Theory
 from accfirst.plots.paper import VERSUS as FIG1_VERSUS
 from accfirst.search.sweep import PAPER_ALPHAS_TEXT, parse_alphas
 from accfirst.snippet import RunSettings
@@ -50,15 +51,18 @@ ALPHAS = AlphaGrid(
 SEARCH = search_settings(SCOPE)
 METHODS_SETTING, GAMMA, LEVELS, GENERATOR, CALIBRATION, DELTA = SEARCH
 TRIALS = IntSetting(SCOPE, "trials", "Trials per method and α", 10, low=1, high=200, box=True)
-# What each comparison of Fig. 1 is in the paper (its panels), or says of its guarantee.
-VERSUS_NOTES = {"theory": "Fig. 1a/b", "doubling": "Fig. 1c/d", "gibbs": "ε, δ"}
 VERSUS = Choice(
     SCOPE,
     "fig1",
     "Compare noise reduction with",
-    next(iter(FIG1_VERSUS)),
+    Theory.key,  # the paper's Fig. 1a/b, and fig1_epsilon's own default
     options=tuple(FIG1_VERSUS),
-    labels={key: f"{name} ({VERSUS_NOTES[key]})" for key, name in FIG1_VERSUS.items()},
+    # Each comparison with what it is in the paper (its panels), or what it says of its guarantee (Method.comparison).
+    labels={
+        key: f"{method.in_sentence} ({method.comparison.note})"
+        for key, method in METHODS.items()
+        if method.comparison is not None
+    },
     widget_type="segmented_control",
 )
 RISK_FACTOR = Choice(
