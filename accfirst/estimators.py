@@ -10,7 +10,10 @@ posterior). ``fit`` builds the ERM problem of the training rows and runs one acc
 ``SearchOptions``): the released coefficients meet the excess risk α with probability ≥ 1 − γ, and the estimator reports
 the ex-post ε it paid (``epsilon_``, split into ``epsilon_radius_`` (a private radius,
 docs/mathematics.md#a-private-radius), ``epsilon_test_`` and ``epsilon_hypothesis_``, with the ``delta_`` of an (ε, δ)
-guarantee) and keeps the whole ``RunResult`` (``run_``). With ``random_state=s`` a fit is the run that ``python -m
+guarantee, each a float) and keeps the whole ``RunResult`` (``run_``). ``kappa`` asks for a share of the gain instead
+of an excess risk: keep at least 1 − κ of what the best model gains over predicting nothing
+(docs/mathematics.md#a-relative-accuracy-target); the fit then releases a private bound on that gain, sets α from it
+(``alpha_``) and pays ε for it (``epsilon_scale_``). With ``random_state=s`` a fit is the run that ``python -m
 accfirst run --seed s`` makes on the same (scaled) rows. When no model passes the test, nothing is released: ``fit``
 raises ``NoModelReleased`` (an ``AccFirstError``, so a ``ValueError``) with the run's record and the ε it was charged,
 and leaves the estimator unfitted, as scikit-learn leaves an estimator whose ``fit`` failed
@@ -55,8 +58,9 @@ from accfirst.errors import AccFirstError, DataError
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import DEFAULT_CALIBRATION
 from accfirst.methods.nr import NoiseReduction
-from accfirst.methods.options import SearchOptions
+from accfirst.methods.options import DEFAULT_TEST_BUDGET, SearchOptions
 from accfirst.methods.registry import method_keys
+from accfirst.methods.relative import NoSignal, RelativeTarget
 from accfirst.result import RunResult
 from accfirst.search.experiments import search, trial_rng
 from accfirst.validation import REPEATABLE, validate_count, validate_positive, validate_probability
@@ -69,7 +73,7 @@ SCALING_ADVICE = (
 )
 
 # The estimators' parameters that are ``SearchOptions`` of the same name, passed on as they are.
-_SEARCH_PARAMETERS = ("T", "generator", "calibration", "noise", "delta", "radius_mode")
+_SEARCH_PARAMETERS = ("T", "generator", "calibration", "noise", "delta", "radius_mode", "test_budget")
 
 
 class NoModelReleased(AccFirstError):
@@ -82,6 +86,17 @@ class NoModelReleased(AccFirstError):
     def __init__(self, message: str, run: RunResult) -> None:
         super().__init__(message)
         self.run = run
+
+
+def _nothing_message(run: RunResult, target: float | RelativeTarget) -> str:
+    """Why a fit released no model: its test never passed, or (a share-of-gain target) the data showed no signal."""
+    if isinstance(run, NoSignal):
+        return f"{run.message} Nothing was released: raise kappa or test_budget, or fit on more rows"
+    return (
+        f"no model passed the accuracy test at excess_risk = {run.alpha:.3g}: nothing was released, and the search was "
+        f"charged its declared ε = {run.eps_total:.3g} all the same; raise "
+        f"{'kappa' if isinstance(target, RelativeTarget) else 'excess_risk'}, or fit on more rows"
+    )
 
 
 class RepeatableRunWarning(UserWarning):
@@ -132,6 +147,13 @@ class _AccuracyFirst(BaseEstimator):
         scaled rows (docs/mathematics.md#the-two-learning-problems). Named so because scikit-learn's ``alpha`` is a
         regularisation strength.
     failure_prob : γ in (0, 1), the probability that the released model misses α.
+    kappa : ``None`` (default: the target is ``excess_risk``), or the share-of-gain target κ in (0, 1): keep at least
+        1 − κ of what the best model gains over predicting nothing, R(θ) ≤ κ·R(0) with probability ≥ 1 − γ
+        (docs/mathematics.md#a-relative-accuracy-target; the app's "share of the gain to keep" is 1 − κ, the command
+        line's ``--kappa``). The fit releases a private lower bound on R(0) and runs at α = κ times it (``alpha_``);
+        ``excess_risk`` is then not used.
+    test_budget : with ``kappa``: the most ε the private test may be predicted to cost at the released α; data whose
+        bound on R(0) makes it cost more show no signal a private model could keep, and the fit releases nothing.
     lam : λ > 0, the ridge penalty of the ERM problem.
     method : "nr" (noise reduction, the paper's), "doubling" or "gibbs" (the Gibbs
         posterior; (ε, δ) fixed in advance, approximate accuracy for logistic).
@@ -167,6 +189,8 @@ class _AccuracyFirst(BaseEstimator):
         self,
         excess_risk: float = 0.05,
         failure_prob: float = 0.1,
+        kappa: float | None = None,
+        test_budget: float = DEFAULT_TEST_BUDGET,
         lam: float = 0.005,
         method: str = NoiseReduction.key,
         generator: str | None = None,
@@ -182,6 +206,8 @@ class _AccuracyFirst(BaseEstimator):
     ) -> None:
         self.excess_risk = excess_risk
         self.failure_prob = failure_prob
+        self.kappa = kappa
+        self.test_budget = test_budget
         self.lam = lam
         self.method = method
         self.generator = generator
@@ -229,7 +255,11 @@ class _AccuracyFirst(BaseEstimator):
 
     def _run_search(self, X: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:
         """Build the problem, run the search, set the fitted attributes; returns the released θ."""
-        alpha = validate_positive("excess_risk (the target α)", self.excess_risk)
+        alpha: float | RelativeTarget = (
+            validate_positive("excess_risk (the target α)", self.excess_risk)
+            if self.kappa is None
+            else RelativeTarget(self.kappa)
+        )
         gamma = validate_probability("failure_prob (γ)", self.failure_prob)
         choices = method_keys(high_probability=True)
         if self.method not in choices:
@@ -247,23 +277,21 @@ class _AccuracyFirst(BaseEstimator):
         if preparation is not None:
             problem = problem.with_preparation(preparation.epsilon, preparation.delta)
         run = search(problem, self.method, alpha, gamma, self._rng(alpha), options)
-        if run.theta is None:
+        if run.theta is None or isinstance(run, NoSignal):
             self._forget_fit()
-            raise NoModelReleased(
-                f"no model passed the accuracy test at excess_risk = {alpha:g}: nothing was released, and the search "
-                f"was charged its declared ε = {run.eps_total:.3g} all the same; raise excess_risk, or fit on more "
-                "rows",
-                run,
-            )
+            raise NoModelReleased(_nothing_message(run, alpha), run)
         self.run_ = run
         self.preparation_ = preparation
-        self.epsilon_ = run.eps_total
-        self.epsilon_radius_ = run.eps_radius
-        self.epsilon_prep_ = run.eps_prep
-        self.delta_prep_ = 0.0 if preparation is None else preparation.delta
-        self.epsilon_test_ = run.eps_test
-        self.epsilon_hypothesis_ = run.eps_hypothesis
-        self.delta_ = run.delta
+        # Plain floats: the run's fields may be numpy scalars, which print as np.float64(…).
+        self.alpha_ = float(run.alpha)
+        self.epsilon_ = float(run.eps_total)
+        self.epsilon_radius_ = float(run.eps_radius)
+        self.epsilon_scale_ = float(run.eps_scale)
+        self.epsilon_prep_ = float(run.eps_prep)
+        self.delta_prep_ = 0.0 if preparation is None else float(preparation.delta)
+        self.epsilon_test_ = float(run.eps_test)
+        self.epsilon_hypothesis_ = float(run.eps_hypothesis)
+        self.delta_ = float(run.delta)
         return run.theta
 
     def _forget_fit(self) -> None:
@@ -271,7 +299,22 @@ class _AccuracyFirst(BaseEstimator):
         for name in [name for name in vars(self) if name.endswith("_") and not name.startswith("__")]:
             delattr(self, name)
 
-    def _rng(self, alpha: float) -> np.random.Generator:
+    def _with_target(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None
+    ) -> tuple[ArrayLike, ArrayLike, ArrayLike | None]:
+        """The rows a score compares: after a private preparation, those whose target is there (``fit`` trained on a
+        row without one as a zero row; a score has nothing to compare it with)."""
+        check_is_fitted(self)
+        if self.prepared_ is None:
+            return X, y, sample_weight
+        keep = self.prepared_.target_present(y)
+        if not keep.any():
+            raise DataError("every target given to score is missing: there is nothing to compare the predictions with")
+        rows = X.iloc[keep] if isinstance(X, pd.DataFrame) else np.asarray(X)[keep]
+        weights = None if sample_weight is None else np.asarray(sample_weight)[keep]
+        return rows, np.asarray(y)[keep], weights
+
+    def _rng(self, alpha: float | RelativeTarget) -> np.random.Generator:
         if self.random_state is None:
             return np.random.default_rng()
         warnings.warn(f"random_state is set: {REPEATABLE}", RepeatableRunWarning, stacklevel=4)
@@ -297,8 +340,10 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
     ----------
     coef_ : (p,) the released θ, on the scaled rows: ``predict(X)`` is
         ``target_bound · scaled(X) @ coef_`` (X @ coef_ without bounds).
-    epsilon_ : the ex-post ε end to end: ``epsilon_prep_ + epsilon_radius_ + epsilon_test_ +
+    alpha_ : the excess risk α the search ran at: ``excess_risk``, or with ``kappa`` the α = κ·Ŝ the fit released.
+    epsilon_ : the ex-post ε end to end (a float): ``epsilon_prep_ + epsilon_radius_ + epsilon_scale_ + epsilon_test_ +
         epsilon_hypothesis_``.
+    epsilon_scale_ : with ``kappa``, what the private bound on R(0) cost (0 without).
     epsilon_prep_, delta_prep_ : what the private preparation spent (0 without ``prepare``).
     epsilon_radius_, epsilon_test_, epsilon_hypothesis_ : the private radius's part and the search's two parts.
     delta_ : δ of the guarantee, the preparation's included (0 for pure ex-post ε).
@@ -314,6 +359,8 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
         self,
         excess_risk: float = 0.05,
         failure_prob: float = 0.1,
+        kappa: float | None = None,
+        test_budget: float = DEFAULT_TEST_BUDGET,
         lam: float = 0.005,
         method: str = NoiseReduction.key,
         generator: str | None = None,
@@ -331,6 +378,8 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
         super().__init__(
             excess_risk=excess_risk,
             failure_prob=failure_prob,
+            kappa=kappa,
+            test_budget=test_budget,
             lam=lam,
             method=method,
             generator=generator,
@@ -361,6 +410,10 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
             return self.prepared_.to_target_units(scores)
         return scores if self.target_bound is None else scores * float(self.target_bound)
 
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
+        """R² of ``predict(X)`` against y, on the rows whose target is there (a gap has nothing to compare with)."""
+        return float(super().score(*self._with_target(X, y, sample_weight)))
+
     def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         # A private model trades accuracy for privacy by design.
@@ -382,8 +435,8 @@ class AccuracyFirstLogistic(ClassifierMixin, _AccuracyFirst):
     ----------
     coef_ : (1, p) the released θ (scikit-learn's binary layout), on the scaled rows.
     classes_ : the two labels, sorted.
-    epsilon_, epsilon_radius_, epsilon_test_, epsilon_hypothesis_, delta_, run_, n_features_in_,
-    feature_names_in_ : as for ``AccuracyFirstRidge``.
+    alpha_, epsilon_, epsilon_radius_, epsilon_scale_, epsilon_test_, epsilon_hypothesis_, delta_, run_,
+    n_features_in_, feature_names_in_ : as for ``AccuracyFirstRidge``.
     """
 
     _problem_class = LogisticProblem
@@ -422,6 +475,11 @@ class AccuracyFirstLogistic(ClassifierMixin, _AccuracyFirst):
         """(P(classes_[0]), P(classes_[1])) = (σ(−θᵀx), σ(θᵀx)) under the logistic model."""
         scores = self.decision_function(X)
         return np.column_stack([expit(-scores), expit(scores)])
+
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
+        """The share of rows ``predict(X)`` labels right, on the rows whose label is there (a gap has nothing to compare
+        with)."""
+        return float(super().score(*self._with_target(X, y, sample_weight)))
 
     def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
