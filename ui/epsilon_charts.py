@@ -1,7 +1,8 @@
 """The explorer's charts of ε: across trials, where it went, and Laplace against Gaussian noise.
 
-Where it went is drawn over the trials that halted: when no trial halted (every one fell back and released the
-exact, non-private model) there is nothing to split, and the page says so instead of drawing empty bars.
+Where it went is drawn over the trials that halted: when no trial halted (in every one no level passed the test, and
+it released nothing or, the paper's fallback, the exact model) there is nothing to split, and the page says so instead
+of drawing empty bars.
 """
 
 from __future__ import annotations
@@ -38,11 +39,15 @@ def halted_sentence(results: pd.DataFrame) -> str:
     if parts.empty or int(parts["halted"].sum()) > 0:
         return ""
     trials = int(parts["trials"].max())
-    fallbacks = int(results["fallback"].astype(bool).sum())
+    failed = results["fallback"].astype(bool)
+    nothing = int((failed & results["nothing_released"].astype(bool)).sum())
+    exact = int(failed.sum()) - nothing
     silent = int(results["alpha"].isna().sum())
     why = []
-    if fallbacks:
-        why.append(f"{fallbacks} fell back and released the exact, non-private model (ε = ∞)")
+    if nothing:
+        why.append(f"{nothing} passed no level of the test and released nothing (charged their declared top ε)")
+    if exact:
+        why.append(f"{exact} fell back and released the exact, non-private model (ε = ∞)")
     if silent:
         why.append(f"{silent} found no signal a private model could keep and released no model")
     return (

@@ -4,8 +4,8 @@ Both read the data (evaluation only). The held-out comparison is with θ*, the e
 training loss at the same λ — the reference the excess risk is measured from, not the best predictor of new rows —
 so a private model pulled toward zero can score above it; the caption says so when one does. Meeting α bounds the
 excess risk on the training objective, not the held-out quality; the caption sets α against R(0), the excess risk of
-predicting zero, so that a model that meets α and predicts little reads as what it is. A run that released nothing (a
-relative target whose data showed no signal) has no model to score and is not drawn.
+predicting zero, so that a model that meets α and predicts little reads as what it is. A run that released no model
+(its test never passed, or a relative target's data showed no signal) has nothing to score and is not drawn.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def accuracy_section(
         show_chart(
             figure_relative_risk(results) if alpha is None else figure_excess_risk(results, alpha), "excess_risk"
         )
-    released = {m: run for m, run in replay.traced.items() if not isinstance(run, NoSignal)}
+    released = {m: run for m, run in replay.traced.items() if run.theta is not None and not isinstance(run, NoSignal)}
     if not replay.traced:
         return
     with right, package_errors(stop=False):
@@ -109,7 +109,10 @@ def accuracy_section(
             show_chart(figure_test_quality(quality), "test_quality")
         lines = [quality_sentence(rows, data.task) if len(rows) > 1 else "", above_reference(rows, data.task)]
         lines += [alpha_against_zero(alpha, problem.zero_risk) if alpha is not None else ""]
-        silent = [method_label(m) for m in replay.traced if m not in released]
-        if silent:
-            lines.append(f"Not drawn: {', '.join(silent)} released no model in trial {replay.show} (no signal).")
+        lines += [
+            f"Not drawn: {method_label(m)} released no model in trial {replay.show} "
+            f"({'no signal' if isinstance(run, NoSignal) else 'no level passed its test'})."
+            for m, run in replay.traced.items()
+            if m not in released
+        ]
         st.caption(plain(" ".join(line for line in lines if line) + " θ* is the exact, non-private minimiser."))

@@ -5,10 +5,10 @@ and its preparation choices stay the same (``ui.upload``); every run the pages s
 and together they reveal what all of them would: their ε and δ add up (basic composition,
 docs/mathematics.md#many-analyses-one-budget). The same choices give back the same release (its noise is drawn once
 per set of choices in the session, ``ui.noise``), so a rerun or a return costs nothing more; a new session starts
-afresh, and prepares an upload again. Each release is recorded here under what makes it the same release (the table, λ and the radius, the
-request and the trial), with the ε and δ it added beyond the preparation; a fallback released the exact model
-(ε = ∞). Evaluation-only figures (which read the data without noise) are not releases and are not counted: they are
-labelled where they appear.
+afresh, and prepares an upload again. Each release is recorded here under what makes it the same release (the table,
+λ and the radius, the request and the trial), with the ε and δ it added beyond the preparation (a run whose test never
+passed released nothing and is charged its declared top). Evaluation-only figures (which read the data without noise)
+are not releases and are not counted: they are labelled where they appear.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ import pandas as pd
 
 from tests.app.page_text import shown
 from tests.app.test_explorer import SMALL, assert_clean, figures, open_app
+from tests.app.test_guidance import below_zero
 from tests.app.test_upload import uploaded
 from ui.settings import CALIBRATION_LABELS
 
@@ -37,24 +38,29 @@ def test_the_sidebars_price_of_the_check_is_the_cards_check():
 def test_a_model_that_meets_alpha_is_set_against_predicting_zero():
     """Meeting α bounds the training excess risk, not R²: the caption under the held-out quality says how much of
     R(0) α is (a doubling model with R² 0.0005 'met α' without a word)."""
-    at = open_app(**SMALL, alpha="0.02")
+    asked = below_zero()
+    at = open_app(**SMALL, alpha=asked)
     assert_clean(at)
     [quality] = [c for c in captions(at) if c.startswith("Held-out test rows")]
-    assert re.search(r"α = 0\.02 is \d+% of R\(0\) = [\d.]+, the excess risk of predicting zero", quality)
+    assert re.search(rf"α = {re.escape(asked)} is \d+% of R\(0\) = [\d.]+, the excess risk of predicting zero", quality)
     assert quality.endswith("θ* is the exact, non-private minimiser.")
 
 
 def test_when_no_trial_halts_the_split_of_epsilon_is_not_drawn():
-    """ε_max far below what any model needs at α below R(0): every run falls back; the page says so instead of
-    drawing 'median ε over trials that halted' over no trial."""
+    """ε_max far below what any model needs at α below R(0): no run's test passes and, on a real table, none releases
+    anything; the page says so instead of drawing 'median ε over trials that halted' over no trial, and draws no held-out
+    quality for a model that was not released (the page failed on its θ)."""
     at = open_app(**SMALL, alpha="0.005", methods="doubling", eps_min="0.00001", eps_max="0.0001")
     assert_clean(at)
     titles = [spec["layout"]["title"]["text"] for spec in figures(at).values()]
     assert not any(title.startswith("Privacy spent") for title in titles)
     assert any(
-        "No trial halted" in i.value and "4 fell back and released the exact, non-private model" in i.value
+        "No trial halted" in i.value and "4 passed no level of the test and released nothing" in i.value
         for i in at.info
     )
+    [quality] = [c for c in captions(at) if "θ* is the exact, non-private minimiser" in c]
+    assert "Not drawn: Doubling released no model in trial 0 (no level passed its test)." in quality
+    assert "test_quality" not in {chart.proto.id.rsplit("-", 1)[-1] for chart in at.get("plotly_chart")}
 
 
 def test_runs_that_released_nothing_get_no_quality_figures():

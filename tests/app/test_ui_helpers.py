@@ -187,17 +187,19 @@ def test_alpha_is_set_against_the_zero_models_excess_risk():
 def test_no_split_of_epsilon_names_why_no_trial_halted():
     frame = pd.DataFrame(
         {
-            "method": ["nr", "nr", "doubling", "doubling"],
-            "eps_test": [0.0] * 4,
-            "eps_hypothesis": [math.inf, 0.0, math.inf, 0.0],
-            "fallback": [True, False, True, False],
-            "alpha": [0.1, math.nan, 0.1, math.nan],
-            "eps_total": [math.inf, 0.2, math.inf, 0.2],
+            "method": ["nr", "nr", "nr", "doubling", "doubling", "doubling"],
+            "eps_test": [0.0] * 6,
+            "eps_hypothesis": [math.inf, 0.0, 0.0, math.inf, 0.0, 0.0],
+            "fallback": [True, False, True, True, False, False],
+            "nothing_released": [False, False, True, False, False, False],
+            "alpha": [0.1, math.nan, 0.1, 0.1, math.nan, math.nan],
+            "eps_total": [math.inf, 0.2, 3.0, math.inf, 0.2, 0.2],
         }
     )
     sentence = halted_sentence(frame)
-    assert "of the 4 runs (2 trials per method), 2 fell back" in sentence
-    assert "2 found no signal a private model could keep" in sentence
+    assert "of the 6 runs (3 trials per method), 1 passed no level of the test and released nothing" in sentence
+    assert "and 2 fell back and released the exact, non-private model (ε = ∞)" in sentence
+    assert "3 found no signal a private model could keep" in sentence
     assert halted_sentence(frame.assign(fallback=False, alpha=0.1)) == ""
 
 
