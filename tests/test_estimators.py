@@ -195,7 +195,7 @@ def test_the_fitted_figures_are_plain_floats() -> None:
     model = AccuracyFirstRidge(feature_bound=10.0, target_bound=3.0).fit(X, y)
     for name in ("alpha_", "epsilon_", "epsilon_radius_", "epsilon_scale_", "epsilon_prep_", "delta_prep_"):
         assert type(getattr(model, name)) is float, name
-    for name in ("epsilon_test_", "epsilon_hypothesis_", "delta_"):
+    for name in ("epsilon_test_", "epsilon_hypothesis_", "delta_", "lam_", "quality_"):
         assert type(getattr(model, name)) is float, name
     assert repr(model.epsilon_) == repr(float(model.run_.eps_total)) and "np." not in repr(model.epsilon_)
 
@@ -232,3 +232,5 @@ def test_a_share_of_gain_with_no_signal_releases_nothing() -> None:
     assert not any(name.endswith("_") for name in vars(model))
     with pytest.raises(ValueError, match="kappa"):
         AccuracyFirstRidge(kappa=1.5, feature_bound=10.0, target_bound=3.0).fit(X, y)
+    with pytest.raises(ValueError, match="kappa and r2 are two targets"):
+        AccuracyFirstRidge(kappa=0.1, r2=0.5, feature_bound=10.0, target_bound=3.0).fit(X, y)
