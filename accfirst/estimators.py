@@ -10,7 +10,10 @@ posterior). ``fit`` builds the ERM problem of the training rows and runs one acc
 ``SearchOptions``): the released coefficients meet the excess risk α with probability ≥ 1 − γ, and the estimator reports
 the ex-post ε it paid (``epsilon_``, split into ``epsilon_radius_`` (a private radius,
 docs/mathematics.md#a-private-radius), ``epsilon_test_`` and ``epsilon_hypothesis_``, with the ``delta_`` of an (ε, δ)
-guarantee) and keeps the whole ``RunResult`` (``run_``). With ``random_state=s`` a fit is the run that ``python -m
+guarantee, each a float) and keeps the whole ``RunResult`` (``run_``). ``kappa`` asks for a share of the gain instead
+of an excess risk: keep at least 1 − κ of what the best model gains over predicting nothing
+(docs/mathematics.md#a-relative-accuracy-target); the fit then releases a private bound on that gain, sets α from it
+(``alpha_``) and pays ε for it (``epsilon_scale_``). With ``random_state=s`` a fit is the run that ``python -m
 accfirst run --seed s`` makes on the same (scaled) rows. When no model passes the test, nothing is released: ``fit``
 raises ``NoModelReleased`` (an ``AccFirstError``, so a ``ValueError``) with the run's record and the ε it was charged,
 and leaves the estimator unfitted, as scikit-learn leaves an estimator whose ``fit`` failed
@@ -62,9 +65,10 @@ from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import DEFAULT_CALIBRATION
 from accfirst.methods.certified import refusal_before_reading
 from accfirst.methods.nr import NoiseReduction
-from accfirst.methods.options import AUTO_LAM, DEFAULT_LAM, SearchOptions
+from accfirst.methods.options import AUTO_LAM, DEFAULT_LAM, DEFAULT_TEST_BUDGET, SearchOptions
 from accfirst.methods.pipeline import GRID_RADIUS, check_certified
 from accfirst.methods.registry import method_keys
+from accfirst.methods.relative import NoSignal, RelativeTarget
 from accfirst.result import RunResult
 from accfirst.search.experiments import search, trial_rng
 from accfirst.validation import REPEATABLE, validate_count, validate_positive, validate_probability
@@ -77,7 +81,7 @@ SCALING_ADVICE = (
 )
 
 # The estimators' parameters that are ``SearchOptions`` of the same name, passed on as they are.
-_SEARCH_PARAMETERS = ("T", "generator", "calibration", "noise", "delta", "radius_mode", "ceiling")
+_SEARCH_PARAMETERS = ("T", "generator", "calibration", "noise", "delta", "radius_mode", "ceiling", "test_budget")
 # The excess risk α of an estimator given no target in R² or accuracy.
 DEFAULT_EXCESS_RISK = 0.05
 
@@ -103,7 +107,7 @@ class TargetRefused(AccFirstError):
 class _Request(NamedTuple):
     """What a fit asks, checked before the data are read: the target, γ, the λ the problem is built at, the options."""
 
-    target: float | QualityTarget
+    target: float | QualityTarget | RelativeTarget
     gamma: float
     lam: float
     options: SearchOptions
@@ -158,6 +162,13 @@ class _AccuracyFirst(BaseEstimator):
         regularisation strength. The target when no target in R² or accuracy is given (``r2`` of the ridge estimator,
         ``accuracy`` of the logistic one), which then replaces it; default 0.05.
     failure_prob : γ in (0, 1), the probability that the released model misses its target.
+    kappa : ``None`` (default), or the share-of-gain target κ in (0, 1): keep at least 1 − κ of what the best model
+        gains over predicting nothing, R(θ) ≤ κ·R(0) with probability ≥ 1 − γ
+        (docs/mathematics.md#a-relative-accuracy-target; the app's "share of the gain to keep" is 1 − κ, the command
+        line's ``--kappa``). The fit releases a private lower bound on R(0) and runs at α = κ times it (``alpha_``);
+        it replaces ``excess_risk``, and cannot be given with a target in R² or accuracy.
+    test_budget : with ``kappa``: the most ε the private test may be predicted to cost at the released α; data whose
+        bound on R(0) makes it cost more show no signal a private model could keep, and the fit releases nothing.
     lam : λ > 0, the ridge penalty of the ERM problem; ``"auto"`` (the default with a target in R² or accuracy):
         chosen privately, under the accuracy test, from a public grid (docs/mathematics.md#choosing-λ-under-the-guarantee);
         ``None`` (default): ``"auto"`` with such a target, 0.005 with ``excess_risk``.
@@ -201,6 +212,8 @@ class _AccuracyFirst(BaseEstimator):
         self,
         excess_risk: float = DEFAULT_EXCESS_RISK,
         failure_prob: float = 0.1,
+        kappa: float | None = None,
+        test_budget: float = DEFAULT_TEST_BUDGET,
         lam: float | str | None = None,
         method: str = NoiseReduction.key,
         generator: str | None = None,
@@ -217,6 +230,8 @@ class _AccuracyFirst(BaseEstimator):
     ) -> None:
         self.excess_risk = excess_risk
         self.failure_prob = failure_prob
+        self.kappa = kappa
+        self.test_budget = test_budget
         self.lam = lam
         self.method = method
         self.generator = generator
@@ -282,13 +297,22 @@ class _AccuracyFirst(BaseEstimator):
             )
         options = SearchOptions(**{name: getattr(self, name) for name in _SEARCH_PARAMETERS})
         goal, auto = getattr(self, self._quality_parameter), isinstance(self.lam, str) and self.lam == AUTO_LAM
+        if goal is not None and self.kappa is not None:
+            raise AccFirstError(
+                f"kappa and {self._quality_parameter} are two targets (a share of the gain, and one in "
+                f"{self._quality_class.unit}): give one"
+            )
         if goal is None:
             if auto:
                 raise AccFirstError(
                     f"lam='{AUTO_LAM}' chooses λ under the private test of a target in {self._quality_class.unit}: "
                     f"give {self._quality_parameter}, or a number for lam"
                 )
-            alpha = validate_positive("excess_risk (the target α)", self.excess_risk)
+            alpha: float | RelativeTarget = (
+                validate_positive("excess_risk (the target α)", self.excess_risk)
+                if self.kappa is None
+                else RelativeTarget(self.kappa)
+            )
             lam = DEFAULT_LAM if self.lam is None else validate_positive("lam (λ)", self.lam)
             return _Request(alpha, gamma, lam, options)
         target = self._quality_class(goal)
@@ -322,26 +346,37 @@ class _AccuracyFirst(BaseEstimator):
             problem = problem.with_preparation(preparation.epsilon, preparation.delta)
         target = request.target
         run = search(problem, self.method, target, request.gamma, self._rng(target), request.options)
-        if run.theta is None:
+        if run.theta is None or isinstance(run, NoSignal):  # θ = 0 after no signal is no model
             self._forget_fit()
             if run.refused:
                 raise TargetRefused(run.stopped)
             raise NoModelReleased(self._nothing_message(target, run), run)
         self.run_ = run
         self.preparation_ = preparation
-        self.epsilon_ = run.eps_total
-        self.epsilon_radius_ = run.eps_radius
-        self.epsilon_prep_ = run.eps_prep
-        self.delta_prep_ = 0.0 if preparation is None else preparation.delta
-        self.epsilon_test_ = run.eps_test
-        self.epsilon_hypothesis_ = run.eps_hypothesis
-        self.delta_ = run.delta
-        self.lam_ = run.lam
-        self.quality_ = run.quality
+        # Plain floats: the run's fields may be numpy scalars, which print as np.float64(…).
+        self.alpha_ = float(run.alpha)
+        self.epsilon_ = float(run.eps_total)
+        self.epsilon_radius_ = float(run.eps_radius)
+        self.epsilon_scale_ = float(run.eps_scale)
+        self.epsilon_prep_ = float(run.eps_prep)
+        self.delta_prep_ = 0.0 if preparation is None else float(preparation.delta)
+        self.epsilon_test_ = float(run.eps_test)
+        self.epsilon_hypothesis_ = float(run.eps_hypothesis)
+        self.delta_ = float(run.delta)
+        self.lam_ = float(run.lam)
+        self.quality_ = float(run.quality)
         return run.theta
 
-    def _nothing_message(self, target: float | QualityTarget, run: RunResult) -> str:
+    def _nothing_message(self, target: float | QualityTarget | RelativeTarget, run: RunResult) -> str:
         """Why a fit released nothing, what it was charged, and what to change."""
+        if isinstance(run, NoSignal):
+            return f"{run.message} Nothing was released: raise kappa or test_budget, or fit on more rows"
+        if isinstance(target, RelativeTarget):
+            return (
+                f"no model passed the accuracy test at the released α = {run.alpha:.3g} (kappa = {target.kappa:g}): "
+                f"nothing was released, and the search was charged its declared ε = {run.eps_total:.3g} all the "
+                "same; raise kappa, or fit on more rows"
+            )
         if isinstance(target, (VarianceExplained, Accuracy)):
             return (
                 f"{run.stopped} at {self._quality_parameter} = {target.goal:g}: nothing was released, and the search "
@@ -358,7 +393,22 @@ class _AccuracyFirst(BaseEstimator):
         for name in [name for name in vars(self) if name.endswith("_") and not name.startswith("__")]:
             delattr(self, name)
 
-    def _rng(self, target: float | QualityTarget) -> np.random.Generator:
+    def _with_target(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None
+    ) -> tuple[ArrayLike, ArrayLike, ArrayLike | None]:
+        """The rows a score compares: after a private preparation, those whose target is there (``fit`` trained on a
+        row without one as a zero row; a score has nothing to compare it with)."""
+        check_is_fitted(self)
+        if self.prepared_ is None:
+            return X, y, sample_weight
+        keep = self.prepared_.target_present(y)
+        if not keep.any():
+            raise DataError("every target given to score is missing: there is nothing to compare the predictions with")
+        rows = X.iloc[keep] if isinstance(X, pd.DataFrame) else np.asarray(X)[keep]
+        weights = None if sample_weight is None else np.asarray(sample_weight)[keep]
+        return rows, np.asarray(y)[keep], weights
+
+    def _rng(self, target: float | QualityTarget | RelativeTarget) -> np.random.Generator:
         if self.random_state is None:
             return np.random.default_rng()
         warnings.warn(f"random_state is set: {REPEATABLE}", RepeatableRunWarning, stacklevel=4)
@@ -388,8 +438,11 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
     ----------
     coef_ : (p,) the released θ, on the scaled rows: ``predict(X)`` is
         ``target_bound · scaled(X) @ coef_`` (X @ coef_ without bounds).
-    epsilon_ : the ex-post ε end to end: ``epsilon_prep_ + epsilon_radius_ + epsilon_test_ +
+    alpha_ : the excess risk α the search ran at: ``excess_risk``, or with ``kappa`` the α = κ·Ŝ the fit released (NaN
+        with ``r2``).
+    epsilon_ : the ex-post ε end to end (a float): ``epsilon_prep_ + epsilon_radius_ + epsilon_scale_ + epsilon_test_ +
         epsilon_hypothesis_``.
+    epsilon_scale_ : what bounding R(0) (``kappa``) or the targets' variance (``r2``) cost; 0 with ``excess_risk``.
     epsilon_prep_, delta_prep_ : what the private preparation spent (0 without ``prepare``).
     epsilon_radius_, epsilon_test_, epsilon_hypothesis_ : the private radius's part and the search's two parts.
     delta_ : δ of the guarantee, the preparation's included (0 for pure ex-post ε).
@@ -410,6 +463,8 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
         self,
         excess_risk: float = DEFAULT_EXCESS_RISK,
         failure_prob: float = 0.1,
+        kappa: float | None = None,
+        test_budget: float = DEFAULT_TEST_BUDGET,
         lam: float | str | None = None,
         method: str = NoiseReduction.key,
         generator: str | None = None,
@@ -429,6 +484,8 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
         super().__init__(
             excess_risk=excess_risk,
             failure_prob=failure_prob,
+            kappa=kappa,
+            test_budget=test_budget,
             lam=lam,
             method=method,
             generator=generator,
@@ -463,6 +520,10 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
             return self.prepared_.to_target_units(scores)
         return scores if self.target_bound is None else scores * float(self.target_bound)
 
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
+        """R² of ``predict(X)`` against y, on the rows whose target is there (a gap has nothing to compare with)."""
+        return float(super().score(*self._with_target(X, y, sample_weight)))
+
     def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         # A private model trades accuracy for privacy by design.
@@ -492,8 +553,8 @@ class AccuracyFirstLogistic(ClassifierMixin, _AccuracyFirst):
     classes_ : the two labels, sorted.
     quality_ : with ``accuracy``, the released model's accuracy on the training rows, exact: evaluation only; NaN with
         ``excess_risk``.
-    epsilon_, epsilon_radius_, epsilon_test_, epsilon_hypothesis_, delta_, run_, lam_, n_features_in_,
-    feature_names_in_ : as for ``AccuracyFirstRidge``.
+    alpha_, epsilon_, epsilon_radius_, epsilon_scale_, epsilon_test_, epsilon_hypothesis_, delta_, run_, lam_,
+    n_features_in_, feature_names_in_ : as for ``AccuracyFirstRidge``.
     """
 
     _problem_class = LogisticProblem
@@ -504,6 +565,8 @@ class AccuracyFirstLogistic(ClassifierMixin, _AccuracyFirst):
         self,
         excess_risk: float = DEFAULT_EXCESS_RISK,
         failure_prob: float = 0.1,
+        kappa: float | None = None,
+        test_budget: float = DEFAULT_TEST_BUDGET,
         lam: float | str | None = None,
         method: str = NoiseReduction.key,
         generator: str | None = None,
@@ -522,6 +585,8 @@ class AccuracyFirstLogistic(ClassifierMixin, _AccuracyFirst):
         super().__init__(
             excess_risk=excess_risk,
             failure_prob=failure_prob,
+            kappa=kappa,
+            test_budget=test_budget,
             lam=lam,
             method=method,
             generator=generator,
@@ -574,6 +639,11 @@ class AccuracyFirstLogistic(ClassifierMixin, _AccuracyFirst):
         """(P(classes_[0]), P(classes_[1])) = (σ(−θᵀx), σ(θᵀx)) under the logistic model."""
         scores = self.decision_function(X)
         return np.column_stack([expit(-scores), expit(scores)])
+
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
+        """The share of rows ``predict(X)`` labels right, on the rows whose label is there (a gap has nothing to compare
+        with)."""
+        return float(super().score(*self._with_target(X, y, sample_weight)))
 
     def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()

@@ -83,8 +83,8 @@ class RunResult:
 
     ``stop_index`` is the 1-based level that passed the test, ``None`` on fallback (``fallback``: no level
     passed). Then, by default, nothing is released (docs/mathematics.md#what-a-failed-run-releases):
-    ``nothing_released`` is true, ``theta`` is ``None``, ``excess_risk`` and ``theta_norm`` are NaN, ``success`` is false and the run
-    is charged its declared top, a finite ``eps_total``; only a run asked for the paper's fallback releases θ* at
+    ``nothing_released`` is true, ``theta`` is ``None``, ``excess_risk`` and ``theta_norm`` are NaN, ``success`` is
+    false and the run is charged its declared top, a finite ``eps_total``; only a run asked for the paper's fallback releases θ* at
     ``eps_total`` = ∞ (``SearchOptions.fallback``). ``eps_total`` is the whole
     ex-post privacy loss, the sum of its parts: ``eps_prep`` (preparing the rows,
     docs/mathematics.md#preparing-the-data-privately; paid once per prepared table and shared by every run on it),
@@ -92,8 +92,9 @@ class RunResult:
     risk bound of a relative target, docs/mathematics.md#a-relative-accuracy-target), ``eps_test`` (the private accuracy
     test) and ``eps_hypothesis`` (generating the released model). ``noise`` names the noise of the hypothesis generator
     ("laplace" or "gaussian"); ``delta`` is the δ of an (ε, δ)-ex-post guarantee (the preparation's δ included), 0 for
-    pure ex-post privacy. ``prep_mode`` says how the rows were prepared (``Problem.prep_mode``): after an "evaluation"
-    preparation, which read the data without noise, no ε covers the preparation and every figure excludes it. ``kappa``
+    pure ex-post privacy, and ``delta_prep`` the part of it that preparing the rows added (shared by every run on the
+    table, like ``eps_prep``: a run with ``delta == delta_prep`` adds no δ of its own). ``prep_mode`` says how the rows
+    were prepared (``Problem.prep_mode``): after an "evaluation" preparation, which read the data without noise, no ε covers the preparation and every figure excludes it. ``kappa``
     is the relative target (NaN for an absolute α), ``scale`` the released lower bound on R(0) that turned κ into α (NaN
     otherwise), and ``r0`` the true R(0) = L(0) − L(θ*) (evaluation only, like ``excess_risk``). ``norm_bound`` is the
     radius of the feasible set the run used. A run toward a target in the units people read
@@ -131,6 +132,7 @@ class RunResult:
     delta: float = 0.0
     sampler: SamplerReport | None = field(default=None, repr=False)
     eps_prep: float = 0.0
+    delta_prep: float = 0.0
     prep_mode: str = "given"
     eps_radius: float = 0.0
     eps_scale: float = 0.0

@@ -312,7 +312,7 @@ def release_note(spec: DatasetSpec) -> str:
     if spec.builtin is not None and BUILTIN_DATASETS[spec.builtin].public:
         return ""
     if options.get("preparation") == EVALUATION_MODE:
-        return f"# preparation='evaluation' reads the data without noise: every ε {EXCLUDES_PREPARATION}."
+        return f"# preparation='evaluation': every ε {EXCLUDES_PREPARATION}."
     if options.get("noise_seed") is not None:
         return f"# noise_seed is set: a {REPEATABLE} (anyone with the seed knows the preparation's noise)."
     return (

@@ -40,12 +40,12 @@ from ui.dataset import require_selection
 from ui.errors import call
 from ui.frame import ensure_frame
 from ui.settings import FloatSlider, IntSetting, delta_setting, failure_setting, restore_from_url, write_to_url
+from ui.text import EVALUATION_LABEL, EVALUATION_ONLY
 
-SCOPE = "gibbs"
+SCOPE = "learn_gibbs"
 SAMPLES = 400
 # β*/16, β*/4 and β*: the cloud tightens by a factor 2 each time.
 BETA_STEPS = (1 / 16, 1 / 4, 1.0)
-EVALUATION_ONLY = "reads the data: evaluation only, not private"
 
 ALPHA = FloatSlider(
     SCOPE, "alpha", "Accuracy you need: target excess risk α", 0.05, low=0.005, high=0.5, step=0.005, format="%.3f"
@@ -149,7 +149,7 @@ if ridge:
     st.caption(
         "Ridge: exp(−βnL) is the Gaussian N(θ*, (βnH)⁻¹), sampled exactly; the privacy proof needs θ on a ball, so "
         "draws outside it are rejected (at most a public number of them), and each draw is rounded to a fine "
-        f"lattice, as a run releases it ({EVALUATION_ONLY}). At a small β the ball holds little of the posterior: "
+        f"lattice, as a run releases it ({EVALUATION_LABEL}). At a small β the ball holds little of the posterior: "
         f"this illustration draws at most {ILLUSTRATION_PROPOSALS:,} proposals per β, and the legend says when fewer "
         f"than {SAMPLES} of them fell in the ball."
     )
@@ -160,7 +160,7 @@ else:
         "exact draws. Where too few would be kept (many features, small λ), the proximal sampler runs instead, for "
         "as many steps as a theorem needs to bring it within total variation γ_TV of the posterior. A sampler "
         "within γ_TV is (ε, δ_G + (e^ε + 1)γ_TV)-DP; a run spends 1% of its δ on γ_TV, so the δ it shows is the "
-        f"whole δ. Each draw is rounded to a fine lattice, as a run releases it ({EVALUATION_ONLY})."
+        f"whole δ. Each draw is rounded to a fine lattice, as a run releases it ({EVALUATION_LABEL})."
     )
 
 # ---------------------------------------------------------------- accuracy first

@@ -47,4 +47,4 @@ def session_secret(key: Hashable) -> SecretSeed:
     A release computed again from the same choices (a rerun, or a return to them) draws the same
     noise and so repeats the same release instead of making a new one.
     """
-    return session_memo("secrets", key, SecretSeed.draw, max_entries=256)
+    return session_memo("secrets", key, SecretSeed.draw, max_entries=4096)

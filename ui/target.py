@@ -12,6 +12,7 @@ The package releases α = κ·Ŝ in each run; this module only draws the control
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -19,12 +20,14 @@ import streamlit as st
 
 from accfirst import Problem
 from accfirst.datasets import BUILTIN_DATASETS
-from accfirst.interpret import format_epsilon
+from accfirst.interpret import alpha_meaning, describe_alpha, format_epsilon
 from accfirst.methods.options import DEFAULT_TEST_BUDGET
 from accfirst.methods.relative import RelativeTarget
+from ui.cache import session_memo
 from ui.dataset import UPLOAD, Selection
-from ui.settings import Choice
-from ui.text import plain
+from ui.errors import package_errors
+from ui.settings import Choice, FloatSlider
+from ui.text import EVALUATION_ONLY, plain
 
 SCOPE = "explorer"
 ABSOLUTE, RELATIVE = "alpha", "kappa"
@@ -63,7 +66,17 @@ TEST_BUDGET = Choice(
     help="With a share to keep: a run whose private bound on the gain is so small that the test would cost more "
     "than this stops and says the data show no signal a private model could keep (it still pays for the bound).",
 )
-TARGET_SETTINGS = (TARGET_MODE, KAPPA, TEST_BUDGET)
+ALPHA = FloatSlider(
+    SCOPE,
+    "alpha",
+    "Accuracy you need: target excess risk α",
+    0.05,
+    low=0.001,
+    high=0.5,
+    step=0.001,
+    help="The largest excess risk R(θ) = L(θ) − L(θ*) you accept. Smaller α: more accurate model, more privacy spent.",
+)
+TARGET_SETTINGS = (TARGET_MODE, KAPPA, TEST_BUDGET, ALPHA)
 SYNTHETIC_DEMOS = frozenset(name for name in BUILTIN_DATASETS if name.startswith("synthetic-"))
 FOLLOWED = f"{SCOPE}.target_for"
 
@@ -107,14 +120,19 @@ def met_line(row: pd.Series) -> str:
     return f"Kept ≥ {1 - kappa:.0%}: {rate} · no signal: **{row['no_signals']}/{row['trials']}**"
 
 
+def zero_model_meets(problem: Problem, alpha: float) -> bool:
+    """Whether predicting nothing already meets α (α ≥ R(0)): evaluation only, R(0) reads the data."""
+    return alpha >= problem.zero_risk
+
+
 def show_zero_model_notice(where: Any, problem: Problem, alpha: float, *, relative: bool) -> None:
-    """Say plainly when predicting nothing already meets α (α ≥ R(0); evaluation only), and offer the share."""
-    if not alpha >= problem.zero_risk:
+    """Say plainly when predicting nothing already meets α (``zero_model_meets``), and offer the share."""
+    if not zero_model_meets(problem, alpha):
         return
     where.warning(
         f"Predicting nothing already meets this target: on this data the all-zero model's excess risk is "
         f"R(0) = {problem.zero_risk:.3g} ≤ α = {alpha:.3g}, so any privacy paid here buys no accuracy. "
-        "Evaluation only: this check reads the data.",
+        + EVALUATION_ONLY,
         icon="🎯",
     )
     if not relative:
@@ -147,25 +165,43 @@ def released_alpha_text(results: pd.DataFrame) -> str:
     return text
 
 
-def quality_sentence(rows: list[tuple[str, str, dict[str, float]]], task: str) -> str:
-    """The released models' held-out quality against the non-private model's, in the target's units (plain text).
+def alpha_text(chosen: Selection, problem: Problem, alpha: float) -> str:
+    """What α means on this data in plain words (evaluation only: it reads θ*), once per problem and α."""
+    return session_memo(
+        "alpha_meaning",
+        (*chosen.problem_key, alpha),
+        lambda: describe_alpha(alpha_meaning(problem, alpha, chosen.data.report, chosen.data.target_name)),
+        max_entries=64,
+    )
 
-    ``rows`` are (model name, method key, ``PreparedData.test_quality``), the non-private θ* first.
-    """
-    (_, _, best), *private = rows
-    parts = []
-    for name, _, scores in private:
-        if task == "ridge":
-            kept = scores["r2"] / best["r2"] if best["r2"] > 0 else math.nan
-            share = f", {kept:.0%} of the non-private R²" if math.isfinite(kept) else ""
-            parts.append(f"{name}: R² {scores['r2']:.3g}{share}, RMSE {scores['rmse']:.4g} in the target's units")
-        else:
-            parts.append(f"{name}: accuracy {scores['accuracy']:.1%}, AUC {scores['auc']:.3g}")
-    reference = (
-        f"R² {best['r2']:.3g}, RMSE {best['rmse']:.4g}"
-        if task == "ridge"
-        else f"accuracy {best['accuracy']:.1%}, AUC {best['auc']:.3g}"
-    )
-    return plain(
-        "Held-out test rows (evaluation only): the non-private model has " + reference + "; " + "; ".join(parts) + "."
-    )
+
+@dataclass(frozen=True)
+class TargetChoice:
+    """The target the controls chose: α, or a relative target (``alpha`` ``None``, released by each run, shown in
+    ``released_slot`` once known); ``zero_risk`` is R(0), the excess risk of predicting nothing (evaluation only, read
+    at an absolute α), and ``zero_meets`` whether it already meets α."""
+
+    target: float | RelativeTarget
+    alpha: float | None
+    released_slot: Any = None
+    zero_risk: float = math.nan
+
+    @property
+    def zero_meets(self) -> bool:
+        return self.alpha is not None and self.alpha >= self.zero_risk
+
+
+def target_controls(where: Any, chosen: Selection, problem: Problem) -> TargetChoice:
+    """The kind of target and its value in ``where``, with what it means on this data beside it."""
+    follow_dataset(chosen)
+    if TARGET_MODE.widget(where) == RELATIVE:
+        target = RelativeTarget(float(KAPPA.widget(where)))
+        slot = where.empty()
+        slot.caption("α = κ·Ŝ is released privately by each run: it appears here once the first trials are done.")
+        return TargetChoice(target, None, slot)
+    alpha = float(ALPHA.widget(where))
+    with package_errors(where, stop=False):
+        # The sentence names the target column, which an upload controls: plain text, never Markdown.
+        where.caption(plain(alpha_text(chosen, problem, alpha) + " " + EVALUATION_ONLY))
+        show_zero_model_notice(where, problem, alpha, relative=False)
+    return TargetChoice(alpha, alpha, zero_risk=problem.zero_risk)

@@ -31,11 +31,11 @@ from accfirst.datasets.prepared import EVALUATION_MODE, EXCLUDES_PREPARATION, PR
 from accfirst.datasets.preprocess import DEFAULT_MAX_LEVELS, MISSING_CHOICES, SCALINGS
 from accfirst.errors import DataError
 from ui.cache import session_memo, session_secret
-from ui.text import plain
+from ui.text import EVALUATION_LABEL, plain
 
 MODE_LABELS = {
     PRIVATE_MODE: "private: declared metadata, private estimates for the rest (default)",
-    EVALUATION_MODE: "evaluation only: reads the data",
+    EVALUATION_MODE: EVALUATION_LABEL,
 }
 TASK_LABELS = {"ridge": "ridge regression (numeric target)", "logistic": "logistic regression (two classes)"}
 MISSING_LABELS = {
@@ -106,8 +106,8 @@ def upload_options(sidebar: Any, frame: pd.DataFrame, digest: str) -> dict[str, 
             options["prep_epsilon"] = float(budget)
     else:
         sidebar.warning(
-            f"Evaluation only: medians, frequent levels, means, spreads and the largest row are read from the data "
-            f"without noise. Every ε shown {EXCLUDES_PREPARATION}.",
+            f"Medians, frequent levels, means, spreads and the largest row are read from the data. Every ε shown "
+            f"{EXCLUDES_PREPARATION}.",
             icon="⚠️",
         )
     schema = _metadata_table(sidebar, frame, prefix)

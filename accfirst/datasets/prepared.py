@@ -24,7 +24,7 @@ TASKS = ("ridge", "logistic")
 DECLARED, PRIVATE, FREE, EVALUATION, PUBLIC = "declared", "private", "post-processing", "evaluation only", "public"
 PRIVATE_MODE, EVALUATION_MODE, PUBLIC_MODE = "private", "evaluation", "public"
 PREPARATIONS = (PRIVATE_MODE, EVALUATION_MODE)
-EXCLUDES_PREPARATION = "excludes preparation (reads the data): evaluation only"
+EXCLUDES_PREPARATION = "excludes the preparation, which read the data without noise (evaluation only)"
 PUBLIC_PREPARATION = "generated from public parameters: preparation is free"
 
 
@@ -97,7 +97,7 @@ class Preparation:
     def summary(self) -> str:
         """One line for a report: what the preparation cost, or why no ε covers it."""
         if self.mode == EVALUATION_MODE:
-            return f"preparation: {EXCLUDES_PREPARATION}; every ε shown excludes it"
+            return f"preparation: every ε shown {EXCLUDES_PREPARATION}"
         if self.mode == PUBLIC_MODE:
             return f"preparation: {PUBLIC_PREPARATION} (ε = 0)"
         charged = sum(step.epsilon > 0 for step in self.steps)

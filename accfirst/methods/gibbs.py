@@ -40,6 +40,11 @@ class GibbsPosterior(Method):
             else "known spread."
         )
 
+    def delta_refusal(self, task: str, delta: float) -> str | None:
+        if delta == 0 and task != "ridge":
+            return "The logistic Gibbs posterior has no pure-ε guarantee: choose δ > 0."
+        return None
+
     def run(self, setting: Setting, rng: np.random.Generator, exact: bool = False) -> RunResult:
         return gibbs_run(setting.problem, setting.alpha, setting.gamma, setting.options.delta, rng)
 

@@ -132,6 +132,7 @@ class NoiseReduction(Method):
     key = "nr"
     label = "Noise reduction"
     in_sentence = "noise reduction"
+    short_label = "NR"
     color = "#0072B2"
     paper = True
     tests_accuracy = True

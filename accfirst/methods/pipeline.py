@@ -131,8 +131,8 @@ def search(
 
     With its whole bill: a private radius's ``eps_radius`` (docs/mathematics.md#a-private-radius) and a relative
     target's ``eps_scale`` (docs/mathematics.md#a-relative-accuracy-target) are part of the run, its ``eps_total``
-    includes the preparation's ``problem.prep_epsilon`` and its ``delta`` the preparation's δ
-    (docs/mathematics.md#preparing-the-data-privately); ``prep_mode`` records how the rows were prepared.
+    includes the preparation's ``problem.prep_epsilon`` and its ``delta`` the preparation's δ, recorded also as
+    ``delta_prep`` (docs/mathematics.md#preparing-the-data-privately); ``prep_mode`` records how the rows were prepared.
     """
     if isinstance(alpha, (VarianceExplained, Accuracy)):
         check_certified(method, alpha)
@@ -149,4 +149,5 @@ def search(
         prep_mode=problem.prep_mode,
         eps_total=result.eps_total + problem.prep_epsilon,
         delta=min(result.delta + problem.prep_delta, 1.0),
+        delta_prep=problem.prep_delta,
     )

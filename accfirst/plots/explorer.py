@@ -290,7 +290,7 @@ def figure_search(
             hovertemplate="threshold %{y:.4g}<extra></extra>",
         )
     )
-    mark_target(fig, alpha, f"target α = {alpha:g}")
+    mark_target(fig, alpha, f"target α = {alpha:.3g}")
     if stop_index is not None and 1 <= stop_index <= len(trace):
         stop = trace.iloc[stop_index - 1]
         text = f"stop: level {int(stop['level'])}, ε = {float(stop['epsilon']):.3g}"
@@ -380,6 +380,9 @@ def _accuracy_strips(
 
 
 # Short enough for two panels side by side at phone width.
+QUALITY_BAR_PX = 30
+# Between two panels: the lower one's title and the upper one's x axis.
+QUALITY_TITLE_PX = 60
 QUALITY_LABELS = {
     "r2": "R² (↑ better)",
     "mse": "MSE (↓ better)",
@@ -389,8 +392,16 @@ QUALITY_LABELS = {
 }
 
 
+def _quality_text(value: float) -> str:
+    """A metric's value beside its bar: 3 significant digits, large values written out ("3,358", not "3.36e+03")."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+
+
 def figure_test_quality(quality: pd.DataFrame) -> go.Figure:
     """Downstream quality on the held-out test set (output 5): θ* vs each private θ.
+
+    One panel per metric, stacked, each with its title above it and its values written beside the bars: three
+    panels side by side overlapped their titles and cut their values at phone width.
 
     Parameters
     ----------
@@ -399,30 +410,42 @@ def figure_test_quality(quality: pd.DataFrame) -> go.Figure:
     """
     _require(quality, ("model", "method", "metric", "value"), "figure_test_quality")
     metrics = list(dict.fromkeys(quality["metric"]))
+    models = max(quality["model"].nunique(), 1)
+    panel = QUALITY_BAR_PX * models
+    gap = QUALITY_TITLE_PX
+    height = len(metrics) * panel + max(len(metrics) - 1, 0) * gap
     fig = make_subplots(
-        rows=1,
-        cols=max(len(metrics), 1),
+        rows=max(len(metrics), 1),
+        cols=1,
         subplot_titles=[QUALITY_LABELS.get(m, m) for m in metrics],
-        horizontal_spacing=0.12,
+        vertical_spacing=gap / height if len(metrics) > 1 else 0.0,
     )
-    for col, metric in enumerate(metrics, start=1):
+    for row, metric in enumerate(metrics, start=1):
         rows = quality[quality["metric"] == metric]
+        values = rows["value"].astype(float)
         fig.add_trace(
             go.Bar(
-                x=rows["value"],
+                x=values,
                 y=rows["model"],
                 orientation="h",
                 marker={"color": [method_color(m) if m != "nonprivate" else NONPRIVATE_COLOR for m in rows["method"]]},
-                text=[f"{v:.3g}" for v in rows["value"]],
-                textposition="auto",
+                text=[_quality_text(v) for v in values],
+                textposition="outside",
+                cliponaxis=False,
                 hovertemplate="%{y}: " + metric + " = %{x:.4g}<extra></extra>",
                 showlegend=False,
             ),
-            row=1,
-            col=col,
+            row=row,
+            col=1,
         )
-        fig.update_yaxes(autorange="reversed", showticklabels=col == 1, row=1, col=col)
-    return layout(fig, title="Quality on the held-out test set", height=40 + 45 * quality["model"].nunique())
+        # Room beside the longest bar for its value, on whichever side the bars go.
+        low, high = min(float(values.min()), 0.0), max(float(values.max()), 0.0)
+        span = (high - low) or 1.0
+        fig.update_xaxes(range=[low - 0.3 * span * (low < 0), high + 0.3 * span], row=row, col=1)
+        fig.update_yaxes(autorange="reversed", row=row, col=1)
+    # Subplot titles sit at the panels' left edge, like the figure's own title.
+    fig.update_annotations(x=0, xanchor="left", font={"size": 13})
+    return layout(fig, title="Quality on the held-out test set", height=height)
 
 
 def figure_noise_comparison(laplace: pd.DataFrame, gaussian: pd.DataFrame) -> go.Figure:

@@ -160,8 +160,9 @@ def figure_live_estimate(
             )
         )
     fig.update_xaxes(range=[0, 1], tickformat=".0%", title_text="share")
+    clipped = " (clipped)" if shown is not None and estimate is not None and shown != estimate else ""
     title = f"{answers} answer{'s' if answers != 1 else ''} so far" + (
-        f": estimated true share {shown:.0%}" if shown is not None else ""
+        f": estimated share {shown:.0%}{clipped}" if shown is not None else ""
     )
     return _layout(fig, title=title, height=160)
 

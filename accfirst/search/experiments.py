@@ -35,6 +35,7 @@ COLUMNS = (
     "calibration",
     "noise",
     "delta",
+    "delta_prep",
     "alpha",
     "kappa",
     "scale",

@@ -48,10 +48,29 @@ from ui.navigation import SECTIONS
 pytestmark = pytest.mark.browser
 
 
+def block_outside(page) -> list[str]:
+    """Refuse every request to another host than the app's (localhost); the list of those refused, filled as it
+    browses."""
+    refused: list[str] = []
+
+    def route(request_route) -> None:
+        url = request_route.request.url
+        if url.startswith(("data:", "blob:")) or urllib.parse.urlparse(url).hostname in ("127.0.0.1", "localhost"):
+            request_route.continue_()
+        else:
+            refused.append(url)
+            request_route.abort()
+
+    page.route("**/*", route)
+    return refused
+
+
 @pytest.mark.parametrize(("width", "height"), [(1400, 1000), (390, 844)], ids=["desktop", "phone"])
 def test_the_menu_reaches_every_page(server, browser, width, height, tmp_path):
-    """Every page of ``ui.navigation.SECTIONS`` in menu order, reached only by clicking the menu."""
+    """Every page of ``ui.navigation.SECTIONS`` in menu order, reached only by clicking the menu; the app fetches
+    nothing from another server, and the Data sidebar shows only on the pages that run on the data."""
     page = browser.new_page(viewport={"width": width, "height": height})
+    outside = block_outside(page)
     page.goto(f"{server}/?ds=diabetes&trials=2&T=100")
     wait_script_done(page)
     if width < 500:
@@ -63,9 +82,12 @@ def test_the_menu_reaches_every_page(server, browser, width, height, tmp_path):
         assert page.locator('[data-testid="stMain"] h1').first.inner_text().strip(), f"{entry.title} drew no title"
         assert page.title().startswith("accfirst") or entry.title in page.title()
         assert_no_exception(page)
+        dataset = page.locator('[data-testid="stSidebar"]').get_by_text("Dataset", exact=True)
+        assert dataset.count() == 1 and dataset.is_visible() == entry.data, f"{entry.title}: Data sidebar shown?"
         page.screenshot(path=str(tmp_path / f"{entry.url_path or 'home'}_{width}.png"))
     menu = page.locator('[data-testid="stSidebarNav"]').inner_text()
     assert all(section in menu for section in SECTIONS if section), menu
+    assert outside == [], f"requests to other servers: {outside}"
     page.close()
 
 

@@ -18,6 +18,7 @@ import pytest
 from accfirst import run_trials
 from accfirst.cli import build_parser, command_line, main
 from accfirst.datasets import load_builtin
+from accfirst.datasets.prepared import EXCLUDES_PREPARATION
 from accfirst.erm.problems import prepared_problem
 from accfirst.interpret import format_epsilon, format_exp_epsilon
 from accfirst.methods.options import SearchOptions
@@ -230,7 +231,7 @@ def test_csv_with_a_schema_and_a_budget(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "preparation: ε = 0.4, δ = 0" in err and "repeatable run (noise seed 3): not a private release" in err
     assert main([*common, "--preparation", "evaluation", "--positive-class", "yes"]) == 0
-    assert "excludes preparation (reads the data): evaluation only" in capsys.readouterr().err
+    assert EXCLUDES_PREPARATION in capsys.readouterr().err
 
 
 def test_csv_with_declared_ranges_and_a_table_budget(tmp_path, capsys):

@@ -22,6 +22,7 @@ from accfirst.datasets.prepare.centre import PrivateCentre
 from accfirst.datasets.prepare.levels import PrivateLevels
 from accfirst.datasets.prepare.private import random_split
 from accfirst.datasets.prepare.ranges import PrivateRange
+from accfirst.datasets.prepared import EXCLUDES_PREPARATION
 from accfirst.errors import DataError
 from tests.data import mixed_table
 from tests.datasets.dataset_checks import assert_spec
@@ -250,7 +251,7 @@ def test_identifier_like_text_gets_no_level_and_leaves_by_its_release():
 def test_evaluation_only_excludes_preparation_and_public_data_are_free():
     evaluation = from_frame(TABLE.drop(columns="churn"), **RIDGE, preparation="evaluation")
     assert math.isinf(evaluation.prep_epsilon) and evaluation.preparation.mode == "evaluation"
-    assert "excludes preparation (reads the data): evaluation only" in evaluation.report.steps[-1]
+    assert evaluation.report.steps[-1] == f"preparation: every ε shown {EXCLUDES_PREPARATION}"
     kinds = set(evaluation.preparation.to_frame()["kind"])
     assert "evaluation only" in kinds and "private" not in kinds
     buzz = load_builtin("synthetic-buzz")

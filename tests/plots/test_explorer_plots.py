@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from accfirst import run_one, run_trials, trial_rng
+from accfirst.datasets.prepared import EXCLUDES_PREPARATION
 from accfirst.plots.explorer import (
     EVALUATION_ONLY,
     breakdown_frame,
@@ -92,7 +93,7 @@ def test_a_private_preparation_is_a_part_of_every_bar_and_an_evaluation_only_one
     )
     for figure in (figure_breakdown(evaluation), figure_epsilon_distribution(evaluation)):
         subtitle = figure.layout.title.subtitle.text.replace("<br>", " ")
-        assert "excludes preparation (reads the data): evaluation only" in subtitle
+        assert EXCLUDES_PREPARATION in subtitle
     assert len(figure_breakdown(evaluation).data) == 2  # nothing charged, no preparing bar
 
 
@@ -174,6 +175,21 @@ def test_test_quality_one_panel_per_metric():
     assert len(fig.data) == 2
     np.testing.assert_allclose(np.asarray(fig.data[1].x, dtype=float), [0.01, 0.02])
     assert [a.text for a in fig.layout.annotations][:2] == ["R² (↑ better)", "MSE (↓ better)"]
+    # Stacked, not side by side: the panels' titles cannot overlap at phone width, and each panel spans the width.
+    upper, lower = fig.layout.yaxis.domain, fig.layout.yaxis2.domain
+    assert lower[1] < upper[0] and fig.layout.xaxis.domain == fig.layout.xaxis2.domain == (0.0, 1.0)
+    # Values are written outside the bars with room for them: none is cut off.
+    for trace, axis in ((fig.data[0], fig.layout.xaxis), (fig.data[1], fig.layout.xaxis2)):
+        assert trace.textposition == "outside" and trace.cliponaxis is False
+        assert axis.range[1] >= 1.25 * max(trace.x)
+
+
+def test_test_quality_writes_large_values_out():
+    quality = pd.DataFrame(
+        {"model": ["θ*", "NR"], "method": ["nonprivate", "nr"], "metric": ["rmse"] * 2, "value": [3358.2, -0.5]}
+    )
+    (bars,) = figure_test_quality(quality).data
+    assert list(bars.text) == ["3,358", "-0.5"]
 
 
 def test_missing_columns_are_reported():

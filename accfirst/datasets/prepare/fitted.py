@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike
 from accfirst.datasets.columns import label_keys, listing, matches, quoted, read_table
 from accfirst.datasets.prepare.base import ColumnPlan
 from accfirst.datasets.prepare.build import scaled_features
+from accfirst.datasets.prepare.kind import read_cells
 from accfirst.datasets.prepare.options import PrepOptions
 from accfirst.datasets.prepare.private import build, plan_private, positive_class, read_column, release
 from accfirst.datasets.prepare.scaling import UnitBallScaling
@@ -76,6 +77,14 @@ class FittedPreparation:
         columns = {plan.name: read_column(series[plan.name], plan.kind, plan.log1p) for plan in self.features}
         bound = UnitBallScaling(self.features, self.feature_bound).bound()
         return scaled_features(self.features, bound, self.row_bound, columns, np.arange(len(frame)))[0]
+
+    def target_present(self, y: ArrayLike) -> np.ndarray:
+        """Where a target value is there as ``fit`` read it: a ridge target a number (a gap or a word is missing), a
+        logistic label any cell but a gap. ``fit`` trains on a row without one as a zero row; a score has nothing to
+        compare its prediction with."""
+        cells = read_cells(y.reset_index(drop=True) if isinstance(y, pd.Series) else pd.Series(np.asarray(y)))
+        present: np.ndarray = np.logical_not(cells.gap) if self.classes is not None else np.isfinite(cells.as_numbers())
+        return present
 
     def to_target_units(self, scores: np.ndarray) -> np.ndarray:
         """Ridge predictions on the prepared scale in the target's own units: × scale, + centre, then expm1."""
