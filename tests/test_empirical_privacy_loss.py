@@ -154,7 +154,7 @@ def clipped_pair() -> tuple[np.ndarray, np.ndarray, float, float]:
     there = LogisticProblem(X, y, 0.05)
     alpha = 0.02
     thetas = here.theta_star - np.outer([0.7, 0.9, 1.2], np.eye(4)[-1]) * math.sqrt(2 * alpha / here.lam)
-    return here.excess_risk(thetas), there.excess_risk(thetas), alpha, here.test_sensitivity(alpha)
+    return here.excess_risk(thetas), there.excess_risk(thetas), alpha, here.test_sensitivity(alpha, clipped=True)
 
 
 def test_clipped_test_loss_on_a_worst_case_pair_stays_below_its_epsilon() -> None:

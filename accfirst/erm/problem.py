@@ -183,11 +183,12 @@ class Problem(ABC):
         """
 
     @classmethod
-    def test_sensitivity_on(cls, radius: float, n: float, lam: float, alpha: float, clipped: bool = True) -> float:
+    def test_sensitivity_on(cls, radius: float, n: float, lam: float, alpha: float, *, clipped: bool) -> float:
         """Δ_R(α): the sensitivity of the test's query −min(R(θ), α) over the ball ‖θ‖ ≤ ``radius``
         (docs/mathematics.md#a-public-norm-bound). [derived]
 
-        Δ_R itself for a test that does not clip (``clipped`` false: the paper's calibrations). Else the
+        ``clipped`` says which query the test asks, and has no default: a test priced with the clipped Δ_R(α) must
+        clip its query at α. Δ_R itself for a test that does not clip (the paper's calibrations). Else the
         smaller of Δ_R (the query's whole range, ``risk_sensitivity``) and 2G(√(2α/λ) + 2G/(nλ))/n. Why the second: where R_D(θ) ≤ α, λ-strong convexity puts θ within d = √(2α/λ) of θ*_D; one
         replaced row changes R(θ) by at most [ℓ(θ; z) − ℓ(θ*; z) − ℓ(θ; z′) + ℓ(θ*; z′)]/n ≤ 2G·d/n
         on one side and 2G·(d + ‖θ*_D − θ*_D′‖)/n on the other, with ‖θ*_D − θ*_D′‖ ≤ 2G/(nλ)
@@ -204,10 +205,10 @@ class Problem(ABC):
 
     @classmethod
     def test_sensitivity_formula(
-        cls, bound: str, radius: float, n: float, lam: float, alpha: float, clipped: bool = True
+        cls, bound: str, radius: float, n: float, lam: float, alpha: float, *, clipped: bool
     ) -> str:
         """How ``test_sensitivity_on`` reads for a message, the radius named ``bound``: the formula that gives it."""
-        if cls.test_sensitivity_on(radius, n, lam, alpha, clipped) < cls.risk_sensitivity(radius, n):
+        if cls.test_sensitivity_on(radius, n, lam, alpha, clipped=clipped) < cls.risk_sensitivity(radius, n):
             return cls.clipped_formula.format(R=bound) + " (the test clipped at α; derived)"
         return cls.sensitivity_formula.format(R=bound)
 
@@ -290,9 +291,9 @@ class Problem(ABC):
         """Δ_R, the sensitivity of the excess-risk query over θ ∈ C (docs/mathematics.md#the-two-learning-problems)."""
         return self.risk_sensitivity(self.norm_bound, self.n)
 
-    def test_sensitivity(self, alpha: float, clipped: bool = True) -> float:
-        """Δ_R(α), the sensitivity of the test's query clipped at α over θ ∈ C (``test_sensitivity_on``)."""
-        return self.test_sensitivity_on(self.norm_bound, self.n, self.lam, alpha, clipped)
+    def test_sensitivity(self, alpha: float, *, clipped: bool) -> float:
+        """Δ_R(α), the sensitivity of the test's query over θ ∈ C, clipped at α or not (``test_sensitivity_on``)."""
+        return self.test_sensitivity_on(self.norm_bound, self.n, self.lam, alpha, clipped=clipped)
 
     @property
     def theta_sensitivity(self) -> float:

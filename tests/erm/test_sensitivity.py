@@ -100,8 +100,8 @@ def test_clipped_test_query_sensitivity(kind: str, seed: int) -> None:
     worst = dict.fromkeys((0.003, 0.02, 0.1), 0.0)
     for first, second, rng in neighbour_pairs(kind, seed, n=800, empty=seed % 2 == 1):
         for alpha in worst:
-            bound = first.test_sensitivity(alpha)
-            assert bound < first.query_sensitivity and bound == second.test_sensitivity(alpha)
+            bound = first.test_sensitivity(alpha, clipped=True)
+            assert bound < first.query_sensitivity and bound == second.test_sensitivity(alpha, clipped=True)
             thetas = np.vstack([near_minimiser(rng, first, alpha), hypotheses(rng, first.norm_bound)])
             risks = np.minimum(first.excess_risk(thetas), alpha), np.minimum(second.excess_risk(thetas), alpha)
             worst[alpha] = max(worst[alpha], float(np.abs(risks[0] - risks[1]).max() / bound))
@@ -126,7 +126,7 @@ def test_clipped_ridge_bound_is_nearly_reached(lam: float, reached: float) -> No
     replaced[0, 0] = 1.0
     radius = 0.1 / math.sqrt(lam)
     first, second = RidgeProblem(X, y, lam, radius), RidgeProblem(replaced, y, lam, radius)
-    bound = first.test_sensitivity(alpha)
+    bound = first.test_sensitivity(alpha, clipped=True)
     assert bound < first.query_sensitivity  # the clipped bound is the one checked
     thetas = np.linspace(-radius, radius, 20001)[:, None]
     moves = np.abs(np.minimum(first.excess_risk(thetas), alpha) - np.minimum(second.excess_risk(thetas), alpha))
@@ -134,11 +134,17 @@ def test_clipped_ridge_bound_is_nearly_reached(lam: float, reached: float) -> No
 
 
 def test_unclipped_test_keeps_the_papers_sensitivity() -> None:
-    """The paper's calibrations do not clip: their Δ_R(α) is Δ_R itself, at every α."""
+    """The paper's calibrations do not clip: their Δ_R(α) is Δ_R itself, at every α; the clipping has no default."""
     problem = next(neighbour_pairs("logistic", 0))[0]
     assert problem.test_sensitivity(0.01, clipped=False) == problem.query_sensitivity
-    assert problem.test_sensitivity(0.01) < problem.query_sensitivity
-    assert problem.test_sensitivity(100.0) == problem.query_sensitivity  # clipping at a large α gives nothing
+    assert problem.test_sensitivity(0.01, clipped=True) < problem.query_sensitivity
+    assert (
+        problem.test_sensitivity(100.0, clipped=True) == problem.query_sensitivity
+    )  # clipping at a large α gives nothing
+    with pytest.raises(TypeError, match="clipped"):
+        problem.test_sensitivity(0.01)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="clipped"):
+        problem.shape.test_sensitivity(0.01)  # type: ignore[call-arg]
 
 
 @pytest.mark.parametrize("radius", RADII)
