@@ -12,6 +12,7 @@ import math
 import numbers
 import secrets
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 import numpy as np
@@ -155,13 +156,24 @@ def optional(check: Check) -> Check:
     return lambda value: None if value is None else check(value)
 
 
+# True while a checked function runs: the checked functions it calls trust their arguments.
+_INSIDE_CHECKED: ContextVar[bool] = ContextVar("inside_checked", default=False)
+
+
 def checked(**constraints: Check) -> Callable[[F], F]:
-    """Declare a public function's parameter constraints; they are checked once, when it is called.
+    """Declare a public function's parameter constraints; they are checked once, at the boundary.
 
     Each keyword names a parameter and the check that turns the value given into the clean one (or
     raises ``AccFirstError`` saying what is wrong), as scikit-learn declares
-    ``_parameter_constraints``. The function receives the clean values and trusts them; the
-    declaration is kept as ``parameter_constraints`` on the wrapper, for documentation and tests.
+    ``_parameter_constraints``. A default goes through its check like a value given (``rng=None``
+    becomes a generator drawing from the operating system). The function receives the clean values
+    and trusts them; the declaration is kept as ``parameter_constraints`` on the wrapper, for
+    documentation and tests.
+
+    The boundary is the outermost checked call: while it runs, the checked functions it calls (with
+    values its own checks cleaned, or computed from them) skip their checks of the values they are
+    given, as scikit-learn skips nested validation; a default they fall back on is still checked.
+    Called on their own, from outside any checked function, they check everything.
     """
 
     def declare(function: F) -> F:
@@ -173,10 +185,19 @@ def checked(**constraints: Check) -> Callable[[F], F]:
         @functools.wraps(function)
         def call(*args: Any, **kwargs: Any) -> Any:
             bound = signature.bind(*args, **kwargs)
+            given = set(bound.arguments)
+            bound.apply_defaults()
+            nested = _INSIDE_CHECKED.get()
             for name, check in constraints.items():
-                if name in bound.arguments:
+                if not nested or name not in given:
                     bound.arguments[name] = check(bound.arguments[name])
-            return function(*bound.args, **bound.kwargs)
+            if nested:
+                return function(*bound.args, **bound.kwargs)
+            inside = _INSIDE_CHECKED.set(True)
+            try:
+                return function(*bound.args, **bound.kwargs)
+            finally:
+                _INSIDE_CHECKED.reset(inside)
 
         call.parameter_constraints = dict(constraints)  # type: ignore[attr-defined]
         return call  # type: ignore[return-value]

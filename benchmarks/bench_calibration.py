@@ -41,6 +41,7 @@ from accfirst import CALIBRATIONS, LogisticProblem, Problem, RidgeProblem
 from accfirst.datasets import load_builtin
 from accfirst.interpret import median_with_inf
 from accfirst.mechanisms.calibration import calibration_constant
+from accfirst.methods.nr import NoiseReduction
 from accfirst.search.sweep import sweep
 
 LAM, GAMMA, T = 0.005, 0.1, 1000
@@ -73,7 +74,15 @@ def summary(frame: pd.DataFrame) -> dict[str, float]:
 
 def measure(problem: Problem, calibration: str, T: int, alphas, args: argparse.Namespace) -> pd.DataFrame:
     return sweep(
-        problem, list(alphas), GAMMA, ["nr"], args.trials, args.seed, workers=args.workers, T=T, calibration=calibration
+        problem,
+        list(alphas),
+        GAMMA,
+        [NoiseReduction.key],
+        args.trials,
+        args.seed,
+        workers=args.workers,
+        T=T,
+        calibration=calibration,
     )
 
 

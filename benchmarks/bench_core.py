@@ -19,6 +19,10 @@ import numpy as np
 
 from accfirst import LogisticProblem, RidgeProblem, epsilon_grid, run_one, run_trials, trial_rng
 from accfirst.datasets import load_builtin
+from accfirst.methods.doubling import Doubling
+from accfirst.methods.nr import NoiseReduction
+from accfirst.methods.registry import paper_methods
+from accfirst.methods.theory import Theory
 
 LAM, GAMMA, ALPHA, T = 0.005, 0.1, 0.05, 1000
 
@@ -70,12 +74,12 @@ def main() -> None:
     print(f"\nseconds per trial over {args.trials} trials (α={ALPHA}, γ={GAMMA}, λ={LAM})")
     print(f"{'task':10} {'method':22} {'median':>9} {'p90':>9} {'peak MB':>9}")
     cases = [
-        ("ridge", ridge, "nr", "CovNR"),
-        ("ridge", ridge, "doubling", "doubling (covariance)"),
-        ("ridge", ridge, "theory", "theory (covariance)"),
-        ("logistic", logistic, "nr", "OutputNR"),
-        ("logistic", logistic, "doubling", "doubling (output)"),
-        ("logistic", logistic, "theory", "theory (output)"),
+        ("ridge", ridge, NoiseReduction.key, "CovNR"),
+        ("ridge", ridge, Doubling.key, "doubling (covariance)"),
+        ("ridge", ridge, Theory.key, "theory (covariance)"),
+        ("logistic", logistic, NoiseReduction.key, "OutputNR"),
+        ("logistic", logistic, Doubling.key, "doubling (output)"),
+        ("logistic", logistic, Theory.key, "theory (output)"),
     ]
     for task, problem, method, label in cases:
         seconds = trial_seconds(problem, method, args.trials)
@@ -84,16 +88,17 @@ def main() -> None:
             f"{peak_megabytes(problem, method):9.1f}"
         )
     for task, problem in (("ridge", ridge), ("logistic", logistic)):
-        seconds = trial_seconds(problem, "nr", max(3, args.trials // 10), exact=True)
+        seconds = trial_seconds(problem, NoiseReduction.key, max(3, args.trials // 10), exact=True)
         print(f"{task:10} {'NR, every level solved':22} {np.median(seconds):9.4f}   (reference without the shortcut)")
 
     print("\nmedian ex-post ε (e^ε) on synthetic-buzz (ridge), 20 trials, theorem calibration")
-    df = run_trials(ridge, [0.05, 0.1], GAMMA, ["nr", "doubling", "theory"], 20, seed=0, T=T)
-    table = df.groupby(["alpha", "method"]).eps_total.median().unstack("method")[["nr", "doubling", "theory"]]
+    methods = list(paper_methods())
+    df = run_trials(ridge, [0.05, 0.1], GAMMA, methods, 20, seed=0, T=T)
+    table = df.groupby(["alpha", "method"]).eps_total.median().unstack("method")[methods]
     for alpha, row in table.iterrows():
         cells = "  ".join(f"{m}: ε={row[m]:.3f} (e^ε={np.exp(row[m]):.3g})" for m in table.columns)
         print(f"α={alpha:<5} {cells}")
-    stops = df[df.method == "nr"].groupby("alpha").stop_index.median()
+    stops = df[df.method == NoiseReduction.key].groupby("alpha").stop_index.median()
     print("median NR stop level:", ", ".join(f"α={a}: {s:.0f}/{T}" for a, s in stops.items()))
 
 

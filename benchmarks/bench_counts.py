@@ -24,7 +24,13 @@ import time
 import numpy as np
 import pandas as pd
 
-from accfirst.accounting.counts import compare_counts, filtered_counts, log_uniform_counts, summarise_counts
+from accfirst.accounting.counts import (
+    COUNT_METHODS,
+    compare_counts,
+    filtered_counts,
+    log_uniform_counts,
+    summarise_counts,
+)
 from accfirst.accounting.filters import ZCDPFilter
 
 EPSILONS = (0.5, 1.0, 2.0)
@@ -35,8 +41,8 @@ DELTA, BETA = 1e-6, 0.05
 
 def cell(epsilon: float, alpha: float, cap: float, sessions: int, counts: int, seed: int) -> dict[str, object]:
     """Mean counts certified per session for both arms (paired: the same counts), and coverage."""
-    certified = {"nr": [], "doubling": []}
-    within = {"nr": [0, 0], "doubling": [0, 0]}
+    certified: dict[str, list[int]] = {method: [] for method in COUNT_METHODS}
+    within = {method: [0, 0] for method in COUNT_METHODS}
     for session in range(sessions):
         values = log_uniform_counts(counts, rng=np.random.default_rng((seed, session)))
         frame = compare_counts(values, alpha, epsilon, DELTA, beta=BETA, cap=cap, seed=seed * 10_000 + session)
@@ -48,7 +54,8 @@ def cell(epsilon: float, alpha: float, cap: float, sessions: int, counts: int, s
             within[method][1] += len(rows)
         if not summary["refused"].all():
             raise SystemExit(f"{counts} counts did not exhaust the budget at ε={epsilon}, α={alpha}, κ={cap}")
-    nr, doubling = np.array(certified["nr"]), np.array(certified["doubling"])
+    nr, doubling = (np.array(certified[method]) for method in COUNT_METHODS)
+    (nr_within, nr_tested), (doubling_within, doubling_tested) = (within[method] for method in COUNT_METHODS)
     return {
         "ε": epsilon,
         "α": alpha,
@@ -58,8 +65,8 @@ def cell(epsilon: float, alpha: float, cap: float, sessions: int, counts: int, s
         "doubling certified": doubling.mean(),
         "doubling SE": doubling.std(ddof=1) / np.sqrt(sessions),
         "ratio": nr.mean() / doubling.mean(),
-        "NR within α": within["nr"][0] / max(within["nr"][1], 1),
-        "doubling within α": within["doubling"][0] / max(within["doubling"][1], 1),
+        "NR within α": nr_within / max(nr_tested, 1),
+        "doubling within α": doubling_within / max(doubling_tested, 1),
     }
 
 
@@ -68,7 +75,7 @@ def price(alpha: float, counts: int, seed: int) -> dict[str, object]:
     level (≈ 2·10⁻⁶) lies below what a count of 10⁴ needs; both arms on the same counts."""
     values = log_uniform_counts(counts, 1e2, 1e4, rng=np.random.default_rng((seed, 1)))
     row: dict[str, object] = {"α": alpha}
-    for method in ("nr", "doubling"):
+    for method in COUNT_METHODS:
         frame = filtered_counts(ZCDPFilter(175.0, DELTA), values, alpha, method, BETA, 0.01, rng=seed)
         if not frame["certified"].all():
             raise SystemExit(f"not every count certified at α={alpha} ({method}): the price is not comparable")

@@ -33,6 +33,7 @@ from accfirst.mechanisms import noise_reduction as noise_reduction_module
 from accfirst.mechanisms.brownian import GAUSSIAN
 from accfirst.mechanisms.lattice import lattice_spacing
 from accfirst.mechanisms.noise_reduction import LAPLACE
+from accfirst.methods.nr import NoiseReduction
 from accfirst.search.experiments import run_one, trial_rng
 from tests.attacks import epsilon_lower_bound, neighbour, numpy_laplace_can_produce, on_lattice
 from tests.data import make_logistic_data, make_ridge_data
@@ -149,7 +150,15 @@ def main() -> None:
         with counting_decisions() as counts:
             started = time.perf_counter()
             for trial in range(runs):
-                run_one(buzz_problem, "nr", 0.05, 0.1, trial_rng(0, "nr", 0.05, trial), T=1000, noise=noise)
+                run_one(
+                    buzz_problem,
+                    NoiseReduction.key,
+                    0.05,
+                    0.1,
+                    trial_rng(0, NoiseReduction.key, 0.05, trial),
+                    T=1000,
+                    noise=noise,
+                )
             seconds = (time.perf_counter() - started) / runs
         print(
             f"CovNR ({noise}) on synthetic-buzz, T=1000, {runs} runs: {counts['exact']} of {counts['cells']:,} cells "

@@ -29,6 +29,7 @@ from accfirst import LogisticProblem, SearchOptions
 from accfirst.datasets import load_builtin
 from accfirst.erm.generators import OutputPerturbation
 from accfirst.mechanisms.brownian import brownian_expost_epsilon, variance_matched_rhos
+from accfirst.methods.nr import NoiseReduction
 from accfirst.search.experiments import search, trial_rng
 
 LAM, GAMMA, ALPHA, T, DELTA = 0.005, 0.1, 0.05, 1000, 1e-6
@@ -51,7 +52,8 @@ def compare(name: str, problem: LogisticProblem, trials: int, seed: int) -> dict
     for noise in ("laplace", "gaussian"):
         options = SearchOptions(T=T, generator="output", noise=noise, delta=DELTA)
         runs[noise] = [
-            search(problem, "nr", ALPHA, GAMMA, trial_rng(seed, "nr", ALPHA, t), options) for t in range(trials)
+            search(problem, NoiseReduction.key, ALPHA, GAMMA, trial_rng(seed, NoiseReduction.key, ALPHA, t), options)
+            for t in range(trials)
         ]
     laplace = np.array([r.eps_hypothesis for r in runs["laplace"]])
     gaussian = np.array([r.eps_hypothesis for r in runs["gaussian"]])

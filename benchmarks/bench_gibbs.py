@@ -32,16 +32,26 @@ from scipy import stats
 from accfirst import AccFirstError, LogisticProblem, RidgeProblem, gibbs_run, run_trials
 from accfirst.datasets import load_builtin
 from accfirst.interpret import format_delta, median_with_inf
+from accfirst.methods.gibbs import GibbsPosterior
+from accfirst.methods.nr import NoiseReduction
 
 LAM, GAMMA, PAPER_T = 0.005, 0.1, 1000
 ALPHAS = (0.01, 0.05, 0.1)
 # (label, method, search options)
 ARMS = (
-    ("noise reduction, theorem calibration, T = 1000 (pure ε)", "nr", {"calibration": "theorem", "T": PAPER_T}),
-    ("noise reduction, paper-code calibration, T = 1000 (pure ε)", "nr", {"calibration": "paper-code", "T": PAPER_T}),
-    ("noise reduction, default calibration and T (pure ε)", "nr", {}),
-    (f"Gibbs posterior, δ = {format_delta(1e-6)}", "gibbs", {"delta": 1e-6}),
-    ("Gibbs posterior, δ = 0 (exponential mechanism, pure ε)", "gibbs", {"delta": 0.0}),
+    (
+        "noise reduction, theorem calibration, T = 1000 (pure ε)",
+        NoiseReduction.key,
+        {"calibration": "theorem", "T": PAPER_T},
+    ),
+    (
+        "noise reduction, paper-code calibration, T = 1000 (pure ε)",
+        NoiseReduction.key,
+        {"calibration": "paper-code", "T": PAPER_T},
+    ),
+    ("noise reduction, default calibration and T (pure ε)", NoiseReduction.key, {}),
+    (f"Gibbs posterior, δ = {format_delta(1e-6)}", GibbsPosterior.key, {"delta": 1e-6}),
+    ("Gibbs posterior, δ = 0 (exponential mechanism, pure ε)", GibbsPosterior.key, {"delta": 0.0}),
 )
 
 

@@ -18,6 +18,7 @@ from accfirst.datasets import load_builtin
 from accfirst.erm.problems import PROBLEMS
 from accfirst.guidance import ROWS_FACTOR, advise, predict_epsilon
 from accfirst.interpret import summarise_runs
+from accfirst.methods.nr import NoiseReduction
 
 GAMMA = 0.1
 LAMBDA_CHOICES = (1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 0.1, 0.2, 0.5, 1.0)
@@ -34,7 +35,7 @@ CASES = (
 
 
 def median_nr(problem, alpha: float, options: SearchOptions, trials: int):
-    runs = run_trials(problem, [alpha], GAMMA, ["nr"], trials, 0, **options.to_dict())
+    runs = run_trials(problem, [alpha], GAMMA, [NoiseReduction.key], trials, 0, **options.to_dict())
     return summarise_runs(runs).iloc[0]
 
 

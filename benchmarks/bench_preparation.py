@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: 
 
 from accfirst import LogisticProblem, RidgeProblem
 from accfirst.datasets import ColumnSpec, PreparedData, Schema, from_frame
+from accfirst.methods.nr import NoiseReduction
 from accfirst.methods.options import SearchOptions
 from accfirst.search.experiments import search, trial_rng
 from tests.data import PLAN_EFFECT, REGION_EFFECT, mixed_table
@@ -97,7 +98,14 @@ def main() -> None:
             line = f"{name:28} {prep:7.3f} {data.p:3} {np.median(exact):9.3f} ({min(exact):.3f}) {seconds:6.2f}"
             for alpha in ALPHAS:
                 runs = [
-                    search(problem, "nr", alpha, 0.1, trial_rng(args.seed, "nr", alpha, trial), options)
+                    search(
+                        problem,
+                        NoiseReduction.key,
+                        alpha,
+                        0.1,
+                        trial_rng(args.seed, NoiseReduction.key, alpha, trial),
+                        options,
+                    )
                     for trial in range(args.trials)
                 ]
                 eps = np.median([run.eps_total for run in runs])

@@ -37,6 +37,7 @@ from accfirst.datasets import load_builtin
 from accfirst.erm.problem import Problem
 from accfirst.erm.problems import PROBLEMS
 from accfirst.interpret import median_with_inf
+from accfirst.methods.nr import NoiseReduction
 
 LAM, GAMMA = 0.005, 0.1
 DATASETS = ("synthetic-buzz", "synthetic-intrusion", "diabetes")
@@ -70,7 +71,7 @@ def cell(name: str, problem: Problem, alpha: float, trials: int, seed: int) -> d
     row: dict[str, object] = {"dataset": name, "alpha": alpha}
     frames = {}
     for label, (on, options) in configurations(problem).items():
-        frames[label] = run_trials(on, [alpha], GAMMA, ["nr"], trials, seed, **options.to_dict())
+        frames[label] = run_trials(on, [alpha], GAMMA, [NoiseReduction.key], trials, seed, **options.to_dict())
         row[label] = median_with_inf(frames[label]["eps_total"])
     chosen = frames["R0+private"]
     halted = chosen[~chosen["fallback"]]

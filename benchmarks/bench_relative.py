@@ -42,6 +42,7 @@ import pandas as pd
 from accfirst import RelativeTarget, SearchOptions
 from accfirst.datasets import PreparedData, from_frame, load_builtin
 from accfirst.erm.problems import prepared_problem
+from accfirst.methods.nr import NoiseReduction
 from accfirst.methods.options import DEFAULT_TEST_BUDGET
 from accfirst.methods.relative import NoSignal
 from accfirst.search.experiments import search, trial_rng
@@ -167,7 +168,10 @@ def measure(name: str, data: PreparedData, budget: float, trials: int, seed: int
     for kappa in KAPPAS:
         target = RelativeTarget(kappa)
         started = time.perf_counter()
-        runs = [search(problem, "nr", target, GAMMA, trial_rng(seed, "nr", target, t), options) for t in range(trials)]
+        runs = [
+            search(problem, NoiseReduction.key, target, GAMMA, trial_rng(seed, NoiseReduction.key, target, t), options)
+            for t in range(trials)
+        ]
         released = [r for r in runs if not isinstance(r, NoSignal) and not r.fallback]
         quality = [data.test_quality(r.theta) for r in released]
         r2 = float(np.median([q["r2"] for q in quality])) if quality else float("nan")

@@ -119,7 +119,10 @@ def speed(folder: Path, features: int, repeat: int) -> dict[str, list[float]]:
     """
     import pyarrow.parquet as pq
 
-    from accfirst.scale import CHUNK_MB, READ_BUFFER, chunk_rows, inspect_parquet, problem_from_parquet
+    from accfirst.scale import problem_from_parquet
+    from accfirst.scale.chunks import CHUNK_MB, chunk_rows
+    from accfirst.scale.files import inspect_parquet
+    from accfirst.scale.passes import READ_BUFFER
 
     names = [f"x{j}" for j in range(features)]
     files = sorted(folder.glob("*.parquet"))
@@ -160,8 +163,10 @@ def speed(folder: Path, features: int, repeat: int) -> dict[str, list[float]]:
 
 def measure(kind: str, folder: Path, features: int, chunk_mb: float) -> dict[str, object]:
     """One problem built in this process: seconds, RSS before and at the peak, passes, and a noise-reduction run."""
+    from accfirst.methods.nr import NoiseReduction
     from accfirst.methods.options import SearchOptions
-    from accfirst.scale import ParquetRows, problem_from_parquet
+    from accfirst.scale import problem_from_parquet
+    from accfirst.scale.problems import ParquetRows
     from accfirst.search.experiments import search, trial_rng
 
     names = [f"x{j}" for j in range(features)]
@@ -195,7 +200,7 @@ def measure(kind: str, folder: Path, features: int, chunk_mb: float) -> dict[str
     }
     passes["count"] = 0
     started = time.perf_counter()
-    run = search(problem, "nr", ALPHA, 0.1, trial_rng(0, "nr", ALPHA, 0), SearchOptions())
+    run = search(problem, NoiseReduction.key, ALPHA, 0.1, trial_rng(0, NoiseReduction.key, ALPHA, 0), SearchOptions())
     figures["run"] = {
         "seconds": time.perf_counter() - started,
         "passes": passes["count"],
@@ -284,7 +289,7 @@ def main() -> None:
         print(json.dumps(speed(args.out, args.features, args.repeat)))
         return
     if args.measure:
-        from accfirst.scale import CHUNK_MB
+        from accfirst.scale.chunks import CHUNK_MB
 
         print(json.dumps(measure(args.measure, args.out, args.features, args.chunk_mb or CHUNK_MB)))
         return

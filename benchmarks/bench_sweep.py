@@ -29,6 +29,8 @@ import pandas as pd
 
 from accfirst import CALIBRATIONS, LogisticProblem, Problem, RidgeProblem
 from accfirst.datasets import load_builtin
+from accfirst.methods.doubling import Doubling
+from accfirst.methods.nr import NoiseReduction
 from accfirst.plots.paper import paper_table
 from accfirst.search.sweep import PAPER_ALPHAS_TEXT, parse_alphas, sweep
 
@@ -92,7 +94,7 @@ def main() -> None:
             problem,
             alphas,
             GAMMA,
-            ["nr", "doubling"],
+            [NoiseReduction.key, Doubling.key],
             args.trials,
             args.seed,
             T=T,
@@ -104,7 +106,7 @@ def main() -> None:
         cpu = frame.groupby("method")["seconds"].sum()
         print(
             f"{task:8s} ({name}, n = {problem.n:,}, p = {problem.p}): {len(frame):,} runs in {wall:6.1f} s wall; "
-            f"run time summed: NR {cpu['nr']:.1f} s, doubling {cpu['doubling']:.1f} s"
+            f"run time summed: NR {cpu[NoiseReduction.key]:.1f} s, doubling {cpu[Doubling.key]:.1f} s"
         )
         if args.out is not None:
             args.out.mkdir(parents=True, exist_ok=True)

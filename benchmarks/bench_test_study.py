@@ -46,6 +46,7 @@ from accfirst.erm.problem import Problem
 from accfirst.erm.problems import PROBLEMS
 from accfirst.interpret import median_with_inf
 from accfirst.mechanisms.calibration import CALIBRATIONS, ExactCalibration, calibration_constant
+from accfirst.methods.nr import NoiseReduction
 
 LAM, GAMMA = 0.005, 0.1
 DATASETS = ("synthetic-buzz", "synthetic-intrusion")
@@ -86,7 +87,7 @@ def study_a(trials: int, seed: int) -> tuple[pd.DataFrame, dict[tuple[str, float
         for alpha in ALPHAS:
             row: dict[str, object] = {"dataset": name, "alpha": alpha}
             for label, option in options.items():
-                frame = run_trials(problem, [alpha], GAMMA, ["nr"], trials, seed, **option.to_dict())
+                frame = run_trials(problem, [alpha], GAMMA, [NoiseReduction.key], trials, seed, **option.to_dict())
                 row[label] = median_with_inf(frame["eps_total"])
                 row[f"{label} fb"] = float(frame["fallback"].mean())
                 if label == "default":

@@ -21,7 +21,8 @@ from accfirst import AccFirstError, DataError, LogisticProblem, RidgeProblem
 from accfirst.cli import main
 from accfirst.datasets.preprocess import scale_rows, scale_target
 from accfirst.erm.logistic import InMemoryRows, loss_gradient_sums
-from accfirst.scale import chunk_rows, problem_from_parquet
+from accfirst.scale import problem_from_parquet
+from accfirst.scale.chunks import chunk_rows
 
 FEATURES = ["a", "b", "c", "d"]
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,7 +102,7 @@ def test_ridge_statistics_equal_numpys_in_every_layout(layout, radius, monkeypat
 
     Chunks of 336 rows, and parts of at least 2,500 rows (several tasks per file).
     """
-    monkeypatch.setattr("accfirst.scale.PART_ROWS", 2500)
+    monkeypatch.setattr("accfirst.scale.files.PART_ROWS", 2500)
     folder, frame = layout
     built = problem_from_parquet(
         str(folder / "*.parquet"),
@@ -182,6 +183,19 @@ def test_a_pandas_index_is_no_feature_and_a_categorical_label_is_read(tmp_path) 
     direct = LogisticProblem(in_memory_features(frame, 3.0), np.where(frame["label"], 1.0, -1.0), 0.005)
     assert built.p == len(FEATURES)
     assert_equal_to_1e10(built.theta_star, direct.theta_star)
+
+
+def test_a_column_named_like_an_identifier_is_no_feature_unless_chosen(tmp_path) -> None:
+    """The in-memory preparation's rule (tests/datasets/test_identifiers.py), from the names in the footers."""
+    frame = make_frame(600, np.random.default_rng(7))
+    frame.assign(customer_id=np.arange(600.0), ID=[f"c{i}" for i in range(600)])[
+        [*FEATURES, "customer_id", "ID", "y"]
+    ].to_parquet(tmp_path / "ids.parquet", index=False)
+    built = problem_from_parquet(tmp_path, "y", feature_bound=4.0, target_bound=3.0)
+    X = in_memory_features(frame, 4.0)
+    assert_equal_to_1e10(built.A, X.T @ X)
+    chosen = problem_from_parquet(tmp_path, "y", [*FEATURES, "customer_id"], feature_bound=4.0, target_bound=3.0)
+    assert chosen.p == len(FEATURES) + 1
 
 
 def test_a_chunk_holds_the_numbers_it_is_allowed() -> None:
@@ -483,9 +497,9 @@ def test_dask_reaches_neither_the_app_nor_the_rest_of_the_package() -> None:
         name = path.relative_to(ROOT).as_posix()
         for module, top_level in _imports(path):
             if module.split(".")[0] in ("dask", "distributed"):
-                assert name == "accfirst/scale.py", f"{name} imports {module}"
-            if module == "accfirst.scale":
-                assert name == "accfirst/cli.py" and not top_level, f"{name} imports accfirst.scale"
+                assert name.startswith("accfirst/scale/"), f"{name} imports {module}"
+            if module.split(".")[:2] == ["accfirst", "scale"] and not name.startswith("accfirst/scale/"):
+                assert name == "accfirst/cli/data.py" and not top_level, f"{name} imports accfirst.scale"
     probe = "import sys, accfirst, accfirst.cli, accfirst.estimators; print(sorted({'dask', 'distributed'} & set(sys.modules)))"
     done = subprocess.run(
         [sys.executable, "-c", probe],

@@ -30,18 +30,19 @@ from accfirst.erm.shape import MIN_RADIUS_SHARE, ProblemShape
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.brownian import GAUSSIAN
 from accfirst.mechanisms.noise_reduction import LAPLACE, NoiseFamily
-from accfirst.validation import validate_positive
+from accfirst.validation import checked, positive, validate_positive
 
 RADIUS_NOISES: dict[str, NoiseFamily] = {LAPLACE.name: LAPLACE, GAUSSIAN.name: GAUSSIAN}
 
 
+@checked(ceiling=positive("ceiling"))
 def norm_sensitivity(problem: Problem | ProblemShape, ceiling: float) -> float:
     """Δ_N = S(C)/(nλ): how far one replaced row moves ‖θ*‖ over the ball ‖θ‖ ≤ ``ceiling`` C
     (docs/mathematics.md#a-private-radius): the norm is 1-Lipschitz, and the minimiser moves at most
     ``Problem.minimiser_sensitivity``. Public constants only.
     """
     kind = problem.kind if isinstance(problem, ProblemShape) else type(problem)
-    return kind.minimiser_sensitivity(validate_positive("ceiling", ceiling), problem.n, problem.lam)
+    return kind.minimiser_sensitivity(ceiling, problem.n, problem.lam)
 
 
 def smallest_radius(problem: Problem | ProblemShape) -> float:

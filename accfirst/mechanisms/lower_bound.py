@@ -21,7 +21,7 @@ from scipy.stats import norm
 from accfirst.errors import AccFirstError
 from accfirst.mechanisms.brownian import GAUSSIAN
 from accfirst.mechanisms.noise_reduction import LAPLACE, NoiseFamily, validate_sensitivity
-from accfirst.validation import lookup, validate_probability
+from accfirst.validation import checked, lookup, probability
 
 FAMILIES: dict[str, NoiseFamily] = {LAPLACE.name: LAPLACE, GAUSSIAN.name: GAUSSIAN}
 
@@ -41,6 +41,7 @@ def lower_bound_margin(
 def lower_bound_margin(
     noise: str, sensitivity: float, level: ArrayLike, beta: float
 ) -> float | NDArray[np.float64]: ...
+@checked(sensitivity=validate_sensitivity, beta=probability("beta"))
 def lower_bound_margin(noise: str, sensitivity: float, level: ArrayLike, beta: float) -> float | NDArray[np.float64]:
     """The (1 − β) quantile of the noise at each privacy level (docs/mathematics.md#a-private-radius,
     docs/mathematics.md#a-relative-accuracy-target).
@@ -48,8 +49,6 @@ def lower_bound_margin(noise: str, sensitivity: float, level: ArrayLike, beta: f
     Laplace b·ln(1/(2β)) with b = Δ/ε; Gaussian σ·Φ⁻¹(1 − β) with σ = Δ/√(2ρ). Needs β ∈ (0, ½)
     so that the margin is positive; ``level`` is one level or an array of them.
     """
-    sensitivity = validate_sensitivity(sensitivity)
-    beta = validate_probability("beta", beta)
     if beta >= 0.5:
         raise AccFirstError(f"beta must be below 0.5 for a lower bound; got {beta}")
     levels = np.asarray(level, dtype=np.float64)

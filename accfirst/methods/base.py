@@ -7,7 +7,8 @@ docs/mathematics.md#the-gibbs-posterior) is one class in one file of this packag
 ``accfirst.methods.registry``. Everything the rest of the package and the app need to know about a method comes from its
 class: its run, the bound it declares to a privacy filter before it runs (docs/mathematics.md#the-ex-post-filter), its
 capabilities (does it test accuracy privately? is its ε fixed in advance? which noise does it accept? does its guarantee
-hold with probability 1 − γ?), its label and colour, and the checks it makes of the search options.
+hold with probability 1 − γ?), its label and colour, how the paper's figures compare it (``Comparison``), and the checks
+it makes of the search options.
 """
 
 from __future__ import annotations
@@ -54,8 +55,32 @@ class Setting:
         return dataclasses.replace(self, problem=problem)
 
     def search_keywords(self) -> dict[str, Any]:
-        """The options a searching method passes on to its run and to its bound alike."""
-        return {"generator": self.options.generator, "noise": self.options.noise, "delta": self.options.delta}
+        """The options a searching method passes on to its run."""
+        options = self.options
+        return {
+            "generator": options.generator,
+            "noise": options.noise,
+            "delta": options.delta,
+            "fallback": options.fallback,
+        }
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """How the paper's Fig. 1 sets a method against its partner (noise reduction): what a figure needs of it.
+
+    ``partner`` is the key of the method it is drawn against; ``note`` what the comparison is, the paper's panels
+    ("Fig. 1a/b") or what a reader must know of its guarantee ("ε, δ"); ``curve`` names the curve of α it is drawn as
+    when its ε is fixed in advance from public quantities (the theory approach's E(α)), empty when its runs are drawn
+    as a band; ``risk_factor`` asks the report for the comparison in e^ε too; ``delta_caveat`` says that its figures
+    set an (ε, δ) guarantee beside pure ones, which the figure and the report then explain.
+    """
+
+    partner: str
+    note: str
+    curve: str = ""
+    risk_factor: bool = False
+    delta_caveat: bool = False
 
 
 class Method(ABC):
@@ -89,6 +114,8 @@ class Method(ABC):
     noises: ClassVar[frozenset[str]] = frozenset(NOISES)
     #: Why it refuses the noises it does not accept.
     noise_refusal: ClassVar[str] = ""
+    #: How Fig. 1 compares it with noise reduction; ``None`` when Fig. 1 does not (noise reduction itself).
+    comparison: ClassVar[Comparison | None] = None
     #: Where its (ε, δ) figures come from, for a reader of a figure with δ > 0.
     delta_note: ClassVar[str] = (
         "(ε, δ)-ex-post privacy of Brownian noise reduction: derived; consistent with Rogers et al. 2023."
@@ -224,35 +251,46 @@ def searched_result(
     cost: GenerationCost,
     eps_test: float,
     started: float,
+    fallback: str,
 ) -> RunResult:
-    """The record of a run whose hypotheses went through a private test: the halting one, or θ* on fallback.
+    """The record of a run whose hypotheses went through a private test: the halting one, or what a fallback releases.
 
     Halting at level t costs ``eps_test`` plus the generation part ``cost.loss`` at t and what a Gaussian
-    private radius adds there (``cost.radius``); a fallback costs ∞ (docs/mathematics.md#interactiveabovethreshold,
-    docs/mathematics.md#the-doubling-method, docs/mathematics.md#brownian-noise-reduction).
+    private radius adds there (``cost.radius``) (docs/mathematics.md#interactiveabovethreshold,
+    docs/mathematics.md#the-doubling-method, docs/mathematics.md#brownian-noise-reduction). When no level passed,
+    ``fallback`` "nothing" releases nothing at the declared top, the cost of halting at the last level
+    (docs/mathematics.md#what-a-failed-run-releases); "exact" releases θ* at ε = ∞ (the paper's Algorithm 3).
     """
     halted = outcome.index is not None
     last = outcome.index if outcome.index is not None else -1
+    eps_radius = float(cost.radius[last])
+    fields: dict[str, Any] = {
+        "method": method,
+        "generator": generator.name,
+        "calibration": calibration,
+        "gamma": gamma,
+        "T": cost.levels.size,
+        "stop_index": last + 1 if halted else None,
+        "eps_test": eps_test,
+        "eps_radius": eps_radius,
+        "fallback": not halted,
+        "trace": outcome.trace,
+        "noise": generator.noise.name,
+        "delta": cost.delta,
+    }
+    if not halted and fallback != "exact":
+        top, _ = cost.bound(eps_test)
+        return RunResult.nothing(
+            problem, alpha=alpha, started=started, eps_hypothesis=float(cost.loss[last]), eps_total=top, **fields
+        )
     theta = problem.theta_star.copy() if outcome.hypothesis is None else outcome.hypothesis.theta
     eps_hypothesis = float(cost.loss[last]) if halted else math.inf
-    eps_radius = float(cost.radius[last])
     return RunResult.released(
         problem,
         theta,
         alpha=alpha,
         started=started,
-        method=method,
-        generator=generator.name,
-        calibration=calibration,
-        gamma=gamma,
-        T=cost.levels.size,
-        stop_index=last + 1 if halted else None,
-        eps_test=eps_test,
         eps_hypothesis=eps_hypothesis,
         eps_total=eps_test + eps_hypothesis + eps_radius,
-        eps_radius=eps_radius,
-        fallback=not halted,
-        trace=outcome.trace,
-        noise=generator.noise.name,
-        delta=cost.delta,
+        **fields,
     )

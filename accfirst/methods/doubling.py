@@ -24,6 +24,7 @@ from accfirst.mechanisms.above_threshold import ThresholdNoise, sequential_test
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import clips_query, doubling_calibration, doubling_test_scale
 from accfirst.methods.base import (
+    Comparison,
     Method,
     Prediction,
     Setting,
@@ -31,18 +32,19 @@ from accfirst.methods.base import (
     predicted_generation,
     searched_result,
 )
-from accfirst.methods.options import SearchOptions
+from accfirst.methods.nr import NoiseReduction
+from accfirst.methods.options import SearchOptions, validate_fallback
 from accfirst.result import RunResult
-from accfirst.validation import as_generator, checked, validate_alpha, validate_gamma, validate_positive
+from accfirst.validation import as_generator, checked, positive, validate_alpha, validate_gamma
 
 # 2^k for the ex-post loss must stay finite in float64.
 MAX_DOUBLING_LEVELS = 1000
 
 
+@checked(eps_min=positive("eps_min"), eps_max=positive("eps_max"))
 def doubling_levels(eps_min: float, eps_max: float) -> NDArray[np.float64]:
     """ε_k = ε_min·2^{k−1}, k = 1…K, K = ⌈log₂(ε_max/ε_min)⌉ + 1 (docs/mathematics.md#the-doubling-method)."""
-    low = validate_positive("eps_min", eps_min)
-    high = validate_positive("eps_max", eps_max)
+    low, high = eps_min, eps_max
     if not low < high:
         raise AccFirstError(f"eps_min must be smaller than eps_max; got eps_min={low:g}, eps_max={high:g}")
     K = math.ceil(math.log2(high) - math.log2(low)) + 1
@@ -68,7 +70,7 @@ def priced_test(
     return scale, problem.test_sensitivity(alpha, clipped=clips) / scale, alpha if clips else math.inf
 
 
-@checked(alpha=validate_alpha, gamma=validate_gamma, rng=as_generator)
+@checked(alpha=validate_alpha, gamma=validate_gamma, rng=as_generator, fallback=validate_fallback)
 def doubling(
     problem: Problem,
     alpha: float,
@@ -82,13 +84,15 @@ def doubling(
     calibration: str = "paper",
     noise: str = "laplace",
     delta: float = DEFAULT_DELTA,
+    fallback: str = "nothing",
 ) -> RunResult:
     """The doubling method (Algorithm 4, Thm A.2, docs/mathematics.md#the-doubling-method).
 
     Level k draws an independent ε_k-DP hypothesis and tests it with the Laplace
     mechanism: halt if −min(R, α) + Lap(b) ≥ −α/2. Ex-post loss at halt k: k·ε_test + (2^k − 1)·ε_1
     with ε_test = Δ_R(α)/b (Laplace) or the (ε, δ)-ex-post k·ε_test + ℰ_BM(ρ_1 + … + ρ_k)
-    (Gaussian, see the module doc); ∞ on fallback (θ* released).
+    (Gaussian, see the module doc). When no level passes, nothing is released and the run costs its last level
+    (docs/mathematics.md#what-a-failed-run-releases), unless ``fallback="exact"`` (θ* at ε = ∞).
 
     Parameters are as for ``noise_reduction``; the levels come from ``doubling_levels``.
     ``calibration`` is "paper" (b = α/(2 log(K/γ)), Thm A.2) or "exact" (the K tests
@@ -117,6 +121,7 @@ def doubling(
         cost=cost,
         eps_test=steps * eps_test,
         started=started,
+        fallback=fallback,
     )
 
 
@@ -133,6 +138,7 @@ class Doubling(Method):
     color = "#E69F00"
     paper = True
     tests_accuracy = True
+    comparison = Comparison(NoiseReduction.key, "Fig. 1c/d", risk_factor=True)
 
     def run(self, setting: Setting, rng: np.random.Generator, exact: bool = False) -> RunResult:
         low, high = _range(setting)

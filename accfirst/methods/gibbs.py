@@ -15,7 +15,8 @@ import numpy as np
 from accfirst.erm.gibbs import gibbs_bound, gibbs_run, ridge_beta
 from accfirst.erm.ridge import RidgeProblem
 from accfirst.errors import AccFirstError
-from accfirst.methods.base import Method, Setting
+from accfirst.methods.base import Comparison, Method, Setting
+from accfirst.methods.nr import NoiseReduction
 from accfirst.result import RunResult
 
 
@@ -28,6 +29,7 @@ class GibbsPosterior(Method):
     color = "#CC79A7"
     fixed_epsilon = True
     noises = frozenset()
+    comparison = Comparison(NoiseReduction.key, "ε, δ", delta_caveat=True)
     # The ridge posterior's data-independent accuracy bound needs a radius above M/2 = R₀, and the
     # logistic one is unconstrained: it keeps the problem's own radius.
     uses_radius = False

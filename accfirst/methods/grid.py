@@ -10,7 +10,7 @@ from accfirst.erm.problem import Problem
 from accfirst.erm.shape import ProblemShape
 from accfirst.erm.theory import theory_epsilon
 from accfirst.errors import AccFirstError
-from accfirst.validation import validate_count, validate_positive
+from accfirst.validation import checked, count, optional, positive
 
 SPACINGS = ("geometric", "linear")
 
@@ -22,6 +22,11 @@ def default_eps_range(
     return 1.0 / problem.n, 4.0 * theory_epsilon(problem, alpha, generator)
 
 
+@checked(
+    T=count("T (number of privacy levels)", 2),
+    eps_min=optional(positive("eps_min")),
+    eps_max=optional(positive("eps_max")),
+)
 def epsilon_grid(
     problem: Problem | ProblemShape,
     alpha: float,
@@ -40,10 +45,9 @@ def epsilon_grid(
     eps_min, eps_max : override the ends; need 0 < ε_min < ε_max.
     spacing : "geometric" (the paper's) or "linear".
     """
-    T = validate_count("T (number of privacy levels)", T, 2)
     default_min, default_max = default_eps_range(problem, alpha, generator)
-    low = default_min if eps_min is None else validate_positive("eps_min", eps_min)
-    high = default_max if eps_max is None else validate_positive("eps_max", eps_max)
+    low = default_min if eps_min is None else eps_min
+    high = default_max if eps_max is None else eps_max
     if not low < high:
         raise AccFirstError(f"eps_min must be smaller than eps_max; got eps_min={low:g}, eps_max={high:g}")
     if spacing == "geometric":

@@ -48,7 +48,7 @@ from accfirst.methods.options import SearchOptions
 from accfirst.methods.radius import radius_step
 from accfirst.result import RunResult
 from accfirst.teaching.composition import zcdp_to_dp
-from accfirst.validation import validate_alpha, validate_gamma, validate_probability
+from accfirst.validation import checked, validate_alpha, validate_gamma, validate_probability
 
 #: ε_S is designed for data on which the test at κ would cost this share of the test budget.
 DESIGN_SHARE = 0.1
@@ -101,6 +101,7 @@ class ScalePlan:
     gamma: float
 
 
+@checked(gamma=validate_gamma)
 def scale_plan(problem: Problem, target: RelativeTarget, gamma: float, options: SearchOptions) -> ScalePlan:
     """The (ε_S, β_S) and the floor of a relative run on ``problem`` (the radius in force), from public quantities.
 
@@ -114,7 +115,7 @@ def scale_plan(problem: Problem, target: RelativeTarget, gamma: float, options: 
         problem.norm_bound,
         problem.lam,
         target.kappa,
-        validate_gamma(gamma),
+        gamma,
         options.T,
         options.calibration,
         options.noise,

@@ -20,7 +20,8 @@ from accfirst.erm.problem import Problem
 from accfirst.erm.shape import ProblemShape
 from accfirst.erm.theory import theory_epsilon
 from accfirst.errors import AccFirstError
-from accfirst.methods.base import Method, Prediction, Setting
+from accfirst.methods.base import Comparison, Method, Prediction, Setting
+from accfirst.methods.nr import NoiseReduction
 from accfirst.methods.options import SearchOptions
 from accfirst.result import RunResult
 from accfirst.validation import as_generator, checked, validate_alpha, validate_gamma
@@ -75,6 +76,7 @@ class Theory(Method):
     color = "#009E73"
     paper = True
     fixed_epsilon = True
+    comparison = Comparison(NoiseReduction.key, "Fig. 1a/b", curve="Theory approach")
     high_probability = False
     noises = frozenset({"laplace"})
     noise_refusal = THEORY_NEEDS_LAPLACE

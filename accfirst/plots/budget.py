@@ -13,6 +13,7 @@ from collections.abc import Mapping
 import pandas as pd
 import plotly.graph_objects as go
 
+from accfirst.methods.nr import NoiseReduction
 from accfirst.plots import layout, method_color, wrap
 
 # Where a refused analysis is drawn: just above the axis, so that its cross stays visible.
@@ -27,7 +28,7 @@ def figure_ledger(ledgers: Mapping[str, pd.DataFrame]) -> go.Figure:
     """
     fig = go.Figure()
     for method, ledger in ledgers.items():
-        name = "noise reduction queue" if method == "nr" else "the same queue under doubling"
+        name = "noise reduction queue" if method == NoiseReduction.key else "the same queue under doubling"
         share = 100 * ledger["realised"] / ledger["budget"]
         declared = 100 * ledger["declared"] / ledger["budget"]
         x = [f"{i}. {kind}" for i, kind in zip(ledger["analysis"], ledger["kind"])]

@@ -13,26 +13,29 @@ which stay finite while fewer than half the runs fall back.
 
 Input: a frame with the ``accfirst.search.experiments.COLUMNS`` (``run_trials`` or
 ``accfirst.search.sweep.sweep``). Fig. 1's theory curve is E(α) from the ``eps_theory``
-column a sweep adds, else from the ``theory`` method's rows (their ε is E).
+column a sweep adds, else from the theory approach's rows (their ε is E). What a figure needs of a method (its
+label, its colour, whom Fig. 1 compares it with and how) comes from its class (``Method.comparison``); the offline
+page these figures go into is ``accfirst.plots.report``.
 """
 
 from __future__ import annotations
 
 import html
-import json
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, overload
+from typing import overload
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-import plotly.io as pio
-from plotly.utils import PlotlyJSONEncoder
 
 from accfirst.docs import docs_reference
-from accfirst.interpret import format_epsilon, format_exp_epsilon, quantile_with_inf
+from accfirst.interpret import format_exp_epsilon, quantile_with_inf
 from accfirst.mechanisms.calibration import calibration_constant, clips_query
+from accfirst.methods.base import Comparison, Method
+from accfirst.methods.nr import NoiseReduction
+from accfirst.methods.registry import METHODS
+from accfirst.methods.theory import Theory
 from accfirst.plots import (
     layout,
     log_ticks,
@@ -45,29 +48,43 @@ from accfirst.plots import (
     testing_methods,
     wrap,
 )
+from accfirst.plots.report import html_page
 
 BAND_OPACITY = 0.18
 PLOT_HEIGHT = 340
 ALPHA_AXIS = "α (requested excess risk)"
-THEORY_CAVEAT = "promises only expected excess risk ≤ α, not with probability 1 − γ"
+EXPECTED_ONLY = "promises only expected excess risk ≤ α, not with probability 1 − γ"
 DELTA_CAVEAT = (
     "A method labelled with δ gives an (ε, δ) guarantee, the others a pure ε: "
     "a smaller ε at δ > 0 is a weaker kind of promise."
 )
-VERSUS = {"theory": "the theory approach", "doubling": "doubling", "gibbs": "the Gibbs posterior"}
 INFINITE_NOTE = "Gaps: the quantile is ∞ there (that share of runs fell back and released the exact model)."
+
+
+def versus_methods() -> dict[str, str]:
+    """The methods Fig. 1 can set against noise reduction (``Method.comparison``), by key, each with how a sentence
+    names it; in registry order."""
+    return {key: method.in_sentence for key, method in METHODS.items() if method.comparison is not None}
+
+
+# Fig. 1's choices among the methods registered when this module is imported (the app's picker).
+VERSUS = versus_methods()
 
 
 def summarise(df: pd.DataFrame, value: str, quantiles: Sequence[float] = (0.25, 0.5, 0.75)) -> pd.DataFrame:
     """Per (method, α): the ∞-aware quantiles of ``value``, the run count and fallback share.
 
-    Columns: method, alpha, ``q25``/``q50``/… (one per quantile, in percent), runs, fallback_share.
+    Columns: method, alpha, ``q25``/``q50``/… (one per quantile, in percent), runs, fallback_share. A run that
+    released nothing has no model, so no excess risk or norm (NaN): the quantiles of those are over the runs that
+    released one (docs/mathematics.md#what-a-failed-run-releases); its ε, the declared top, counts.
     """
     rows = []
     for (method, alpha), group in df.groupby(["method", "alpha"], sort=True):
         row: dict[str, object] = {"method": method, "alpha": alpha}
+        values = group[value].to_numpy(dtype=np.float64)
+        values = values[~np.isnan(values)]
         for q in quantiles:
-            row[_quantile_column(q)] = quantile_with_inf(group[value].to_numpy(dtype=np.float64), q)
+            row[_quantile_column(q)] = quantile_with_inf(values, q)
         row["runs"] = len(group)
         row["fallback_share"] = float(group["fallback"].astype(bool).mean())
         rows.append(row)
@@ -169,34 +186,36 @@ def _has_infinite(summary: pd.DataFrame, columns: Sequence[str]) -> bool:
 
 
 def theory_curve(df: pd.DataFrame) -> pd.DataFrame | None:
-    """E(α) per α (docs/mathematics.md#the-theory-approach): the ``eps_theory`` column, else the theory rows' ε;
-    ``None`` if neither."""
+    """E(α) per α (docs/mathematics.md#the-theory-approach): the ``eps_theory`` column, else the theory approach's
+    rows' ε; ``None`` if neither."""
     if "eps_theory" in df.columns:
         curve = df.groupby("alpha", sort=True)["eps_theory"].first()
-    elif "theory" in set(df["method"]):
-        curve = df[df["method"] == "theory"].groupby("alpha", sort=True)["eps_total"].first()
+    elif Theory.key in set(df["method"]):
+        curve = df[df["method"] == Theory.key].groupby("alpha", sort=True)["eps_total"].first()
     else:
         return None
     return curve.rename("eps").reset_index()
 
 
 def fig1_epsilon(
-    df: pd.DataFrame, versus: str = "theory", risk_factor: bool = False, log_axis: bool = True
+    df: pd.DataFrame, versus: str = Theory.key, risk_factor: bool = False, log_axis: bool = True
 ) -> go.Figure:
-    """Fig. 1: ex-post privacy loss vs α, noise reduction against ``versus``.
+    """Fig. 1: ex-post privacy loss vs α, noise reduction against the method ``versus``, as its class's
+    ``Comparison`` says.
 
-    ``versus="theory"`` draws the theory approach's E(α) (Fig. 1a/1b), which promises
-    only expected error; ``versus="doubling"`` the doubling method (Fig. 1c/1d);
-    ``versus="gibbs"`` the Gibbs posterior (docs/mathematics.md#the-gibbs-posterior), labelled with its δ.
+    The theory approach is drawn as its E(α) curve (Fig. 1a/1b), which promises only expected error; doubling
+    (Fig. 1c/1d) and the Gibbs posterior (docs/mathematics.md#the-gibbs-posterior, labelled with its δ) as their runs.
     Medians with the interquartile band; ``risk_factor=True`` plots e^ε (docs/mathematics.md#setting-and-notation)
     instead of ε, always on a log axis. ε is on a log axis too unless ``log_axis=False``
     (the paper's linear axis, where the smallest α flattens every other point).
     """
-    if versus not in VERSUS:
-        raise ValueError(f"versus must be one of {list(VERSUS)}; got {versus!r}")
+    against = METHODS.get(versus)
+    comparison = None if against is None else against.comparison
+    if against is None or comparison is None:
+        raise ValueError(f"versus must be one of {list(versus_methods())}; got {versus!r}")
     quantity = "e^ε" if risk_factor else "ε"
     fig = go.Figure()
-    compared = ["nr"] if versus == "theory" else ["nr", versus]
+    compared = [comparison.partner] if comparison.curve else [comparison.partner, versus]
     methods = [m for m in methods_in(df) if m in compared]
     infinite = False
     for method in methods:
@@ -209,33 +228,38 @@ def fig1_epsilon(
         _add_median(fig, summary, method, label, f"ex-post {quantity}")
         infinite |= _has_infinite(summary, ["q25", "q50", "q75"])
     notes = [tag for tag in (preparation_tag(df),) if tag] + ([INFINITE_NOTE] if infinite else [])
-    if versus == "gibbs":
+    if comparison.delta_caveat:
         notes.append(DELTA_CAVEAT)
-    if versus == "theory":
+    if comparison.curve:
         curve = theory_curve(df)
         if curve is None:
-            notes.append("No theory curve: run the 'theory' method or use a sweep frame (eps_theory).")
-        else:
-            values = exp_epsilon(curve["eps"]) if risk_factor else curve["eps"]
-            fig.add_trace(
-                go.Scatter(
-                    x=curve["alpha"],
-                    y=_finite_or_none(values),
-                    mode="lines",
-                    name="Theory approach E(α): expected error only",
-                    line={"color": method_color("theory"), "dash": "dash"},
-                    hovertemplate=f"Theory approach<br>α = %{{x}}<br>{quantity} = %{{y:.4g}}"
-                    f"<br>{THEORY_CAVEAT}<extra></extra>",
-                )
+            notes.append(
+                f"No {against.label.lower()} curve: run the {versus!r} method or use a sweep frame (eps_theory)."
             )
+        else:
+            fig.add_trace(_curve(against, curve, risk_factor))
     missing = [method_label(m) for m in compared if m not in methods]
     if missing:
         notes.append(f"No runs of: {', '.join(missing)}.")
     log_y = risk_factor or log_axis
     y_title = "risk factor e^ε" if risk_factor else "ex-post privacy loss ε"
     y_title += " (log scale)" if log_y else ""
-    return _layout(
-        fig, "Fig. 1 — ex-post privacy loss", f"noise reduction vs {VERSUS[versus]}", y_title, log_y=log_y, notes=notes
+    subtitle = f"{METHODS[comparison.partner].in_sentence} vs {against.in_sentence}"
+    return _layout(fig, "Fig. 1 — ex-post privacy loss", subtitle, y_title, log_y=log_y, notes=notes)
+
+
+def _curve(method: Method, curve: pd.DataFrame, risk_factor: bool) -> go.Scatter:
+    """The dashed curve of α that Fig. 1 draws for a method whose ε is fixed in advance (``Comparison.curve``)."""
+    assert method.comparison is not None  # only a compared method is drawn as a curve
+    name, quantity = method.comparison.curve, "e^ε" if risk_factor else "ε"
+    promise = "" if method.high_probability else f"<br>{EXPECTED_ONLY}"
+    return go.Scatter(
+        x=curve["alpha"],
+        y=_finite_or_none(exp_epsilon(curve["eps"]) if risk_factor else curve["eps"]),
+        mode="lines",
+        name=f"{name} E(α)" + ("" if method.high_probability else ": expected error only"),
+        line={"color": method.color, "dash": "dash"},
+        hovertemplate=f"{name}<br>α = %{{x}}<br>{quantity} = %{{y:.4g}}{promise}<extra></extra>",
     )
 
 
@@ -248,7 +272,8 @@ def fig2_excess_risk(df: pd.DataFrame) -> go.Figure:
     for method in methods_in(df):
         rows = df[df["method"] == method]
         summary = summarise(rows, "excess_risk", (0.25, 0.5, 0.75, 0.9))
-        label = method_label(method, rows) + (" (expected error only)" if method == "theory" else "")
+        expected_only = method in METHODS and not METHODS[method].high_probability
+        label = method_label(method, rows) + (" (expected error only)" if expected_only else "")
         _add_median(fig, summary, method, label, "excess risk")
         fig.add_trace(
             method_line(
@@ -298,7 +323,7 @@ def fig3_breakdown(df: pd.DataFrame) -> go.Figure:
                 )
             )
     notes = (
-        ["Medians over the runs that halted; fallback runs (ε = ∞, no generation part) are left out."]
+        ["Medians over the runs that halted; fallback runs (no level passed) are left out."]
         if df["fallback"].astype(bool).any()
         else []
     )
@@ -358,18 +383,26 @@ def paper_table(df: pd.DataFrame, alphas: Sequence[float] | None = None) -> pd.D
 
 
 def report_figures(df: pd.DataFrame) -> list[go.Figure]:
-    """The figures of the report: Fig. 1 (vs theory in ε, vs doubling in ε and e^ε, vs the
-    Gibbs posterior when it ran), Figs. 2–4."""
-    versus_gibbs = [fig1_epsilon(df, "gibbs")] if "gibbs" in set(df["method"]) else []
-    return [
-        fig1_epsilon(df, "theory"),
-        fig1_epsilon(df, "doubling"),
-        fig1_epsilon(df, "doubling", risk_factor=True),
-        *versus_gibbs,
-        fig2_excess_risk(df),
-        fig3_breakdown(df),
-        fig4_theta_norm(df),
+    """The figures of the report: Fig. 1 against each method its class compares (``Method.comparison``): the paper's
+    always, in the order of their panels (the theory approach, then doubling in ε and e^ε), the others when they ran;
+    then Figs. 2–4."""
+    present = set(df["method"])
+    shown = [key for key, method in METHODS.items() if method.comparison and (method.paper or key in present)]
+    # The paper's panels in their order (Fig. 1a/b before 1c/d), then the others in registry order (a stable sort).
+    shown.sort(key=lambda key: (not METHODS[key].paper, _comparison(key).note if METHODS[key].paper else ""))
+    versus = [
+        figure
+        for key in shown
+        for figure in (fig1_epsilon(df, key), *([fig1_epsilon(df, key, True)] if _comparison(key).risk_factor else []))
     ]
+    return [*versus, fig2_excess_risk(df), fig3_breakdown(df), fig4_theta_norm(df)]
+
+
+def _comparison(key: str) -> Comparison:
+    """How Fig. 1 compares the registered method ``key`` (it has a comparison)."""
+    comparison = METHODS[key].comparison
+    assert comparison is not None  # only asked of the methods Fig. 1 compares
+    return comparison
 
 
 def calibration_caveat(df: pd.DataFrame) -> str:
@@ -380,7 +413,9 @@ def calibration_caveat(df: pd.DataFrame) -> str:
     theirs (docs/mathematics.md#exact-calibrations), at most that for a calibration that clips its query at α, priced
     with Δ_R(α) ≤ Δ_R (docs/mathematics.md, "The clipped test").
     """
-    runs = df.loc[(df["method"] == "nr") & (df["calibration"] != "paper-code"), ["calibration", "T", "gamma"]]
+    runs = df.loc[
+        (df["method"] == NoiseReduction.key) & (df["calibration"] != "paper-code"), ["calibration", "T", "gamma"]
+    ]
     parts = []
     for calibration, T, gamma in runs.drop_duplicates().itertuples(index=False):
         ratio = calibration_constant(int(T), gamma, calibration) / calibration_constant(int(T), gamma, "paper-code")
@@ -396,69 +431,6 @@ def calibration_caveat(df: pd.DataFrame) -> str:
         f"(see {html.escape(docs_reference('mathematics', 'calibrations'))}). The paper's plotted "
         "numbers came from the authors' code (“paper-code”, T = 1000): use those settings to reproduce them.</p>"
     )
-
-
-def _report_templates() -> dict[str, dict[str, Any]]:
-    """plotly's white and dark templates with transparent backgrounds, so the page's colours show through."""
-    templates = {}
-    for mode, name in (("light", "plotly_white"), ("dark", "plotly_dark")):
-        template = pio.templates[name].to_plotly_json()
-        template["layout"].update(paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)")
-        templates[mode] = template
-    return templates
-
-
-def _table_html(table: pd.DataFrame) -> str:
-    """A table for reading: ε with 3 significant digits, shares as percentages, other numbers as %g."""
-    shown = table.copy()
-    for column in shown.columns:
-        if column.endswith("median ε"):
-            shown[column] = [format_epsilon(v) if not math.isnan(v) else "" for v in shown[column]]
-        elif column.endswith("fallback share"):
-            shown[column] = [f"{v:.0%}" if not math.isnan(v) else "" for v in shown[column]]
-    return shown.to_html(index=False, border=0, classes="results", float_format=lambda v: f"{v:g}")
-
-
-# The report follows the reader's light/dark preference, in the app's colours (Streamlit's
-# defaults and the app's primary colour); charts switch template with it.
-_REPORT_CSS = """
-:root { color-scheme: light dark; --bg: #ffffff; --fg: #31333f; --line: #e6e9ef; --accent: #0072b2;
-        --panel: #f0f2f6; }
-@media (prefers-color-scheme: dark) {
-  :root { --bg: #0e1117; --fg: #fafafa; --line: #31333f; --accent: #56b4e9; --panel: #262730; }
-}
-* { box-sizing: border-box; }
-body { background: var(--bg); color: var(--fg); margin: 0 auto; max-width: 1100px; padding: 1rem;
-       font-family: "Source Sans Pro", "Source Sans 3", system-ui, -apple-system, "Segoe UI", sans-serif;
-       line-height: 1.5; overflow-wrap: anywhere; }
-h1 { font-size: clamp(1.6rem, 6vw, 2.4rem); line-height: 1.2; margin: 0.5rem 0 1rem; }
-h2 { font-size: clamp(1.25rem, 4.5vw, 1.6rem); margin-top: 2rem; }
-a { color: var(--accent); }
-.note { background: var(--panel); border-left: 4px solid var(--accent); padding: 0.6rem 0.9rem; border-radius: 4px; }
-.scroll { overflow-x: auto; max-width: 100%; }
-table { border-collapse: collapse; margin: 0.5rem 0; font-size: 0.9rem; overflow-wrap: normal; }
-th, td { padding: 0.25rem 0.7rem; text-align: right; border-bottom: 1px solid var(--line); vertical-align: top; }
-table.results td { white-space: nowrap; }
-table.settings th, table.settings td { text-align: left; }
-table.settings td { overflow-wrap: anywhere; }
-.figure { margin: 1.5rem 0; width: 100%; }
-ol.steps { padding-left: 1.4rem; }
-"""
-
-_REPORT_SCRIPT = """
-(function () {
-  var templates = %s;
-  var query = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
-  function apply() {
-    var template = templates[query && query.matches ? "dark" : "light"];
-    document.querySelectorAll(".plotly-graph-div").forEach(function (chart) {
-      if (chart.data) { Plotly.react(chart, chart.data, Object.assign({}, chart.layout, {template: template})); }
-    });
-  }
-  if (query && query.addEventListener) { query.addEventListener("change", apply); }
-  if (document.readyState === "complete") { apply(); } else { window.addEventListener("load", apply); }
-})();
-"""
 
 
 def html_report(df: pd.DataFrame, settings: Mapping[str, object], preparation: Sequence[str] = ()) -> str:
@@ -478,7 +450,7 @@ def html_report(df: pd.DataFrame, settings: Mapping[str, object], preparation: S
             f'<p class="note">Gaussian runs report an (ε, δ)-ex-post loss with δ = '
             f"{', '.join(f'{d:g}' for d in deltas)} (derived; consistent with Rogers et al. 2023).</p>"
         )
-    if "gibbs" in set(df["method"]):
+    if any(METHODS[key].comparison and _comparison(key).delta_caveat for key in set(df["method"]) if key in METHODS):
         caveat += f'<p class="note">{html.escape(DELTA_CAVEAT)}</p>'
     intro = f"""<p>Ex-post privacy loss of noise reduction, doubling and the theory approach for each requested
 excess risk α (Ligett et al., NeurIPS 2017, Section 4 and Appendix B). Medians and quantiles
@@ -496,69 +468,3 @@ the methods: {html.escape(docs_reference("mathematics"))}.</p>
         report_figures(df),
         preparation,
     )
-
-
-def html_page(
-    title: str,
-    heading: str,
-    intro: str,
-    settings: Mapping[str, object],
-    table_heading: str,
-    table: pd.DataFrame,
-    figures: Sequence[go.Figure],
-    preparation: Sequence[str] = (),
-) -> str:
-    """A self-contained HTML report: a heading, an introduction (HTML), the settings, the data preparation
-    (when given), one table and the figures.
-
-    plotly.js is embedded once, in the first figure, so the file works offline. The page
-    reads well from phone width up and follows the reader's light or dark preference,
-    charts included.
-    """
-    divs = []
-    for i, fig in enumerate(figures):
-        # No template in the figures: the page's script applies the light or dark one (validating a
-        # template per figure in Python would take a second each).
-        fig.update_layout(template="none")
-        html_div = fig.to_html(
-            full_html=False,
-            include_plotlyjs=(i == 0),
-            config={"responsive": True, "displaylogo": False},
-            default_width="100%",
-            default_height=f"{fig.layout.height or 560}px",
-        )
-        divs.append(f'<div class="figure">{html_div}</div>')
-    settings_rows = "".join(
-        f"<tr><th>{html.escape(str(key))}</th><td>{html.escape(str(value))}</td></tr>"
-        for key, value in settings.items()
-    )
-    steps = "".join(f"<li>{html.escape(step)}</li>" for step in preparation)
-    preparation_html = (
-        f'<h2>Data preparation</h2>\n<ol class="steps">{steps}</ol>\n'
-        f"<p>What each step does and which ones read the data: {html.escape(docs_reference('data'))}.</p>"
-        if steps
-        else ""
-    )
-    script = _REPORT_SCRIPT % json.dumps(_report_templates(), cls=PlotlyJSONEncoder)
-    return f"""<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{html.escape(title)}</title>
-<style>{_REPORT_CSS}</style>
-</head>
-<body>
-<h1>{html.escape(heading)}</h1>
-{intro}
-<h2>Settings</h2>
-<div class="scroll"><table class="settings">{settings_rows}</table></div>
-{preparation_html}
-<h2>{html.escape(table_heading)}</h2>
-<div class="scroll">{_table_html(table)}</div>
-<h2>Figures</h2>
-{"".join(divs)}
-<script>{script}</script>
-</body>
-</html>
-"""

@@ -23,7 +23,8 @@ from numpy.typing import NDArray
 from accfirst.docs import docs_reference
 from accfirst.interpret import format_epsilon, median_with_inf, quantile_with_inf
 from accfirst.plots import layout, log_ticks, method_color, method_label, method_line, methods_in, reference_line
-from accfirst.plots.paper import PLOT_HEIGHT, html_page
+from accfirst.plots.paper import PLOT_HEIGHT
+from accfirst.plots.report import html_page
 
 KAPPA_AXIS = "κ (largest share of the best model's gain the model may lose)"
 # The parts of a relative run's ε: (column, name in figures, bar pattern).
@@ -44,7 +45,8 @@ def relative_rows(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _bill(runs: pd.DataFrame) -> dict[str, float]:
-    """Median ε (a fallback counts as ∞) and the median parts over the runs that released a private model."""
+    """Median ε (every run at its charge: a fallback at its declared top, or ∞ for θ*) and the median parts over the
+    runs that released a private model."""
     released = runs[runs["alpha"].notna() & ~runs["fallback"].astype(bool)]
     parts = {column: float(released[column].median()) if len(released) else math.nan for column, _, _ in PARTS[1:]}
     return {"eps_total": median_with_inf(runs["eps_total"]), "eps_scale": float(runs["eps_scale"].median()), **parts}

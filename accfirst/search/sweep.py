@@ -3,8 +3,7 @@ docs/mathematics.md#a-relative-accuracy-target).
 
 docs/mathematics.md#the-epsilon-grid, docs/mathematics.md#what-a-run-reports, Appendix B. A sweep is ``run_trials`` run
 in parallel: each row comes from ``run_one`` with the row's own ``trial_rng``, so a row does not depend on which worker
-ran it, in which chunk, or in which order — the sweep's rows equal ``run_trials``' rows for the same seed (except the
-wall-clock ``seconds``).
+ran it, in which chunk, or in which order — the sweep's rows equal ``run_trials``' rows for the same seed.
 
 The frame has the ``COLUMNS`` of ``run_trials`` plus ``eps_theory``: E(α), the ε of
 the theory approach for the row's generator (docs/mathematics.md#the-theory-approach) on the radius the options give
@@ -38,6 +37,7 @@ from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.pipeline import feasible_problem
 from accfirst.methods.relative import RelativeTarget
+from accfirst.methods.theory import Theory
 from accfirst.parallel.pool import BACKGROUND, PickledSource, Source, WorkerPool
 from accfirst.search.experiments import COLUMNS, Cell, run_here, target_key, validate_batch
 from accfirst.search.experiments import run_cells as run_cells  # re-exported: the task a pool's workers run
@@ -192,7 +192,7 @@ def sweep(
     }
     rows.sort(key=lambda row: order[(row["method"], target_key(row), row["trial"])])
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
-    ceiling = feasible_problem(problem, "theory", search_options).shape
+    ceiling = feasible_problem(problem, Theory.key, search_options).shape
     theory = {a: theory_epsilon(ceiling, a, search_options.generator) for a in frame["alpha"].dropna().unique()}
     frame["eps_theory"] = frame["alpha"].map(theory).astype(float)
     return frame

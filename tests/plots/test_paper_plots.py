@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import math
 import re
 
@@ -10,7 +11,11 @@ import pandas as pd
 import pytest
 
 from accfirst.interpret import quantile_with_inf
+from accfirst.methods.base import Comparison, Method
+from accfirst.methods.nr import NoiseReduction
+from accfirst.methods.registry import register, unregister
 from accfirst.plots.paper import (
+    DELTA_CAVEAT,
     calibration_caveat,
     fig1_epsilon,
     fig2_excess_risk,
@@ -18,8 +23,10 @@ from accfirst.plots.paper import (
     fig4_theta_norm,
     html_report,
     paper_table,
+    report_figures,
     summarise,
 )
+from accfirst.result import RunResult
 from accfirst.search.experiments import COLUMNS
 
 INF = math.inf
@@ -243,3 +250,49 @@ def test_report_says_how_the_calibration_compares_with_the_papers(results):
     # The exact presets price their clipped query with Δ_R(α) ≤ Δ_R: c/c_paper-code bounds their ε_A ratio from above.
     assert "“exact-paper-opt” (ε_A at most 0.77×" in calibration_caveat(results.assign(calibration="exact-paper-opt"))
     assert caveat in html_report(results, {})
+
+
+class Lasso(Method):
+    """A toy method that Fig. 1 compares with noise reduction: its figures come from its class alone."""
+
+    key = "lasso"
+    label = "Lasso"
+    in_sentence = "the lasso"
+    color = "#654321"
+    comparison = Comparison(NoiseReduction.key, "ε, δ", delta_caveat=True)
+
+    def run(self, setting, rng, exact=False) -> RunResult:
+        raise NotImplementedError("never run: the figures read a hand-made frame")
+
+    def declared_bound(self, setting) -> tuple[float, float]:
+        return 1.0, 0.0
+
+
+def test_a_method_with_a_comparison_gets_its_fig1_from_its_class(results):
+    register(Lasso())
+    try:
+        _check_the_lasso_figures(results)
+    finally:
+        unregister(Lasso.key)
+
+
+def _check_the_lasso_figures(results: pd.DataFrame) -> None:
+    rows = [{"method": "lasso", "alpha": a, "eps_test": 0.0, "eps_hypothesis": e} for a, e in ((0.05, 5.0), (0.1, 4.0))]
+    both = pd.concat([results, frame(rows)], ignore_index=True)
+    fig = fig1_epsilon(both, "lasso")
+    named = traces(fig)
+    assert "Lasso: median" in named and "Noise reduction: median" in named and "Doubling: median" not in named
+    assert named["Lasso: median"].line.color == "#654321"
+    subtitle = fig.layout.title.subtitle.text
+    assert subtitle.startswith("noise reduction vs the lasso") and "(ε, δ) guarantee" in subtitle.replace("<br>", " ")
+    # The report draws it when it ran (after the paper's comparisons) and explains its δ; not when it did not.
+    titles = [f.layout.title.subtitle.text.split("<br>")[0] for f in report_figures(both)]
+    assert titles[:4] == [
+        f"noise reduction vs {name}" for name in ("the theory approach", "doubling", "doubling", "the lasso")
+    ]
+    assert "the lasso" not in " ".join(f.layout.title.subtitle.text for f in report_figures(results))
+    assert DELTA_CAVEAT in html.unescape(html_report(both, {})) and DELTA_CAVEAT not in html.unescape(
+        html_report(results, {})
+    )
+    with pytest.raises(ValueError, match="versus"):
+        fig1_epsilon(both, "nr")  # noise reduction is the partner, not a comparison
