@@ -252,6 +252,7 @@ with regression_box.container(border=True):
     gamma = GAMMA.widget()
 with counts_box.container(border=True):
     st.markdown("**Counts** (rows of one column)")
+    source = None  # stays None when the package refuses the source (the error is shown)
     with package_errors(stop=False):
         source = SOURCE.draw(st, chosen.data, 0)
     cap = CAP.widget()

@@ -25,6 +25,7 @@ import streamlit as st
 
 from accfirst.datasets import ColumnSpec, PreparedData, Schema, UploadLimits, from_frame
 from accfirst.datasets.columns import column_kind, guess_task, quoted
+from accfirst.datasets.prepare.budget import DEFAULT_TABLE_BUDGET, PREP_SHARE
 from accfirst.datasets.prepare.identifiers import looks_like_identifier
 from accfirst.datasets.prepared import EVALUATION_MODE, EXCLUDES_PREPARATION, PREPARATIONS, PRIVATE_MODE, TASKS
 from accfirst.datasets.preprocess import DEFAULT_MAX_LEVELS, MISSING_CHOICES, SCALINGS
@@ -94,10 +95,12 @@ def upload_options(sidebar: Any, frame: pd.DataFrame, digest: str) -> dict[str, 
             min_value=0.0,
             step=None,
             format="%g",
-            placeholder="automatic: 150 × the steps' weight / n",
+            placeholder=f"automatic: at most {PREP_SHARE:.0%} of ε = {DEFAULT_TABLE_BUDGET:g}",
             key=f"{prefix}.prep_epsilon",
-            help="The ε the private steps share; paid once for the table and added to every ε shown on it. A "
-            "new choice prepares the table again: a new release, paid again.",
+            help="The ε the private steps share; paid once for the table and added to every ε shown on it. "
+            f"Automatic: what the statistics need (150 × the steps' weight / n), at most {PREP_SHARE:.0%} of a "
+            f"table's budget of ε = {DEFAULT_TABLE_BUDGET:g}. A new choice prepares the table again: a new release, "
+            "paid again.",
         )
         if budget is not None:
             options["prep_epsilon"] = float(budget)
@@ -141,7 +144,8 @@ def _metadata_table(sidebar: Any, frame: pd.DataFrame, prefix: str) -> Schema | 
     with sidebar.expander("Declared metadata (public: costs no privacy)", expanded=True):
         st.caption(
             "What you know without looking at the data: a column's range, its text levels, a column not to read. "
-            "Whatever you leave blank is estimated privately (or read, evaluation only)."
+            "A column with a declared range costs no ε. Whatever you leave blank is estimated privately (or read, "
+            "evaluation only)."
         )
         edited = st.data_editor(
             table,

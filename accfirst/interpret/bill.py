@@ -29,6 +29,9 @@ BILL_PARTS = (
     ("eps_test", "testing"),
     ("eps_hypothesis", "generating"),
 )
+# What ``eps_scale`` bought in a run toward a target in R² or accuracy
+# (docs/mathematics.md#a-target-in-the-units-people-read).
+VARIANCE_PART = "the targets' variance"
 # The same parts in a summary row (``summarise_runs``), as a stakeholder reads them on a card.
 SUMMARY_PARTS = (
     ("eps_prep", "preparing the data"),
@@ -62,7 +65,8 @@ def bill_text(result: RunResult) -> str:
     the data without noise the sentence says that the figure excludes it (evaluation only).
     """
     parts = [
-        f"{name} {format_epsilon(float(getattr(result, field)))}"
+        f"{VARIANCE_PART if field == 'eps_scale' and result.target else name} "
+        f"{format_epsilon(float(getattr(result, field)))}"
         for field, name in BILL_PARTS
         if field in ("eps_test", "eps_hypothesis") or getattr(result, field) > 0
     ]

@@ -197,7 +197,8 @@ def test_an_unexpected_error_shows_a_generic_message_only():
     assert [e.value for e in at.error] == [GENERIC_MESSAGE]
 
 
-def upload_csv(rows: int = 300, seed: int = 3) -> bytes:
+def upload_csv(rows: int = 2_000, seed: int = 3) -> bytes:
+    """A numeric upload large enough for the default preparation budget (a quarter of ε = 2) to find its ranges."""
     rng = np.random.default_rng(seed)
     frame = pd.DataFrame(rng.exponential(size=(rows, 4)), columns=["clicks", "visits", "age", "score"])
     frame["spend"] = frame @ np.array([2.0, -1.0, 0.5, 1.5]) + rng.normal(scale=0.3, size=rows)

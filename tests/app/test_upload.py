@@ -32,7 +32,8 @@ RUNS = {"trials": "3", "T": "200", "alpha": "0.1", "target": "alpha"}
 METHODS = ["nr", "doubling", "theory"]
 
 
-def spending_csv(rows: int = 300, seed: int = 3) -> bytes:
+def spending_csv(rows: int = 2_000, seed: int = 3) -> bytes:
+    """A numeric upload large enough for the default preparation budget (a quarter of ε = 2) to find its ranges."""
     rng = np.random.default_rng(seed)
     frame = pd.DataFrame(rng.exponential(size=(rows, 4)), columns=["clicks", "visits", "age", "score"])
     frame["spend"] = frame @ np.array([2.0, -1.0, 0.5, 1.5]) + rng.normal(scale=0.3, size=rows)
