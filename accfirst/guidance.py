@@ -259,8 +259,8 @@ def predict_epsilon(
         after = dataclasses.replace(after, radius=released)
     kind, clips = type(problem), clips_query(options.calibration)
     testing_scale = (
-        kind.test_sensitivity_on(after.radius, after.n, after.lam, after.alpha, clips)
-        / kind.test_sensitivity_on(before.radius, before.n, before.lam, before.alpha, clips)
+        kind.test_sensitivity_on(after.radius, after.n, after.lam, after.alpha, clipped=clips)
+        / kind.test_sensitivity_on(before.radius, before.n, before.lam, before.alpha, clipped=clips)
         * before.alpha
         / after.alpha
     )
@@ -326,8 +326,8 @@ def explain(problem: Problem, summary: pd.DataFrame, method: str, gamma: float, 
     radius = runs_radius(problem, {**row, "method": method}, options)
     bound = radius_name(problem, radius, options)
     clips = clips_query(options.calibration)
-    formula = problem.test_sensitivity_formula(bound, radius, n, problem.lam, alpha, clips)
-    delta_r = problem.test_sensitivity_on(radius, n, problem.lam, alpha, clips)
+    formula = problem.test_sensitivity_formula(bound, radius, n, problem.lam, alpha, clipped=clips)
+    delta_r = problem.test_sensitivity_on(radius, n, problem.lam, alpha, clipped=clips)
     testing = testing_part(row)
     if not math.isfinite(testing):
         return (
@@ -424,7 +424,7 @@ def advise(
     def falls(wider: float) -> float:
         """How much the test's ε_A falls from α to ``wider`` (its factor, < 1)."""
         before, after = (
-            problem.test_sensitivity_on(radius, problem.n, problem.lam, a, clips) / a for a in (alpha, wider)
+            problem.test_sensitivity_on(radius, problem.n, problem.lam, a, clipped=clips) / a for a in (alpha, wider)
         )
         return after / before
 
@@ -489,8 +489,8 @@ def advise(
                 predicted,
                 f"Only if domain knowledge, never this data, says the model's norm is at most {radius:g} (M = "
                 f"{problem.max_norm:.3g}): the search's ceiling falls from {ceiling:.3g} to {radius:g}, Δ_R there from "
-                f"{problem.test_sensitivity_on(ceiling, problem.n, problem.lam, alpha, clips):.3g} to "
-                f"{problem.test_sensitivity_on(radius, problem.n, problem.lam, alpha, clips):.3g}"
+                f"{problem.test_sensitivity_on(ceiling, problem.n, problem.lam, alpha, clipped=clips):.3g} to "
+                f"{problem.test_sensitivity_on(radius, problem.n, problem.lam, alpha, clipped=clips):.3g}"
                 + (
                     " (a private radius is still bought below it where it pays)"
                     if options.radius_mode == "private"

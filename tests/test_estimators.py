@@ -86,7 +86,9 @@ def test_ridge_fit_is_the_search_run_of_its_seed() -> None:
     assert not run.fallback and math.isfinite(run.eps_total)
     np.testing.assert_array_equal(model.coef_, run.theta)
     assert model.epsilon_ == run.eps_total == model.run_.eps_total
-    assert model.epsilon_ == model.epsilon_radius_ + model.epsilon_test_ + model.epsilon_hypothesis_
+    assert model.epsilon_ == pytest.approx(
+        model.epsilon_radius_ + model.epsilon_test_ + model.epsilon_hypothesis_, rel=1e-15
+    )
     assert model.delta_ == 0.0
     again = clone(model).fit(X, y)
     np.testing.assert_array_equal(again.coef_, model.coef_)

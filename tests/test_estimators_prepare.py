@@ -94,7 +94,7 @@ def test_default_stays_numeric_arrays_with_no_preparation() -> None:
     model = AccuracyFirstRidge(excess_risk=0.2).fit(X, np.clip(X.sum(axis=1), -1, 1))
     assert model.prepare is None and model.prepared_ is None and model.preparation_ is None
     assert model.epsilon_prep_ == 0 and model.delta_prep_ == 0
-    assert model.epsilon_ == pytest.approx(model.epsilon_test_ + model.epsilon_hypothesis_)
+    assert model.epsilon_ == pytest.approx(model.epsilon_radius_ + model.epsilon_test_ + model.epsilon_hypothesis_)
 
 
 def test_clone_and_get_params_keep_the_preparation_options() -> None:

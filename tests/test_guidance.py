@@ -15,6 +15,7 @@ from accfirst.erm.problems import PROBLEMS, prepared_problem
 from accfirst.guidance import advise, feasible_radius, needs_guidance, predict_epsilon
 from accfirst.interpret import summarise_runs
 from accfirst.mechanisms.calibration import calibration_constant
+from tests.erm.test_problems import ridge_gap
 
 GAMMA = 0.1
 LAMBDAS = (1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 0.1)
@@ -61,14 +62,14 @@ def diabetes():
 
 def test_sentence_states_the_sensitivity_and_the_test_cost(diabetes):
     _, problem = diabetes
-    options = SearchOptions(radius_mode="none")  # on M: the sentence's Δ_R is (M+1)²/n
+    options = SearchOptions(radius_mode="none")  # on M: the sentence's Δ_R is the clipped test's √(2α/λ)·S(M)/n
     summary = runs(problem, 0.05, options, trials=5)
     advice = advise(problem, 0.05, GAMMA, options, summary, lam_choices=LAMBDAS)
     assert advice is not None and advice.method == "nr"
-    delta_r = (1 / math.sqrt(0.005) + 1) ** 2 / problem.n
+    delta_r = ridge_gap(1 / math.sqrt(0.005)) * math.sqrt(2 * 0.05 / 0.005) / problem.n
     c = calibration_constant(options.T, GAMMA, options.calibration)
     assert f"n = {problem.n:,} rows" in advice.why
-    assert f"= {delta_r:.3g}" in advice.why
+    assert f"Δ_R = √(2α/λ)·S(M)/n (the test clipped at α; derived) = {delta_r:.3g}" in advice.why
     assert f"ε_A = c·Δ_R/α = {c:.3g} × {delta_r:.3g} / 0.05 = {c * delta_r / 0.05:.3g}" in advice.why
     # The measured testing part is that ε_A: the sentence's number is the runs' own.
     assert summary["median_eps_test"].iloc[0] == pytest.approx(c * delta_r / 0.05)
@@ -133,10 +134,10 @@ def test_a_flipped_ranking_is_explained_with_both_methods_numbers(diabetes):
     assert advice is not None and advice.method == "doubling"
     assert advice.why.startswith("Noise reduction paid more than doubling here (median ε 12.0 against 9.00)")
     assert "ε_A = 6.00" in advice.why and "the 4.50 that doubling's few tests cost" in advice.why
-    # Doubling's measured parts are scaled: 4α quarters the testing part; covariance perturbation below its
-    # cliff (4.5 < 2ε_c) keeps the generation part.
+    # Doubling's measured parts are scaled: 4α halves the testing part (its clipped Δ_R(α) = √(2α/λ)·S(M)/n grows like
+    # √α); covariance perturbation below its cliff (4.5 < 2ε_c) keeps the generation part.
     row = summary.iloc[1]
-    assert predict_epsilon(problem, row, GAMMA, options, alpha=0.2) == pytest.approx(4.5 / 4 + 4.5, rel=1e-12)
+    assert predict_epsilon(problem, row, GAMMA, options, alpha=0.2) == pytest.approx(4.5 / 2 + 4.5, rel=1e-12)
 
 
 def test_the_lambda_fix_drops_a_stated_radius_that_the_new_bound_undercuts(diabetes):

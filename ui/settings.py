@@ -467,7 +467,7 @@ def calibration_captions(T: int, gamma: float, shape: ProblemShape, alpha: float
     alpha : the target excess risk.
     """
     return [
-        f"ε_A = {format_epsilon(calibrated_epsilon(name, T, gamma, shape.test_sensitivity(alpha, clips_query(name)), alpha))}"
+        f"ε_A = {format_epsilon(calibrated_epsilon(name, T, gamma, shape.test_sensitivity(alpha, clipped=clips_query(name)), alpha))}"
         for name in CALIBRATION_LABELS
     ]
 

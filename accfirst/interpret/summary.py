@@ -203,7 +203,9 @@ def radius_sentence(
         options.calibration,
         options.T,
         gamma,
-        problem.test_sensitivity_on(problem.max_norm, problem.n, problem.lam, alpha, clips_query(options.calibration)),
+        problem.test_sensitivity_on(
+            problem.max_norm, problem.n, problem.lam, alpha, clipped=clips_query(options.calibration)
+        ),
         alpha,
     )
     if not unbounded > paid:

@@ -144,7 +144,7 @@ def _plan(
     def test_cost(scale: float, constant: float) -> float:
         """c·Δ_R(κS)/(κS): the test's ε at α = κS, for a scale S > 0."""
         alpha = kappa * scale
-        return constant * problem_type.test_sensitivity_on(radius, n, lam, alpha, clips) / alpha
+        return constant * problem_type.test_sensitivity_on(radius, n, lam, alpha, clipped=clips) / alpha
 
     def smallest_scale(constant: float, cost: float) -> float:
         """The least scale S at which the test costs at most ``cost`` (its cost decreases in S)."""
