@@ -19,7 +19,9 @@ of the generator:
   ε_c = 8√p/(nλ), the measured level scales with ε_c (∝ 1/(nλ)) and not with α; above it the
   quadratic law ε ∝ 1/√α holds as for output perturbation. A small public radius R also
   bounds the risk of those sphere solutions and can remove the cliff altogether (then ε_t
-  drops far); the prediction keeps the measured level and is an upper estimate (``Fix.at_most``);
+  drops far); the prediction keeps the measured level and is an upper estimate (``Fix.at_most``). A larger α
+  below the cliff is an upper estimate for the same reason: a sphere solution whose risk the larger α admits
+  passes at the first levels (``below_cliff``);
 - n·k rows from the same population: every part scales as 1/k (Δ_R, Δ_θ and the noise on
   A/n all carry 1/n).
 
@@ -170,6 +172,16 @@ def private_radius(
 def cliff_epsilon(p: int, n: float, lam: float) -> float:
     """ε_c = 8√p/(nλ): covariance perturbation's noise on H has spectral norm ≈ λ here (see the module)."""
     return 8 * math.sqrt(p) / (n * lam)
+
+
+def below_cliff(problem: Problem, summary_row: pd.Series | dict[str, Any], options: SearchOptions) -> bool:
+    """Whether the measured generation part sits below covariance perturbation's cliff, 2ε_c (the module's law):
+    then a prediction that keeps the measured level is an upper estimate."""
+    generator = options.generator or default_generator_name(problem)
+    generation = float(dict(summary_row)["median_eps_hypothesis"])
+    return generator == CovariancePerturbation.name and generation <= 2 * cliff_epsilon(
+        problem.p, problem.n, problem.lam
+    )
 
 
 def generation_factor(problem: Problem, generator: str, measured: float, before: Constants, after: Constants) -> float:
@@ -438,13 +450,15 @@ def advise(
                 low, high = (middle, high) if predict(alpha=middle) > TARGET_EPSILON else (low, middle)
             wider = math.ceil(high * 1000) / 1000
         predicted = predict(alpha=wider)
+        at_most = below_cliff(problem, row, options)
         fixes.append(
             Fix(
                 f"Accept excess risk α = {wider:g}",
                 predicted,
                 f"A looser target: the test's ε_A falls ×{falls(wider):.2g} and a noisier model "
-                f"passes; predicted median {_eps_text(predicted)}.",
+                f"passes; predicted median {'at most ' if at_most else ''}{_eps_text(predicted)}.",
                 {"alpha": wider},
+                at_most,
             )
         )
     larger = sorted(k for k in kappa_choices if k > kappa * (1 + 1e-9)) if widen and not math.isnan(kappa) else []
