@@ -99,7 +99,12 @@ class RunResult:
     were prepared (``Problem.prep_mode``): after an "evaluation" preparation, which read the data without noise, no ε covers the preparation and every figure excludes it. ``kappa``
     is the relative target (NaN for an absolute α), ``scale`` the released lower bound on R(0) that turned κ into α (NaN
     otherwise), and ``r0`` the true R(0) = L(0) − L(θ*) (evaluation only, like ``excess_risk``). ``norm_bound`` is the
-    radius of the feasible set the run used. ``seconds`` is how long the run took: it depends on the data (where the
+    radius of the feasible set the run used. A run toward a target in the units people read
+    (docs/mathematics.md#a-target-in-the-units-people-read) records it in ``target`` ("r2" or "accuracy"; empty for α
+    and κ) and ``goal`` (r or a), with ``quality``, the released model's in-sample R² or accuracy (evaluation only;
+    ``success`` is whether it meets the goal), and ``lam`` the λ the search chose; ``alpha`` is then NaN. ``stopped``
+    says why nothing was released when a run toward such a target releases nothing, and ``refused`` is true when that
+    was decided from public numbers before the data were read (nothing spent). ``seconds`` is how long the run took: it depends on the data (where the
     search stopped, how hard each solve was), so it is a local diagnostic, in no results frame, CSV, report or
     printout (docs/mathematics.md#what-an-observer-sees).
     """
@@ -137,6 +142,11 @@ class RunResult:
     scale: float = math.nan
     r0: float = math.nan
     nothing_released: bool = False
+    target: str = ""
+    goal: float = math.nan
+    quality: float = math.nan
+    stopped: str = ""
+    refused: bool = False
 
     @staticmethod
     def _from_problem(problem: Problem, alpha: float, started: float) -> dict[str, Any]:

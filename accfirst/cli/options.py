@@ -227,9 +227,9 @@ DATA = Group(
         ),
         option(
             "--missing",
-            "with --csv: 'impute' fills a gap with the private mean (evaluation only: the training median or "
-            "most frequent level); 'median' (a private median) or 'centre' (the range's centre); evaluation only: "
-            "'drop' drops the row (default: impute)",
+            "with --csv: 'impute' fills a gap with the column's centre (evaluation only: the training median or "
+            "most frequent level); 'median' (a private median) or 'centre' (the range's centre), the same number "
+            "for a column whose range is private; evaluation only: 'drop' drops the row (default: impute)",
             choices=_any_preparation(MISSING_CHOICES),
         ),
         option(
@@ -241,8 +241,8 @@ DATA = Group(
         ),
         option(
             "--center",
-            "with --csv: subtract each column's mean, private (evaluation only: the training means); the models "
-            "have no intercept (default: --center)",
+            "with --csv: subtract each column's centre, its private median or a private mean (evaluation only: the "
+            "training means); the models have no intercept (default: --center)",
             action=argparse.BooleanOptionalAction,
         ),
         option(

@@ -235,6 +235,14 @@ class LogisticProblem(Problem):
         (docs/mathematics.md#the-free-radius)."""
         return math.sqrt(LOGISTIC_FREE_RADIUS_CONSTANT / lam)
 
+    @property
+    def rows(self) -> RowBlocks:
+        """The rows y_i·x_i the problem reads (an accuracy target reads them too)."""
+        return self._rows
+
+    def _at_lambda(self, lam: float) -> LogisticProblem:
+        return LogisticProblem.from_rows(self._rows, lam)
+
     def with_radius(self, radius: float | None) -> LogisticProblem:
         problem = copy.copy(self)
         Problem.__init__(problem, self.n, self.p, self.lam, radius)

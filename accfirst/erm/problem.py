@@ -141,6 +141,11 @@ class Problem(ABC):
     prep_epsilon: float = 0.0
     prep_delta: float = 0.0
     prep_mode: str = "given"
+    #: ρ, a public bound on a row's Euclidean norm (docs/mathematics.md#rows-of-small-euclidean-norm): 1 (what
+    #: ‖x‖₁ ≤ 1 gives) unless the preparation states a smaller one.
+    row_bound: float = 1.0
+    #: The public range of the targets (ridge): [−1, 1] unless the preparation states a narrower one.
+    target_range: tuple[float, float] = (-1.0, 1.0)
     #: ρ that a Gaussian release made on these rows before the run, on the same Brownian clock as a Gaussian run's
     #: privacy loss (a private radius, docs/mathematics.md#a-private-radius): such a run's loss continues from it. 0
     #: otherwise.
@@ -247,6 +252,18 @@ class Problem(ABC):
         ``radius`` must be public: a stated bound, the free radius R₀ or a privately released one.
         The preparation cost is kept.
         """
+
+    def at_lambda(self, lam: float) -> Problem:
+        """The same rows at another λ, on the bound M that λ implies (no public radius), with the preparation's record
+        and the row bound: one problem per λ of a grid (docs/mathematics.md#choosing-λ-under-the-guarantee)."""
+        problem = self._at_lambda(validate_regularisation(lam))
+        problem.prep_epsilon, problem.prep_delta, problem.prep_mode = self.prep_epsilon, self.prep_delta, self.prep_mode
+        problem.row_bound, problem.target_range = self.row_bound, self.target_range
+        return problem
+
+    @abstractmethod
+    def _at_lambda(self, lam: float) -> Problem:
+        """The problem of the same rows at ``lam`` (a valid λ), on M."""
 
     def with_preparation(self, epsilon: float, delta: float, mode: str = "private") -> Problem:
         """The same problem carrying what its rows' preparation spent, (ε, δ), and how it was done

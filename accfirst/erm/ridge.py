@@ -61,12 +61,15 @@ class RidgeProblem(Problem):
     sensitivity_formula = "({R}+1)²/n"
     clipped_formula = "2({R}+1)(√(2α/λ) + 2({R}+1)/(nλ))/n"
     loss_curvature = 1.0
+    #: The rows (X, y) when the problem was built from them (an R² target reads them), ``None`` from statistics.
+    rows: tuple[NDArray[np.float64], NDArray[np.float64]] | None
 
     def __init__(self, X: ArrayLike, y: ArrayLike, lam: float, radius: float | None = None) -> None:
         lam = validate_regularisation(lam)
         X = validate_features(X)
         y = clip_target(validate_target(y, X.shape[0]))
         self._solve(X.T @ X, X.T @ y, float(y @ y), X.shape[0], lam, radius)
+        self.rows = (readonly(X.view()), readonly(y.view()))
 
     @classmethod
     def from_statistics(
@@ -93,6 +96,7 @@ class RidgeProblem(Problem):
         A, b, c = validate_statistics(A, b, c, n)
         problem = cls.__new__(cls)
         problem._solve(A, b, c, n, lam, radius)
+        problem.rows = None
         return problem
 
     def _solve(
@@ -130,6 +134,11 @@ class RidgeProblem(Problem):
         """R₀ = M/2 = 1/(2√λ): λ‖θ*‖² = (1/n)Σ(y_i u_i − u_i²) ≤ max_u(|u| − u²) = ¼
         (docs/mathematics.md#the-free-radius)."""
         return 0.5 / math.sqrt(lam)
+
+    def _at_lambda(self, lam: float) -> RidgeProblem:
+        problem = RidgeProblem.from_statistics(self.A, self.b, self.c, self.n, lam)
+        problem.rows = self.rows
+        return problem
 
     def with_radius(self, radius: float | None) -> RidgeProblem:
         problem = copy.copy(self)

@@ -48,7 +48,7 @@ from accfirst.methods.options import SearchOptions
 from accfirst.methods.radius import radius_step
 from accfirst.result import RunResult
 from accfirst.teaching.composition import zcdp_to_dp
-from accfirst.validation import checked, validate_alpha, validate_gamma, validate_probability
+from accfirst.validation import checked, validate_gamma, validate_probability
 
 #: ε_S is designed for data on which the test at κ would cost this share of the test budget.
 DESIGN_SHARE = 0.1
@@ -300,8 +300,3 @@ def relative_bound(
     plan = scale_plan(problem, target, gamma, options)
     bound, delta = radius_step(problem, method, plan.kappa * plan.floor, plan.gamma, options).declared_bound()
     return plan.epsilon + bound, min(delta + plan.delta, 1.0)
-
-
-def validate_target(target: object) -> float | RelativeTarget:
-    """An accuracy target: a ``RelativeTarget`` as it is, or an excess risk α > 0 (``AccFirstError`` otherwise)."""
-    return target if isinstance(target, RelativeTarget) else validate_alpha(target)
