@@ -209,6 +209,13 @@ class Accuracy:
 #: A target in the units people read.
 QualityTarget = VarianceExplained | Accuracy
 
+#: What a run aims at when the user names no target, by task: R² ≥ 0.8 (ridge), accuracy ≥ 0.9 (logistic). The app's
+#: default and ``accfirst run``'s, read from here by both.
+DEFAULT_TARGETS: dict[str, QualityTarget] = {
+    VarianceExplained.problem_name: VarianceExplained(0.8),
+    Accuracy.problem_name: Accuracy(0.9),
+}
+
 
 def _check_problem(target: QualityTarget, problem: Problem) -> None:
     if problem.name != target.problem_name:

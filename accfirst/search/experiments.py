@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from accfirst.erm.problem import Problem
+from accfirst.erm.quality import Accuracy, QualityTarget, VarianceExplained
 from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.pipeline import declared_bound as declared_bound  # re-exported: the public entry points
@@ -67,15 +68,20 @@ COLUMNS = (
 TIMING = "seconds"
 
 
-# A relative target's cells carry this fourth word in their spawn key, so that κ = 0.1 and α = 0.1 never share noise.
+# A relative target's cells carry this fourth word in their spawn key, so that κ = 0.1 and α = 0.1 never share noise;
+# a target in R² or accuracy its own word (docs/mathematics.md#a-target-in-the-units-people-read).
 RELATIVE_STREAM = 1
+QUALITY_STREAMS = {VarianceExplained.key: 2, Accuracy.key: 3}
 
 
-def trial_rng(seed: int, method: str, alpha: float | RelativeTarget, trial: int) -> np.random.Generator:
-    """The generator of one (method, target, trial) cell, independent of every other cell (α and κ cells apart)."""
+def trial_rng(seed: int, method: str, alpha: float | RelativeTarget | QualityTarget, trial: int) -> np.random.Generator:
+    """The generator of one (method, target, trial) cell, independent of every other cell (α, κ, R² and accuracy
+    cells apart)."""
     key: tuple[int, ...]
     if isinstance(alpha, RelativeTarget):
         key = (method_position(method), round(alpha.kappa * 1e12), trial, RELATIVE_STREAM)
+    elif isinstance(alpha, (VarianceExplained, Accuracy)):
+        key = (method_position(method), round(alpha.goal * 1e12), trial, QUALITY_STREAMS[alpha.key])
     else:
         key = (method_position(method), round(alpha * 1e12), trial)
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))

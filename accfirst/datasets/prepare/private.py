@@ -95,10 +95,16 @@ class PrivatePlan(Plan):
         return UnitBallScaling(self.kept, self.options.feature_bound)
 
 
+def held_out_rows(n: int, test_size: float) -> int:
+    """How many of n rows a private preparation holds out: ``round(test_size · n)``, at least 1, leaving at least 1.
+    Public (n and the share only), so an entry point knows the training rows' count before it prepares a table."""
+    return min(max(round(test_size * n), 1), n - 1)
+
+
 def random_split(n: int, test_size: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """``round(test_size · n)`` test rows (at least 1, leaving at least 1) at random: n and the seed only."""
+    """``held_out_rows(n, test_size)`` test rows at random: n and the seed only."""
     rng = np.random.default_rng(seed)
-    n_test = min(max(round(test_size * n), 1), n - 1)
+    n_test = held_out_rows(n, test_size)
     order = rng.permutation(n)
     return np.sort(order[n_test:]), np.sort(order[:n_test])
 
