@@ -198,7 +198,7 @@ def run_cells(
 def run_here(
     problem: Problem,
     arguments: tuple[float, int, SearchOptions],
-    cells: list[Cell],
+    cells: Sequence[Cell],
     progress: Callable[[int, int], None] | None,
     should_stop: Callable[[], bool] | None = None,
 ) -> list[dict[str, object]]:
