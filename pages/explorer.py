@@ -53,7 +53,9 @@ st.caption(
 restore_from_url(SETTINGS)
 preset_buttons()
 if (refused := refused_before_preparing()) is not None:
+    page_seed(SCOPE, "Seed", release=True, upload=True)  # a link's seed has no place on an upload here either
     refused_upload_view(*refused)
+    write_to_url(SETTINGS)
     st.stop()
 chosen = require_selection()
 # Runs on a real table are releases: their noise comes from the operating system unless a seed is set (ui.noise).
@@ -102,7 +104,7 @@ if choice.certified:
     )
     record_runs(chosen, request.rows_key, headline.results[~headline.results["refused"].astype(bool)])
     spend = st.empty()
-    certified_sections(headline.results, headline.summary)
+    certified_sections(headline.results, headline.summary, chosen.data)
     show_spend(spend, chosen)
     st.stop()  # the sections below are the comparison of methods at an excess risk α or a share of the gain
 headline = live_headline(

@@ -207,16 +207,17 @@ def _heldout_line(row: pd.Series, data: PreparedData) -> str:
     return f"Held-out {row['unit']}: **{_quality(value, str(row['unit']))}** (median, on {where}; {EVALUATION_LABEL})"
 
 
-def certified_sections(results: pd.DataFrame, summary: pd.DataFrame) -> None:
-    """Below the card: ε across the runs, the quality each released model reached, and the results as a CSV; nothing
-    when every run was refused before reading (the card says why)."""
+def certified_sections(results: pd.DataFrame, summary: pd.DataFrame, data: PreparedData) -> None:
+    """Below the card: ε across the runs, the quality each released model reached on ``data`` (in-sample and held
+    out), and the results as a CSV; nothing when every run was refused before reading (the card says why)."""
     if results.empty or bool(results["refused"].astype(bool).all()):
         return
     row = summary.iloc[0]
     st.subheader("Ex-post ε across runs")
     show_chart(figure_epsilon_distribution(results), "eps_distribution")
     st.subheader("Accuracy reached")
-    show_chart(figure_quality_reached(results, str(row["unit"]), float(row["goal"])), "quality_reached")
+    reached = figure_quality_reached(with_heldout(results, data), str(row["unit"]), float(row["goal"]))
+    show_chart(reached, "quality_reached")
     st.caption(
         f"In-sample: what the private test certified, on the training rows. Held out: the same models on rows no run "
         f"read. {EVALUATION_ONLY}"

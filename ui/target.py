@@ -40,13 +40,10 @@ TARGET_MODE = Choice(
     "Accuracy target",
     QUALITY,
     options=(QUALITY, RELATIVE, ABSOLUTE),
-    labels={
-        QUALITY: "R² or accuracy (certified)",
-        RELATIVE: "Share of the gain to keep",
-        ABSOLUTE: "Excess risk α (the paper's)",
-    },
+    # Short: the three fit side by side on a 390 px phone (a segmented control does not wrap, it hides what overflows).
+    labels={QUALITY: "R² / accuracy", RELATIVE: "Share of the gain", ABSOLUTE: "Excess risk α"},
     widget_type="segmented_control",
-    help="R² or accuracy: the released model's in-sample R² (ridge) or accuracy (logistic) is certified, λ chosen "
+    help="R² / accuracy: the released model's in-sample R² (ridge) or accuracy (logistic) is certified, λ chosen "
     "privately; noise reduction runs. Share of the gain: keep at least this share of what the best model gains over "
     "predicting nothing; each run buys a private bound on that gain and sets α from it. Excess risk α: the paper's "
     "target, on the prepared loss's own scale; every method runs.",
