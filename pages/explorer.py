@@ -81,14 +81,15 @@ if search.problems or not methods:
     st.error("Nothing ran: fix the settings marked in red first.", icon="✋")
     st.stop()
 
+options = certified_options(search.options, chosen.lam) if choice.certified else search.options
 request = RunRequest(
     alpha=choice.target,
     gamma=search.gamma,
     methods=tuple(methods),
     trials=search.trials,
-    seed=noise_seed(search.seed, ("explorer", chosen.problem_key, search.gamma, search.options)),
+    seed=noise_seed(search.seed, ("explorer", chosen.problem_key, search.gamma, options)),
     chosen_seed=search.seed,
-    options=certified_options(search.options, chosen.lam) if choice.certified else search.options,
+    options=options,
 )
 repeatable_warning(st, search.seed, release)
 

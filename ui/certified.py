@@ -11,6 +11,7 @@ labelled evaluation only. The sentences and the summary come from the package (`
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Mapping
 from dataclasses import replace
@@ -23,6 +24,7 @@ import streamlit as st
 from accfirst.datasets import PreparedData
 from accfirst.datasets.prepare.private import held_out_rows
 from accfirst.datasets.prepared import PRIVATE_MODE
+from accfirst.datasets.preprocess import preparation_options
 from accfirst.erm.problems import PROBLEMS
 from accfirst.erm.quality import DEFAULT_TARGETS, Accuracy, QualityTarget, VarianceExplained
 from accfirst.interpret import format_delta, format_epsilon, format_exp_epsilon
@@ -92,8 +94,8 @@ ONE_METHOD = (
     f"**{method_label(NOISE_REDUCTION)}** certifies a target in R² or accuracy: it chooses λ under its own private "
     "test. The other methods take an excess risk α or a share of the gain: switch the target to compare them."
 )
-#: Session state of an upload whose target was refused before its preparation: (task, the package's sentence).
-REFUSED_UPLOAD = "explorer.refused_upload"
+#: The share of an upload's rows ``from_frame`` holds out when the page states none (its options' own default).
+FROM_FRAME_TEST_SIZE = float(inspect.signature(preparation_options).parameters["test_size"].default)
 
 
 def quality_target(task: str) -> QualityTarget:
@@ -241,7 +243,7 @@ def upload_refusal(n_rows: int, options: Mapping[str, Any], search: SearchOption
     if options.get("preparation", PRIVATE_MODE) != PRIVATE_MODE or n_rows < 2:
         return None
     task = str(options["task"])
-    n_train = n_rows - held_out_rows(n_rows, float(options.get("test_size", 0.2)))
+    n_train = n_rows - held_out_rows(n_rows, float(options.get("test_size", FROM_FRAME_TEST_SIZE)))
     return refusal_before_reading(PROBLEMS[task], n_train, quality_target(task), gamma, search)
 
 

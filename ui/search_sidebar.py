@@ -83,7 +83,8 @@ def search_sidebar(
         sidebar.error(refusal)
     if certified and noise != LAPLACE.name:
         refusals.append(
-            f"A target in R² or accuracy is certified with {LAPLACE.label} noise: choose it, or another target."
+            f"A target in R² or accuracy is certified with {NOISE.labels[LAPLACE.name]} noise: choose it, or another "
+            "target."
         )
         sidebar.error(refusals[-1])
     if refusals:

@@ -94,3 +94,20 @@ def test_on_a_real_table_the_refusal_spends_nothing_and_alpha_brings_back_the_pa
     )
     assert any(h.value == "The search, step by step" for h in at.subheader)
     assert np.isfinite(float(at.slider(key="explorer.alpha").value))
+
+
+def test_a_fixed_lambda_is_the_one_the_card_shows_and_accuracy_is_the_logistic_target():
+    at = open_app(ds="synthetic-intrusion", trials="1", lamsel="fixed", lam="0.002")
+    assert_clean(at)
+    assert at.subheader[0].value == "What it paid to certify accuracy ≥ 0.9"
+    assert any("λ = 0.002, as set in the Data section" in c.value for c in at.caption)
+    [lines] = [m.value for m in at.markdown if m.value.startswith("λ: ")]
+    assert lines.startswith("λ: **0.002** (fixed)") and "Held-out accuracy: **" in lines
+
+
+def test_a_noise_the_certificate_does_not_use_is_refused_where_it_is_set_and_nothing_runs():
+    at = open_app(trials="1", noise="gaussian")
+    assert not at.exception
+    assert any("certified with Laplace noise" in e.value for e in at.sidebar.error)
+    assert any(e.value.startswith("Nothing ran") for e in at.main.error)
+    assert not at.metric
