@@ -97,7 +97,7 @@ def test_the_default_view_loads_and_draws_its_charts(server, browser):
     values = headline(page)
     assert len(values) == 2 and all(values), values  # ε and e^ε of the certified R² target's one card
     # Plotly drew real SVG with data, not empty placeholders.
-    assert page.locator(".js-plotly-plot .main-svg g.trace").count() >= 6
+    assert page.locator(".js-plotly-plot .main-svg g.trace").count() >= 3  # ε across runs; in-sample and held out
     assert_no_exception(page)
     page.close()
 

@@ -63,7 +63,7 @@ def test_the_default_view_certifies_r2_with_lambda_chosen_privately_and_labels_e
 
 
 def test_a_tiny_upload_is_refused_before_it_is_prepared_and_nothing_is_spent():
-    at = open_app(ds="upload")
+    at = open_app(ds="upload", trials="2", T="100")
     at.file_uploader(key="app.upload_file").set_value(("spending.csv", spending_csv(300), "text/csv")).run()
     assert_clean(at)
     sentence = refusal_before_reading(RidgeProblem, 240, VarianceExplained(0.8), 0.1, SearchOptions())
@@ -76,7 +76,9 @@ def test_a_tiny_upload_is_refused_before_it_is_prepared_and_nothing_is_spent():
     at.button_group(key="explorer.target").set_value("alpha").run()
     assert_clean(at)
     assert "upload_prepared" in at.session_state["ui.session_memo"]
-    assert list(headline(at)) == ["Noise reduction", "Doubling", "Theory"]
+    cards = [m.value for m in at.markdown if m.value.startswith("#### ")]
+    assert cards == ["#### Noise reduction", "#### Doubling", "#### Theory"]
+    assert len([m for m in at.metric if m.label.startswith(("Median ex-post ε", "ε (set in advance)"))]) == 3
 
 
 def test_on_a_real_table_the_refusal_spends_nothing_and_alpha_brings_back_the_papers_comparison():
