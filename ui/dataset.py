@@ -13,7 +13,7 @@ it is never written to disk nor put in a cache another session could read.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -37,7 +37,7 @@ from ui.docs import docs_link
 from ui.errors import package_errors
 from ui.settings import Choice, OptionalFloat, restore_from_url, write_to_url
 from ui.text import EVALUATION_ONLY, plain, short
-from ui.upload import choices_key, prepared_upload, upload_options
+from ui.upload import choices_key, prepared_before, prepared_upload, upload_options
 
 UPLOAD = "upload"
 DEFAULT_DATASET = "synthetic-buzz"
@@ -53,6 +53,11 @@ UPLOAD_TYPES = ["csv", "tsv", "txt", "parquet", "pq"]
 memory.configure()  # an upload's memory goes back to the system when its session ends
 STATE_KEY = "ui.selection"
 PROBLEM_KEY = "ui.selection_problem"
+# (task, the package's sentence) of an upload the page's target refused before it was prepared: nothing was spent.
+REFUSED_KEY = "ui.refused_before_preparing"
+#: What a page asks of an upload before it is prepared: from its row count and ``from_frame`` options, the sentence
+#: refusing the page's target (the table is then not prepared), or ``None``.
+BeforePreparing = Callable[[int, Mapping[str, Any]], str | None]
 # One secret per server process: the built-in real tables are prepared privately with its noise, so every worker
 # process builds the same arrays while nobody outside the server can know the noise. Never shown, never in a link.
 SERVER_NOISE = SecretSeed.draw()
@@ -196,6 +201,13 @@ def selection() -> Selection | None:
     return st.session_state.get(STATE_KEY)
 
 
+def refused_before_preparing() -> tuple[str, str] | None:
+    """(task, sentence) when the page's target refused the upload before its preparation (nothing spent), else
+    ``None``."""
+    refused: tuple[str, str] | None = st.session_state.get(REFUSED_KEY)
+    return refused
+
+
 def require_selection() -> Selection:
     """The current selection, or an explanation and ``st.stop()``."""
     chosen = selection()
@@ -210,13 +222,17 @@ def require_selection() -> Selection:
     return chosen
 
 
-def dataset_sidebar(sidebar: Any, *, linked: bool = True) -> Selection | None:
+def dataset_sidebar(
+    sidebar: Any, *, linked: bool = True, before_preparing: BeforePreparing | None = None
+) -> Selection | None:
     """Draw the shared sidebar (dataset, upload flow, λ) in ``sidebar`` and remember the selection for the page.
 
     ``linked``: the settings go into the URL (not on a page that does not run on the data, whose links stay short).
+    ``before_preparing``: the page's check of an upload before it is prepared (``BeforePreparing``).
     """
     st.session_state[STATE_KEY] = None
     st.session_state[PROBLEM_KEY] = None
+    st.session_state[REFUSED_KEY] = None
     restore_from_url(SHARED_SETTINGS)
     sidebar.header("Data")
     name = DATASET.widget(sidebar)
@@ -235,7 +251,7 @@ def dataset_sidebar(sidebar: Any, *, linked: bool = True) -> Selection | None:
         )
         docs_link(sidebar, "mathematics", "a-public-norm-bound", label="What a public norm bound does")
     if name == UPLOAD:
-        chosen = _upload_flow(sidebar, lam, radius)
+        chosen = _upload_flow(sidebar, lam, radius, before_preparing)
     else:
         with package_errors(sidebar, stop=False, remember=PROBLEM_KEY):
             info = BUILTIN_DATASETS[name]
@@ -284,8 +300,11 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _upload_flow(sidebar: Any, lam: float, radius: float | None) -> Selection | None:
-    """File → table → declared metadata and preparation choices → ``PreparedData``; errors shown next to the controls."""
+def _upload_flow(
+    sidebar: Any, lam: float, radius: float | None, before_preparing: BeforePreparing | None
+) -> Selection | None:
+    """File → table → declared metadata and preparation choices → the page's check → ``PreparedData``; errors shown
+    next to the controls."""
     uploaded = sidebar.file_uploader(
         f"CSV or Parquet file (up to {MAX_UPLOAD_MB} MB)",
         type=UPLOAD_TYPES,
@@ -308,6 +327,14 @@ def _upload_flow(sidebar: Any, lam: float, radius: float | None) -> Selection | 
     if options is None:
         st.session_state[PROBLEM_KEY] = "the declared metadata has errors: see the table in the sidebar."
         return None
+    if before_preparing is not None and not prepared_before(digest, options):
+        refusal = before_preparing(len(frame), options)
+        if refusal is not None:
+            sidebar.info(
+                "Not prepared: the page's target cannot be met on a table this size (see the page). Nothing was spent."
+            )
+            st.session_state[REFUSED_KEY] = (str(options["task"]), refusal)
+            return None
     prepared: PreparedData | None = None
     with package_errors(sidebar, stop=False, remember=PROBLEM_KEY):
         prepared = prepared_upload(frame, digest, options, UPLOAD_LIMITS)

@@ -7,14 +7,17 @@ once, the values it names and the defaults for the rest.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import streamlit as st
 
+from accfirst.errors import AccFirstError
 from accfirst.methods.options import FALLBACKS, SearchOptions
+from ui.certified import certified_options, upload_refusal
 from ui.dataset import DATASET, LAMBDA, RADIUS, RADIUS_MODE, UPLOAD
 from ui.settings import Choice, IntSetting, OptionalFloat, Setting, Toggle, noise_setting, search_settings
-from ui.target import ALPHA, TARGET_SETTINGS
+from ui.target import ABSOLUTE, ALPHA, QUALITY, TARGET_MODE, TARGET_SETTINGS
 
 SCOPE = "explorer"
 
@@ -96,8 +99,8 @@ PRESET_SETTINGS = (DATASET, LAMBDA, RADIUS_MODE, RADIUS, *SETTINGS)
 PRESETS = {
     # Measured (20 trials, seed 0, the private radius): noise reduction ε = 0.290 (e^ε ≈ 1.34), doubling 0.660,
     # theory 1.08, no fallbacks: a visible saving and a meaningful privacy, live.
-    "Classroom demo": ((DATASET, "synthetic-buzz"), (ALPHA, 0.1)),
-    "Paper's Figure 1 settings": ((DATASET, "synthetic-buzz"), (ALPHA, 0.05), *PAPER_SETTINGS),
+    "Classroom demo": ((DATASET, "synthetic-buzz"), (TARGET_MODE, ABSOLUTE), (ALPHA, 0.1)),
+    "Paper's Figure 1 settings": ((DATASET, "synthetic-buzz"), (TARGET_MODE, ABSOLUTE), (ALPHA, 0.05), *PAPER_SETTINGS),
     "Your data": ((DATASET, UPLOAD),),
 }
 
@@ -132,3 +135,16 @@ def paper_button(where: Any) -> None:
     where.button(
         "Paper settings", key=f"{SCOPE}.paper", on_click=apply_settings, args=(PAPER_SETTINGS,), help=PAPER_HELP
     )
+
+
+def upload_check(n_rows: int, options: Mapping[str, Any]) -> str | None:
+    """Before an upload of ``n_rows`` rows is prepared with ``options``: the package's sentence refusing the explorer's
+    target in R² or accuracy at its settings (``ui.certified.upload_refusal``), or ``None`` (another target, or one
+    that can be met)."""
+    if TARGET_MODE.value != QUALITY:
+        return None
+    search = certified_options(SEARCH.options(RADIUS_MODE.value, noise=NOISE.value), float(LAMBDA.value))
+    try:
+        return upload_refusal(n_rows, options, search, float(GAMMA.value))
+    except AccFirstError:  # settings the page refuses (a noise other than Laplace) are said there
+        return None

@@ -25,6 +25,7 @@ from contextvars import ContextVar
 import streamlit as st
 
 from ui.dataset import dataset_sidebar
+from ui.explorer_settings import upload_check
 from ui.link_notice import notice_slot
 from ui.navigation import entry, navigation
 from ui.runs import worker_pool
@@ -39,7 +40,8 @@ def draw_frame(page: str) -> None:
     apply_style()
     worker_pool()  # on a fresh server, the workers start while this run loads its data
     shown = entry(page).data
-    dataset_sidebar(st.sidebar if shown else st.sidebar.container(key=HIDDEN), linked=shown)
+    before = upload_check if entry(page).checks_uploads else None
+    dataset_sidebar(st.sidebar if shown else st.sidebar.container(key=HIDDEN), linked=shown, before_preparing=before)
 
 
 @contextmanager

@@ -116,27 +116,35 @@ class Headline:
     paused: bool
 
 
-def live_headline(chosen: Selection, request: RunRequest, saved: Callable[[pd.DataFrame], dict[str, str]]) -> Headline:
+def live_headline(
+    chosen: Selection,
+    request: RunRequest,
+    saved: Callable[[pd.DataFrame], dict[str, str]],
+    summarise: Callable[[pd.DataFrame], pd.DataFrame] = summarise_runs,
+    draw: Callable[..., None] = draw_headline,
+) -> Headline:
     """Run (or fetch) the request's trials and redraw the cards as they come (at most every 0.25 s).
 
     The previous numbers stay on screen until new ones arrive. Trial 0 of each method measures what a run costs here;
     when the other trials would take long (``ui.work``) the page asks before going on, with a button. ``saved`` maps
-    a summary to each method's sentence on what the bound on the model's size saved it.
+    a summary to each method's sentence on what the bound on the model's size saved it; ``summarise`` turns the runs
+    into the summary the cards are drawn from by ``draw`` (``draw_headline``'s parameters).
     """
     headline = st.empty()
     progress_slot = st.empty()
-    if LAST_HEADLINE in st.session_state:
+    last = st.session_state.get(LAST_HEADLINE)
+    if last is not None and last["draw"] is draw:
         with headline.container():
-            draw_headline(**st.session_state[LAST_HEADLINE], data=chosen.data)
+            draw(**{k: v for k, v in last.items() if k != "draw"}, data=chosen.data)
     last_draw, drawn, paused = 0.0, 0, None
     confirmed = st.session_state.setdefault(CONFIRMED, set())
     with package_errors():
         for progress in iter_trials(chosen, request):
             now = time.perf_counter()
             if progress.done > drawn and (progress.finished or now - last_draw > 0.25):
-                summary = summarise_runs(progress.frame)
+                summary = summarise(progress.frame)
                 with headline.container():
-                    draw_headline(summary, progress.done, progress.total, chosen.data, saved=saved(summary))
+                    draw(summary, progress.done, progress.total, chosen.data, saved=saved(summary))
                 last_draw, drawn = now, progress.done
             if progress.done == len(request.methods) and not progress.finished and request not in confirmed:
                 rest = estimate(measured_costs(progress.frame), request.trials - 1, workers(chosen))
@@ -148,10 +156,10 @@ def live_headline(chosen: Selection, request: RunRequest, saved: Callable[[pd.Da
                     progress.done / progress.total, text=f"Running trials: {progress.done} of {progress.total}"
                 )
         progress_slot.empty()
-    summary = summarise_runs(progress.frame)
+    summary = summarise(progress.frame)
     if paused is not None:
         with headline.container():
-            draw_headline(
+            draw(
                 summary,
                 progress.done,
                 progress.total,
@@ -173,5 +181,6 @@ def live_headline(chosen: Selection, request: RunRequest, saved: Callable[[pd.Da
         "done": progress.done,
         "total": progress.total,
         "saved": saved(summary),
+        "draw": draw,
     }
     return Headline(progress.frame, summary, progress.finished, paused is not None)

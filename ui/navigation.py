@@ -31,6 +31,8 @@ class PageEntry:
     default : the page at ``/`` (exactly one).
     data : the page runs on the sidebar's dataset (``ui.dataset.require_selection``): the Data
         sidebar is shown on it, and hidden elsewhere.
+    checks_uploads : an upload is checked against the page's target before it is prepared (the explorer's
+        ``ui.explorer_settings.upload_check``): a target no table of its size could meet spends nothing.
     """
 
     path: str
@@ -38,6 +40,7 @@ class PageEntry:
     icon: str
     default: bool = False
     data: bool = False
+    checks_uploads: bool = False
 
     @property
     def url_path(self) -> str:
@@ -47,7 +50,7 @@ class PageEntry:
 
 SECTIONS: dict[str, tuple[PageEntry, ...]] = {
     "Accuracy first": (
-        PageEntry("pages/explorer.py", "Explorer", ":material/tune:", default=True, data=True),
+        PageEntry("pages/explorer.py", "Explorer", ":material/tune:", default=True, data=True, checks_uploads=True),
         PageEntry("pages/sweep.py", "α sweep", ":material/show_chart:", data=True),
     ),
     "Privacy budget": (

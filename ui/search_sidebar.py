@@ -16,8 +16,10 @@ import streamlit as st
 
 from accfirst import Problem, default_eps_range
 from accfirst.guidance import feasible_radius, radius_name
+from accfirst.mechanisms.noise_reduction import LAPLACE
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import METHODS
+from ui.certified import CEILING
 from ui.dataset import Selection
 from ui.docs import docs_link
 from ui.errors import package_errors
@@ -53,10 +55,17 @@ class SearchChoice:
 
 
 def search_sidebar(
-    chosen: Selection, problem: Problem, alpha: float | None, methods: list[str], seed_setting: Setting
+    chosen: Selection,
+    problem: Problem,
+    alpha: float | None,
+    methods: list[str],
+    seed_setting: Setting,
+    *,
+    certified: bool = False,
 ) -> SearchChoice:
     """Draw the search's settings in the sidebar for ``methods`` at α (``None``: a relative target, α released by
-    each run) and return what they chose."""
+    each run, or, ``certified``, a target in R² or accuracy: its ceiling instead of the ε range and the fallback) and
+    return what they chose."""
     sidebar = st.sidebar
     problems: list[str] = []
     sidebar.header("The search")
@@ -72,6 +81,12 @@ def search_sidebar(
     refusals = [METHODS[m].noise_refusal for m in methods if METHODS[m].noises and noise not in METHODS[m].noises]
     for refusal in refusals:
         sidebar.error(refusal)
+    if certified and noise != LAPLACE.name:
+        refusals.append(
+            f"A target in R² or accuracy is certified with {NOISE.labels[LAPLACE.name]} noise: choose it, or another "
+            "target."
+        )
+        sidebar.error(refusals[-1])
     if refusals:
         problems.append("noise")
     _calibration(sidebar, problem, alpha, gamma, chosen.radius_mode)
@@ -81,6 +96,8 @@ def search_sidebar(
     if message := delta_problem(delta, methods, chosen.task, noise):
         sidebar.error(message)
         problems.append("delta")
+    if certified:
+        return _certified(sidebar, gamma, noise, chosen.radius_mode, seed_setting, problems)
     more: dict[str, Any] = {"test_budget": float(TEST_BUDGET.widget(sidebar))} if alpha is None else {}
     eps_min, eps_max = _levels(sidebar, problem, alpha, generator, problems)
     spacing = SPACING.widget(sidebar, horizontal=True)
@@ -93,6 +110,24 @@ def search_sidebar(
         chosen.radius_mode, eps_min=eps_min, eps_max=eps_max, spacing=spacing, noise=noise, fallback=fallback, **more
     )
     return SearchChoice(gamma, options, trials, seed, problems)
+
+
+def _certified(
+    sidebar: Any, gamma: float, noise: str, radius_mode: str, seed_setting: Setting, problems: list[str]
+) -> SearchChoice:
+    """The rest of the sidebar for a target in R² or accuracy: the ceiling and T (the levels span a thousandth of
+    what the ceiling leaves them up to it), the trials and the seed."""
+    sidebar.subheader("Privacy levels ε")
+    CEILING.widget(sidebar)
+    sidebar.caption(
+        "The targets' variance (R²), the private check and the models share the ceiling; the levels rise to what it "
+        "leaves them. A run whose check never passes releases nothing."
+    )
+    LEVELS.widget(sidebar)
+    sidebar.subheader("Trials")
+    trials = int(TRIALS.widget(sidebar))
+    seed = seed_setting.widget(sidebar)
+    return SearchChoice(gamma, SEARCH.options(radius_mode, noise=noise), trials, seed, problems)
 
 
 def _calibration(sidebar: Any, problem: Problem, alpha: float | None, gamma: float, radius_mode: str) -> None:

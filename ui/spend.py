@@ -60,13 +60,19 @@ def record_release(chosen: Selection, key: Hashable, epsilon: float, delta: floa
 
 
 def record_runs(chosen: Selection, key: Hashable, runs: pd.DataFrame) -> None:
-    """Record every run of a results frame as a release: ``key`` and the run's method, α or κ and trial identify it;
+    """Record every run of a results frame as a release: ``key`` and the run's method, target and trial identify it;
     its ε and δ beyond the preparation's."""
     for row in runs.to_dict("records"):
         own_eps = float(row["eps_total"]) - float(row["eps_prep"])
         own_delta = float(row["delta"]) - float(row.get("delta_prep", 0.0))
-        run = (key, row["method"], row["alpha"] if math.isnan(row["kappa"]) else row["kappa"], row["trial"])
+        run = (key, row["method"], _aim(row), row["trial"])
         record_release(chosen, run, own_eps, own_delta)
+
+
+def _aim(row: dict[str, Any]) -> float:
+    """What a run aimed at: its κ, else its α, else its goal in R² or accuracy (a number, never NaN, so that the same
+    run is the same release)."""
+    return next(float(row[name]) for name in ("kappa", "alpha", "goal") if not math.isnan(float(row[name])))
 
 
 def session_spend(chosen: Selection) -> Spend:

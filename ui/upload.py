@@ -30,7 +30,7 @@ from accfirst.datasets.prepare.identifiers import looks_like_identifier
 from accfirst.datasets.prepared import EVALUATION_MODE, EXCLUDES_PREPARATION, PREPARATIONS, PRIVATE_MODE, TASKS
 from accfirst.datasets.preprocess import DEFAULT_MAX_LEVELS, MISSING_CHOICES, SCALINGS
 from accfirst.errors import DataError
-from ui.cache import session_memo, session_secret
+from ui.cache import SECRETS, memoised, session_memo, session_secret
 from ui.text import EVALUATION_LABEL, plain
 
 MODE_LABELS = {
@@ -280,6 +280,12 @@ def prepared_upload(frame: pd.DataFrame, digest: str, options: dict[str, Any], l
     return session_memo(
         "upload_prepared", key, lambda: from_frame(frame, limits=limits, **options, **noise), max_entries=1
     )
+
+
+def prepared_before(digest: str, options: dict[str, Any]) -> bool:
+    """Whether these choices were prepared privately before in this session: preparing them again repeats that release
+    (the same secret noise), so it spends nothing new."""
+    return memoised(SECRETS, choices_key(digest, options))
 
 
 def choices_key(digest: str, options: dict[str, Any]) -> tuple[Hashable, ...]:

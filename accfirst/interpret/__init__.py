@@ -4,7 +4,8 @@ docs/mathematics.md#what-a-run-reports).
 ``epsilon``: ε, e^ε, δ and the posterior bound an ε allows, and typical values that keep fallbacks (ε = ∞) in;
 ``bill``: where a run's ε went and what its preparation adds; ``summary``: each method's runs summarised and a
 sentence about them; ``ranking``: the methods ranked by what they paid; ``alpha``: what an excess risk α allows on
-the data. Everything here is pure (numbers and strings); the app and the CLI both use it.
+the data; ``certified``: runs toward a target in R² or accuracy summarised, and why one released nothing. Everything
+here is pure (numbers and strings); the app and the CLI both use it.
 """
 
 from accfirst.interpret.alpha import AlphaMeaning, alpha_meaning, describe_alpha

@@ -379,6 +379,41 @@ def _accuracy_strips(
     return layout(fig, title=title, height=60 + 70 * max(len(fig.data), 1))
 
 
+def figure_quality_reached(results: pd.DataFrame, unit: str, goal: float) -> go.Figure:
+    """Accuracy reached toward a target in R² or accuracy (docs/mathematics.md#a-target-in-the-units-people-read): each
+    released model's in-sample quality (what the test certified) and, where the frame has a ``heldout`` column, its
+    quality on the held-out rows, against the goal.
+
+    Runs that released nothing are counted in the title, not drawn. Evaluation only: both read the data exactly.
+    """
+    _require(results, ("method", "trial", "quality", "nothing_released"), "figure_quality_reached")
+    released = results[~results["nothing_released"].astype(bool)]
+    fig = go.Figure()
+    for column, where in (("quality", "in-sample"), ("heldout", "held out")):
+        if column not in released.columns:
+            continue
+        values = released[column].to_numpy(dtype=float)
+        rate = float(np.mean(values >= goal)) if values.size else 0.0
+        fig.add_trace(
+            _trial_strip(
+                values,
+                f"{where}<br>({rate:.0%} ≥ {goal:g})",
+                str(results["method"].iloc[0]),
+                customdata=released[["trial"]].to_numpy(),
+                hovertemplate=f"trial %{{customdata[0]}}: {unit} %{{x:.4g}}<extra></extra>",
+            )
+        )
+    fig.add_vline(x=goal, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1})
+    fig.add_annotation(x=goal, y=1, yref="paper", text=f"{unit} = {goal:g}", showarrow=False, yanchor="bottom")
+    fig.update_xaxes(title_text=f"{unit} of each released model<br><sup>{EVALUATION_ONLY}</sup>")
+    fig.update_yaxes(autorange="reversed")
+    nothing = len(results) - len(released)
+    title = f"Accuracy reached: {unit} vs the target"
+    if nothing:
+        title += f" ({nothing} of {len(results)} runs released nothing)"
+    return layout(fig, title=title, height=60 + 70 * max(len(fig.data), 1))
+
+
 # Short enough for two panels side by side at phone width.
 QUALITY_BAR_PX = 30
 # Between two panels: the lower one's title and the upper one's x axis.

@@ -61,11 +61,19 @@ COLUMNS = (
     "nothing_released",
     "theta_norm",
     "norm_bound",
+    "target",
+    "goal",
+    "quality",
+    "stopped",
+    "refused",
 )
 # How long a run took, in the rows ``run_cells`` hands its caller (a pool's worker hands them to the page that
 # measures its work): a local diagnostic that depends on the data, never a column of a released frame
 # (docs/mathematics.md#what-an-observer-sees).
 TIMING = "seconds"
+# The released model of a run, in the same rows: the page that ran it scores it on held-out rows (evaluation only); no
+# results frame keeps it.
+MODEL = "theta"
 
 
 # A relative target's cells carry this fourth word in their spawn key, so that κ = 0.1 and α = 0.1 never share noise;
@@ -153,7 +161,7 @@ def validate_batch(
 def trial_result(
     problem: Problem,
     method: str,
-    alpha: float | RelativeTarget,
+    alpha: float | RelativeTarget | QualityTarget,
     trial: int,
     gamma: float,
     seed: int,
@@ -164,7 +172,7 @@ def trial_result(
     return search(problem, method, alpha, gamma, trial_rng(seed, method, alpha, trial), options, exact)
 
 
-Cell = tuple[str, float | RelativeTarget, int]
+Cell = tuple[str, float | RelativeTarget | QualityTarget, int]
 
 
 def run_cells(
@@ -173,8 +181,9 @@ def run_cells(
     """The results rows of ``cells`` (method, target, trial), in order (docs/mathematics.md#what-a-run-reports); a
     target is α or a κ.
 
-    Each row also holds the run's ``TIMING``, for the caller's own estimate of what more runs would cost; the
-    frames built from the rows keep ``COLUMNS`` only. In a worker of a ``WorkerPool`` it raises ``Cancelled``
+    Each row also holds the run's ``TIMING``, for the caller's own estimate of what more runs would cost, and its
+    released ``MODEL`` (``None`` when nothing was released), for the caller's held-out figures; the frames built from
+    the rows keep ``COLUMNS`` only. In a worker of a ``WorkerPool`` it raises ``Cancelled``
     between two runs once its job is cancelled, so a stopped sweep does not keep a core busy.
     """
     rows = []
@@ -182,14 +191,14 @@ def run_cells(
         if not still_wanted():
             raise Cancelled
         result = trial_result(problem, method, alpha, trial, gamma, seed, options)
-        rows.append({**result.to_dict(), "trial": trial, TIMING: result.seconds})
+        rows.append({**result.to_dict(), "trial": trial, TIMING: result.seconds, MODEL: result.theta})
     return rows
 
 
 def run_here(
     problem: Problem,
     arguments: tuple[float, int, SearchOptions],
-    cells: list[Cell],
+    cells: Sequence[Cell],
     progress: Callable[[int, int], None] | None,
     should_stop: Callable[[], bool] | None = None,
 ) -> list[dict[str, object]]:

@@ -51,7 +51,7 @@ def test_the_charts_toolbar_and_the_quality_chart_fit(server, browser, width, he
     quality chart's panel titles do not overlap and its values are written out in full."""
     SCREENSHOTS.mkdir(exist_ok=True)
     page = new_page(browser, width=width, height=height)
-    page.goto(f"{server}/?ds=synthetic-buzz&trials=2&T=100")
+    page.goto(f"{server}/?ds=synthetic-buzz&target=alpha&trials=2&T=100")
     wait_idle(page)
     chart = page.locator(".js-plotly-plot").first
     chart.scroll_into_view_if_needed()

@@ -78,8 +78,8 @@ def expected_medians(data, lam=0.005, **kwargs) -> dict[str, str]:
     }
 
 
-def test_default_view_shows_the_headline_and_every_chart():
-    at = open_app()
+def test_the_papers_comparison_at_alpha_shows_the_headline_and_every_chart():
+    at = open_app(target="alpha")
     assert_clean(at)
     assert at.title[0].value.startswith("Set the accuracy you need")
     cards = headline(at)

@@ -250,7 +250,7 @@ def test_a_built_in_real_table_is_prepared_from_the_servers_secret():
     )
     assert str(SERVER_NOISE.entropy) not in repr(builtin_source("diabetes", 0.01)) + " ".join(data.report.steps)
     at = AppTest.from_file(APP, default_timeout=180)
-    at.query_params.update({"ds": "diabetes", "trials": "2", "T": "100"})
+    at.query_params.update({"ds": "diabetes", "target": "alpha", "trials": "2", "T": "100"})
     at.run()
     assert_clean(at)
     page_text = json.dumps(dict(at.query_params)) + " ".join(shown(m.value) for m in [*at.markdown, *at.caption])

@@ -17,6 +17,7 @@ from accfirst.plots.explorer import (
     figure_epsilon_distribution,
     figure_excess_risk,
     figure_noise_comparison,
+    figure_quality_reached,
     figure_search,
     figure_test_quality,
 )
@@ -213,3 +214,22 @@ def test_noise_comparison_pairs_the_same_trials_and_names_delta(ridge_problem, r
     )
     assert f"Noise reduction: Gaussian / Laplace median = {ratio:.2f}" in fig.layout.title.subtitle.text
     assert fig.layout.xaxis.type == "log"
+
+
+def test_quality_reached_draws_each_released_model_in_sample_and_held_out_and_counts_the_rest():
+    frame = pd.DataFrame(
+        {
+            "method": "nr",
+            "trial": range(4),
+            "quality": [0.82, 0.9, np.nan, 0.79],
+            "heldout": [0.78, 0.88, np.nan, 0.7],
+            "nothing_released": [False, False, True, False],
+        }
+    )
+    fig = figure_quality_reached(frame, "R²", 0.8)
+    inside, outside = fig.data
+    assert list(inside.x) == [0.82, 0.9, 0.79] and list(outside.x) == [0.78, 0.88, 0.7]
+    assert inside.y[0] == "in-sample<br>(67% ≥ 0.8)" and outside.y[0] == "held out<br>(33% ≥ 0.8)"
+    assert "1 of 4 runs released nothing" in fig.layout.title.text.replace("<br>", " ")
+    assert EVALUATION_ONLY in fig.layout.xaxis.title.text
+    assert fig.layout.shapes[0].x0 == 0.8
