@@ -193,7 +193,7 @@ def test_gibbs_page_on_logistic_data_shows_the_certified_sampler() -> None:
 def test_explorer_shows_gibbs_with_its_delta() -> None:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     # On the large data the derived (ε, δ) has the smaller ε (on diabetes the pure one wins, δ = 0).
-    at.query_params.update({"methods": "nr,gibbs", "trials": "2", "T": "200"})
+    at.query_params.update({"target": "alpha", "methods": "nr,gibbs", "trials": "2", "T": "200"})
     at.run()
     assert_clean(at)
     labels = [m.label for m in at.metric]
