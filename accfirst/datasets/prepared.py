@@ -280,6 +280,11 @@ class PreparedData:
     row_bound: float = 1.0
 
     @property
+    def target_range(self) -> tuple[float, float]:
+        """The public range of the prepared ridge target: a built-in set's declared one, else [−1, 1]."""
+        return (-1.0, 1.0) if self.info is None else self.info.target_range
+
+    @property
     def prep_epsilon(self) -> float:
         """ε the preparation spent (0 when declared or public; ∞ when it read the data: evaluation only)."""
         return self.preparation.epsilon
@@ -302,7 +307,9 @@ class PreparedData:
     def test_quality(self, theta: np.ndarray) -> dict[str, float]:
         """Downstream quality of a linear model θ (no intercept) on the test part.
 
-        Ridge: ``{"r2", "mse", "rmse"}``: R² and MSE on the prepared scale, and the RMSE in
+        Ridge: ``{"r2", "mse", "rmse"}`` of the predictor clip(xᵀθ) to the targets' public range (``target_range``:
+        the predictor a certified R² is about, docs/mathematics.md#a-target-in-the-units-people-read; clipping
+        to a range the targets lie in only brings a prediction closer): R² and MSE on the prepared scale, and the RMSE in
         the target's own units (predictions mapped back by ``PrepReport.to_target_units``,
         compared with the original test targets). Logistic: ``{"accuracy", "auc"}`` where a
         row is predicted +1 when ``xᵀθ > 0``. R² is ``nan`` when the test targets are
@@ -319,6 +326,7 @@ class PreparedData:
         if not len(score):  # a private preparation's test rows all lacked a target
             return dict.fromkeys(("r2", "mse", "rmse") if self.task == "ridge" else ("accuracy", "auc"), float("nan"))
         if self.task == "ridge":
+            score = np.clip(score, *self.target_range)
             mse = float(np.mean((self.y_test - score) ** 2))
             total = float(np.sum((self.y_test - self.y_test.mean()) ** 2))
             r2 = 1.0 - mse * len(self.y_test) / total if total > 0 else float("nan")

@@ -19,9 +19,7 @@ def prepared_problem(data: PreparedData, lam: float, radius: float | None = None
     """
     preparation = data.preparation
     problem = PROBLEMS[data.task](data.X_train, data.y_train, lam, radius)
-    problem.row_bound = data.row_bound
-    if data.info is not None:
-        problem.target_range = data.info.target_range
+    problem.row_bound, problem.target_range = data.row_bound, data.target_range
     if preparation.mode == EVALUATION_MODE:
         return problem.with_preparation(0.0, 0.0, EVALUATION_MODE)
     return problem.with_preparation(preparation.epsilon, preparation.delta, preparation.mode)
