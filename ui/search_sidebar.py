@@ -16,6 +16,7 @@ import streamlit as st
 
 from accfirst import Problem, default_eps_range
 from accfirst.guidance import feasible_radius, radius_name
+from accfirst.interpret import guarantee_text
 from accfirst.mechanisms.noise_reduction import LAPLACE
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import METHODS
@@ -91,13 +92,14 @@ def search_sidebar(
         problems.append("noise")
     _calibration(sidebar, problem, alpha, gamma, chosen.radius_mode)
     paper_button(sidebar)
+    if certified:
+        sidebar.caption(f"A certified target's runs give {guarantee_text(0.0, chosen.data.prep_delta)}.")
+        return _certified(sidebar, gamma, noise, chosen.radius_mode, seed_setting, problems)
     delta = DELTA.widget(sidebar)
     sidebar.caption(noise_caption(noise, float(delta), chosen.data.prep_delta))
     if message := delta_problem(delta, methods, chosen.task, noise):
         sidebar.error(message)
         problems.append("delta")
-    if certified:
-        return _certified(sidebar, gamma, noise, chosen.radius_mode, seed_setting, problems)
     more: dict[str, Any] = {"test_budget": float(TEST_BUDGET.widget(sidebar))} if alpha is None else {}
     eps_min, eps_max = _levels(sidebar, problem, alpha, generator, problems)
     spacing = SPACING.widget(sidebar, horizontal=True)

@@ -48,6 +48,9 @@ def test_the_default_view_certifies_r2_with_lambda_chosen_privately_and_labels_e
     assert "#### Noise reduction: R² ≥ 0.8" in markdown
     # No method picker: one line says why noise reduction alone runs.
     assert not [m for m in at.get("multiselect") if m.label == "Methods"]
+    # No δ to choose: the certificate's runs use Laplace noise, and the sidebar says what they give.
+    assert not [s for s in at.select_slider if s.label.startswith("δ of the")]
+    assert "A certified target's runs give a pure ε." in [c.value for c in at.sidebar.caption]
     assert any(m.startswith("**Noise reduction** certifies a target in R² or accuracy") for m in markdown)
     runs = _expected(load_builtin("synthetic-buzz"), VarianceExplained(0.8), 2)
     [total] = [m.value for m in at.metric if m.label == "Median total ε"]
