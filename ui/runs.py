@@ -27,7 +27,6 @@ from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
-from threadpoolctl import threadpool_limits
 
 from accfirst import RunResult
 from accfirst.methods.options import SearchOptions
@@ -43,11 +42,6 @@ from ui.dataset import DATASET, LAMBDA, Selection
 
 CHUNK = 5
 HEARTBEAT_SECONDS = 0.25
-
-# Every session's script runs in a thread of this one process, and the pool's workers already fill the
-# cores: BLAS threads of the server's own only contend with them (measured on a loaded 2-core server: an
-# eigendecomposition of a 77 × 77 Hessian took 0.07 s of wall time with two OpenBLAS threads, 0.005 s with one).
-threadpool_limits(1)
 
 
 @dataclass(frozen=True)
