@@ -11,7 +11,10 @@ posterior). ``fit`` builds the ERM problem of the training rows and runs one acc
 the ex-post ε it paid (``epsilon_``, split into ``epsilon_radius_`` (a private radius,
 docs/mathematics.md#a-private-radius), ``epsilon_test_`` and ``epsilon_hypothesis_``, with the ``delta_`` of an (ε, δ)
 guarantee) and keeps the whole ``RunResult`` (``run_``). With ``random_state=s`` a fit is the run that ``python -m
-accfirst run --seed s`` makes on the same (scaled) rows.
+accfirst run --seed s`` makes on the same (scaled) rows. When no model passes the test, nothing is released: ``fit``
+raises ``NoModelReleased`` (an ``AccFirstError``, so a ``ValueError``) with the run's record and the ε it was charged,
+and leaves the estimator unfitted, as scikit-learn leaves an estimator whose ``fit`` failed
+(docs/mathematics.md#what-a-failed-run-releases); the exact, non-private minimiser is never released.
 
 The models have no intercept (the paper's). The problems need rows with ‖x‖₁ ≤ 1 and ridge
 targets with |y| ≤ 1 (docs/mathematics.md#setting-and-notation). Without stated bounds ``fit`` refuses other rows rather
@@ -54,6 +57,7 @@ from accfirst.mechanisms.calibration import DEFAULT_CALIBRATION
 from accfirst.methods.nr import NoiseReduction
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import method_keys
+from accfirst.result import RunResult
 from accfirst.search.experiments import search, trial_rng
 from accfirst.validation import REPEATABLE, validate_count, validate_positive, validate_probability
 
@@ -68,8 +72,16 @@ SCALING_ADVICE = (
 _SEARCH_PARAMETERS = ("T", "generator", "calibration", "noise", "delta", "radius_mode")
 
 
-class NoPrivacyWarning(UserWarning):
-    """A fit whose coefficients carry no privacy guarantee: a fallback (ε = ∞)."""
+class NoModelReleased(AccFirstError):
+    """A fit whose accuracy test never passed: no model was released (docs/mathematics.md#what-a-failed-run-releases).
+
+    The search read the data and is charged its declared top ε all the same; ``run`` is its record (a ``RunResult``
+    with ``nothing_released`` true and that ε). The estimator is left unfitted, as before ``fit``.
+    """
+
+    def __init__(self, message: str, run: RunResult) -> None:
+        super().__init__(message)
+        self.run = run
 
 
 class RepeatableRunWarning(UserWarning):
@@ -235,6 +247,14 @@ class _AccuracyFirst(BaseEstimator):
         if preparation is not None:
             problem = problem.with_preparation(preparation.epsilon, preparation.delta)
         run = search(problem, self.method, alpha, gamma, self._rng(alpha), options)
+        if run.theta is None:
+            self._forget_fit()
+            raise NoModelReleased(
+                f"no model passed the accuracy test at excess_risk = {alpha:g}: nothing was released, and the search "
+                f"was charged its declared ε = {run.eps_total:.3g} all the same; raise excess_risk, or fit on more "
+                "rows",
+                run,
+            )
         self.run_ = run
         self.preparation_ = preparation
         self.epsilon_ = run.eps_total
@@ -244,14 +264,12 @@ class _AccuracyFirst(BaseEstimator):
         self.epsilon_test_ = run.eps_test
         self.epsilon_hypothesis_ = run.eps_hypothesis
         self.delta_ = run.delta
-        if run.fallback:
-            warnings.warn(
-                f"no hypothesis passed the accuracy test at excess_risk = {alpha:g}: the non-private minimiser θ* "
-                "was released and the privacy loss is infinite (epsilon_ = inf); raise excess_risk or fit on more rows",
-                NoPrivacyWarning,
-                stacklevel=3,
-            )
         return run.theta
+
+    def _forget_fit(self) -> None:
+        """Remove what this fit set so far (the preparation's plans, the columns seen): the estimator is unfitted."""
+        for name in [name for name in vars(self) if name.endswith("_") and not name.startswith("__")]:
+            delattr(self, name)
 
     def _rng(self, alpha: float) -> np.random.Generator:
         if self.random_state is None:
@@ -279,7 +297,7 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
     ----------
     coef_ : (p,) the released θ, on the scaled rows: ``predict(X)`` is
         ``target_bound · scaled(X) @ coef_`` (X @ coef_ without bounds).
-    epsilon_ : the ex-post ε end to end (∞ on fallback): ``epsilon_prep_ + epsilon_radius_ + epsilon_test_ +
+    epsilon_ : the ex-post ε end to end: ``epsilon_prep_ + epsilon_radius_ + epsilon_test_ +
         epsilon_hypothesis_``.
     epsilon_prep_, delta_prep_ : what the private preparation spent (0 without ``prepare``).
     epsilon_radius_, epsilon_test_, epsilon_hypothesis_ : the private radius's part and the search's two parts.

@@ -83,8 +83,11 @@ class RunResult:
     """One run of an accuracy-first method (docs/mathematics.md#what-a-run-reports): what it released and every part of
     what it paid.
 
-    ``stop_index`` is the 1-based level that passed the test, ``None`` on fallback
-    (no level passed: θ* is released and ``eps_total`` is ∞). ``eps_total`` is the whole
+    ``stop_index`` is the 1-based level that passed the test, ``None`` on fallback (``fallback``: no level
+    passed). Then, by default, nothing is released (docs/mathematics.md#what-a-failed-run-releases):
+    ``nothing_released`` is true, ``theta`` is ``None``, ``excess_risk`` and ``theta_norm`` are NaN, ``success`` is false and the run
+    is charged its declared top, a finite ``eps_total``; only a run asked for the paper's fallback releases θ* at
+    ``eps_total`` = ∞ (``SearchOptions.fallback``). ``eps_total`` is the whole
     ex-post privacy loss, the sum of its parts: ``eps_prep`` (preparing the rows,
     docs/mathematics.md#preparing-the-data-privately; paid once per prepared table and shared by every run on it),
     ``eps_radius`` (a private radius, docs/mathematics.md#a-private-radius), ``eps_scale`` (the zero model's private
@@ -95,7 +98,9 @@ class RunResult:
     preparation, which read the data without noise, no ε covers the preparation and every figure excludes it. ``kappa``
     is the relative target (NaN for an absolute α), ``scale`` the released lower bound on R(0) that turned κ into α (NaN
     otherwise), and ``r0`` the true R(0) = L(0) − L(θ*) (evaluation only, like ``excess_risk``). ``norm_bound`` is the
-    radius of the feasible set the run used.
+    radius of the feasible set the run used. ``seconds`` is how long the run took: it depends on the data (where the
+    search stopped, how hard each solve was), so it is a local diagnostic, in no results frame, CSV, report or
+    printout (docs/mathematics.md#what-an-observer-sees).
     """
 
     method: str
@@ -114,10 +119,10 @@ class RunResult:
     excess_risk: float
     success: bool
     fallback: bool
-    theta: NDArray[np.float64] = field(repr=False)
+    theta: NDArray[np.float64] | None = field(repr=False)
     theta_norm: float
     norm_bound: float
-    seconds: float
+    seconds: float = field(repr=False)
     trace: Trace | None = field(default=None, repr=False)
     noise: str = "laplace"
     delta: float = 0.0
@@ -129,28 +134,51 @@ class RunResult:
     kappa: float = math.nan
     scale: float = math.nan
     r0: float = math.nan
+    nothing_released: bool = False
+
+    @staticmethod
+    def _from_problem(problem: Problem, alpha: float, started: float) -> dict[str, Any]:
+        """What every record takes from its problem: λ, n, p, the norm bound, R(0) (evaluation only), with α and the
+        seconds since ``started`` (a ``time.perf_counter()`` value)."""
+        return {
+            "r0": problem.zero_risk,
+            "alpha": alpha,
+            "lam": problem.lam,
+            "n": problem.n,
+            "p": problem.p,
+            "norm_bound": problem.norm_bound,
+            "seconds": time.perf_counter() - started,
+        }
 
     @classmethod
     def released(
         cls, problem: Problem, theta: NDArray[np.float64], *, alpha: float, started: float, **fields: Any
     ) -> RunResult:
-        """The record of a run that released ``theta``: the fields that follow from the problem and θ
-        (λ, n, p, the norm bound, ‖θ‖, the excess risk, whether it met α and R(0): evaluation only) and the
-        seconds since ``started`` (a ``time.perf_counter()`` value), plus the method's own ``fields``.
+        """The record of a run that released ``theta``: what follows from the problem (``_from_problem``) and from θ
+        (‖θ‖, the excess risk and whether it met α: evaluation only), plus the method's own ``fields``.
         """
         risk = float(problem.excess_risk(theta))
         return cls(
-            r0=problem.zero_risk,
-            alpha=alpha,
-            lam=problem.lam,
-            n=problem.n,
-            p=problem.p,
+            **RunResult._from_problem(problem, alpha, started),
             excess_risk=risk,
             success=risk <= alpha,
             theta=theta,
             theta_norm=float(np.linalg.norm(theta)),
-            norm_bound=problem.norm_bound,
-            seconds=time.perf_counter() - started,
+            **fields,
+        )
+
+    @classmethod
+    def nothing(cls, problem: Problem, *, alpha: float, started: float, **fields: Any) -> RunResult:
+        """The record of a run whose test never passed and that released nothing
+        (docs/mathematics.md#what-a-failed-run-releases): no θ, no excess risk, not a success; ``fields`` carry its
+        charge, the declared top, in its parts."""
+        return cls(
+            **RunResult._from_problem(problem, alpha, started),
+            excess_risk=math.nan,
+            success=False,
+            theta=None,
+            theta_norm=math.nan,
+            nothing_released=True,
             **fields,
         )
 
@@ -191,7 +219,8 @@ class RunResult:
         return math.exp(self.eps_total) if self.eps_total < 709 else math.inf
 
     def to_dict(self) -> dict[str, object]:
-        """The scalar fields (no θ, no trace), plus ``exp_eps_total``: one row of a results frame."""
-        row = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("theta", "trace", "sampler")}
+        """The scalar fields a results frame releases (no θ, no trace, no timing), plus ``exp_eps_total``."""
+        kept = (f.name for f in fields(self) if f.name not in ("theta", "trace", "sampler", "seconds"))
+        row: dict[str, object] = {name: getattr(self, name) for name in kept}
         row["exp_eps_total"] = self.exp_eps_total
         return row

@@ -165,12 +165,15 @@ def checked(**constraints: Check) -> Callable[[F], F]:
 
     Each keyword names a parameter and the check that turns the value given into the clean one (or
     raises ``AccFirstError`` saying what is wrong), as scikit-learn declares
-    ``_parameter_constraints``. The function receives the clean values and trusts them; the
-    declaration is kept as ``parameter_constraints`` on the wrapper, for documentation and tests.
+    ``_parameter_constraints``. A default goes through its check like a value given (``rng=None``
+    becomes a generator drawing from the operating system). The function receives the clean values
+    and trusts them; the declaration is kept as ``parameter_constraints`` on the wrapper, for
+    documentation and tests.
 
     The boundary is the outermost checked call: while it runs, the checked functions it calls (with
-    values its own checks cleaned, or computed from them) skip their checks, as scikit-learn skips
-    nested validation. Called on their own, from outside any checked function, they check.
+    values its own checks cleaned, or computed from them) skip their checks of the values they are
+    given, as scikit-learn skips nested validation; a default they fall back on is still checked.
+    Called on their own, from outside any checked function, they check everything.
     """
 
     def declare(function: F) -> F:
@@ -181,12 +184,15 @@ def checked(**constraints: Check) -> Callable[[F], F]:
 
         @functools.wraps(function)
         def call(*args: Any, **kwargs: Any) -> Any:
-            if _INSIDE_CHECKED.get():
-                return function(*args, **kwargs)
             bound = signature.bind(*args, **kwargs)
+            given = set(bound.arguments)
+            bound.apply_defaults()
+            nested = _INSIDE_CHECKED.get()
             for name, check in constraints.items():
-                if name in bound.arguments:
+                if not nested or name not in given:
                     bound.arguments[name] = check(bound.arguments[name])
+            if nested:
+                return function(*bound.args, **bound.kwargs)
             inside = _INSIDE_CHECKED.set(True)
             try:
                 return function(*bound.args, **bound.kwargs)

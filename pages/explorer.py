@@ -27,7 +27,7 @@ from accfirst.interpret import (
     radius_sentence,
     summarise_runs,
 )
-from accfirst.methods.options import SearchOptions
+from accfirst.methods.options import FALLBACKS, SearchOptions
 from accfirst.methods.registry import METHODS, method_label
 from accfirst.methods.relative import RelativeTarget
 from accfirst.plots.explorer import (
@@ -60,7 +60,7 @@ from ui.frame import ensure_frame
 from ui.guidance import SHARED_FIXABLE, show_guidance
 from ui.headline import draw_headline
 from ui.noise import noise_seed, page_seed, repeatable_warning
-from ui.runs import RunRequest, iter_trials, traced_run, workers
+from ui.runs import RunRequest, iter_trials, released, traced_run, workers
 from ui.settings import (
     Choice,
     FloatSlider,
@@ -108,6 +108,16 @@ NOISE = noise_setting(SCOPE)
 EPS_MIN = OptionalFloat(SCOPE, "eps_min", "ε_min (blank = paper default)", None)
 EPS_MAX = OptionalFloat(SCOPE, "eps_max", "ε_max (blank = paper default)", None)
 SPACING = Choice(SCOPE, "spacing", "Spacing of the levels", "geometric", options=("geometric", "linear"))
+FALLBACK = Choice(
+    SCOPE,
+    "fallback",
+    "When no level passes the test",
+    SearchOptions.fallback,
+    options=FALLBACKS,
+    labels={"nothing": "release nothing", "exact": "release the exact θ* (the paper's; ε = ∞)"},
+    help="A run whose test never passes releases nothing and is charged its top level. The paper released the "
+    "exact, non-private model instead: offered on synthetic tables only, to reproduce its figures.",
+)
 TRIALS = IntSetting(SCOPE, "trials", "Trials (independent runs)", 20, low=1, high=200)
 SHOW = IntSetting(
     SCOPE,
@@ -140,6 +150,7 @@ SETTINGS = (
     EPS_MAX,
     LEVELS,
     SPACING,
+    FALLBACK,
     TRIALS,
     SHOW,
     EXACT,
@@ -158,6 +169,7 @@ PAPER_SETTINGS = (
     (EPS_MAX, PAPER.eps_max),
     (RADIUS, None),
     (RADIUS_MODE, PAPER.radius_mode),
+    (FALLBACK, PAPER.fallback),
 )
 # A preset sets every one of these: the values it names, the defaults for the rest.
 PRESET_SETTINGS = (DATASET, LAMBDA, RADIUS_MODE, RADIUS, *SETTINGS)
@@ -278,7 +290,8 @@ sidebar.button(
     on_click=apply_settings,
     args=(PAPER_SETTINGS,),
     help=f"The authors' configuration: their code's calibration, T = {PAPER.T}, λ = 0.005, γ = 0.1, Laplace noise, "
-    "no bound on the model's size but the paper's M.",
+    "no bound on the model's size but the paper's M, and on a synthetic table their fallback (the exact θ* when no "
+    "level passes).",
 )
 delta = DELTA.widget(sidebar)
 if message := delta_problem(delta, methods, chosen.task, noise):
@@ -308,6 +321,8 @@ if eps_min is not None and eps_max is not None and eps_min > 0 and eps_max > 0 a
     problems.append("eps range")
 LEVELS.widget(sidebar)
 spacing = SPACING.widget(sidebar, horizontal=True)
+# A table that holds people's data never releases θ*: the paper's fallback is for synthetic tables only.
+fallback = SearchOptions.fallback if release else FALLBACK.widget(sidebar)
 
 sidebar.subheader("Trials")
 trials = TRIALS.widget(sidebar)
@@ -318,21 +333,23 @@ if problems:
     st.error("Nothing ran: fix the settings marked in red first.", icon="✋")
     st.stop()
 
+options = SEARCH.options(
+    chosen.radius_mode,
+    eps_min=eps_min,
+    eps_max=eps_max,
+    spacing=spacing,
+    noise=noise,
+    fallback=fallback,
+    **({"test_budget": test_budget} if relative else {}),
+)
 request = RunRequest(
     alpha=target,
     gamma=float(gamma),
     methods=tuple(methods),
     trials=int(trials),
-    seed=noise_seed(seed, ("explorer", chosen.problem_key)),
+    seed=noise_seed(seed, ("explorer", chosen.problem_key, float(gamma), options)),
     chosen_seed=seed,
-    options=SEARCH.options(
-        chosen.radius_mode,
-        eps_min=eps_min,
-        eps_max=eps_max,
-        spacing=spacing,
-        noise=noise,
-        **({"test_budget": test_budget} if relative else {}),
-    ),
+    options=options,
 )
 repeatable_warning(st, seed, release)
 
@@ -425,7 +442,10 @@ with right:
 compared = [m for m in methods if METHODS[m].noises >= {"laplace", "gaussian"}]
 if noise == "gaussian" and compared and paused is None:
     st.subheader("Laplace vs Gaussian noise")
-    laplace_request = replace(request, methods=tuple(compared), options=replace(request.options, noise="laplace"))
+    laplace_options = replace(request.options, noise="laplace")
+    # Another question: its own noise (the visitor's seed, or a secret of its own), never the Gaussian runs' noise.
+    laplace_seed = noise_seed(seed, ("explorer", chosen.problem_key, float(gamma), laplace_options))
+    laplace_request = replace(request, methods=tuple(compared), seed=laplace_seed, options=laplace_options)
     with st.spinner("Running the same trials with Laplace noise…"), package_errors(stop=False):
         *_, laplace = iter_trials(chosen, laplace_request)
         show_chart(
@@ -463,6 +483,7 @@ if show < trials:
                         alpha=run.alpha,
                         stop_index=run.stop_index,
                         trial=int(show),
+                        nothing_released=run.nothing_released,
                     ),
                     f"search_{method}",
                 )
@@ -502,7 +523,11 @@ st.subheader("Take it with you")
 settings = request.settings(chosen, show=int(show), exact=bool(exact))
 first, second, third = st.columns(3)
 first.download_button(
-    "Results (CSV)", results.to_csv(index=False), file_name="accfirst_results.csv", mime="text/csv", on_click="ignore"
+    "Results (CSV)",
+    released(results).to_csv(index=False),
+    file_name="accfirst_results.csv",
+    mime="text/csv",
+    on_click="ignore",
 )
 second.download_button(
     "Settings (JSON)",

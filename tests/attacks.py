@@ -8,14 +8,19 @@
   centre, so the answer is "yes" for every lattice point and does not depend on the centre.
 - ``epsilon_lower_bound``: a lower confidence bound on the privacy loss from a histogram of
   releases under two neighbouring inputs.
+- ``norm_from_two_radii``: ‖θ*‖ from two released private radii, if they shared their noise.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 from scipy import stats
+
+from accfirst.erm.radius import radius_margin
+from accfirst.methods.radius import RadiusPlan
 
 NUMPY_UNIFORM_BITS = 53
 
@@ -86,3 +91,16 @@ def epsilon_lower_bound(here: np.ndarray, there: np.ndarray, failure: float = 1e
             ratio = np.log(lower / upper)
         best = max(best, float(np.max(ratio)))
     return best
+
+
+def norm_from_two_radii(plans: Sequence[RadiusPlan], radii: Sequence[float]) -> float:
+    """N = ‖θ*‖ from two released radii R_i = N + b_i·L + m_i, on the hypothesis that they share their unit noise L.
+
+    b_i = Δ_N/ε_R and the margin m_i come from each run's public plan (docs/mathematics.md#a-private-radius); two
+    equations in N and L: L = ((R₁ − m₁) − (R₂ − m₂))/(b₁ − b₂), N = R₁ − m₁ − b₁·L.
+    """
+    (first, second), (r1, r2) = plans, radii
+    m1, m2 = (radius_margin(p.sensitivity, p.level, p.beta, p.noise) for p in plans)
+    b1, b2 = first.sensitivity / first.epsilon, second.sensitivity / second.epsilon
+    unit = ((r1 - m1) - (r2 - m2)) / (b1 - b2)
+    return r1 - m1 - b1 * unit

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import check_estimator, parametrize_with_checks
@@ -18,8 +19,9 @@ from accfirst.datasets.preprocess import scale_rows, scale_target
 from accfirst.estimators import (
     AccuracyFirstLogistic,
     AccuracyFirstRidge,
-    NoPrivacyWarning,
+    NoModelReleased,
     PublicBoundScaler,
+    RepeatableRunWarning,
 )
 from accfirst.search.experiments import search
 
@@ -55,7 +57,7 @@ def raw_classes(seed: int, n: int = 20_000, p: int = 5) -> tuple[np.ndarray, np.
 )
 def test_scikit_learn_conventions(estimator, check) -> None:
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", NoPrivacyWarning)  # the checks' tiny datasets fall back
+        warnings.simplefilter("ignore", RepeatableRunWarning)  # the checks set random_state
         check(estimator)
 
 
@@ -162,12 +164,18 @@ def test_fit_refuses_with_a_message_to_act_on(model, X, y, message) -> None:
         model.fit(np.array(X), np.array(y))
 
 
-def test_a_fallback_is_never_silent() -> None:
-    """A run whose noisy threshold fell below zero (seed 126 at γ = 0.5): θ* is released, with a warning and ε = ∞."""
+def test_a_fit_whose_test_never_passes_releases_nothing_and_stays_unfitted() -> None:
+    """A run whose noisy threshold fell below zero (seed 126 at γ = 0.5): no model is released (on 856a42a the fit
+    released the exact θ* with ε = ∞ and a warning); ``fit`` raises with the run's record and leaves no fitted state."""
     rng = np.random.default_rng(5)
     X = rng.uniform(-0.2, 0.2, size=(60, 3))
     y = np.clip(X.sum(axis=1) + rng.normal(scale=0.1, size=60), -1, 1)
-    with pytest.warns(NoPrivacyWarning, match="epsilon_ = inf"):
-        model = AccuracyFirstRidge(excess_risk=0.01, failure_prob=0.5, radius_mode="none", random_state=126).fit(X, y)
-    assert model.run_.fallback and model.epsilon_ == math.inf
-    np.testing.assert_allclose(model.coef_, RidgeProblem(X, y, 0.005).theta_star)
+    model = AccuracyFirstRidge(excess_risk=0.01, failure_prob=0.5, radius_mode="none", random_state=126)
+    with pytest.warns(RepeatableRunWarning), pytest.raises(NoModelReleased, match="nothing was released") as caught:
+        model.fit(X, y)
+    run = caught.value.run
+    assert run.nothing_released and run.theta is None and math.isfinite(run.eps_total)
+    assert f"{run.eps_total:.3g}" in str(caught.value)
+    assert not any(name.endswith("_") for name in vars(model))
+    with pytest.raises(NotFittedError):
+        model.predict(X)

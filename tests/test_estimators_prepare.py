@@ -149,3 +149,16 @@ def test_a_fresh_release_without_seeds_warns_of_nothing() -> None:
         warnings.simplefilter("error", RepeatableRunWarning)
         model = AccuracyFirstRidge(excess_risk=0.2, prepare={"schema": SCHEMA}).fit(X, price)
     assert model.preparation_.noise_seed is None and math.isfinite(model.epsilon_prep_)
+
+
+def test_an_identifier_named_column_is_not_a_feature_of_the_estimator() -> None:
+    """The shared preparation's rule (tests/datasets/test_identifiers.py): left out by name, no value read."""
+    X, price, _ = mixed_table(n=2_000)
+    X = X.drop(columns="id").assign(customer_id=np.arange(len(X)) + 5_000)
+    model = fitted(AccuracyFirstRidge(prepare={"noise_seed": 3}, random_state=0), X, price)
+    assert model.prepared_.names == ("age", "city=lyon", "city=nice", "city=paris", "income")
+    assert "customer_id" not in {step.column for step in model.preparation_.steps}
+    assert any("'customer_id' as identifier(s)" in step.note for step in model.preparation_.steps)
+    assert np.isfinite(model.predict(NEW_ROWS)).all()  # new rows need no identifier
+    kept = fitted(AccuracyFirstRidge(prepare={"noise_seed": 3, "schema": {"columns": {"customer_id": {}}}}), X, price)
+    assert "customer_id" in kept.prepared_.names

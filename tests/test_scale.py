@@ -185,6 +185,19 @@ def test_a_pandas_index_is_no_feature_and_a_categorical_label_is_read(tmp_path) 
     assert_equal_to_1e10(built.theta_star, direct.theta_star)
 
 
+def test_a_column_named_like_an_identifier_is_no_feature_unless_chosen(tmp_path) -> None:
+    """The in-memory preparation's rule (tests/datasets/test_identifiers.py), from the names in the footers."""
+    frame = make_frame(600, np.random.default_rng(7))
+    frame.assign(customer_id=np.arange(600.0), ID=[f"c{i}" for i in range(600)])[
+        [*FEATURES, "customer_id", "ID", "y"]
+    ].to_parquet(tmp_path / "ids.parquet", index=False)
+    built = problem_from_parquet(tmp_path, "y", feature_bound=4.0, target_bound=3.0)
+    X = in_memory_features(frame, 4.0)
+    assert_equal_to_1e10(built.A, X.T @ X)
+    chosen = problem_from_parquet(tmp_path, "y", [*FEATURES, "customer_id"], feature_bound=4.0, target_bound=3.0)
+    assert chosen.p == len(FEATURES) + 1
+
+
 def test_a_chunk_holds_the_numbers_it_is_allowed() -> None:
     assert chunk_rows(16, 21) == 16 * 2**20 // (16 * 21)
     assert chunk_rows(1e-9, 5) == 1

@@ -53,7 +53,10 @@ def draw_headline(
                 label, meaning = "ε (set in advance)", "The privacy loss fixed before the run; no test is needed."
             else:
                 label = "Median ex-post ε"
-                meaning = "The privacy loss actually paid (known after the run), median over trials; ∞ = fallback."
+                meaning = (
+                    "The privacy loss actually paid (known after the run), median over trials. A run that released "
+                    "nothing counts at its declared top; ∞: the paper's fallback released the exact model."
+                )
             if row["delta"] > 0:
                 label += f", δ = {format_delta(row['delta'])}"
                 meaning += " An (ε, δ) guarantee: not the same promise as a pure ε. " + method.delta_note
@@ -66,7 +69,8 @@ def draw_headline(
                 f"Posterior bound{' (except with probability δ)' if row['delta'] > 0 else ''}: "
                 f"prior 1% → **{low}**, prior 50% → **{even}**  \n"
                 f"{met_line(row)} · "
-                f"fallback: **{row['fallbacks']}/{row['trials']}** ({row['fallback_share']:.0%})"
+                f"no level passed: **{row['fallbacks']}/{row['trials']}** ({row['fallback_share']:.0%}"
+                + (", nothing released)" if row["nothing_released"] == row["fallbacks"] else ")")
             )
             parts = summary_parts(row, method.tests_accuracy)
             if len(parts) > 1 and row["fallbacks"] < row["trials"]:

@@ -66,7 +66,13 @@ def page_seed(scope: str, label: str, *, release: bool, upload: bool) -> tuple[S
 
 
 def noise_seed(seed: int | None, key: Hashable) -> int:
-    """The seed to run with: the visitor's, or operating-system entropy drawn once per ``key`` in this session."""
+    """The seed to run with: the visitor's, or operating-system entropy drawn once per ``key`` in this session.
+
+    ``key`` names the whole question: every setting a release reads besides what its own seed key holds
+    (a run's method, target and trial, ``accfirst.search.experiments.trial_rng``). One secret serving two
+    questions would give both the same noise, and two releases with one noise reveal what the noise hides
+    (docs/mathematics.md#a-private-radius); the same question asked again is the same release.
+    """
     return seed if seed is not None else session_secret(key).entropy
 
 

@@ -33,7 +33,7 @@ from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import validate_methods
 from accfirst.methods.relative import RelativeTarget
 from accfirst.parallel.pool import WorkerPool, available_cores
-from accfirst.search.experiments import COLUMNS, trial_result
+from accfirst.search.experiments import COLUMNS, TIMING, trial_result
 from accfirst.search.sources import BuiltinProblem
 from accfirst.search.sweep import run_cells
 from accfirst.snippet import RunSettings
@@ -136,7 +136,15 @@ def chunk_bounds(trials: int) -> list[tuple[int, int]]:
 
 
 def _frame(rows: list[dict]) -> pd.DataFrame:
-    return pd.DataFrame(rows, columns=list(COLUMNS))
+    """The rows with each run's ``TIMING``: the page's own measure of what a run costs (``ui.work``), which its
+    downloads drop (``released``)."""
+    return pd.DataFrame(rows, columns=[*COLUMNS, TIMING])
+
+
+def released(frame: pd.DataFrame) -> pd.DataFrame:
+    """A frame of the page's runs as it may leave the page: ``COLUMNS`` only, no timing
+    (docs/mathematics.md#what-an-observer-sees)."""
+    return frame.drop(columns=TIMING, errors="ignore")
 
 
 def _chunk(chosen: Selection, request: RunRequest, method: str, first: int, count: int) -> Future:

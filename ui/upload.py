@@ -25,6 +25,7 @@ import streamlit as st
 
 from accfirst.datasets import ColumnSpec, PreparedData, Schema, UploadLimits, from_frame
 from accfirst.datasets.columns import column_kind, guess_task, quoted
+from accfirst.datasets.prepare.identifiers import looks_like_identifier
 from accfirst.datasets.prepared import EVALUATION_MODE, EXCLUDES_PREPARATION, PREPARATIONS, PRIVATE_MODE, TASKS
 from accfirst.datasets.preprocess import DEFAULT_MAX_LEVELS, MISSING_CHOICES, SCALINGS
 from accfirst.errors import DataError
@@ -130,7 +131,7 @@ def _metadata_table(sidebar: Any, frame: pd.DataFrame, prefix: str) -> Schema | 
         {
             NAME: names,
             KIND: [kinds[name] for name in names],
-            SKIP: [False] * len(names),
+            SKIP: [looks_like_identifier(name) for name in names],
             LOW: pd.Series(blank, dtype="float64"),
             HIGH: pd.Series(blank, dtype="float64"),
             LEVELS: pd.Series(blank, dtype="object"),
@@ -156,7 +157,11 @@ def _metadata_table(sidebar: Any, frame: pd.DataFrame, prefix: str) -> Schema | 
                     help="As the file gives it (shown to you only). Left so, the private preparation decides it "
                     "with a charged noisy count; changed, it is declared. 'text' reads codes as levels.",
                 ),
-                SKIP: st.column_config.CheckboxColumn(SKIP, help="Leave the column out (an identifier, a note)."),
+                SKIP: st.column_config.CheckboxColumn(
+                    SKIP,
+                    help="Leave the column out (an identifier, a note). Ticked for a name that reads as an identifier "
+                    "(customer_id, ID, …): untick it to use that column as a feature.",
+                ),
                 LOW: st.column_config.NumberColumn(LOW, help="A public lower bound, in the column's own units."),
                 HIGH: st.column_config.NumberColumn(HIGH, help="A public upper bound: values outside are clipped."),
                 LEVELS: st.column_config.TextColumn(
@@ -178,7 +183,9 @@ def _number(value: object) -> float | None:
 def declared_schema(edited: pd.DataFrame, kinds: dict[str, str | None]) -> tuple[Schema | None, list[str]]:
     """The ``Schema`` the edited table declares, or ``None`` and the package's messages for what it refuses.
 
-    A type equal to the file's own is not a declaration; a blank range or levels cell declares nothing.
+    A type equal to the file's own is not a declaration; a blank range or levels cell declares nothing; nor does
+    "do not read" as prefilled (ticked for a name that reads as an identifier), while unticking it there keeps the
+    column.
     """
     specs: list[tuple[str, ColumnSpec]] = []
     errors: list[str] = []
@@ -193,7 +200,8 @@ def declared_schema(edited: pd.DataFrame, kinds: dict[str, str | None]) -> tuple
             "read": not row[SKIP],
             "log1p": bool(row[LOG1P]),
         }
-        if declared == {"kind": None, "range": None, "levels": None, "read": True, "log1p": False}:
+        default_read = not looks_like_identifier(name)
+        if declared == {"kind": None, "range": None, "levels": None, "read": default_read, "log1p": False}:
             continue
         try:
             specs.append((name, ColumnSpec(where=f"column {quoted(name)}", **declared)))

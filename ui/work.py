@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from accfirst.search.experiments import TIMING
+
 CONFIRM_SECONDS = 20.0
 MAX_RUNS = 50_000
 MAX_SECONDS = 30 * 60
@@ -87,5 +89,5 @@ def estimate(costs: Mapping[str, float], runs_per_method: int, workers: int) -> 
 
 
 def measured_costs(frame: pd.DataFrame) -> dict[str, float]:
-    """Seconds per run of each method in a results frame (its ``seconds`` column), in the frame's order."""
-    return frame.groupby("method", sort=False)["seconds"].mean().to_dict()
+    """Seconds per run of each method in a page's frame of runs (its ``TIMING`` column), in the frame's order."""
+    return frame.groupby("method", sort=False)[TIMING].mean().to_dict()

@@ -18,7 +18,11 @@ reveals nothing new, and a refused round never touches the data.
 - ``SplitBudget`` (docs/mathematics.md#many-analyses-one-budget): one budget split into both, run concurrently; the
   whole is (ε_E + ε_Z, δ_E + δ_Z)-DP.
 
-``filtered_search`` runs an accuracy-first search inside an ``ExPostFilter``.
+``filtered_search`` runs an accuracy-first search inside an ``ExPostFilter``; ``charge_preparation`` charges a
+privately prepared table's preparation there once, as a round of its own, before any search reads its rows.
+
+The ledger is released with the results: a round that fails after reading the data records a fixed reason
+(``FAILED``), never the error's own text, which could quote the data.
 """
 
 from __future__ import annotations
@@ -58,6 +62,9 @@ LEDGER_COLUMNS = (
 )
 # A remainder below this share of the budget is rounding, not budget.
 ROUNDING = 1e-12
+# What the ledger says of a round that failed after it read the data: one fixed reason, whatever the error said.
+FAILED = "failed after reading the data: nothing released, charged its declared bound"
+PREPARATION_LABEL = "Preparing the table (paid once)"
 
 
 def zcdp_budget(epsilon: float, delta: float) -> float:
@@ -150,28 +157,32 @@ class PrivacyFilter:
         return False
 
     def charge(self, realised: float) -> float:
-        """Charge the admitted round what it realised (0 ≤ realised ≤ declared); return the refund."""
+        """Charge the admitted round what it realised (0 ≤ realised ≤ declared); return the refund.
+
+        A realised charge above the declared bound by no more than rounding (the same parts summed in
+        another order) is charged the bound. A larger one means the round's bound did not cover what it
+        realised: an ``AccFirstError``, which closes the round charged its bound when raised in ``round``.
+        """
         if self._open is None:
             raise AccFirstError("no admitted round to charge; call admit first")
         declared = float(self._open["declared"])
         value = float(realised)
-        if not 0 <= value <= declared:
+        if not 0 <= value <= declared * (1 + ROUNDING):
             raise AccFirstError(
-                f"the realised charge must be between 0 and the declared bound {declared:.6g} {self.unit}; "
-                f"got {value!r}"
+                f"the realised charge must be between 0 and the declared bound {declared:.6g} {self.unit}"
             )
-        return self._close(value, "charged", "")
+        return self._close(min(value, declared), "charged", "")
 
-    def fail(self, reason: str) -> None:
+    def fail(self) -> None:
         """Close the admitted round that failed after it read the data: charged its whole declared bound.
 
         Whatever the round read may have shaped its failure (an error that depends on the data is an
         output), so it costs what it declared, and the next round can be admitted
-        (docs/mathematics.md#the-ex-post-filter).
+        (docs/mathematics.md#the-ex-post-filter). The ledger records the fixed reason ``FAILED``.
         """
         if self._open is None:
             raise AccFirstError("no admitted round to close; call admit first")
-        self._close(float(self._open["declared"]), "failed", shorten(reason))
+        self._close(float(self._open["declared"]), "failed", FAILED)
 
     def _close(self, value: float, status: str, reason: str) -> float:
         """Charge the open round ``value`` and record it with ``status``; returns the refund."""
@@ -194,12 +205,13 @@ class PrivacyFilter:
 
     @contextmanager
     def round(self) -> Iterator[None]:
-        """The body of an admitted round: if it raises, the round is closed with ``fail`` before the error goes on."""
+        """The body of an admitted round, its charge included: if it raises, the round is closed with ``fail``
+        before the error goes on, so no round is ever left open."""
         try:
             yield
-        except BaseException as error:
+        except BaseException:
             if self._open is not None:
-                self.fail(str(error) or type(error).__name__)
+                self.fail()
             raise
 
 
@@ -296,7 +308,8 @@ class FilteredRun:
 
     ``declared`` and ``delta`` are its a-priori bound; ``charged`` what the filter took
     (0 if refused, the bound on fallback or failure); ``result`` only when a model was released;
-    ``error`` why a run failed after admission, or why it could not declare a bound (refused).
+    ``error`` why it could not declare a bound or was not admitted (refused: public reasons only), or the fixed
+    ``FAILED`` when it failed after reading the data.
     """
 
     status: str
@@ -312,6 +325,31 @@ class FilteredRun:
         return self.declared - self.charged if self.status != "refused" else 0.0
 
 
+def unpaid_preparation(problem: Problem) -> bool:
+    """Whether ``problem``'s rows carry a preparation (ε, δ) not yet charged to a filter
+    (docs/mathematics.md#many-analyses-one-budget)."""
+    return problem.prep_epsilon > 0 or problem.prep_delta > 0
+
+
+def charge_preparation(budget: ExPostFilter, problem: Problem, label: str = PREPARATION_LABEL) -> Problem | None:
+    """Charge a privately prepared table's (ε_prep, δ_prep) to ``budget`` once, as a round of its own
+    (docs/mathematics.md#preparing-the-data-privately, docs/mathematics.md#many-analyses-one-budget).
+
+    Returns the problem that searches in this filter run on: the same rows, whose runs then report and are
+    charged their own parts only (the preparation is charged as a round of its own); ``None`` when the budget
+    cannot hold the preparation (refused: no search may read the rows). A problem with no preparation to pay
+    comes back as it is.
+    """
+    if not unpaid_preparation(problem):
+        return problem
+    epsilon, delta = problem.prep_epsilon, problem.prep_delta
+    if not budget.admit(epsilon, delta, kind="preparation", label=label):
+        return None
+    with budget.round():
+        budget.charge(epsilon)  # a pure DP release: realised = declared, no refund
+    return problem.with_preparation(0.0, 0.0, problem.prep_mode)
+
+
 def filtered_search(
     budget: ExPostFilter,
     problem: Problem,
@@ -325,19 +363,21 @@ def filtered_search(
     """An accuracy-first search as one round of an ex-post filter (docs/mathematics.md#the-ex-post-filter).
 
     It declares ℰ̄ = its loss at the top level (ε_A + ε_T; doubling K·ε_test + (2^K − 1)ε_1;
-    Gaussian ε_A + ℰ_BM(ρ_T) with its δ; theory E) and runs only if admitted. A model that
-    passed is released and charged its realised ex-post ε; on fallback NOTHING is released
-    (θ* never leaves the filter) and the round is charged ℰ̄. A run that fails after admission
-    (an ``AccFirstError`` raised once the data were read) is charged ℰ̄ too, and reported as
-    "failed" with the error's message; any other error is charged the same and raised. Checks
-    that need only public quantities run before admission (``declared_bound``), so a setting
-    the method cannot serve is refused without touching the budget.
+    Gaussian ε_A + ℰ_BM(ρ_T) with its δ; theory E; a private radius's or a relative target's part included)
+    and runs only if admitted. A model that passed is released and charged its realised ex-post ε, the same
+    parts the bound covers; on fallback NOTHING is released (θ* never leaves the filter) and the round is
+    charged ℰ̄. A run that fails after admission (an ``AccFirstError`` raised once the data were read, its
+    charge included) is charged ℰ̄ too and reported as "failed" with the fixed reason ``FAILED``; any other
+    error is charged the same and raised. No round is left open. Checks that need only public quantities run
+    before admission (``declared_bound``), so a setting the method cannot serve is refused without touching the
+    budget; so is a table whose preparation was not charged to this filter (``charge_preparation`` first).
 
     Parameters
     ----------
     budget : the ex-post filter (``SplitBudget.expost`` for a split budget).
-    problem, method, alpha, gamma, options : as for ``accfirst.search.experiments.search``.
-    rng : a Generator or seed.
+    problem, method, alpha, gamma, options : as for ``accfirst.search.experiments.search``; a privately prepared
+        problem must come from ``charge_preparation`` on this filter.
+    rng : a Generator or seed; ``None`` (the default) draws from the operating system.
     label : the ledger's label (default: method, α and noise).
     """
     if not isinstance(budget, ExPostFilter):
@@ -346,6 +386,11 @@ def filtered_search(
         label = f"{method_label(method)} at α = {alpha:g} ({options.noise})"
     kind = f"accuracy-first {method}"
     try:
+        if unpaid_preparation(problem):
+            raise AccFirstError(
+                f"the table's preparation (ε = {problem.prep_epsilon:.3g}, δ = {problem.prep_delta:.2g}) is not "
+                "charged to this filter: charge it once with charge_preparation and search the problem it returns"
+            )
         bound, delta = declared_bound(problem, method, alpha, gamma, options)
     except AccFirstError as error:  # a public check: nothing was read
         budget.refuse(str(error), kind=kind, label=label)
@@ -355,10 +400,10 @@ def filtered_search(
     try:
         with budget.round():
             result = search(problem, method, alpha, gamma, as_generator(rng), options)
-    except AccFirstError as error:
-        return FilteredRun("failed", bound, delta, bound, None, str(error))
+            charged = bound if result.fallback else result.eps_total
+            budget.charge(charged)
+    except AccFirstError:
+        return FilteredRun("failed", bound, delta, bound, None, FAILED)
     if result.fallback:
-        budget.charge(bound)
         return FilteredRun("fallback", bound, delta, bound, None)
-    budget.charge(result.eps_total)
-    return FilteredRun("released", bound, delta, result.eps_total, result)
+    return FilteredRun("released", bound, delta, min(charged, bound), result)

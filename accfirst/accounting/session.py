@@ -23,14 +23,24 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from accfirst.accounting.counts import COUNT_METHODS, filtered_counts
-from accfirst.accounting.filters import ExPostFilter, PrivacyFilter, SplitBudget, ZCDPFilter, filtered_search
+from accfirst.accounting.filters import (
+    FAILED,
+    PREPARATION_LABEL,
+    ExPostFilter,
+    PrivacyFilter,
+    SplitBudget,
+    ZCDPFilter,
+    charge_preparation,
+    filtered_search,
+    unpaid_preparation,
+)
 from accfirst.erm.generators import NOISES
 from accfirst.erm.problem import Problem
 from accfirst.errors import AccFirstError
 from accfirst.interpret import format_delta
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import method_label
-from accfirst.validation import validate_alpha, validate_count, validate_positive, validate_probability
+from accfirst.validation import REPEATABLE, release_seed, validate_alpha, validate_positive, validate_probability
 
 KINDS = ("regression", "counts")
 LEDGER_COLUMNS = (
@@ -50,7 +60,7 @@ LEDGER_COLUMNS = (
     "fits",
     "note",
 )
-PREPARATION_LABEL = "Preparing the table (paid once)"
+PRIVATE_NOISE = "operating-system entropy (a private release; not shown, not repeatable)"
 # Statuses of an analysis; the first three mean it ran to its end inside the budget.
 FITTED = ("released", "fallback", "failed", "done")
 
@@ -147,10 +157,12 @@ def session_budget(
 
 @dataclass(frozen=True)
 class SessionStep:
-    """The ledger after one more analysis: one row per analysis so far (``LEDGER_COLUMNS``), every round."""
+    """The ledger after one more analysis: one row per analysis so far (``LEDGER_COLUMNS``), every round, and where
+    the session's noise came from (``PRIVATE_NOISE``, or the seed given, named a repeatable run: not private)."""
 
     ledger: pd.DataFrame
     rounds: pd.DataFrame
+    noise: str = PRIVATE_NOISE
 
 
 def run_session(
@@ -164,7 +176,7 @@ def run_session(
     options: SearchOptions = SearchOptions(),
     beta: float = 0.05,
     cap: float = 0.05,
-    seed: int = 0,
+    seed: int | None = None,
 ) -> Iterator[SessionStep]:
     """Run ``analyses`` in order under one (ε, δ) budget; yield the ledger after each
     (docs/mathematics.md#many-analyses-one-budget).
@@ -174,8 +186,8 @@ def run_session(
     of the ledger); if the budget cannot hold it, nothing runs. A regression is one round of the ex-post filter
     (declared its top level; a fallback releases nothing). Gaussian searches share the ex-post part's δ equally. A
     counts batch releases ``counts`` one by one in the zCDP filter until it refuses. A refused analysis does not end the
-    queue: a later, cheaper one may still fit. Analysis i draws from (``seed``, i), so the twin queue under doubling
-    meets the same randomness per position.
+    queue: a later, cheaper one may still fit. Each analysis draws its own noise, from (the session's entropy, its
+    position, its method): the same queue under another method is another release, with other noise.
 
     Parameters
     ----------
@@ -186,24 +198,27 @@ def run_session(
     expost_share : the share of ε for regressions when the queue mixes both kinds.
     gamma, options : of every regression (``options.noise`` and ``options.delta`` are set per analysis).
     beta, cap : per-count failure probability β and cap κ of the counts batches.
-    seed : the session's seed.
+    seed : ``None`` (the default) draws the session's noise from the operating system: a private release. A seed
+        makes a repeatable run, whose noise anyone with the seed can replay: not a private release, and every step
+        says so (``SessionStep.noise``).
     """
-    seed = validate_count("seed", seed, 0)
+    entropy = release_seed(seed)
+    noise = PRIVATE_NOISE if seed is None else f"seed {entropy} ({REPEATABLE})"
     queue = list(analyses)
     prep_delta = problem.prep_delta
     budget = session_budget(epsilon, delta, queue, expost_share, (problem.prep_epsilon, prep_delta))
     gaussian = sum(a.kind == "regression" and a.noise == "gaussian" for a in queue)
     rows: list[dict[str, object]] = []
-    if problem.prep_epsilon > 0 or prep_delta > 0:
-        row = _preparation(budget.expost, problem)
+    if unpaid_preparation(problem):
+        paid, row = _preparation(budget.expost, problem)
         rows.append({"analysis": 0, "label": PREPARATION_LABEL, "kind": "preparation", "method": "", **row})
-        yield SessionStep(pd.DataFrame(rows, columns=list(LEDGER_COLUMNS)), budget.ledger)
-        if row["status"] == "refused":
+        yield SessionStep(pd.DataFrame(rows, columns=list(LEDGER_COLUMNS)), budget.ledger, noise)
+        if paid is None:
             return
-        # Paid: the runs on the prepared rows report their own parts only.
-        problem = problem.with_preparation(0.0, 0.0, problem.prep_mode)
+        problem = paid  # its runs report and are charged their own parts only
     for index, analysis in enumerate(queue, start=1):
-        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
+        stream = (index, COUNT_METHODS.index(analysis.method))
+        rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=stream))
         if analysis.kind == "regression":
             search_options = replace(
                 options,
@@ -223,20 +238,22 @@ def run_session(
                 "fits": row["status"] in FITTED,
             }
         )
-        yield SessionStep(pd.DataFrame(rows, columns=list(LEDGER_COLUMNS)), budget.ledger)
+        yield SessionStep(pd.DataFrame(rows, columns=list(LEDGER_COLUMNS)), budget.ledger, noise)
 
 
-def _preparation(budget: ExPostFilter, problem: Problem) -> dict[str, object]:
-    """The preparation's (ε, δ), charged in full as the ledger's first round (a pure DP release, no refund)."""
+def _preparation(budget: ExPostFilter, problem: Problem) -> tuple[Problem | None, dict[str, object]]:
+    """The preparation's (ε, δ), charged in full as the ledger's first round (``charge_preparation``): the problem
+    the analyses run on (``None`` if refused) and the ledger's row."""
     epsilon, delta = problem.prep_epsilon, problem.prep_delta
-    admitted = budget.admit(epsilon, delta, kind="preparation", label=PREPARATION_LABEL)
-    if admitted:
-        budget.charge(epsilon)
+    paid = charge_preparation(budget, problem, PREPARATION_LABEL)
+    if paid is not None:
         note = f"preparing the table paid ε = {epsilon:.3g}, δ = {delta:.2g} once, for every analysis below"
     else:
         note = f"refused: {budget.ledger['reason'].iloc[-1]}; no analysis can read the data"
+    admitted = paid is not None
     status = "charged" if admitted else "refused"
-    return {**_ledger_row(budget, epsilon, delta, epsilon if admitted else 0.0, 0.0, status, note), "fits": admitted}
+    row = _ledger_row(budget, epsilon, delta, epsilon if admitted else 0.0, 0.0, status, note)
+    return paid, {**row, "fits": admitted}
 
 
 def _regression(
@@ -253,7 +270,7 @@ def _regression(
     elif run.status == "fallback":
         note = "no level passed the test: nothing released, charged the declared bound"
     elif run.status == "failed":
-        note = f"failed after reading the data: nothing released, charged the declared bound ({run.error})"
+        note = FAILED
     else:
         note = f"model released at ex-post ε = {run.charged:.3g}"
     return _ledger_row(budget, run.declared, run.delta, run.charged, run.refund, run.status, note)

@@ -23,7 +23,7 @@ from accfirst.erm.generators import GENERATORS, NOISES
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import CALIBRATIONS
 from accfirst.methods.grid import SPACINGS
-from accfirst.methods.options import DEFAULT_TEST_BUDGET, RADIUS_MODES, SearchOptions
+from accfirst.methods.options import DEFAULT_TEST_BUDGET, FALLBACKS, RADIUS_MODES, SearchOptions
 from accfirst.validation import REPEATABLE
 
 DEFAULT_TEST_SIZE = 0.2
@@ -344,6 +344,14 @@ ALGORITHM = Group(
             f"nr and doubling only) (default: {SearchOptions.noise})",
             choices=sorted(NOISES),
             default=SearchOptions.noise,
+        ),
+        option(
+            "--fallback",
+            "what a run whose test never passes releases: 'nothing' (charged its declared top ε) or 'exact' "
+            "(the paper's: the exact, non-private θ* at ε = ∞; synthetic data only) "
+            f"(default: {SearchOptions.fallback})",
+            choices=FALLBACKS,
+            default=SearchOptions.fallback,
         ),
         option(
             "--delta",

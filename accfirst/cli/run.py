@@ -80,7 +80,11 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
     print(
         f"{kind} {bill_text(result)}{radius}, e^ε = {format_exp_epsilon(result.eps_total)}, "
         + accuracy_line(result)
-        + (" — fallback: θ* released" if result.fallback else "")
+        + (
+            " — fallback: the exact θ* released, not private (ε = ∞)"
+            if result.fallback and result.theta is not None
+            else ""
+        )
     )
     if REPEATABLE in seed_text:
         print(f"seed {seed_text}")
@@ -99,6 +103,8 @@ def accuracy_line(result: RunResult) -> str:
     """How the run's true excess risk compares with its target (evaluation only for a relative target)."""
     if isinstance(result, NoSignal):
         return result.message
+    if result.nothing_released:
+        return "no level passed the test: nothing released, charged the declared top"
     sign = "≤" if result.success else ">"
     if math.isnan(result.kappa):
         return f"excess risk {result.excess_risk:.6g} {sign} α = {result.alpha:g} (evaluation only)"

@@ -136,13 +136,14 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
         "trials": args.trials,
         "seed": seed_text,
         "runs": f"{len(frame)} of {total}" + (" (interrupted)" if len(frame) < total else ""),
-        "wall time": f"{seconds:.1f} s on {args.workers} worker(s)",
     }
     frame.to_csv(args.out / "results.csv", index=False)
     if len(frame):
         report = html_relative_report if kappas else html_report
         (args.out / "report.html").write_text(report(frame, settings, steps), encoding="utf-8")
-    print(f"wrote {args.out / 'results.csv'} ({len(frame)} runs) and {args.out / 'report.html'} in {seconds:.1f} s")
+    print(f"wrote {args.out / 'results.csv'} ({len(frame)} runs) and {args.out / 'report.html'}")
+    # How long the runs took depends on the data: said on the terminal only, never written to the results.
+    print(f"{PROG}: {seconds:.1f} s on {args.workers} worker(s) (a local timing, not in the results)", file=sys.stderr)
     if len(frame) < total:
         print(f"{PROG}: interrupted after {len(frame)} of {total} runs", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -206,6 +207,8 @@ def command_line(settings: RunSettings, alphas_text: str | None = None) -> str:
         words += ["--spacing", options.spacing]
     if options.noise != SearchOptions.noise:
         words += ["--noise", options.noise]
+    if options.fallback != SearchOptions.fallback:
+        words += ["--fallback", options.fallback]
     if options.radius_mode != SearchOptions.radius_mode:
         words += ["--radius-mode", options.radius_mode]
     for flag, value in (("--radius-epsilon", options.radius_epsilon), ("--radius-beta", options.radius_beta)):

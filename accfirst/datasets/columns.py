@@ -3,8 +3,8 @@
 Both preparations (the private default and the evaluation-only mode) start here. Nothing in
 this module computes a statistic of the data: it checks the table's shape and names (public),
 converts a column to numbers when every value is a number or a missing-value marker such as
-``?`` or ``NA`` (its type), and turns text into codes. The messages quote the user's names
-cut to a readable length.
+``?`` or ``NA`` (its type), and turns text into codes (``Categorical``). The messages quote the
+user's names cut to a readable length.
 """
 
 from __future__ import annotations
@@ -15,13 +15,36 @@ from typing import NamedTuple, SupportsFloat, SupportsIndex
 import numpy as np
 import pandas as pd
 
-from accfirst.datasets.encode import Categorical, categorical, is_text
 from accfirst.datasets.upload import READ_NOTES_ATTR, UploadLimits, check_shape, check_unique
 from accfirst.errors import DataError
 from accfirst.validation import ECHO_CHARS, echo, shorten
 
 MIN_ROWS = 20
 MISSING_MARKERS = frozenset({"", "?", "-", "na", "n/a", "nan", "null", "none"})
+
+
+class Categorical(NamedTuple):
+    """A text column: ``codes`` index ``levels`` (−1 where missing); how many missing markers were read."""
+
+    codes: np.ndarray
+    levels: tuple[str, ...]
+    markers: int = 0
+    marker_example: str = ""
+
+
+def is_text(series: pd.Series) -> bool:
+    """Whether a column holds text (object, string or categorical dtype)."""
+    dtype = series.dtype
+    return (
+        pd.api.types.is_object_dtype(dtype)
+        or pd.api.types.is_string_dtype(dtype)
+        or isinstance(dtype, pd.CategoricalDtype)
+    )
+
+
+def present(column: np.ndarray | Categorical) -> np.ndarray:
+    """Where a feature column has a usable value."""
+    return column.codes >= 0 if isinstance(column, Categorical) else np.isfinite(column)
 
 
 class Table(NamedTuple):
@@ -130,7 +153,12 @@ def text(series: pd.Series) -> Categorical:
     """A column as text codes (numbers written as they read: 1.0 as ``1``); markers such as ``?`` are gaps."""
     if not is_text(series):
         series = series.map(fmt, na_action="ignore")
-    return categorical(series, MISSING_MARKERS)
+    stripped = series.astype("string").str.strip()
+    marker = stripped.str.lower().isin(MISSING_MARKERS).fillna(False).to_numpy(dtype=bool)
+    markers = int(marker.sum())
+    example = f"'{stripped[marker].iloc[0]}'" if markers else ""
+    codes, uniques = pd.factorize(stripped.mask(marker))
+    return Categorical(codes.astype(np.int64), tuple(str(level) for level in uniques), markers, example)
 
 
 def marker_note(name: str, converted: Converted | Categorical) -> list[str]:

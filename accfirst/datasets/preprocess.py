@@ -27,7 +27,7 @@ from accfirst.datasets.prepare.noise import NoiseSeed, validate_noise_seed
 from accfirst.datasets.prepare.options import PrepOptions
 from accfirst.datasets.prepare.private import prepare_private
 from accfirst.datasets.prepare.scaling import clip_rows, positive_bound, scale_rows, scale_target
-from accfirst.datasets.prepare.schema import Schema
+from accfirst.datasets.prepare.schema import IDENTIFIER, Schema
 from accfirst.datasets.prepared import EVALUATION_MODE, PREPARATIONS, PRIVATE_MODE, TASKS, DatasetInfo, PreparedData
 from accfirst.datasets.upload import UploadLimits
 from accfirst.errors import DataError
@@ -62,9 +62,11 @@ def from_frame(
     df : the table, e.g. from ``read_upload``.
     target : the column to predict.
     task : ``"ridge"`` (numeric target) or ``"logistic"`` (one class against the rest).
-    features : feature columns; default: every column except the target (and the schema's
-        "do not read" columns). The private preparation keeps every numeric or text column;
-        evaluation only also drops constant, mostly missing, row-number and identifier-like ones.
+    features : feature columns; default: every column except the target, the schema's "do not
+        read" columns and the identifiers, decided from names and the schema alone (a name such as
+        ``customer_id`` or ``ID``, or ``"kind": "identifier"``; any schema entry keeps a column:
+        ``accfirst.datasets.prepare.identifiers``). Evaluation only also drops constant, mostly
+        missing, row-number and mostly-distinct text columns, which it reads.
     limits : shape limits of an upload (rows, columns).
     info : the ``DatasetInfo`` of a built-in dataset, attached to the result.
     **options : how to prepare it, checked by ``preparation_options`` (the same names and defaults):
@@ -72,7 +74,8 @@ def from_frame(
     positive_class : the target value mapped to +1 (logistic). The private preparation needs it
         (here or in the schema); evaluation only picks one among two classes when it is missing.
     schema : declared metadata (``Schema``, or a mapping as ``Schema.from_dict`` reads): per column
-        a range, levels, "do not read", log(1 + x); the positive class. Declared numbers cost no privacy.
+        a kind (numbers, text, an identifier), a range, levels, "do not read", log(1 + x); the positive
+        class. Declared numbers cost no privacy.
     preparation : ``"private"`` (default: declared metadata, private estimates for the rest) or
         ``"evaluation"`` (the evaluation-only preparation, which reads the data: every ε then excludes it).
     prep_epsilon : the private preparation's ε, split across its steps by weight; default
@@ -113,11 +116,13 @@ def from_frame(
 
 
 def check_target_read(options: PrepOptions, target: str) -> None:
-    """Refuse a schema that says not to read the column to predict."""
-    if not options.schema.column(target).read:
+    """Refuse a schema that says not to read the column to predict, or that it is an identifier."""
+    spec = options.schema.column(target)
+    if not spec.read or spec.kind == IDENTIFIER:
+        what = "not to read" if not spec.read else "that it is an identifier, so not to use"
         raise DataError(
-            f"the schema says not to read {quoted(target)}, the column to predict: a target is always read; "
-            "declare 'do not read' for feature columns only"
+            f"the schema says {what} {quoted(target)}, the column to predict: a target is always read; "
+            "declare 'do not read' or an identifier for feature columns only"
         )
 
 

@@ -22,11 +22,13 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from accfirst.datasets.prepare.scaling import clip_rows
 from accfirst.datasets.prepared import EVALUATION_MODE, PRIVATE_MODE, PUBLIC_MODE
 from accfirst.erm.shape import ProblemShape, validate_radius
 from accfirst.errors import AccFirstError, DataError
 from accfirst.validation import validate_nonnegative, validate_probability
 
+# Rows above the bound by at most this share are float excess, clipped onto the bound; above it they are refused.
 ROW_NORM_TOLERANCE = 1e-9
 
 
@@ -45,7 +47,11 @@ PREP_MODES = ("given", PUBLIC_MODE, PRIVATE_MODE, EVALUATION_MODE)
 
 
 def validate_features(X: ArrayLike) -> NDArray[np.float64]:
-    """docs/mathematics.md#setting-and-notation: a finite n × p float array whose rows have ‖x_i‖₁ ≤ 1."""
+    """docs/mathematics.md#setting-and-notation: a finite n × p float array whose rows have ‖x_i‖₁ ≤ 1.
+
+    A row above 1 by at most ``ROW_NORM_TOLERANCE`` (float excess) is scaled back inside the ball, on a copy:
+    every sensitivity assumes ‖x‖₁ ≤ 1, so the rows the mechanisms see satisfy it. Further above, it is refused.
+    """
     try:
         X = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -62,6 +68,12 @@ def validate_features(X: ArrayLike) -> NDArray[np.float64]:
             f"every row of X must have ℓ1 norm ≤ 1; row {worst} has "
             f"{row_norms[worst]:.6g}. Scale the features (docs/data-preparation.md) before building the problem"
         )
+    over = row_norms > 1
+    if over.any():
+        X = X.copy()
+        rows = X[over]
+        clip_rows(rows)
+        X[over] = rows
     return X
 
 

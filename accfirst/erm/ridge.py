@@ -27,6 +27,18 @@ from accfirst.errors import DataError
 from accfirst.validation import validate_count
 
 
+def clip_target(y: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A ridge target with |y_i| ≤ 1: values above 1 by at most ``ROW_NORM_TOLERANCE`` (float excess) clipped to ±1
+    on a copy, further above refused (docs/mathematics.md#setting-and-notation)."""
+    worst = int(np.argmax(np.abs(y)))
+    if abs(y[worst]) > 1 + ROW_NORM_TOLERANCE:
+        raise DataError(
+            f"ridge targets must satisfy |y| ≤ 1; y[{worst}] = {y[worst]:.6g}. "
+            "Scale the target (docs/data-preparation.md) first"
+        )
+    return np.clip(y, -1.0, 1.0) if abs(y[worst]) > 1 else y
+
+
 class RidgeProblem(Problem):
     """Ridge regression L(θ) = (1/2n)‖y − Xθ‖² + (λ/2)‖θ‖² (docs/mathematics.md#the-two-learning-problems,
     docs/mathematics.md#a-public-norm-bound).
@@ -53,13 +65,7 @@ class RidgeProblem(Problem):
     def __init__(self, X: ArrayLike, y: ArrayLike, lam: float, radius: float | None = None) -> None:
         lam = validate_regularisation(lam)
         X = validate_features(X)
-        y = validate_target(y, X.shape[0])
-        worst = int(np.argmax(np.abs(y)))
-        if abs(y[worst]) > 1 + ROW_NORM_TOLERANCE:
-            raise DataError(
-                f"ridge targets must satisfy |y| ≤ 1; y[{worst}] = {y[worst]:.6g}. "
-                "Scale the target (docs/data-preparation.md) first"
-            )
+        y = clip_target(validate_target(y, X.shape[0]))
         self._solve(X.T @ X, X.T @ y, float(y @ y), X.shape[0], lam, radius)
 
     @classmethod

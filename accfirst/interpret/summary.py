@@ -39,6 +39,7 @@ SUMMARY_COLUMNS = (
     "successes",
     "fallback_share",
     "fallbacks",
+    "nothing_released",
     "median_eps_radius",
     "median_eps_test",
     "median_eps_hypothesis",
@@ -60,8 +61,9 @@ SUMMARY_COLUMNS = (
 def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
     """One row per method of a ``run_trials`` frame: the numbers of the explorer's headline.
 
-    Medians keep fallback runs as ∞ (docs/mathematics.md#what-a-run-reports); the radius/testing/generation medians are
-    over the runs that halted (a fallback has no generation part); ``median_norm_bound`` is the median radius the runs
+    Medians keep every run: one that released nothing at its declared top ε, one that released θ* as ∞
+    (docs/mathematics.md#what-a-run-reports; ``fallbacks`` counts both, ``nothing_released`` the first); the
+    radius/testing/generation medians are over the runs that halted (a fallback passed no level); ``median_norm_bound`` is the median radius the runs
     used (M, R₀, a public or a private radius). Expects a single α, or a single relative target κ
     (docs/mathematics.md#a-relative-accuracy-target): then ``alpha`` is the median released α = κ·Ŝ (NaN when every run
     showed no signal), ``median_eps_scale`` the median ε_S and ``no_signals`` the runs whose Ŝ showed no signal a
@@ -103,6 +105,9 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
                 "successes": int(runs["success"].astype(bool).sum()),
                 "fallback_share": float(runs["fallback"].astype(bool).mean()),
                 "fallbacks": int(runs["fallback"].astype(bool).sum()),
+                "nothing_released": int(runs["nothing_released"].astype(bool).sum())
+                if "nothing_released" in runs.columns
+                else 0,
                 "median_eps_radius": float(halted["eps_radius"].median())
                 if len(halted) and "eps_radius" in runs.columns
                 else (0.0 if len(halted) else math.nan),
@@ -160,9 +165,15 @@ def plain_sentence(summary: pd.Series | dict[str, Any]) -> str:
             f"e^ε = {format_exp_epsilon(eps)}): someone who was 1% sure of a fact about one "
             f"person's record could afterwards be {after}."
         )
-        if fallbacks:
+        nothing = int(row.get("nothing_released", 0))
+        if nothing:
             sentence += (
-                f" In {fallbacks} of {trials} {runs} no private model passed the test and the exact, "
+                f" In {nothing} of {trials} {runs} no private model passed the test and nothing was released "
+                "(charged the search's declared top ε)."
+            )
+        if fallbacks > nothing:
+            sentence += (
+                f" In {fallbacks - nothing} of {trials} {runs} no private model passed the test and the exact, "
                 "non-private model was released (ε = ∞)."
             )
     delta = float(row.get("delta", 0.0))

@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
+from accfirst.errors import AccFirstError
+
 # CALIBRATIONS is re-exported: code that knew it here before calibration.py existed keeps working.
 from accfirst.mechanisms.calibration import CALIBRATIONS, AboveThresholdCalibration  # noqa: F401
 from accfirst.mechanisms.ideal_noise import (
@@ -46,6 +48,7 @@ from accfirst.mechanisms.ideal_noise import (
     scaled_laplace_exact,
 )
 from accfirst.result import Trace
+from accfirst.validation import as_generator, checked, validate_positive
 
 if TYPE_CHECKING:  # a type only: mechanisms do not depend on the learning problems
     from accfirst.erm.generators import Hypothesis
@@ -179,19 +182,45 @@ def _trace(epsilons: NDArray[np.float64], risks: list[float], bounds: list[float
     )
 
 
+def validate_calibration(calibration: object) -> AboveThresholdCalibration:
+    """An ``AboveThresholdCalibration`` with ε_A, both noise scales and the clip > 0 and a finite threshold."""
+    if not isinstance(calibration, AboveThresholdCalibration):
+        raise AccFirstError(
+            f"calibration must be an AboveThresholdCalibration (from Calibration.calibrate); got {type(calibration)}"
+        )
+    for name in ("epsilon", "threshold_scale", "query_scale"):
+        validate_positive(f"the calibration's {name}", getattr(calibration, name))
+    if not math.isfinite(calibration.threshold):
+        raise AccFirstError(f"the calibration's threshold must be finite; got {calibration.threshold!r}")
+    if not calibration.clip > 0:
+        raise AccFirstError(f"the calibration's clip must be > 0 (∞: no clip); got {calibration.clip!r}")
+    return calibration
+
+
+@checked(calibration=validate_calibration, rng=as_generator)
 def interactive_above_threshold(
     hypotheses: Iterable[Hypothesis],
     epsilons: NDArray[np.float64],
     calibration: AboveThresholdCalibration,
-    rng: np.random.Generator,
+    rng: np.random.Generator | int | None = None,
     exact: bool = False,
 ) -> SearchOutcome:
-    """Algorithm 2 on the excess-risk queries f_t = −min(R(θ_t), α) of ``hypotheses``
+    """Algorithm 2 on the excess-risk queries f_t = −min(R(θ_t), clip) of ``hypotheses``
     (docs/mathematics.md#interactiveabovethreshold).
 
-    The threshold noise and all T query noises are drawn up front from ``rng``
-    (independent draws: the same distribution as drawing each when needed).
+    ``calibration`` must come from ``Calibration.calibrate`` with the sensitivity of the query this test reads
+    over every hypothesis's feasible set: Δ_R(α) (``Problem.test_sensitivity(α, True)``) when it clips at
+    ``clip = α``, Δ_R of the whole excess risk when it does not clip (``clip = ∞``;
+    docs/mathematics.md#the-clipped-test). Its ε_A is the test's privacy only then; the numbers are checked
+    (``validate_calibration``), their provenance cannot be. ``epsilons`` label the levels in the trace (1-D, one
+    per hypothesis at most). The threshold noise and all the query noises are drawn up front from ``rng``
+    (independent draws: the same distribution as drawing each when needed; ``None`` draws from the operating
+    system).
     """
+    epsilons = np.asarray(epsilons, dtype=np.float64)
+    if epsilons.ndim != 1 or epsilons.size == 0:
+        raise AccFirstError(f"epsilons must be a non-empty 1-D array, one per level; got shape {epsilons.shape}")
+    assert isinstance(rng, np.random.Generator)  # @checked made it one
     noise = ThresholdNoise(
         calibration.threshold,
         calibration.query_scale,

@@ -31,10 +31,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from accfirst.errors import AccFirstError
+from accfirst.mechanisms import draws
 from accfirst.mechanisms.ideal_noise import (
     GROW,
     ROUNDOFF,
-    UNIFORM_BITS,
     Interval,
     UniformBits,
     add,
@@ -81,9 +81,7 @@ class BrownianReleaseChain(ReleaseChain):
         self._bits = UniformBits(rng)
         # The steps' draws come from a stream of their own whose n-th word can be found again
         # (PCG64.advance): an exact enclosure of one coordinate re-reads only that coordinate's.
-        self._stream = np.random.PCG64(rng.integers(0, 2**63, size=4).tolist())  # 252 bits of seed
-        self._start = self._stream.state
-        self._words = 0
+        self._stream = draws.Stream(rng)
         self._square = sensitivity * sensitivity  # Δ₂² to 2⁻⁵³
         self._level = -1
         self._rho = 0.0  # ρ at the current level (0 before the first release: B(∞)/∞ = 0)
@@ -108,17 +106,9 @@ class BrownianReleaseChain(ReleaseChain):
         A step draws ⌈d/2⌉ words for the U₁'s, then ⌈d/2⌉ for the U₂'s.
         """
         pairs = (self._flat.size + 1) // 2
-        replay = np.random.PCG64(0)
-        replay.state = self._start
-        position, draws = 0, []
-        for first, _ in self._steps:
-            cells = []
-            for word in (first + j // 2, first + pairs + j // 2):
-                replay.advance(word - position)
-                cells.append(int(replay.random_raw()) >> (64 - UNIFORM_BITS))
-                position = word + 1
-            draws.append((cells[0], cells[1]))
-        return draws
+        positions = [word for first, _ in self._steps for word in (first + j // 2, first + pairs + j // 2)]
+        cells = self._stream.cells_at(positions)
+        return list(zip(cells[::2], cells[1::2], strict=True))
 
     def _exact_noise(self, j: int, precision: int) -> Interval | None:
         """An exact enclosure of coordinate j's B(T_k) = T_k·Σ √(precision gained)·G over the steps so far.
@@ -145,10 +135,8 @@ class BrownianReleaseChain(ReleaseChain):
             # quotient) and its square root to 2·2⁻⁵³. The exact rationals are for _exact_noise.
             rho = float(self.levels[level])
             gained = 2.0 * (rho - self._rho) / self._square
-            self._steps.append((self._words, rho))
-            words = self._stream.random_raw(2 * ((self._flat.size + 1) // 2))
-            self._words += words.size
-            cells = (words >> (64 - UNIFORM_BITS)).reshape(2, -1)
+            self._steps.append((self._stream.drawn, rho))
+            cells = self._stream.cells(2 * ((self._flat.size + 1) // 2)).reshape(2, -1)
             step, step_rad = gaussian_fast(cells, self._flat.size, math.sqrt(gained))
             self._z_mid += step
             self._z_rad += step_rad

@@ -370,12 +370,22 @@ def calibration_constant(T: int, gamma: float, preset: str | Calibration) -> flo
     return resolve_calibration(preset).calibrate(1.0, gamma, T, 1.0).epsilon
 
 
-@checked(sensitivity=positive("sensitivity"), alpha=validate_alpha)
+@checked(
+    T=count("T (number of privacy levels)", 1),
+    gamma=validate_gamma,
+    sensitivity=positive("sensitivity"),
+    alpha=validate_alpha,
+)
 def calibrated_epsilon(preset: str | Calibration, T: int, gamma: float, sensitivity: float, alpha: float) -> float:
     """ε_A = c(T, γ, preset)·Δ_R/α: what the test of a noise-reduction search costs at this setting
     (docs/mathematics.md#exact-calibrations).
 
-    Reads no data: T, γ, the calibration, the query sensitivity Δ_R and α are public.
+    Reads no data: T, γ, the calibration, the query sensitivity and α are public. ``sensitivity`` must be that
+    of the query the preset's test reads: Δ_R(α) of the query clipped at α for a preset that clips
+    (``clips_query(preset)``), Δ_R of the whole excess risk for one that does not — what
+    ``Problem.test_sensitivity(alpha, clips_query(preset))`` gives (docs/mathematics.md#the-clipped-test). Given the
+    clipped Δ_R(α) for a test that does not clip, the price would be too low; this function cannot tell, so
+    pass the problem's own. Each argument is checked (T ≥ 1, γ in (0, 1), a finite sensitivity > 0, α > 0).
     """
     return calibration_constant(T, gamma, preset) * sensitivity / alpha
 

@@ -40,7 +40,9 @@ from typing import TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-UNIFORM_BITS = 53
+from accfirst.mechanisms import draws
+from accfirst.mechanisms.draws import UNIFORM_BITS, WORD_BITS
+
 # Assumed bound on numpy's float64 log (relative) and cos, sin (absolute, on [0, 2π]); measured ≈ 2⁻⁵³.
 LIBM_ERROR = 2.0**-48
 ROUNDOFF = 2.0**-53
@@ -54,7 +56,6 @@ CELL = 2.0**-UNIFORM_BITS
 _COS_RADIUS = 2.0**-47
 # J = 0 (probability 2⁻⁵³) has an unbounded cell for −ln U: a finite stand-in keeps NaN out.
 _SMALLEST_TOP = 2.0**-60
-_WORD = 62
 # Exact enclosures start at this many decimal digits and double until they decide.
 START_PRECISION = 30
 # Far beyond what any decision needs (each doubling halves the digits left to a boundary).
@@ -63,7 +64,7 @@ MAX_PRECISION = 2**16
 
 def draw_laplace(rng: np.random.Generator, size: int | tuple[int, ...]) -> NDArray[np.int64]:
     """Unit Laplace draws, packed: bit 0 is the sign, the 53 bits above it the uniform's cell."""
-    return rng.integers(0, 2 ** (UNIFORM_BITS + 1), size=size, dtype=np.int64)
+    return draws.signed_cells(rng, size)
 
 
 def draw_gaussian(rng: np.random.Generator, size: int) -> NDArray[np.int64]:
@@ -71,7 +72,7 @@ def draw_gaussian(rng: np.random.Generator, size: int) -> NDArray[np.int64]:
 
     ⌈size/2⌉ pairs; value j is the cosine (j even) or sine (j odd) value of pair j // 2.
     """
-    return rng.integers(0, 2**UNIFORM_BITS, size=(2, (size + 1) // 2), dtype=np.int64)
+    return draws.uniform_cells(rng, (2, (size + 1) // 2))
 
 
 # For s·E with E = −ln U on U's cell, Ẽ the computed −ln of the cell's top end and w = 1/J ≥ the
@@ -240,8 +241,8 @@ class UniformBits:
         value, count = self._extra.get(key, (0, 0))
         needed = math.ceil(precision * math.log2(10)) + 8
         while count < needed:
-            value = (value << _WORD) | int(self._rng.integers(0, 2**_WORD))
-            count += _WORD
+            value = (value << WORD_BITS) | draws.word(self._rng)
+            count += WORD_BITS
         self._extra[key] = (value, count)
         low = (int(top) << count) | value
         scale = Decimal(2 ** (UNIFORM_BITS + count))

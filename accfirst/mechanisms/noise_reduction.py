@@ -33,11 +33,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from accfirst.errors import AccFirstError
+from accfirst.mechanisms import draws
 from accfirst.mechanisms.ideal_noise import (
     CELL,
     GROW,
     ROUNDOFF,
-    UNIFORM_BITS,
     Interval,
     UniformBits,
     add,
@@ -315,7 +315,7 @@ class LaplaceReleaseChain(ReleaseChain):
         level unless a threshold ε_s²/ε_u² falls within rounding of that cell, when exact
         rationals and more of U's bits do.
         """
-        tops = rng.integers(0, 2**UNIFORM_BITS, size=levels.size, dtype=np.int64)
+        tops = draws.uniform_cells(rng, levels.size)
         top_square = self._squares[levels]
         low = tops * CELL * top_square * (1.0 - 4.0 * ROUNDOFF)
         high = (tops + 1) * CELL * top_square * (1.0 + 4.0 * ROUNDOFF)

@@ -55,8 +55,14 @@ class Setting:
         return dataclasses.replace(self, problem=problem)
 
     def search_keywords(self) -> dict[str, Any]:
-        """The options a searching method passes on to its run and to its bound alike."""
-        return {"generator": self.options.generator, "noise": self.options.noise, "delta": self.options.delta}
+        """The options a searching method passes on to its run."""
+        options = self.options
+        return {
+            "generator": options.generator,
+            "noise": options.noise,
+            "delta": options.delta,
+            "fallback": options.fallback,
+        }
 
 
 @dataclass(frozen=True)
@@ -245,35 +251,46 @@ def searched_result(
     cost: GenerationCost,
     eps_test: float,
     started: float,
+    fallback: str,
 ) -> RunResult:
-    """The record of a run whose hypotheses went through a private test: the halting one, or θ* on fallback.
+    """The record of a run whose hypotheses went through a private test: the halting one, or what a fallback releases.
 
     Halting at level t costs ``eps_test`` plus the generation part ``cost.loss`` at t and what a Gaussian
-    private radius adds there (``cost.radius``); a fallback costs ∞ (docs/mathematics.md#interactiveabovethreshold,
-    docs/mathematics.md#the-doubling-method, docs/mathematics.md#brownian-noise-reduction).
+    private radius adds there (``cost.radius``) (docs/mathematics.md#interactiveabovethreshold,
+    docs/mathematics.md#the-doubling-method, docs/mathematics.md#brownian-noise-reduction). When no level passed,
+    ``fallback`` "nothing" releases nothing at the declared top, the cost of halting at the last level
+    (docs/mathematics.md#what-a-failed-run-releases); "exact" releases θ* at ε = ∞ (the paper's Algorithm 3).
     """
     halted = outcome.index is not None
     last = outcome.index if outcome.index is not None else -1
+    eps_radius = float(cost.radius[last])
+    fields: dict[str, Any] = {
+        "method": method,
+        "generator": generator.name,
+        "calibration": calibration,
+        "gamma": gamma,
+        "T": cost.levels.size,
+        "stop_index": last + 1 if halted else None,
+        "eps_test": eps_test,
+        "eps_radius": eps_radius,
+        "fallback": not halted,
+        "trace": outcome.trace,
+        "noise": generator.noise.name,
+        "delta": cost.delta,
+    }
+    if not halted and fallback != "exact":
+        top, _ = cost.bound(eps_test)
+        return RunResult.nothing(
+            problem, alpha=alpha, started=started, eps_hypothesis=float(cost.loss[last]), eps_total=top, **fields
+        )
     theta = problem.theta_star.copy() if outcome.hypothesis is None else outcome.hypothesis.theta
     eps_hypothesis = float(cost.loss[last]) if halted else math.inf
-    eps_radius = float(cost.radius[last])
     return RunResult.released(
         problem,
         theta,
         alpha=alpha,
         started=started,
-        method=method,
-        generator=generator.name,
-        calibration=calibration,
-        gamma=gamma,
-        T=cost.levels.size,
-        stop_index=last + 1 if halted else None,
-        eps_test=eps_test,
         eps_hypothesis=eps_hypothesis,
         eps_total=eps_test + eps_hypothesis + eps_radius,
-        eps_radius=eps_radius,
-        fallback=not halted,
-        trace=outcome.trace,
-        noise=generator.noise.name,
-        delta=cost.delta,
+        **fields,
     )

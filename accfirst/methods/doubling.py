@@ -33,7 +33,7 @@ from accfirst.methods.base import (
     searched_result,
 )
 from accfirst.methods.nr import NoiseReduction
-from accfirst.methods.options import SearchOptions
+from accfirst.methods.options import SearchOptions, validate_fallback
 from accfirst.result import RunResult
 from accfirst.validation import as_generator, checked, positive, validate_alpha, validate_gamma
 
@@ -70,7 +70,7 @@ def priced_test(
     return scale, problem.test_sensitivity(alpha, clips) / scale, alpha if clips else math.inf
 
 
-@checked(alpha=validate_alpha, gamma=validate_gamma, rng=as_generator)
+@checked(alpha=validate_alpha, gamma=validate_gamma, rng=as_generator, fallback=validate_fallback)
 def doubling(
     problem: Problem,
     alpha: float,
@@ -84,13 +84,15 @@ def doubling(
     calibration: str = "paper",
     noise: str = "laplace",
     delta: float = DEFAULT_DELTA,
+    fallback: str = "nothing",
 ) -> RunResult:
     """The doubling method (Algorithm 4, Thm A.2, docs/mathematics.md#the-doubling-method).
 
     Level k draws an independent ε_k-DP hypothesis and tests it with the Laplace
     mechanism: halt if −min(R, α) + Lap(b) ≥ −α/2. Ex-post loss at halt k: k·ε_test + (2^k − 1)·ε_1
     with ε_test = Δ_R(α)/b (Laplace) or the (ε, δ)-ex-post k·ε_test + ℰ_BM(ρ_1 + … + ρ_k)
-    (Gaussian, see the module doc); ∞ on fallback (θ* released).
+    (Gaussian, see the module doc). When no level passes, nothing is released and the run costs its last level
+    (docs/mathematics.md#what-a-failed-run-releases), unless ``fallback="exact"`` (θ* at ε = ∞).
 
     Parameters are as for ``noise_reduction``; the levels come from ``doubling_levels``.
     ``calibration`` is "paper" (b = α/(2 log(K/γ)), Thm A.2) or "exact" (the K tests
@@ -119,6 +121,7 @@ def doubling(
         cost=cost,
         eps_test=steps * eps_test,
         started=started,
+        fallback=fallback,
     )
 
 

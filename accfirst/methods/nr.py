@@ -39,7 +39,7 @@ from accfirst.methods.base import (
     predicted_generation,
     searched_result,
 )
-from accfirst.methods.options import SearchOptions
+from accfirst.methods.options import SearchOptions, validate_fallback
 from accfirst.result import RunResult
 from accfirst.validation import as_generator, checked, validate_alpha, validate_gamma
 
@@ -61,7 +61,9 @@ def priced_test(
     return params
 
 
-@checked(alpha=validate_alpha, gamma=validate_gamma, epsilons=validate_epsilons, rng=as_generator)
+@checked(
+    alpha=validate_alpha, gamma=validate_gamma, epsilons=validate_epsilons, rng=as_generator, fallback=validate_fallback
+)
 def noise_reduction(
     problem: Problem,
     alpha: float,
@@ -74,13 +76,15 @@ def noise_reduction(
     exact: bool = False,
     noise: str = "laplace",
     delta: float = DEFAULT_DELTA,
+    fallback: str = "nothing",
 ) -> RunResult:
     """CovNR / OutputNR: the most private hypothesis on the grid that passes the test.
 
     Algorithms 3 and 5 (docs/mathematics.md#noise-reduction, docs/mathematics.md#interactiveabovethreshold), or their
     Brownian versions (docs/mathematics.md#brownian-noise-reduction). Hypotheses θ_1, θ_2, … come from one
     noise-reduction chain and are generated only as they are tested; the ex-post loss of halting at t is ε_A + ε_t
-    (Laplace) or the (ε, δ)-ex-post ε_A + ℰ_BM(ρ_t) (Gaussian), ∞ on fallback (θ* released).
+    (Laplace) or the (ε, δ)-ex-post ε_A + ℰ_BM(ρ_t) (Gaussian). When no level passes, nothing is released and the
+    run costs its top level (docs/mathematics.md#what-a-failed-run-releases), unless ``fallback="exact"``.
 
     Parameters
     ----------
@@ -96,6 +100,7 @@ def noise_reduction(
         The output is the same either way.
     noise : "laplace" (the paper's) or "gaussian" (Brownian, on the variance-matched grid).
     delta : δ of the Gaussian run's (ε, δ)-ex-post guarantee, in (0, 1); unused for Laplace.
+    fallback : "nothing" (the default: no level passed, no model released) or "exact" (the paper's: θ* at ε = ∞).
     """
     started = time.perf_counter()
     eps = np.asarray(epsilons)
@@ -117,6 +122,7 @@ def noise_reduction(
         cost=cost,
         eps_test=params.epsilon,
         started=started,
+        fallback=fallback,
     )
 
 

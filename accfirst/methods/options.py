@@ -23,9 +23,18 @@ from accfirst.validation import echo, validate_count, validate_delta, validate_p
 
 # How a method that uses a radius chooses the one it runs on (see ``SearchOptions``).
 RADIUS_MODES = ("none", "free", "private")
+# What a run whose test never passes releases (see ``SearchOptions``): nothing, or the paper's exact θ*.
+FALLBACKS = ("nothing", "exact")
 #: The test budget of a relative target (docs/mathematics.md#a-relative-accuracy-target): the most the private test may
 #: be predicted to cost at the released α (e^10 ≈ 22,000).
 DEFAULT_TEST_BUDGET = 10.0
+
+
+def validate_fallback(fallback: object) -> str:
+    """What a run whose test never passes releases: one of ``FALLBACKS``."""
+    if fallback not in FALLBACKS:
+        raise AccFirstError(f"fallback must be one of {FALLBACKS}; got {echo(fallback)}")
+    return str(fallback)
 
 
 @dataclass(frozen=True)
@@ -73,6 +82,10 @@ class SearchOptions:
         test may be predicted to cost at the released α = κ·Ŝ, > 0 (default 10). A bound Ŝ below what this
         allows means the data show no signal a private model could keep; ε_S is designed for data on which
         the test costs a tenth of it.
+    fallback : what a run whose test never passes releases (``FALLBACKS``; docs/mathematics.md#what-a-failed-run-releases):
+        "nothing" (the default: no model, and the run is charged its declared top) or "exact" (the paper's
+        Algorithm 3: the exact, non-private θ*, ε = ∞), for reproducing the paper's figures on data generated from
+        public parameters; refused on a table prepared from a user's data. ``SearchOptions.paper()`` uses "exact".
     """
 
     T: int = 100
@@ -87,6 +100,7 @@ class SearchOptions:
     radius_epsilon: float | None = None
     radius_beta: float | None = None
     test_budget: float = DEFAULT_TEST_BUDGET
+    fallback: str = "nothing"
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -118,11 +132,13 @@ class SearchOptions:
         if stated and self.radius_mode != "private":
             raise AccFirstError(f"{' and '.join(stated)} only apply with radius_mode='private'")
         set_(self, "test_budget", validate_positive("test_budget", self.test_budget))
+        validate_fallback(self.fallback)
 
     @classmethod
     def paper(cls) -> SearchOptions:
-        """The authors' configuration, for reproducing the paper's figures: their code's calibration, T = 1000."""
-        return cls(T=1000, calibration="paper-code", radius_mode="none")
+        """The authors' configuration, for reproducing the paper's figures on synthetic data: their code's calibration,
+        T = 1000, the bound M and their fallback (θ*, ε = ∞, when no level passes)."""
+        return cls(T=1000, calibration="paper-code", radius_mode="none", fallback="exact")
 
     @classmethod
     def from_keywords(cls, keywords: Mapping[str, Any]) -> SearchOptions:

@@ -18,7 +18,9 @@ import dataclasses
 
 import numpy as np
 
+from accfirst.datasets.prepared import EVALUATION_MODE, PRIVATE_MODE
 from accfirst.erm.problem import Problem
+from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.radius import RadiusStep, radius_step
 from accfirst.methods.registry import METHODS, validate_methods
@@ -44,8 +46,22 @@ def feasible_problem(problem: Problem, method: str, options: SearchOptions) -> P
 
 def run_step(problem: Problem, method: str, alpha: float, gamma: float, options: SearchOptions) -> RadiusStep:
     """The radius ``method`` works on in a run on ``problem`` at α (``accfirst.methods.radius.RadiusStep``); no data read."""
-    validate_methods([method], options)
+    check_request(problem, method, options)
     return radius_step(feasible_problem(problem, method, options), method, alpha, gamma, options)
+
+
+def check_request(problem: Problem, method: str, options: SearchOptions) -> None:
+    """Refuse, from public facts alone, what ``method`` cannot serve, and the paper's θ* fallback on a user's table.
+
+    ``fallback="exact"`` releases the exact, non-private θ* when no level passes: it reproduces the paper on
+    data generated from public parameters, never on rows prepared from a table (docs/mathematics.md#what-a-failed-run-releases).
+    """
+    validate_methods([method], options)
+    if options.fallback == "exact" and problem.prep_mode in (PRIVATE_MODE, EVALUATION_MODE):
+        raise AccFirstError(
+            "fallback='exact' releases the exact, non-private model when no level passes: it is for reproducing the "
+            "paper on synthetic data, not for a table's rows; use fallback='nothing' (a failed run releases nothing)"
+        )
 
 
 @checked(target=validate_target, gamma=validate_gamma)
@@ -64,7 +80,7 @@ def declared_bound(
     not in it: it is paid once per prepared table (a session charges it as its first round).
     """
     if isinstance(target, RelativeTarget):
-        validate_methods([method], options)
+        check_request(problem, method, options)
         return relative_bound(feasible_problem(problem, method, options), method, target, gamma, options)
     return run_step(problem, method, target, gamma, options).declared_bound()
 
@@ -87,7 +103,7 @@ def search(
     (docs/mathematics.md#preparing-the-data-privately); ``prep_mode`` records how the rows were prepared.
     """
     if isinstance(alpha, RelativeTarget):
-        validate_methods([method], options)
+        check_request(problem, method, options)
         result = relative_run(feasible_problem(problem, method, options), method, alpha, gamma, rng, options, exact)
     else:
         result = run_step(problem, method, alpha, gamma, options).run(rng, exact)

@@ -55,9 +55,6 @@ from accfirst.result import RunResult
 # with |y| = 1 for ridge, which real targets' spread keeps far from; z = 1.28 for logistic, whose z/(1 + e^z) is flat
 # around it (≥ 0.19 on [0.5, 2.4]), so that logistic minimisers come much closer to R₀.
 GUESS_SHARES = {"ridge": 0.5, "logistic": 0.75}
-# The spawn key of a radius's noise below the run's seed sequence: far from the few children a method spawns, so
-# the method's own streams are those of a run without a radius.
-RADIUS_STREAM = 2**32 - 1
 # The least predicted saving, as a share of the total without a radius, for which the rule buys one.
 MIN_SAVING = 0.03
 # What the rule tries: β as shares of γ, and the radius's noise scale (Laplace b; Gaussian σ = √2·b,
@@ -234,10 +231,11 @@ class RadiusStep:
     def problem(self, rng: np.random.Generator) -> Problem:
         """The problem the method runs on: the ceiling's, or the ball of a radius released now from ``rng``.
 
-        The release draws from its own stream (``radius_rng``), so the method uses ``rng`` exactly as it
-        would without a radius. If the method's worst case
-        on the released radius exceeded the ceiling's (the theory approach's ridge bound is not
-        monotone in R), the run stays on the ceiling: a choice made from the release alone.
+        The release draws its noise from ``rng``'s state, like every release: fresh for every run made
+        from one generator (docs/mathematics.md#a-private-radius). A method that spawns its streams from
+        ``rng``'s seed sequence (noise reduction, doubling) draws the same numbers with or without a radius.
+        If the method's worst case on the released radius exceeded the ceiling's (the theory approach's
+        ridge bound is not monotone in R), the run stays on the ceiling: a choice made from the release alone.
         """
         plan = self.bought
         if plan is None:
@@ -250,7 +248,7 @@ class RadiusStep:
             plan.ceiling,
             smallest_radius(self.ceiling),
             plan.noise,
-            radius_rng(rng),
+            rng,
         )
         if radius >= plan.ceiling:
             return self._joint(self.ceiling)
@@ -285,8 +283,10 @@ class RadiusStep:
         if plan.noise != GAUSSIAN.name:
             changes |= {"eps_radius": plan.epsilon, "eps_total": result.eps_total + plan.epsilon}
         if float(np.linalg.norm(self.ceiling.theta_star)) > problem.norm_bound:
-            risk = float(self.ceiling.excess_risk(result.theta))
-            changes |= {"excess_risk": risk, "success": risk <= result.alpha, "r0": self.ceiling.zero_risk}
+            changes |= {"r0": self.ceiling.zero_risk}
+            if result.theta is not None:  # a run that released nothing has no risk to measure
+                risk = float(self.ceiling.excess_risk(result.theta))
+                changes |= {"excess_risk": risk, "success": risk <= result.alpha}
         return dataclasses.replace(result, **changes)
 
     def run(self, rng: np.random.Generator, exact: bool = False, alpha: float | None = None) -> RunResult:
@@ -298,14 +298,6 @@ class RadiusStep:
         run_on = self.problem(rng)
         setting = Setting(run_on, self.alpha if alpha is None else alpha, self.gamma, self.options)
         return self.bill(METHODS[self.method].run(setting, rng, exact), run_on)
-
-
-def radius_rng(rng: np.random.Generator) -> np.random.Generator:
-    """The radius's own generator below ``rng``'s seed sequence: independent of every stream a method spawns from it."""
-    seeds = rng.bit_generator.seed_seq
-    if not isinstance(seeds, np.random.SeedSequence):
-        raise AccFirstError("a private radius needs a numpy Generator seeded by a SeedSequence (np.random.default_rng)")
-    return np.random.default_rng(np.random.SeedSequence(seeds.entropy, spawn_key=(*seeds.spawn_key, RADIUS_STREAM)))
 
 
 def radius_step(ceiling: Problem, method: str, alpha: float, gamma: float, options: SearchOptions) -> RadiusStep:

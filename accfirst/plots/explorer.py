@@ -71,7 +71,8 @@ def _trial_strip(x: pd.Series | NDArray[np.float64], row_label: str, method: str
 def figure_epsilon_distribution(results: pd.DataFrame) -> go.Figure:
     """Ex-post ε of every trial, per method (output 2): box plus every point, log axis.
 
-    Fallback trials (ε = ∞) are counted in the method's label and a note, not hidden.
+    Fallback trials are counted in the method's label and a note, not hidden: those that released nothing (at
+    their declared top ε, docs/mathematics.md#what-a-failed-run-releases) and those that released θ* (ε = ∞).
     """
     _require(results, ("method", "trial", "eps_total", "stop_index"), "figure_epsilon_distribution")
     fig = go.Figure()
@@ -80,10 +81,13 @@ def figure_epsilon_distribution(results: pd.DataFrame) -> go.Figure:
         runs = results[results["method"] == method]
         finite = runs[np.isfinite(runs["eps_total"].to_numpy(dtype=float))]
         fallbacks = len(runs) - len(finite)
+        nothing = int(runs["nothing_released"].astype(bool).sum()) if "nothing_released" in runs.columns else 0
         name = method_label(method, runs)
         row_label = name if not fallbacks else f"{name}<br>({fallbacks} × ε = ∞)"
         if fallbacks:
             notes.append(f"{name}: {fallbacks} of {len(runs)} trials fell back to θ* (ε = ∞)")
+        if nothing:
+            notes.append(f"{name}: {nothing} of {len(runs)} trials passed no level and released nothing")
         if finite.empty:
             # Keep the row on the chart so the reader sees the method ran and fell back every time.
             fig.add_trace(go.Box(x=[None], y=[row_label], name=name, marker_color=method_color(method)))
@@ -209,6 +213,7 @@ def figure_search(
     alpha: float,
     stop_index: int | None,
     trial: int = 0,
+    nothing_released: bool = True,
 ) -> go.Figure:
     """One trial's search, step by step (output 4).
 
@@ -229,6 +234,8 @@ def figure_search(
     alpha : the target excess risk.
     stop_index : the 1-based level that passed, ``None`` on fallback.
     trial : shown in the title.
+    nothing_released : on fallback, whether the run released nothing (the default,
+        docs/mathematics.md#what-a-failed-run-releases) or, asked for the paper's fallback, the exact θ*.
     """
     _require(trace, ("level", "epsilon", "excess_risk", "noisy_query", "noisy_threshold"), "figure_search")
     name = method_label(method)
@@ -296,7 +303,9 @@ def figure_search(
             yref="paper",
             showarrow=False,
             yanchor="top",
-            text="no level passed: fallback to the non-private θ* (ε = ∞)",
+            text="no level passed: nothing released"
+            if nothing_released
+            else "no level passed: fallback to the non-private θ* (ε = ∞)",
         )
     fig.update_yaxes(title_text="excess risk", rangemode="tozero")
     fig.update_xaxes(type="log", title_text="privacy level ε of the tested hypothesis (log scale)", **log_ticks(eps))

@@ -74,13 +74,17 @@ VERSUS = versus_methods()
 def summarise(df: pd.DataFrame, value: str, quantiles: Sequence[float] = (0.25, 0.5, 0.75)) -> pd.DataFrame:
     """Per (method, α): the ∞-aware quantiles of ``value``, the run count and fallback share.
 
-    Columns: method, alpha, ``q25``/``q50``/… (one per quantile, in percent), runs, fallback_share.
+    Columns: method, alpha, ``q25``/``q50``/… (one per quantile, in percent), runs, fallback_share. A run that
+    released nothing has no model, so no excess risk or norm (NaN): the quantiles of those are over the runs that
+    released one (docs/mathematics.md#what-a-failed-run-releases); its ε, the declared top, counts.
     """
     rows = []
     for (method, alpha), group in df.groupby(["method", "alpha"], sort=True):
         row: dict[str, object] = {"method": method, "alpha": alpha}
+        values = group[value].to_numpy(dtype=np.float64)
+        values = values[~np.isnan(values)]
         for q in quantiles:
-            row[_quantile_column(q)] = quantile_with_inf(group[value].to_numpy(dtype=np.float64), q)
+            row[_quantile_column(q)] = quantile_with_inf(values, q)
         row["runs"] = len(group)
         row["fallback_share"] = float(group["fallback"].astype(bool).mean())
         rows.append(row)
@@ -319,7 +323,7 @@ def fig3_breakdown(df: pd.DataFrame) -> go.Figure:
                 )
             )
     notes = (
-        ["Medians over the runs that halted; fallback runs (ε = ∞, no generation part) are left out."]
+        ["Medians over the runs that halted; fallback runs (no level passed) are left out."]
         if df["fallback"].astype(bool).any()
         else []
     )

@@ -45,7 +45,8 @@ def relative_rows(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _bill(runs: pd.DataFrame) -> dict[str, float]:
-    """Median ε (a fallback counts as ∞) and the median parts over the runs that released a private model."""
+    """Median ε (every run at its charge: a fallback at its declared top, or ∞ for θ*) and the median parts over the
+    runs that released a private model."""
     released = runs[runs["alpha"].notna() & ~runs["fallback"].astype(bool)]
     parts = {column: float(released[column].median()) if len(released) else math.nan for column, _, _ in PARTS[1:]}
     return {"eps_total": median_with_inf(runs["eps_total"]), "eps_scale": float(runs["eps_scale"].median()), **parts}

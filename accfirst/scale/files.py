@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from accfirst.datasets.prepare.identifiers import looks_like_identifier
 from accfirst.errors import DataError
 
 # Consecutive row groups of a file read by one task, up to about this many rows: enough tasks
@@ -127,10 +128,11 @@ def inspect_parquet(
 ) -> ParquetSource:
     """The files' rows split into parts, after checking every file's schema against the first's.
 
-    Reads only the files' footers. Raises ``DataError`` naming the file and the column for a
-    glob that matches nothing, a missing target or feature, a non-numeric feature, a column
-    that holds something else (or is missing) in another file, or a text label without
-    ``positive_class``.
+    Reads only the files' footers. The features by default: every column but the target and
+    those whose names read as identifiers (``customer_id``, ``ID``, …). Raises ``DataError``
+    naming the file and the column for a glob that matches nothing, a missing target or feature,
+    a non-numeric feature, a column that holds something else (or is missing) in another file, or
+    a text label without ``positive_class``.
     """
     files = _files(path_or_glob)
     parts: list[Part] = []
@@ -143,7 +145,9 @@ def inspect_parquet(
         index = {name for name in (schema.pandas_metadata or {}).get("index_columns", []) if isinstance(name, str)}
         kinds = {field.name: _kind(field.type) for field in schema if field.name not in index}
         if reference is None:
-            chosen = [c for c in kinds if c != target] if features is None else list(features)
+            # Identifiers by name are not features unless chosen (docs/data-preparation.md#columns-and-types).
+            default = [c for c in kinds if c != target and not looks_like_identifier(c)]
+            chosen = default if features is None else list(features)
             _check_columns(path, kinds, target, chosen, task)
             reference = (path, kinds)
         first_path, first_kinds = reference

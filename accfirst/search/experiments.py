@@ -56,10 +56,14 @@ COLUMNS = (
     "r0",
     "success",
     "fallback",
+    "nothing_released",
     "theta_norm",
     "norm_bound",
-    "seconds",
 )
+# How long a run took, in the rows ``run_cells`` hands its caller (a pool's worker hands them to the page that
+# measures its work): a local diagnostic that depends on the data, never a column of a released frame
+# (docs/mathematics.md#what-an-observer-sees).
+TIMING = "seconds"
 
 
 # A relative target's cells carry this fourth word in their spawn key, so that κ = 0.1 and α = 0.1 never share noise.
@@ -162,14 +166,16 @@ def run_cells(
     """The results rows of ``cells`` (method, target, trial), in order (docs/mathematics.md#what-a-run-reports); a
     target is α or a κ.
 
-    In a worker of a ``WorkerPool`` it raises ``Cancelled`` between two runs once its
-    job is cancelled, so a stopped sweep does not keep a core busy.
+    Each row also holds the run's ``TIMING``, for the caller's own estimate of what more runs would cost; the
+    frames built from the rows keep ``COLUMNS`` only. In a worker of a ``WorkerPool`` it raises ``Cancelled``
+    between two runs once its job is cancelled, so a stopped sweep does not keep a core busy.
     """
     rows = []
     for method, alpha, trial in cells:
         if not still_wanted():
             raise Cancelled
-        rows.append({**trial_result(problem, method, alpha, trial, gamma, seed, options).to_dict(), "trial": trial})
+        result = trial_result(problem, method, alpha, trial, gamma, seed, options)
+        rows.append({**result.to_dict(), "trial": trial, TIMING: result.seconds})
     return rows
 
 

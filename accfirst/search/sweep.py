@@ -3,8 +3,7 @@ docs/mathematics.md#a-relative-accuracy-target).
 
 docs/mathematics.md#the-epsilon-grid, docs/mathematics.md#what-a-run-reports, Appendix B. A sweep is ``run_trials`` run
 in parallel: each row comes from ``run_one`` with the row's own ``trial_rng``, so a row does not depend on which worker
-ran it, in which chunk, or in which order — the sweep's rows equal ``run_trials``' rows for the same seed (except the
-wall-clock ``seconds``).
+ran it, in which chunk, or in which order — the sweep's rows equal ``run_trials``' rows for the same seed.
 
 The frame has the ``COLUMNS`` of ``run_trials`` plus ``eps_theory``: E(α), the ε of
 the theory approach for the row's generator (docs/mathematics.md#the-theory-approach) on the radius the options give

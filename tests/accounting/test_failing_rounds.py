@@ -1,8 +1,11 @@
 """Attack: a round that reads the data and then fails is charged and closed; public checks come first.
 
 An error raised after the data were read may depend on them, so it is an output: the filter must charge
-the round's declared bound, close it and go on admitting (issue 24, item 4). A setting a method cannot
-serve, known from public quantities, is refused before admission and costs nothing.
+the round's declared bound, close it and go on admitting (issue 24, item 4). Its message may quote the
+data, and the ledger is released: the ledger and the run record a fixed reason, never the message (on
+856a42a the ledger's reason and ``FilteredRun.error`` were the message itself, quoting the data's first
+statistic to 17 digits). A setting a method cannot serve, known from public quantities, is refused before
+admission and costs nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import numpy as np
 import pytest
 
 from accfirst import ExPostFilter, RidgeProblem, SearchOptions, filtered_search
+from accfirst.accounting.filters import FAILED
 from accfirst.errors import AccFirstError
 from accfirst.methods.base import Method
 from accfirst.methods.registry import register, unregister
@@ -25,7 +29,8 @@ UNEXPECTED = 0.07
 
 
 class Fragile(Method):
-    """A toy round that reads the data and raises when the first target is positive (its failure leaks it)."""
+    """A toy round that reads the data and raises when the first target is positive (its failure leaks it, and its
+    message quotes the data)."""
 
     key = "fragile"
     label = "Fragile"
@@ -36,7 +41,7 @@ class Fragile(Method):
     def run(self, setting, rng, exact=False) -> RunResult:
         problem, alpha = setting.problem, setting.alpha
         if problem.b[0] > 0:
-            raise AccFirstError("the data made the round fail")
+            raise AccFirstError(f"the data made the round fail: b[0] = {problem.b[0]!r}")
         if alpha == UNEXPECTED:
             raise ZeroDivisionError("an unexpected error after reading the data")
         fields = {"generator": "none", "calibration": "none", "T": 1, "stop_index": 1, "fallback": False}
@@ -72,13 +77,16 @@ def _problem(sign: float) -> RidgeProblem:
 
 def test_a_round_that_fails_after_reading_the_data_is_charged_and_closed(fragile: Method) -> None:
     budget = ExPostFilter(2.0)
-    failed = filtered_search(budget, _problem(+1), "fragile", 0.05, 0.1, 0)
-    assert failed.status == "failed" and failed.charged == BOUND and "made the round fail" in failed.error
+    problem = _problem(+1)
+    failed = filtered_search(budget, problem, "fragile", 0.05, 0.1, 0)
+    assert failed.status == "failed" and failed.charged == BOUND and failed.error == FAILED
     assert failed.result is None and failed.refund == 0
     released = filtered_search(budget, _problem(-1), "fragile", 0.05, 0.1, 0)
     assert released.status == "released" and released.charged == 0.25
     ledger = budget.ledger
     assert list(ledger["status"]) == ["failed", "charged"]
+    assert list(ledger["reason"]) == [FAILED, ""]
+    assert not any(repr(problem.b[0]) in str(value) for value in ledger.to_numpy().ravel())
     assert budget.spent == pytest.approx(BOUND + 0.25) and budget.remaining == pytest.approx(2.0 - BOUND - 0.25)
 
 
@@ -87,6 +95,7 @@ def test_an_unexpected_error_is_charged_before_it_goes_on(fragile: Method) -> No
     with pytest.raises(ZeroDivisionError):
         filtered_search(budget, _problem(-1), "fragile", UNEXPECTED, 0.1, 0)
     assert list(budget.ledger["status"]) == ["failed"] and budget.spent == BOUND
+    assert list(budget.ledger["reason"]) == [FAILED]
     assert filtered_search(budget, _problem(-1), "fragile", 0.05, 0.1, 0).status == "released"
 
 

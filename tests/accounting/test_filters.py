@@ -15,7 +15,15 @@ import pytest
 from scipy import stats
 
 from accfirst import AccFirstError, SearchOptions
-from accfirst.accounting.filters import ExPostFilter, SplitBudget, ZCDPFilter, filtered_search, zcdp_budget
+from accfirst.accounting.filters import (
+    ExPostFilter,
+    SplitBudget,
+    ZCDPFilter,
+    charge_preparation,
+    filtered_search,
+    unpaid_preparation,
+    zcdp_budget,
+)
 from accfirst.mechanisms.brownian import brownian_expost_epsilon, brownian_noise_reduction
 from accfirst.search.experiments import declared_bound
 
@@ -262,3 +270,30 @@ def test_a_search_that_does_not_fit_is_refused_before_it_runs(ridge_problem, opt
     assert run.status == "released" and run.delta == 1e-6 and split.expost.delta_spent == 1e-6
     with pytest.raises(AccFirstError, match="ExPostFilter"):
         filtered_search(split.zcdp, ridge_problem, "nr", 0.05, 0.1, 0, options)
+
+
+def test_a_prepared_table_is_charged_once_and_its_searches_their_own_parts(ridge_problem, options) -> None:
+    prepared = ridge_problem.with_preparation(0.5, 1e-7)
+    budget = ExPostFilter(1e4, 1e-6)
+    refused = filtered_search(budget, prepared, "nr", 0.05, 0.1, 0, options)
+    assert refused.status == "refused" and "charge_preparation" in refused.error and budget.spent == 0
+    paid = charge_preparation(budget, prepared)
+    assert paid is not None and not unpaid_preparation(paid) and paid.prep_mode == prepared.prep_mode
+    runs = [filtered_search(budget, paid, "nr", alpha, 0.1, 0, options) for alpha in (0.05, 0.1)]
+    bound, _ = declared_bound(paid, "nr", 0.05, 0.1, options)
+    assert runs[0].declared == bound and all(run.status == "released" for run in runs)
+    assert all(run.result is not None and run.charged == run.result.eps_total < run.declared for run in runs)
+    ledger = budget.ledger
+    assert list(ledger["kind"]) == ["accuracy-first nr", "preparation", "accuracy-first nr", "accuracy-first nr"]
+    assert budget.spent == pytest.approx(0.5 + sum(run.charged for run in runs))
+    assert budget.delta_spent == 1e-7
+    assert charge_preparation(ExPostFilter(0.4, 1e-6), prepared) is None  # a budget that cannot hold it
+
+
+def test_a_charge_above_the_bound_closes_the_round_instead_of_leaving_it_open() -> None:
+    budget = ExPostFilter(2.0)
+    assert budget.admit(0.5)
+    with pytest.raises(AccFirstError, match="declared bound"), budget.round():
+        budget.charge(0.7)
+    assert list(budget.ledger["status"]) == ["failed"] and budget.spent == 0.5
+    assert budget.admit(0.5)  # the next round is admitted: none is left open

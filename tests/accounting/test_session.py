@@ -2,7 +2,8 @@
 docs/mathematics.md#many-analyses-one-budget): the ledger adds up, a refusal does not end the queue, a fallback is
 charged its bound, and the same queue under doubling fits fewer analyses.
 
-Fixed seeds throughout; the comparisons are deterministic given them (no statistical claim).
+Fixed seeds throughout (a repeatable run; a session's default draws from the operating system); the comparisons are
+deterministic given them (no statistical claim).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ def problem() -> RidgeProblem:
 def final(problem, analyses, epsilon=8.0, delta=1e-6, options=None, **kwargs):
     """The last step of a session; the budgets below were set for searches on M (``radius_mode="none"``)."""
     options = SearchOptions(eps_max=1.0, radius_mode="none") if options is None else options
+    kwargs = {"seed": 0, **kwargs}
     steps = list(run_session(problem, analyses, [5_000, 20_000, 800], epsilon, delta, options=options, **kwargs))
     assert [len(step.ledger) for step in steps] == list(range(1, len(analyses) + 1))  # one row more per analysis
     return steps[-1]
@@ -105,7 +107,7 @@ def test_a_fallback_releases_nothing_and_is_charged_its_bound(problem) -> None:
 def test_a_private_preparation_is_charged_once_as_the_first_round(problem):
     prepared = problem.with_preparation(0.5, 1e-7)
     analyses = [Analysis("regression", "nr", 0.1), Analysis("regression", "nr", 0.2, "gaussian")]
-    steps = list(run_session(prepared, analyses, [5_000], 20.0, 1e-6, options=SearchOptions(eps_max=1.0)))
+    steps = list(run_session(prepared, analyses, [5_000], 20.0, 1e-6, options=SearchOptions(eps_max=1.0), seed=0))
     ledger, rounds = steps[-1].ledger, steps[-1].rounds
     first = ledger.iloc[0]
     assert first["analysis"] == 0 and first["kind"] == "preparation" and first["realised"] == 0.5
@@ -118,5 +120,5 @@ def test_a_private_preparation_is_charged_once_as_the_first_round(problem):
 
 def test_a_preparation_the_budget_cannot_hold_stops_the_session(problem):
     prepared = problem.with_preparation(9.0, 0.0)
-    steps = list(run_session(prepared, [Analysis("regression", "nr", 0.1)], [5_000], 8.0, 1e-6))
+    steps = list(run_session(prepared, [Analysis("regression", "nr", 0.1)], [5_000], 8.0, 1e-6, seed=0))
     assert len(steps) == 1 and steps[0].ledger.iloc[0]["status"] == "refused" and fitted(steps[0].ledger) == 0

@@ -63,6 +63,7 @@ def test_presets_set_every_widget_they_name(monkeypatch):
         "trials": 20,
     }
     assert "Noise reduction paid" in " ".join(m.value for m in at.markdown)  # the measured saving shows
+    assert at.radio(key="explorer.fallback").value == "nothing"
 
     click(at, "Paper's Figure 1 settings")
     assert_clean(at)
@@ -80,6 +81,7 @@ def test_presets_set_every_widget_they_name(monkeypatch):
         "trials": 20,
     }
     assert at.query_params["cal"] == "paper-code" and at.query_params["T"] == "1000"
+    assert at.radio(key="explorer.fallback").value == "exact"  # the paper's θ* fallback, on a synthetic table only
 
     click(at, "Your data")
     assert not at.exception
@@ -96,6 +98,8 @@ def test_paper_settings_button_restores_the_authors_configuration():
     assert (values["lam"], values["gamma"], values["cal"], values["T"]) == (0.005, 0.1, "paper-code", 1000)
     assert at.radio(key="explorer.spacing").value == "geometric"
     assert values["ds"] == "diabetes" and values["trials"] == 4  # the data and the trials stay
+    # A real table: a failed run releases nothing whatever the button set, and no choice is offered.
+    assert not [radio for radio in at.radio if radio.key == "explorer.fallback"]
 
 
 def test_calibration_choices_show_their_epsilon_a_beside_fixed_labels_and_doubling_follows():

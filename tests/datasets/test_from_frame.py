@@ -107,6 +107,9 @@ def test_clip_scaling_needs_valid_bounds() -> None:
         FRAME, **EVALUATION, target="label", task="logistic", scaling="clip", feature_bound=50.0, target_bound=3.0
     )
     assert "target_bound ignored: it applies to ridge regression with 'clip' scaling only" in prepared.report.steps
+    assert prepared.report.target_scale is None  # as ignored as the note says: labels have no units to map back to
+    with pytest.raises(AccFirstError, match="only a ridge target has units"):
+        prepared.report.to_target_units(np.zeros(2))
 
 
 def test_rows_sit_inside_the_l1_ball_despite_rounding() -> None:

@@ -118,12 +118,12 @@ def neighbour_check(frame: pd.DataFrame, other: pd.DataFrame, given: dict, repla
             check(step)
         step.run(context, epsilon, delta)
     position = int(np.flatnonzero(context.train == replaced)[0])
-    X, y, _ = build(plan, context.columns, context.train)
-    X_other, y_other, _ = build(plan, other_context.columns, context.train)
+    X, y, _, _ = build(plan, context.columns, context.train)
+    X_other, y_other, _, _ = build(plan, other_context.columns, context.train)
     changed = np.flatnonzero((X != X_other).any(axis=1) | (y != y_other))
     assert set(changed) <= {position}
-    X_test, y_test, _ = build(plan, context.columns, plan.test)
-    X_test_other, y_test_other, _ = build(plan, other_context.columns, plan.test)
+    X_test, y_test, _, _ = build(plan, context.columns, plan.test)
+    X_test_other, y_test_other, _, _ = build(plan, other_context.columns, plan.test)
     np.testing.assert_array_equal(X_test, X_test_other)
     np.testing.assert_array_equal(y_test, y_test_other)
     return ratios

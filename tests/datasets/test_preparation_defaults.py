@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from accfirst.datasets import PreparedData, from_frame
-from accfirst.datasets.encode import OTHER_LEVEL
+from accfirst.datasets.prepare.base import OTHER_LEVEL
 from accfirst.erm.logistic import LogisticProblem
 from accfirst.erm.ridge import RidgeProblem
 from accfirst.errors import DataError

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from accfirst.datasets.encode import Categorical
+from accfirst.datasets.columns import Categorical
+from accfirst.datasets.prepare import levels
 from accfirst.datasets.prepare.base import ColumnPlan, Context
 from accfirst.datasets.prepare.centre import PrivateCentre
 from accfirst.datasets.prepare.levels import PrivateLevels, threshold
@@ -22,6 +23,7 @@ from accfirst.datasets.prepare.noise import exponential_mechanism, float_slack
 from accfirst.datasets.prepare.quantile import CANDIDATES, private_quantile, quantile_utility
 from accfirst.datasets.prepare.spread import PrivateSpread
 from accfirst.errors import DataError
+from accfirst.mechanisms.lattice import lattice_spacing
 
 P_MIN = 1e-3
 
@@ -196,3 +198,29 @@ def test_the_float_sampler_is_pure_epsilon_dp_with_a_floor_and_a_slack():
     assert exponential_mechanism(utility, 0.5, 1.0, Floor()) == K - 1  # far out in the tail: still possible
     with pytest.raises(DataError, match="a private quantile needs ε above"):
         exponential_mechanism(utility, float_slack(K) / 2, 1.0, np.random.default_rng(0))
+
+
+def test_a_level_is_kept_only_if_its_ideal_noisy_count_exceeds_the_priced_threshold(monkeypatch):
+    """The δ of a level is priced on the ideal noisy count; the release is rounded to the lattice gℤ, up to g/2 away.
+
+    The released lattice point r just above τ with r − g/2 ≤ τ can come from an ideal count below τ: a level
+    released there must not be kept (on 856a42a it was: the comparison was with τ, not τ + g/2).
+    """
+    epsilon = 0.2
+    spacing = lattice_spacing(2 / epsilon)
+    # A δ for which the first lattice point above τ has part of its cell at or below τ.
+    delta = next(d for d in np.geomspace(1e-3, 1e-2, 200) if math.modf(threshold(epsilon, d) / spacing)[0] >= 0.5)
+    tau = threshold(epsilon, delta)
+    above = spacing * (math.floor(tau / spacing) + 1)
+    assert above > tau and above - spacing / 2 <= tau
+    monkeypatch.setattr(levels, "laplace_release", lambda values, *_: np.full(len(values), above))
+    plan = ColumnPlan("x", "text")
+    PrivateLevels(plan, max_levels=20).run(
+        _context(Categorical(np.array([0]), ("rare",)), np.random.default_rng(0)), epsilon, delta
+    )
+    assert plan.levels == ()
+    monkeypatch.setattr(levels, "laplace_release", lambda values, *_: np.full(len(values), above + spacing))
+    PrivateLevels(plan, max_levels=20).run(
+        _context(Categorical(np.array([0]), ("rare",)), np.random.default_rng(0)), epsilon, delta
+    )
+    assert plan.levels == ("rare",)

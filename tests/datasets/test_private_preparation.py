@@ -77,6 +77,19 @@ def test_a_stated_budget_is_split_by_weight():
     assert ranges.iloc[0] == pytest.approx(4 * centres.iloc[0]) and levels.iloc[0] == pytest.approx(2 * ranges.iloc[0])
 
 
+def test_a_column_released_as_text_has_a_share_when_numeric_columns_would_spend_nothing():
+    """Public bounds, no centring, no standardising: a numeric column spends nothing, so an undeclared column
+    counts as text in the total weight; counted as numeric, the kinds took the whole budget and the level
+    selection of a column released as text got ε = 0 (a division by zero)."""
+    options = {"center": False, "standardize": False, "scaling": "clip", "feature_bound": 3.0, "noise_seed": 0}
+    data = from_frame(TABLE[["age", "region", "churn"]], **LOGISTIC, **options)
+    frame = data.preparation.to_frame()
+    levels = frame.loc[frame["step"] == "private levels", "epsilon"]
+    assert len(levels) == 1 and levels.iloc[0] > 0
+    assert data.prep_epsilon == pytest.approx(EPSILON_ROWS_PER_WEIGHT * 2 * (0.25 + 4.0) / data.n)
+    assert any(name.startswith("region=") for name in data.feature_names)
+
+
 def test_a_small_budget_says_the_ranges_may_miss():
     data = _ridge(prep_epsilon=0.05)
     warning = next(step for step in data.report.steps if "below the 80/n" in step)
@@ -258,7 +271,7 @@ def test_a_schema_file_in_json_or_yaml(tmp_path):
         ({"columns": {"a": {"levels": ["x", "x"]}}}, "levels must be distinct"),
         ({"columns": {"a": {"range": [0, 1], "levels": ["x"]}}}, "not both"),
         ({"columns": {"a": {"read": False, "log1p": True}}}, "a column that is not read takes no other metadata"),
-        ({"columns": {"a": {"kind": "date"}}}, "kind must be 'numeric' or 'text'"),
+        ({"columns": {"a": {"kind": "date"}}}, "kind must be 'numeric', 'text' or 'identifier'"),
         ({"columns": {"a": {"limits": [0, 1]}}}, "unknown key(s) ['limits']"),
         ({"columns": {"a": {"kind": "text", "range": [0, 1]}}}, "a text column takes levels"),
         ({"columns": {"a": 3}}, "its metadata must be a mapping"),
@@ -285,7 +298,7 @@ def test_allocate_splits_epsilon_by_weight_and_delta_equally():
     assert [d for _, d in shares] == [0.0, 0.0, 5e-7, 5e-7]
 
 
-def test_held_out_r2_stays_within_005_of_round_2_at_the_default_budget():
+def test_held_out_r2_stays_within_005_of_the_evaluation_only_one_at_the_default_budget():
     """A realistic mixed table (5,000 rows, text levels, 5% gaps, a heavy-tailed income), θ* at λ = 0.005.
 
     The private default must keep the held-out R² of θ* at least that of the evaluation-only preparation

@@ -146,8 +146,8 @@ def _wide(columns: int, rows: int = N) -> bytes:
     return _csv(frame)
 
 
-def _row_index_file() -> bytes:
-    return BASE[["x1", "x2", "y"]].to_csv(lineterminator="\n").encode()
+def _row_index_file(name: str | None = None) -> bytes:
+    return BASE[["x1", "x2", "y"]].rename_axis(name).to_csv(lineterminator="\n").encode()
 
 
 MANY_NANS, MANY_NANS_FRAME, MANY_NANS_USABLE = _many_nans()
@@ -338,7 +338,8 @@ CASES = [
         error="every row has a missing or infinite value",
     ),
     Case("constant_feature", _csv(BASE.assign(x3=7.0)), check=_dropped("x3", "constant (every value is 7)")),
-    Case("pandas_row_index", _row_index_file(), check=_dropped("Unnamed: 0", "looks like a row number")),
+    Case("pandas_row_index", _row_index_file(), check=_dropped("Unnamed: 0", "an identifier (by its name")),
+    Case("row_numbers", _row_index_file("n"), check=_dropped("n", "looks like a row number")),
     Case(
         "thousands_separators",
         _csv(BASE.assign(amount=[f"{1000 + i:,}" for i in range(N)])),

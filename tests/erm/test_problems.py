@@ -3,11 +3,14 @@ scikit-learn, losses, validation."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression, Ridge
 
 from accfirst import AccFirstError, DataError, LogisticProblem, RidgeProblem
+from accfirst.erm.problem import validate_features
 from tests.data import make_logistic_data, make_ridge_data
 
 
@@ -103,6 +106,25 @@ def test_ridge_boundary_bound_holds_on_the_sphere(ridge_problem: RidgeProblem) -
 def test_ridge_rejects_bad_input(X, y, lam, error, message) -> None:
     with pytest.raises(error, match=message):
         RidgeProblem(X, y, lam)
+
+
+def test_rows_a_float_excess_above_the_bound_are_clipped_onto_it() -> None:
+    """Every sensitivity assumes ‖x‖₁ ≤ 1 and |y| ≤ 1 exactly: a row or target above by float excess (here 5·10⁻¹⁰)
+    is accepted and clipped inside the bound, on a copy; the problem sees the clipped rows (on 856a42a it saw the
+    rows as given: exact ‖x‖₁ = 1 + 5·10⁻¹⁰ and y² = 1 + 10⁻⁹ in its statistics)."""
+    X = np.array([[0.5 + 2.5e-10, -0.5 - 2.5e-10], [0.1, 0.2], [0.25, 0.75]])
+    y = np.array([1 + 5e-10, -0.3, -1 - 5e-10])
+    given = X.copy(), y.copy()
+    problem = RidgeProblem(X, y, 0.1)
+    np.testing.assert_array_equal(X, given[0])
+    np.testing.assert_array_equal(y, given[1])  # the caller's arrays are not touched
+    clipped = validate_features(X)
+    assert all(sum(abs(Fraction(value)) for value in row) <= 1 for row in clipped)
+    np.testing.assert_array_equal(clipped[1:], X[1:])  # rows inside the ball stay as they are
+    np.testing.assert_array_equal(problem.A, (clipped.T @ clipped + (clipped.T @ clipped).T) / 2)
+    target = np.array([1.0, -0.3, -1.0])
+    np.testing.assert_array_equal(problem.b, clipped.T @ target)
+    assert problem.c == float(target @ target)
 
 
 @pytest.mark.parametrize(

@@ -7,18 +7,20 @@ for a correct implementation with probability ≤ 6.4e-5 for its fixed seed.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 import pytest
 from scipy import integrate
 
-from accfirst import AccFirstError
+from accfirst import AccFirstError, interactive_above_threshold
 from accfirst.mechanisms.calibration import (
     CALIBRATIONS,
     AboveThresholdCalibration,
     ExactCalibration,
     _solve,
+    calibrated_epsilon,
     calibration_constant,
     doubling_failure_probability,
     doubling_test_scale,
@@ -194,3 +196,37 @@ def test_exact_solutions_are_cached() -> None:
 def test_bad_arguments_are_refused(call, message) -> None:
     with pytest.raises(AccFirstError, match=message):
         call()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (("exact", 0, 0.1, 0.01, 0.05), "T"),
+        (("exact", 100, 1.5, 0.01, 0.05), "gamma"),
+        (("exact", 100, 0.1, float("nan"), 0.05), "sensitivity"),
+        (("exact", 100, 0.1, -0.01, 0.05), "sensitivity"),
+        (("exact", 100, 0.1, 0.01, 0.0), "alpha"),
+        (("no-such-preset", 100, 0.1, 0.01, 0.05), "calibration"),
+    ],
+)
+def test_calibrated_epsilon_checks_what_it_is_given(arguments, message) -> None:
+    with pytest.raises(AccFirstError, match=message):
+        calibrated_epsilon(*arguments)
+
+
+def test_above_threshold_refuses_a_calibration_whose_numbers_cannot_price_a_test() -> None:
+    good = CALIBRATIONS["exact"].calibrate(0.05, 0.1, 10, 0.01)
+    hypotheses, levels = [], np.ones(10)
+    for bad, message in (
+        (dataclasses.replace(good, query_scale=-1.0), "query_scale"),
+        (dataclasses.replace(good, threshold_scale=math.inf), "threshold_scale"),
+        (dataclasses.replace(good, epsilon=0.0), "epsilon"),
+        (dataclasses.replace(good, threshold=math.nan), "threshold"),
+        (dataclasses.replace(good, clip=0.0), "clip"),
+        ({"epsilon": 1.0}, "AboveThresholdCalibration"),
+    ):
+        with pytest.raises(AccFirstError, match=message):
+            interactive_above_threshold(hypotheses, levels, bad, 0)
+    with pytest.raises(AccFirstError, match="1-D"):
+        interactive_above_threshold(hypotheses, np.ones((2, 5)), good, 0)
+    assert interactive_above_threshold(hypotheses, levels, good).index is None  # rng omitted: the OS; no hypothesis

@@ -31,7 +31,9 @@ from accfirst import (
 )
 from accfirst.erm.generators import OutputPerturbation
 from accfirst.mechanisms.calibration import CALIBRATIONS, ExactCalibration, doubling_test_scale
+from accfirst.methods.base import Setting
 from accfirst.methods.options import SearchOptions
+from accfirst.methods.registry import METHODS
 from accfirst.search.experiments import search
 from tests.data import make_logistic_data, make_ridge_data
 
@@ -216,19 +218,40 @@ def test_doubling_uses_the_exact_test_beside_an_exact_calibration(nr_calibration
         assert eps_test < 0.87 * 2 * sensitivity * math.log(K / gamma) / alpha
 
 
-@pytest.mark.parametrize("method", ["nr", "doubling"])
-def test_exhausted_grid_falls_back_to_theta_star(method, ridge_problem) -> None:
-    grid = np.geomspace(1e-9, 1e-8, 50)  # far too noisy for any level to pass
+def _exhausted(method: str, problem: RidgeProblem, **fallback: str):
+    """A run on a grid far too noisy for any level to pass."""
+    grid = np.geomspace(1e-9, 1e-8, 50)
     if method == "nr":
-        result = noise_reduction(ridge_problem, 0.001, 0.1, grid, rng=0)
-    else:
-        result = doubling(ridge_problem, 0.001, 0.1, grid[0], grid[-1], rng=0)
-    assert result.fallback and result.stop_index is None
+        return noise_reduction(problem, 0.001, 0.1, grid, rng=0, **fallback), grid
+    return doubling(problem, 0.001, 0.1, grid[0], grid[-1], rng=0, **fallback), grid
+
+
+@pytest.mark.parametrize("method", ["nr", "doubling"])
+def test_an_exhausted_grid_releases_nothing_and_costs_its_declared_top(method, ridge_problem) -> None:
+    """docs/mathematics.md#what-a-failed-run-releases: no model, ε the loss of halting at the last level."""
+    result, grid = _exhausted(method, ridge_problem)
+    assert result.fallback and result.stop_index is None and result.nothing_released
+    assert result.theta is None and math.isnan(result.excess_risk) and math.isnan(result.theta_norm)
+    assert not result.success
+    # doubling() defaults to the paper's test, the method's declared bound to the one matching the calibration.
+    calibration = "paper-code" if method == "doubling" else SearchOptions.calibration
+    options = SearchOptions(T=grid.size, eps_min=grid[0], eps_max=grid[-1], calibration=calibration)
+    setting = Setting(ridge_problem, 0.001, 0.1, options)
+    top, _ = METHODS[method].declared_bound(setting)
+    assert math.isfinite(result.eps_total) and result.eps_total == pytest.approx(top, rel=1e-12)
+    assert result.eps_total == result.eps_test + result.eps_hypothesis
+    levels = 50 if method == "nr" else doubling_levels(grid[0], grid[-1]).size
+    assert result.trace is not None and result.trace.level.size == levels
+
+
+@pytest.mark.parametrize("method", ["nr", "doubling"])
+def test_the_papers_fallback_releases_theta_star_at_infinite_epsilon(method, ridge_problem) -> None:
+    result, _ = _exhausted(method, ridge_problem, fallback="exact")
+    assert result.fallback and result.stop_index is None and not result.nothing_released
     assert result.eps_total == math.inf and result.exp_eps_total == math.inf
     assert result.eps_total == result.eps_test + result.eps_hypothesis
     np.testing.assert_array_equal(result.theta, ridge_problem.theta_star)
     assert result.excess_risk == 0 and result.success
-    assert result.trace.level.size == (50 if method == "nr" else doubling_levels(grid[0], grid[-1]).size)
 
 
 def test_theory_epsilons_follow_spec(ridge_problem, logistic_problem) -> None:
@@ -320,6 +343,21 @@ def test_same_seed_same_run(ridge_problem) -> None:
     np.testing.assert_array_equal(first.theta, second.theta)
     different = noise_reduction(ridge_problem, 0.05, 0.1, grid, rng=18)
     assert not np.array_equal(first.theta, different.theta)
+
+
+def test_an_omitted_rng_draws_from_the_operating_system(ridge_problem) -> None:
+    """Omitting ``rng`` is a release with fresh entropy (an AssertionError on 856a42a); two such runs release two
+    different models (continuous noise: equal with probability 0)."""
+    grid = epsilon_grid(ridge_problem, 0.05, T=100)
+    runs = {
+        "noise_reduction": lambda: noise_reduction(ridge_problem, 0.05, 0.1, grid),
+        "doubling": lambda: doubling(ridge_problem, 0.05, 0.1, float(grid[0]), float(grid[-1])),
+        "theory_run": lambda: theory_run(ridge_problem, 0.05),
+    }
+    for name, run in runs.items():
+        first, second = run(), run()
+        assert first.theta is not None and second.theta is not None, name
+        assert not np.array_equal(first.theta, second.theta), name
 
 
 def test_doubling_range_too_wide_for_float64_is_refused() -> None:

@@ -10,6 +10,7 @@ import pytest
 from accfirst import LogisticProblem, RidgeProblem, SearchOptions
 from accfirst.errors import AccFirstError
 from accfirst.methods.pipeline import feasible_problem, search
+from accfirst.methods.relative import RelativeTarget
 from accfirst.search.experiments import declared_bound, trial_rng
 from tests.data import make_logistic_data, make_ridge_data
 
@@ -73,3 +74,18 @@ def test_a_run_on_prepared_rows_reports_the_preparation_in_its_total(ridge: Ridg
         ridge.with_preparation(-1.0, 0.0)
     with pytest.raises(AccFirstError, match="radius_mode must be one of"):
         SearchOptions(radius_mode="tiny")
+
+
+def test_the_papers_fallback_is_refused_on_a_tables_rows_before_anything_is_read(ridge: RidgeProblem) -> None:
+    """docs/mathematics.md#what-a-failed-run-releases: θ* may be released only on data that hold no one's record."""
+    exact = SearchOptions(fallback="exact")
+    for mode in ("private", "evaluation"):
+        table = ridge.with_preparation(0.5 if mode == "private" else 0.0, 0.0, mode)
+        for target in (0.05, RelativeTarget(0.5)):
+            with pytest.raises(AccFirstError, match="fallback='exact'"):
+                declared_bound(table, "nr", target, 0.1, exact)
+            with pytest.raises(AccFirstError, match="fallback='exact'"):
+                search(table, "nr", target, 0.1, trial_rng(0, "nr", target, 0), exact)
+    assert declared_bound(ridge, "nr", 0.05, 0.1, exact)[0] > 0  # rows passed in as they are: the caller's choice
+    with pytest.raises(AccFirstError, match="fallback must be one of"):
+        SearchOptions(fallback="theta-star")

@@ -146,7 +146,9 @@ def test_search_fallback_is_announced():
         }
     )
     fig = figure_search(trace, method="nr", alpha=0.1, stop_index=None)
-    assert any("fallback" in a.text for a in fig.layout.annotations)
+    assert any("nothing released" in a.text for a in fig.layout.annotations)
+    exact = figure_search(trace, method="nr", alpha=0.1, stop_index=None, nothing_released=False)
+    assert any("fallback to the non-private θ*" in a.text for a in exact.layout.annotations)
 
 
 def test_excess_risk_marks_alpha_and_success_rate(results):

@@ -9,7 +9,7 @@ import pytest
 
 from accfirst import AccFirstError, run_one, run_trials, trial_rng
 from accfirst.methods.options import SearchOptions
-from accfirst.search.experiments import COLUMNS
+from accfirst.search.experiments import COLUMNS, declared_bound
 
 
 def test_one_row_per_method_alpha_trial(ridge_problem) -> None:
@@ -38,18 +38,25 @@ def test_rows_are_reproducible_and_independent_of_other_rows(ridge_problem) -> N
     both = run_trials(ridge_problem, [0.02, 0.05], 0.1, ["nr", "doubling"], 2, seed=5, T=100)
     alone = run_trials(ridge_problem, [0.05], 0.1, ["doubling"], 2, seed=5, T=100)
     again = run_trials(ridge_problem, [0.02, 0.05], 0.1, ["nr", "doubling"], 2, seed=5, T=100)
-    cols = [c for c in COLUMNS if c != "seconds"]
-    assert both[cols].equals(again[cols])
+    assert list(both.columns) == list(COLUMNS) and both.equals(again)
     picked = both[(both.method == "doubling") & (both.alpha == 0.05)].reset_index(drop=True)
-    assert picked[cols].equals(alone[cols])
+    assert picked.equals(alone)
     single = run_one(ridge_problem, "nr", 0.05, 0.1, trial_rng(5, "nr", 0.05, 1), T=100)
     row = both[(both.method == "nr") & (both.alpha == 0.05) & (both.trial == 1)].iloc[0]
     assert row.eps_total == single.eps_total and row.excess_risk == single.excess_risk
 
 
-def test_fallback_rows_keep_infinite_loss(ridge_problem) -> None:
-    df = run_trials(ridge_problem, [1e-4], 0.1, ["nr"], 2, seed=0, T=20, eps_min=1e-9, eps_max=1e-8)
-    assert df.fallback.all() and (df.eps_total == math.inf).all() and df.stop_index.isna().all()
+def test_fallback_rows_release_nothing_at_their_declared_top_or_theta_star_when_asked(ridge_problem) -> None:
+    """docs/mathematics.md#what-a-failed-run-releases: nothing by default, charged the declared top; θ* at ε = ∞ only
+    with the paper's fallback."""
+    grid = {"T": 20, "eps_min": 1e-9, "eps_max": 1e-8, "radius_mode": "none"}
+    df = run_trials(ridge_problem, [1e-4], 0.1, ["nr"], 2, seed=0, **grid)
+    assert df.fallback.all() and df.nothing_released.all() and df.stop_index.isna().all()
+    top, _ = declared_bound(ridge_problem, "nr", 1e-4, 0.1, SearchOptions(**grid))
+    np.testing.assert_allclose(df.eps_total, top, rtol=1e-12)
+    assert df.excess_risk.isna().all() and df.theta_norm.isna().all() and not df.success.any()
+    exact = run_trials(ridge_problem, [1e-4], 0.1, ["nr"], 2, seed=0, fallback="exact", **grid)
+    assert exact.fallback.all() and not exact.nothing_released.any() and (exact.eps_total == math.inf).all()
 
 
 @pytest.mark.parametrize(
@@ -79,14 +86,18 @@ def test_bad_settings_fail_before_any_work(kwargs, message, ridge_problem) -> No
 
 
 def test_defaults_and_the_papers_configuration(ridge_problem) -> None:
-    """The defaults chosen by measurement (README, "Calibration", "A bound on the model's size"); paper() is the
-    authors' setup, on their radius M."""
-    assert (SearchOptions().T, SearchOptions().calibration, SearchOptions().radius_mode) == (
+    """The defaults chosen by measurement (README, "Calibration", "A bound on the model's size") and a failed run that
+    releases nothing; paper() is the authors' setup, on their radius M, with their θ* fallback."""
+    defaults = SearchOptions()
+    assert (defaults.T, defaults.calibration, defaults.radius_mode, defaults.fallback) == (
         100,
         "exact-paper-opt",
         "private",
+        "nothing",
     )
-    assert SearchOptions.paper() == SearchOptions(T=1000, calibration="paper-code", radius_mode="none")
+    assert SearchOptions.paper() == SearchOptions(
+        T=1000, calibration="paper-code", radius_mode="none", fallback="exact"
+    )
     rows = run_trials(ridge_problem, [0.05], 0.1, ["nr", "doubling"], 1, seed=2)
     assert list(rows["calibration"]) == ["exact-paper-opt", "exact"] and rows["T"].iloc[0] == 100
     paper = run_trials(ridge_problem, [0.05], 0.1, ["nr", "doubling"], 1, seed=2, **SearchOptions.paper().to_dict())

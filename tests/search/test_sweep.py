@@ -14,7 +14,7 @@ from accfirst.search.experiments import COLUMNS
 from accfirst.search.sweep import SWEEP_COLUMNS, parse_alphas, sweep
 from tests.data import make_logistic_data
 
-COMPARED = [c for c in COLUMNS if c != "seconds"]  # wall-clock time differs run to run
+COMPARED = list(COLUMNS)  # a sweep's frame adds E(α)
 
 
 def test_parse_alphas_paper_grid_is_exact():
@@ -179,11 +179,12 @@ def test_bad_arguments_fail_before_any_work(ridge_problem, logistic_problem, kwa
     assert calls == []
 
 
-def test_fallback_rows_are_kept_with_infinite_epsilon(ridge_problem):
-    # ε_max far too small to reach α: every run falls back to θ*.
-    frame = sweep(
-        ridge_problem, [0.001], 0.1, ["nr", "doubling"], 2, seed=0, T=20, eps_min=1e-6, eps_max=1e-5, workers=1
-    )
+def test_fallback_rows_are_kept_releasing_nothing_or_theta_star_at_infinite_epsilon(ridge_problem):
+    # ε_max far too small to reach α: no run passes its test.
+    grid = {"T": 20, "eps_min": 1e-6, "eps_max": 1e-5, "workers": 1}
+    frame = sweep(ridge_problem, [0.001], 0.1, ["nr", "doubling"], 2, seed=0, **grid)
     assert len(frame) == 4
-    assert frame["fallback"].all() and np.isinf(frame["eps_total"]).all()
-    assert all(math.isinf(v) for v in frame["exp_eps_total"])
+    assert frame["fallback"].all() and frame["nothing_released"].all() and np.isfinite(frame["eps_total"]).all()
+    exact = sweep(ridge_problem, [0.001], 0.1, ["nr", "doubling"], 2, seed=0, fallback="exact", **grid)
+    assert exact["fallback"].all() and np.isinf(exact["eps_total"]).all()
+    assert all(math.isinf(v) for v in exact["exp_eps_total"])

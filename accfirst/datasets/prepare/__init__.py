@@ -19,6 +19,10 @@ labels, target      ``target``                    declared / post-processing    
 unit-ball scaling   ``scaling``                   post-processing                     0
 ==================  ============================  ==================================  =================
 
-``private`` composes them; ``evaluation`` is the evaluation-only preparation (reads the data: evaluation
-only); ``noise`` is the one place the steps draw noise; ``budget`` splits ε_prep and δ_prep.
+``identifiers`` leaves identifier columns out of the default features, from names and the schema alone;
+``private`` composes the steps; ``build`` turns rows into features from the plans the steps wrote, for
+both preparations; ``evaluation`` is the evaluation-only preparation: the same plans and build, its
+columns and rows chosen by reading the data (``usable``) and its statistics read exactly, without
+noise (``exact``: evaluation only, ε = ∞); ``noise`` is the one place the steps draw noise;
+``budget`` splits ε_prep and δ_prep.
 """

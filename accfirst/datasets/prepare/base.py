@@ -3,10 +3,11 @@
 A step states, as class attributes, the metadata it ``needs``, the statistic it ``reads``,
 its ``mechanism`` and what it ``writes``; a private step also has a ``weight`` (its share of
 the preparation budget, docs/data-preparation.md) and, for the neighbour check, its exact
-``statistic`` and its ``sensitivity``. Running a step writes public numbers into a
-``ColumnPlan`` and returns a ``StepRecord`` with what it spent. Only the steps read the
-data; turning rows into features afterwards (``ColumnPlan.transform``) uses the plan alone,
-one row at a time.
+``statistic`` and its ``sensitivity``. Running a step writes numbers into a ``ColumnPlan``
+and returns a ``StepRecord`` with what it spent. Only the steps read the data; turning rows
+into features afterwards (``ColumnPlan.transform``) uses the plan alone, one row at a time.
+Both preparations write the same plans: the private one with declared or released numbers, the
+evaluation-only one with numbers its steps read exactly (``READS_EXACTLY``: no ε covers them).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from accfirst.datasets.encode import Categorical
+from accfirst.datasets.columns import Categorical
 from accfirst.datasets.prepare.noise import laplace_release
 from accfirst.datasets.prepared import DECLARED, EVALUATION, FREE, PRIVATE, StepRecord
 
@@ -26,6 +27,11 @@ if TYPE_CHECKING:  # kind.py builds on this module: its Cells are named here for
 
 __all__ = ["DECLARED", "EVALUATION", "FREE", "PRIVATE", "ColumnPlan", "Context", "DeclaredStep", "Step", "StepRecord"]
 
+# The mechanism of a statistic read without noise: the evaluation-only preparation's (its ε is ∞).
+READS_EXACTLY = "reads the data without noise: evaluation only"
+# The column that the levels grouped together share (evaluation only groups the rarest beyond the cap).
+OTHER_LEVEL = "(other)"
+
 
 @dataclass
 class ColumnPlan:
@@ -33,7 +39,10 @@ class ColumnPlan:
 
     A numeric value is clipped to ``[low, high]`` (when there is a range), a gap takes ``fill``,
     then ``(value − centre)/spread``. A text value becomes a 0/1 column per level in ``levels``;
-    any other value and a gap give zeros. ``dropped`` says why a released number left the column out.
+    any other value gives zeros, or the ``(other)`` column when ``grouped`` levels share one, and a
+    gap gives the column ``gap_level`` (−1: none); ``level_means``, when given, are subtracted from
+    the block. (The private preparation neither groups, fills a text gap nor centres a block: the
+    evaluation-only one does.) ``dropped`` says why a released number left the column out.
     """
 
     name: str
@@ -45,6 +54,9 @@ class ColumnPlan:
     centre: float = 0.0
     spread: float = 1.0
     levels: tuple[str, ...] = ()
+    grouped: int = 0
+    gap_level: int = -1
+    level_means: np.ndarray | None = None
     dropped: str = ""
 
     @property
@@ -59,13 +71,18 @@ class ColumnPlan:
         return self.low, self.high
 
     @property
+    def level_names(self) -> tuple[str, ...]:
+        """The levels that get a column, ``(other)`` last when levels are grouped."""
+        return (*self.levels, OTHER_LEVEL) if self.grouped else self.levels
+
+    @property
     def width(self) -> int:
-        """Output columns: one per level for text, one for numbers."""
-        return len(self.levels) if self.kind == "text" else 1
+        """Output columns: one per level (and ``(other)``) for text, one for numbers."""
+        return len(self.level_names) if self.kind == "text" else 1
 
     @property
     def names(self) -> tuple[str, ...]:
-        return tuple(f"{self.name}={level}" for level in self.levels) if self.kind == "text" else (self.name,)
+        return tuple(f"{self.name}={level}" for level in self.level_names) if self.kind == "text" else (self.name,)
 
     @property
     def half_range(self) -> float:
@@ -86,12 +103,15 @@ class ColumnPlan:
     def transform(self, column: np.ndarray | Categorical, rows: np.ndarray, block: np.ndarray) -> None:
         """Write the column's output block for ``rows`` into ``block`` (row by row: no statistic)."""
         if isinstance(column, Categorical):
-            mapping = np.full(len(column.levels) + 1, -1, dtype=np.int64)
+            mapping = np.full(len(column.levels) + 1, self.gap_level, dtype=np.int64)
             position = {level: j for j, level in enumerate(self.levels)}
-            mapping[:-1] = [position.get(level, -1) for level in column.levels]
-            targets = mapping[column.codes[rows]]  # a gap (code −1) reads the last entry: no column
+            other = len(self.levels) if self.grouped else -1
+            mapping[:-1] = [position.get(level, other) for level in column.levels]
+            targets = mapping[column.codes[rows]]  # a gap (code −1) reads the last entry
             hit = targets >= 0
             block[np.flatnonzero(hit), targets[hit]] = 1.0
+            if self.level_means is not None:
+                block -= self.level_means
             return
         block[:, 0] = (self.clipped(column[rows]) - self.centre) / self.spread
 

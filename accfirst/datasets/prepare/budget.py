@@ -6,7 +6,8 @@ up to ``ε_prep`` and their δ to ``δ_prep``. The split rule: each private step
 column's kind ¼; a quantile 1, so a range 2; a mean ½; a standard deviation ½; a level
 selection 4, because a level must beat a threshold of order ``(2/ε)·ln(1/δ)`` counts), and gets
 ``ε_prep × its weight / the total weight``; the level selections share ``δ_prep`` equally. The
-kinds are released first, so the total weight counts a column of undeclared kind as numeric;
+kinds are released first, so the total weight counts a column of undeclared kind as numeric (as text
+when a numeric column's steps would spend nothing);
 the other steps then share what the kinds leave by their weights (``private.kind_budget``).
 Only public facts (which columns, their declarations, the options) and the released kinds
 decide the steps, so the split reads nothing else from the data. A kind's ¼ gives it ε·n = 37.5

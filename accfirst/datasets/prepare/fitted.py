@@ -21,8 +21,10 @@ from numpy.typing import ArrayLike
 
 from accfirst.datasets.columns import label_keys, listing, matches, quoted, read_table
 from accfirst.datasets.prepare.base import ColumnPlan
+from accfirst.datasets.prepare.build import scaled_features
 from accfirst.datasets.prepare.options import PrepOptions
-from accfirst.datasets.prepare.private import build, build_features, plan_private, positive_class, read_column, release
+from accfirst.datasets.prepare.private import build, plan_private, positive_class, read_column, release
+from accfirst.datasets.prepare.scaling import UnitBallScaling
 from accfirst.datasets.prepared import PRIVATE_MODE, Preparation
 from accfirst.datasets.preprocess import check_target_read, preparation_options
 from accfirst.datasets.upload import UploadLimits
@@ -70,7 +72,8 @@ class FittedPreparation:
         if missing:
             raise DataError(f"X lacks the column(s) {listing(missing)} the model was fitted on")
         columns = {plan.name: read_column(series[plan.name], plan.kind, plan.log1p) for plan in self.features}
-        return build_features(self.features, self.feature_bound, columns, np.arange(len(frame)))
+        bound = UnitBallScaling(self.features, self.feature_bound).bound()
+        return scaled_features(self.features, bound, columns, np.arange(len(frame)))[0]
 
     def to_target_units(self, scores: np.ndarray) -> np.ndarray:
         """Ridge predictions on the prepared scale in the target's own units: × scale, + centre, then expm1."""
@@ -102,9 +105,8 @@ def prepare_fit(
     plan = plan_private(table, None, options, hold_out=False)
     classes = _classes(options, target) if task == "logistic" else None
     preparation = release(plan)
-    X_out, y_out, _ = build(plan, plan.context.columns, plan.context.train)
-    kept = tuple(column for column in plan.features if not column.dropped)
-    return FittedPreparation(kept, plan.target, options.feature_bound, preparation, classes), X_out, y_out
+    rows = build(plan, plan.context.columns, plan.context.train)
+    return FittedPreparation(tuple(plan.kept), plan.target, options.feature_bound, preparation, classes), rows.X, rows.y
 
 
 def _options(prepare: object, task: str) -> PrepOptions:

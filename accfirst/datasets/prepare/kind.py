@@ -19,8 +19,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from accfirst.datasets.columns import MISSING_MARKERS, quoted
-from accfirst.datasets.encode import Categorical
+from accfirst.datasets.columns import MISSING_MARKERS, Categorical, quoted
 from accfirst.datasets.prepare.base import PRIVATE, Context, Step, StepRecord
 
 KIND_SENSITIVITY = 2.0

@@ -2,10 +2,11 @@
 (docs/mathematics.md#preparing-the-data-privately).
 
 Each level present in the training rows gets its count plus ``Lap(2/ε)`` (replacing a row
-moves two counts by one: ℓ1 sensitivity 2) and is kept when the noisy count exceeds
-``τ = 1 + (2/ε)·ln(1/(2δ))``. A level present in only one of two neighbouring tables has count
-1 there and passes with probability ``½·exp(−(τ − 1)ε/2) = δ``, so the step is (ε, δ)-DP. The
-kept levels are listed in a public order (sorted names); with more than ``max_levels`` kept,
+moves two counts by one: ℓ1 sensitivity 2), released on the lattice gℤ of that noise scale, and is
+kept when the released count exceeds ``τ + g/2``, ``τ = 1 + (2/ε)·ln(1/(2δ))``: the released
+value is within g/2 of the ideal noisy count, so a level passes only if its ideal noisy count
+exceeds τ. A level present in only one of two neighbouring tables has count 1 there and passes
+with probability at most ``½·exp(−(τ − 1)ε/2) = δ``, so the step is (ε, δ)-DP. The kept levels are listed in a public order (sorted names); with more than ``max_levels`` kept,
 the largest noisy counts win (never the true ones). A value whose level was not kept, and a
 gap, give no column (an all-zero block).
 """
@@ -17,16 +18,31 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from accfirst.datasets.columns import listing, quoted
+from accfirst.datasets.columns import Categorical, listing, quoted
 from accfirst.datasets.prepare.base import PRIVATE, Context, Step, StepRecord
 from accfirst.datasets.prepare.noise import laplace_release
+from accfirst.mechanisms.lattice import lattice_spacing
 
 COUNT_SENSITIVITY = 2.0
 
 
+def level_counts(column: Categorical) -> np.ndarray:
+    """How many rows of ``column`` hold each of its levels (gaps counted nowhere)."""
+    return np.bincount(column.codes[column.codes >= 0], minlength=len(column.levels))
+
+
 def threshold(epsilon: float, delta: float) -> float:
-    """τ: the noisy count a level must exceed to be kept."""
+    """τ: the ideal noisy count a level must exceed to be kept (its δ is priced there)."""
     return 1.0 + (COUNT_SENSITIVITY / epsilon) * math.log(1.0 / (2.0 * delta))
+
+
+def released_threshold(epsilon: float, delta: float) -> float:
+    """τ + g/2: the released (lattice) count a level must exceed, g the lattice's spacing at the noise scale 2/ε.
+
+    A released count above it has an ideal noisy count above τ, so the comparison is priced by δ
+    (docs/mathematics.md#preparing-the-data-privately).
+    """
+    return threshold(epsilon, delta) + lattice_spacing(COUNT_SENSITIVITY / epsilon) / 2
 
 
 @dataclass(eq=False)
@@ -46,8 +62,7 @@ class PrivateLevels(Step):
     max_levels: int
 
     def statistic(self, context: Context) -> np.ndarray:
-        column = context.text(self.plan.name)
-        return np.bincount(column.codes[column.codes >= 0], minlength=len(column.levels)).astype(np.float64)
+        return level_counts(context.text(self.plan.name)).astype(np.float64)
 
     def sensitivity(self, context: Context) -> float:
         return COUNT_SENSITIVITY
@@ -59,7 +74,7 @@ class PrivateLevels(Step):
         present = np.flatnonzero(counts > 0)
         noisy = laplace_release(counts[present], COUNT_SENSITIVITY, epsilon, context.rng)
         tau = threshold(epsilon, delta)
-        passed = noisy > tau
+        passed = noisy > released_threshold(epsilon, delta)
         order = np.argsort(-noisy[passed], kind="stable")[: self.max_levels]
         kept = present[passed][order]
         plan.levels = tuple(sorted(levels[code] for code in kept))

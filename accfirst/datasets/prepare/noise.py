@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from accfirst.errors import DataError
+from accfirst.mechanisms import draws
 from accfirst.mechanisms.noise_reduction import LAPLACE
 
 SECRET_BITS = 128
@@ -105,10 +106,10 @@ def exponential_mechanism(utility: np.ndarray, epsilon: float, sensitivity: floa
             f"a private quantile needs ε above {float_slack(len(utility)):.2g} (it got {epsilon:.3g}): "
             "give the preparation a larger budget, or declare the ranges"
         )
-    if rng.integers(1 << MIX_BITS) == 0:  # probability exactly 2⁻²⁰: no candidate is ever impossible
-        return int(rng.integers(len(utility)))
+    if draws.index(rng, 1 << MIX_BITS) == 0:  # probability exactly 2⁻²⁰: no candidate is ever impossible
+        return draws.index(rng, len(utility))
     logits = (sampling / (2.0 * sensitivity)) * (utility - utility.max())  # the difference is exact
     weights = np.exp(logits)
     cumulative = np.cumsum(weights)
-    index = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
+    index = int(np.searchsorted(cumulative, draws.float_uniform(rng) * cumulative[-1], side="right"))
     return min(index, len(cumulative) - 1)  # u·total can round up to the total itself

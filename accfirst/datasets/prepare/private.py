@@ -22,77 +22,74 @@ No row is dropped: a gap is filled and a row whose target is missing becomes a z
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from accfirst.datasets.columns import (
-    Table,
-    candidate_features,
-    check_log1p,
-    fmt,
-    listing,
-    quoted,
-)
-from accfirst.datasets.encode import Categorical
-from accfirst.datasets.prepare.base import ColumnPlan, Context, Step, StepRecord, settled
+from accfirst.datasets.columns import Categorical, Table, check_log1p, fmt, listing, quoted
+from accfirst.datasets.prepare.base import ColumnPlan, Context, Step, StepRecord
 from accfirst.datasets.prepare.budget import allocate, budget_warning, default_prep_epsilon
+from accfirst.datasets.prepare.build import Columns, Plan, Rows, build_rows, prepared_data
 from accfirst.datasets.prepare.centre import PrivateCentre
 from accfirst.datasets.prepare.declared import DeclaredMetadata
 from accfirst.datasets.prepare.gaps import FillGaps, PrivateMedian
+from accfirst.datasets.prepare.identifiers import candidates as feature_candidates
+from accfirst.datasets.prepare.identifiers import identifier_note
 from accfirst.datasets.prepare.kind import UNDECIDED, Cells, PrivateKind, read_cells
 from accfirst.datasets.prepare.levels import PrivateLevels
 from accfirst.datasets.prepare.noise import preparation_rng, repeatable_seed
 from accfirst.datasets.prepare.options import PrepOptions
 from accfirst.datasets.prepare.ranges import PrivateRange
-from accfirst.datasets.prepare.scaling import UnitBallScaling, clip_rows
+from accfirst.datasets.prepare.scaling import UnitBallScaling
 from accfirst.datasets.prepare.schema import ColumnSpec
 from accfirst.datasets.prepare.spread import HalfRange, PrivateSpread
 from accfirst.datasets.prepare.target import TargetLabels, TargetScale
 from accfirst.datasets.prepared import DECLARED, FREE, PRIVATE_MODE, DatasetInfo, Preparation, PreparedData, PrepReport
 from accfirst.errors import DataError
 
-# A logistic zero row's label: with x = 0 its loss is log 2 whatever θ, so any label would do.
-_ZERO_ROW_LABEL = -1.0
-
 
 @dataclass
-class PrivatePlan:
+class PrivatePlan(Plan):
     """Everything decided before the data are read: the columns' plans, the kind steps, the split.
 
     ``kinds`` release the kind of each column that has none declared; ``steps`` then holds the
     steps of every column and of the target, decided from public facts and the released kinds.
     """
 
-    context: Context
-    features: list[ColumnPlan]
-    target: ColumnPlan
-    kinds: list[PrivateKind]
-    target_steps: list[Step]
-    test: np.ndarray
-    options: PrepOptions
-    raw_target: np.ndarray | None = None
-    structure: list[StepRecord] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
+    kinds: list[PrivateKind] = field(default_factory=list)
+    target_steps: list[Step] = field(default_factory=list)
 
     @property
     def weight(self) -> float:
-        """The budget's total weight, public: a column of undeclared kind counts as numeric (plus its kind step)."""
-        columns = (
-            ColumnPlan(column.name, "numeric" if column.kind == UNDECIDED else column.kind, log1p=column.log1p)
-            for column in self.features
-        )
-        steps = [step for column in columns for step in _column_steps(column, self.options)]
+        """The budget's total weight, public: a column of undeclared kind counts as numeric (plus its kind step), or
+        as text when a numeric column's steps would spend nothing, so that a column released as text has a share."""
+        steps = [step for column in self.features for step in self._weighed_steps(column)]
         return sum(step.weight for step in (*self.kinds, *steps, *self.target_steps))
+
+    def _weighed_steps(self, column: ColumnPlan) -> list[Step]:
+        if column.kind != UNDECIDED:
+            return _column_steps(ColumnPlan(column.name, column.kind, log1p=column.log1p), self.options)
+        numeric = _column_steps(ColumnPlan(column.name, "numeric", log1p=column.log1p), self.options)
+        return (
+            numeric
+            if any(step.weight for step in numeric)
+            else _column_steps(ColumnPlan(column.name, "text"), self.options)
+        )
 
     def settle(self) -> list[Step]:
         """Once the kinds are released: every column's steps and the target's (``steps``)."""
         self.steps = [step for column in self.features for step in _column_steps(column, self.options)]
         self.steps += self.target_steps
         return self.steps
+
+    @property
+    def scaling(self) -> UnitBallScaling:
+        """The last step: the bound from the kept columns' plans, or the stated one."""
+        return UnitBallScaling(self.kept, self.options.feature_bound)
 
 
 def random_split(n: int, test_size: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -198,8 +195,7 @@ def plan_private(
     unknown = sorted(set(schema.names) - set(table.columns))
     if unknown:
         raise DataError(f"the schema names column(s) {listing(unknown)} that are not in the data")
-    skipped = [name for name, spec in schema.columns if not spec.read]
-    candidates = candidate_features(table, features, skipped)
+    candidates, skipped, identifiers = feature_candidates(table, features, schema)
     log1p = check_log1p(options.log1p_columns, candidates) | {name for name in candidates if schema.column(name).log1p}
     columns: dict[str, np.ndarray | Categorical | Cells] = {}
     plans, kinds = [], []
@@ -239,7 +235,23 @@ def plan_private(
         ),
         StepRecord("split", "", FREE, "none: depends on n and the seed only", 0.0, 0.0, split),
     ]
-    return PrivatePlan(context, plans, target.plan, kinds, target.steps, test, options, target.raw, structure)
+    if identifiers:
+        note = identifier_note(identifiers)
+        structure.insert(
+            1, StepRecord("identifiers", "", DECLARED, "none: names and declarations are public", 0.0, 0.0, note)
+        )
+    return PrivatePlan(
+        context,
+        plans,
+        target.plan,
+        test,
+        options,
+        raw_target=target.raw,
+        structure=structure,
+        identifiers=identifiers,
+        kinds=kinds,
+        target_steps=target.steps,
+    )
 
 
 def kind_budget(plan: PrivatePlan, epsilon: float) -> tuple[float, float]:
@@ -271,54 +283,16 @@ def fit(plan: PrivatePlan) -> list[StepRecord]:
 def release(plan: PrivatePlan) -> Preparation:
     """Run the plan's steps (``fit``: the only reading of the data) and record every step and its cost."""
     records = fit(plan)
-    kept = [column for column in plan.features if not column.dropped]
-    if not kept:
+    if not plan.kept:
         reasons = "; ".join(f"{quoted(column.name)}: {column.dropped}" for column in plan.features[:5])
         raise DataError(f"every feature column was left out by its released numbers ({reasons})")
-    scaling = UnitBallScaling(kept, plan.options.feature_bound)
-    steps = (*plan.structure, *records, scaling.record())
+    steps = (*plan.structure, *records, plan.scaling.record())
     return Preparation(PRIVATE_MODE, steps, repeatable_seed(plan.options.noise_seed))
 
 
-def build_features(
-    features: Sequence[ColumnPlan],
-    feature_bound: float | None,
-    columns: Mapping[str, np.ndarray | Categorical | Cells],
-    rows: np.ndarray,
-) -> np.ndarray:
-    """The features of ``rows`` from the released column plans alone, row by row, scaled into the unit ℓ1 ball."""
-    kept = [column for column in features if not column.dropped]
-    X = np.zeros((len(rows), sum(column.width for column in kept)))
-    start = 0
-    for column in kept:
-        column.transform(settled(column.name, columns[column.name]), rows, X[:, start : start + column.width])
-        start += column.width
-    X /= UnitBallScaling(kept, feature_bound).bound()
-    clip_rows(X)
-    return X
-
-
-def build(
-    plan: PrivatePlan, columns: Mapping[str, np.ndarray | Categorical | Cells], rows: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Features and targets of ``rows`` from the plan alone (row by row), and where the target is present.
-
-    Returns ``(X, y, present)``; a row whose target is missing is a zero row.
-    """
-    X = build_features(plan.features, plan.options.feature_bound, columns, rows)
-    target = plan.target
-    column = settled(target.name, columns[target.name])
-    if isinstance(column, Categorical):
-        raise TypeError(f"the target {target.name!r} is read as numbers")
-    values = column[rows]
-    present = np.isfinite(values)
-    if target.kind == "labels":
-        y = np.where(present, values, _ZERO_ROW_LABEL)
-    else:
-        y = np.zeros(len(rows))
-        y[present] = np.clip((target.clipped(values[present]) - target.centre) / target.spread, -1.0, 1.0)
-    X[~present] = 0.0
-    return X, y, present
+def build(plan: PrivatePlan, columns: Columns, rows: np.ndarray) -> Rows:
+    """Features and targets of ``rows`` from the released plans alone (row by row; see ``build_rows``)."""
+    return build_rows(plan.kept, plan.target, plan.scaling.bound(), columns, rows)
 
 
 def prepare_private(
@@ -327,30 +301,20 @@ def prepare_private(
     """A table prepared privately: ``plan_private``, ``fit``, then ``build`` the training and test parts."""
     plan = plan_private(table, features, options)
     preparation = release(plan)
-    records = preparation.steps
-    kept = [column for column in plan.features if not column.dropped]
-    scaling = UnitBallScaling(kept, options.feature_bound)
-    columns, train = plan.context.columns, plan.context.train
-    X_train, y_train, _ = build(plan, columns, train)
-    X_test, y_test, present = build(plan, columns, plan.test)
-    # Test rows only feed the quality figures (evaluation only): those without a target are left out of them.
-    X_test, y_test = X_test[present], y_test[present]
-    target = plan.target
+    kept, target = plan.kept, plan.target
+    train = build(plan, plan.context.columns, plan.context.train)
+    test = build(plan, plan.context.columns, plan.test)
     ridge = options.task == "ridge"
-    y_test_original = plan.raw_target[plan.test][present] if ridge and plan.raw_target is not None else None
-    for array in (X_train, y_train, X_test, y_test, *(() if y_test_original is None else (y_test_original,))):
-        array.flags.writeable = False
-    dropped = [(column.name, column.dropped) for column in plan.features if column.dropped]
     report = PrepReport(
-        steps=(*table.notes, *(record.note for record in records), preparation.summary),
-        dropped_columns=tuple(dropped),
+        steps=(*table.notes, *(record.note for record in preparation.steps), preparation.summary),
+        dropped_columns=plan.dropped_columns,
         rows_dropped_missing=0,
-        feature_scale=scaling.bound(),
+        feature_scale=plan.scaling.bound(),
         target_scale=target.spread if ridge else None,
         scaling=options.scaling,
         private_scaling=True,
-        n_train=len(train),
-        n_test=len(y_test),
+        n_train=len(train.y),
+        n_test=int(test.present.sum()),
         positive_class=None if ridge else positive_class(options),
         log1p_columns=tuple(column.name for column in kept if column.log1p),
         log1p_target=target.log1p,
@@ -361,16 +325,4 @@ def prepare_private(
         target_mean=target.centre if ridge and options.center else None,
         standardized=options.standardize != "none",
     )
-    return PreparedData(
-        X_train=X_train,
-        y_train=y_train,
-        X_test=X_test,
-        y_test=y_test,
-        task=options.task,
-        feature_names=tuple(name for column in kept for name in column.names),
-        target_name=target.name,
-        report=report,
-        info=info,
-        y_test_original=y_test_original,
-        preparation=preparation,
-    )
+    return prepared_data(plan, train, test, report, preparation, info)

@@ -1,10 +1,11 @@
 """Declared metadata: what the user states about a table before it is read
 (docs/mathematics.md#preparing-the-data-privately).
 
-A ``Schema`` holds, per column, a ``ColumnSpec``: its kind (numbers or text), a range
-``[low, high]`` for numbers, a list of levels for text, whether the column may be read at
-all, and whether it enters as ``log(1 + x)``; and, for logistic regression, the positive
-class. Everything in it is public: it costs no privacy, and the private preparation reads
+A ``Schema`` holds, per column, a ``ColumnSpec``: its kind (numbers, text, or an identifier,
+which is never a feature), a range ``[low, high]`` for numbers, a list of levels for text,
+whether the column may be read at all, and whether it enters as ``log(1 + x)``; and, for
+logistic regression, the positive class. Any entry for a column also keeps it among the
+features when its name reads as an identifier (``prepare.identifiers``). Everything in it is public: it costs no privacy, and the private preparation reads
 nothing from the data to decide what it declares. ``load_schema`` reads one from a small
 JSON file (or YAML, with the PyYAML that Dask already installs)::
 
@@ -31,7 +32,8 @@ from pathlib import Path
 from accfirst.errors import DataError
 from accfirst.validation import echo
 
-KINDS = ("numeric", "text")
+IDENTIFIER = "identifier"
+KINDS = ("numeric", "text", IDENTIFIER)
 _ENTRY_KEYS = ("kind", "range", "levels", "read", "log1p")
 _SCHEMA_KEYS = ("columns", "positive_class")
 
@@ -70,12 +72,15 @@ class ColumnSpec:
 
     Parameters
     ----------
-    kind : ``"numeric"`` or ``"text"``; ``None`` takes the type the file gives the column.
+    kind : ``"numeric"`` or ``"text"``; ``None`` takes the type the file gives the column;
+        ``"identifier"`` leaves the column out of the default features, as a name such as
+        ``customer_id`` does.
     range : ``(low, high)`` in the column's own units (before ``log(1 + x)``): values are
         clipped to it, and no private range is estimated.
     levels : the text levels that get a 0/1 column each (others and gaps get none), in this
         order; no private level selection is run.
-    read : ``False`` keeps the column out entirely ("do not read").
+    read : ``False`` keeps the column out entirely ("do not read"); any entry, ``read=True``
+        alone too, keeps a column whose name reads as an identifier among the features.
     log1p : the column enters as ``log(1 + max(x, 0))``.
     """
 
@@ -89,7 +94,7 @@ class ColumnSpec:
     def __post_init__(self) -> None:
         where = self.where
         if self.kind is not None and self.kind not in KINDS:
-            raise DataError(f"{where}: kind must be 'numeric' or 'text'; got {echo(self.kind)}")
+            raise DataError(f"{where}: kind must be 'numeric', 'text' or 'identifier'; got {echo(self.kind)}")
         _flag(where, "read", self.read)
         _flag(where, "log1p", self.log1p)
         if self.range is not None:
@@ -102,6 +107,8 @@ class ColumnSpec:
             raise DataError(f"{where}: a text column takes levels, not a range or log1p")
         if self.kind == "numeric" and self.levels is not None:
             raise DataError(f"{where}: a numeric column takes a range, not levels")
+        if self.kind == IDENTIFIER and (self.range is not None or self.levels is not None or self.log1p):
+            raise DataError(f"{where}: an identifier is not a feature: it takes no range, levels or log1p")
         if not self.read and (self.kind, self.range, self.levels, self.log1p) != (None, None, None, False):
             raise DataError(f"{where}: a column that is not read takes no other metadata")
 
