@@ -12,6 +12,8 @@ from accfirst.erm.generators import CovariancePerturbation, OutputPerturbation, 
 from accfirst.erm.gibbs import gibbs_run
 from accfirst.erm.logistic import LogisticProblem
 from accfirst.erm.problem import Problem
+from accfirst.erm.problems import prepared_problem
+from accfirst.erm.quality import Accuracy, VarianceExplained
 from accfirst.erm.ridge import RidgeProblem
 from accfirst.erm.theory import theory_epsilon
 from accfirst.erm.trust_region import solve_trust_region
@@ -30,6 +32,7 @@ from accfirst.methods.doubling import doubling, doubling_levels
 from accfirst.methods.grid import default_eps_range, epsilon_grid
 from accfirst.methods.nr import noise_reduction
 from accfirst.methods.options import SearchOptions
+from accfirst.methods.pipeline import search
 from accfirst.methods.registry import METHODS, register
 from accfirst.methods.relative import NoSignal, RelativeTarget
 from accfirst.methods.theory import theory_run
@@ -43,6 +46,7 @@ __all__ = [
     "METHODS",
     "AboveThresholdCalibration",
     "AccFirstError",
+    "Accuracy",
     "CovariancePerturbation",
     "DataError",
     "ExPostFilter",
@@ -57,6 +61,7 @@ __all__ = [
     "SearchOptions",
     "SplitBudget",
     "Trace",
+    "VarianceExplained",
     "ZCDPFilter",
     "brownian_expost_epsilon",
     "brownian_noise_reduction",
@@ -72,10 +77,12 @@ __all__ = [
     "laplace_noise_reduction",
     "make_generator",
     "noise_reduction",
+    "prepared_problem",
     "register",
     "release_counts",
     "run_one",
     "run_trials",
+    "search",
     "solve_trust_region",
     "theory_epsilon",
     "theory_run",

@@ -10,11 +10,18 @@ posterior). ``fit`` builds the ERM problem of the training rows and runs one acc
 ``SearchOptions``): the released coefficients meet the excess risk α with probability ≥ 1 − γ, and the estimator reports
 the ex-post ε it paid (``epsilon_``, split into ``epsilon_radius_`` (a private radius,
 docs/mathematics.md#a-private-radius), ``epsilon_test_`` and ``epsilon_hypothesis_``, with the ``delta_`` of an (ε, δ)
-guarantee) and keeps the whole ``RunResult`` (``run_``). With ``random_state=s`` a fit is the run that ``python -m
+guarantee, each a float) and keeps the whole ``RunResult`` (``run_``). ``kappa`` asks for a share of the gain instead
+of an excess risk: keep at least 1 − κ of what the best model gains over predicting nothing
+(docs/mathematics.md#a-relative-accuracy-target); the fit then releases a private bound on that gain, sets α from it
+(``alpha_``) and pays ε for it (``epsilon_scale_``). With ``random_state=s`` a fit is the run that ``python -m
 accfirst run --seed s`` makes on the same (scaled) rows. When no model passes the test, nothing is released: ``fit``
 raises ``NoModelReleased`` (an ``AccFirstError``, so a ``ValueError``) with the run's record and the ε it was charged,
 and leaves the estimator unfitted, as scikit-learn leaves an estimator whose ``fit`` failed
-(docs/mathematics.md#what-a-failed-run-releases); the exact, non-private minimiser is never released.
+(docs/mathematics.md#what-a-failed-run-releases); the exact, non-private minimiser is never released. With ``r2``
+(ridge) or ``accuracy`` (logistic) the target is in the units people read, certified by noise reduction with λ chosen
+privately (docs/mathematics.md#a-target-in-the-units-people-read, docs/mathematics.md#choosing-λ-under-the-guarantee);
+one that no data of X's size could meet raises ``TargetRefused`` before anything is prepared or spent
+(docs/mathematics.md#refusals-that-spend-nothing).
 
 The models have no intercept (the paper's). The problems need rows with ‖x‖₁ ≤ 1 and ridge
 targets with |y| ≤ 1 (docs/mathematics.md#setting-and-notation). Without stated bounds ``fit`` refuses other rows rather
@@ -34,8 +41,9 @@ privately"): every statistic is declared or released by a charged mechanism, ``e
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -50,13 +58,17 @@ from accfirst.datasets.prepare.fitted import FittedPreparation, prepare_fit
 from accfirst.datasets.preprocess import scale_rows, scale_target
 from accfirst.erm.logistic import LogisticProblem
 from accfirst.erm.problem import Problem
+from accfirst.erm.quality import Accuracy, QualityTarget, VarianceExplained
 from accfirst.erm.ridge import RidgeProblem
 from accfirst.errors import AccFirstError, DataError
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import DEFAULT_CALIBRATION
+from accfirst.methods.certified import refusal_before_reading
 from accfirst.methods.nr import NoiseReduction
-from accfirst.methods.options import SearchOptions
+from accfirst.methods.options import AUTO_LAM, DEFAULT_LAM, DEFAULT_TEST_BUDGET, SearchOptions
+from accfirst.methods.pipeline import GRID_RADIUS, check_certified
 from accfirst.methods.registry import method_keys
+from accfirst.methods.relative import NoSignal, RelativeTarget
 from accfirst.result import RunResult
 from accfirst.search.experiments import search, trial_rng
 from accfirst.validation import REPEATABLE, validate_count, validate_positive, validate_probability
@@ -69,7 +81,9 @@ SCALING_ADVICE = (
 )
 
 # The estimators' parameters that are ``SearchOptions`` of the same name, passed on as they are.
-_SEARCH_PARAMETERS = ("T", "generator", "calibration", "noise", "delta", "radius_mode")
+_SEARCH_PARAMETERS = ("T", "generator", "calibration", "noise", "delta", "radius_mode", "ceiling", "test_budget")
+# The excess risk α of an estimator given no target in R² or accuracy.
+DEFAULT_EXCESS_RISK = 0.05
 
 
 class NoModelReleased(AccFirstError):
@@ -82,6 +96,21 @@ class NoModelReleased(AccFirstError):
     def __init__(self, message: str, run: RunResult) -> None:
         super().__init__(message)
         self.run = run
+
+
+class TargetRefused(AccFirstError):
+    """A target in R² or accuracy that no data of this size could meet within the ceiling: refused before anything was
+    prepared, read or spent (docs/mathematics.md#refusals-that-spend-nothing). The message is the sentence every entry
+    point says; the estimator is left unfitted."""
+
+
+class _Request(NamedTuple):
+    """What a fit asks, checked before the data are read: the target, γ, the λ the problem is built at, the options."""
+
+    target: float | QualityTarget | RelativeTarget
+    gamma: float
+    lam: float
+    options: SearchOptions
 
 
 class RepeatableRunWarning(UserWarning):
@@ -130,9 +159,19 @@ class _AccuracyFirst(BaseEstimator):
     ----------
     excess_risk : α > 0, the excess risk L(θ) − L(θ*) the released model may have on the
         scaled rows (docs/mathematics.md#the-two-learning-problems). Named so because scikit-learn's ``alpha`` is a
-        regularisation strength.
-    failure_prob : γ in (0, 1), the probability that the released model misses α.
-    lam : λ > 0, the ridge penalty of the ERM problem.
+        regularisation strength. The target when no target in R² or accuracy is given (``r2`` of the ridge estimator,
+        ``accuracy`` of the logistic one), which then replaces it; default 0.05.
+    failure_prob : γ in (0, 1), the probability that the released model misses its target.
+    kappa : ``None`` (default), or the share-of-gain target κ in (0, 1): keep at least 1 − κ of what the best model
+        gains over predicting nothing, R(θ) ≤ κ·R(0) with probability ≥ 1 − γ
+        (docs/mathematics.md#a-relative-accuracy-target; the app's "share of the gain to keep" is 1 − κ, the command
+        line's ``--kappa``). The fit releases a private lower bound on R(0) and runs at α = κ times it (``alpha_``);
+        it replaces ``excess_risk``, and cannot be given with a target in R² or accuracy.
+    test_budget : with ``kappa``: the most ε the private test may be predicted to cost at the released α; data whose
+        bound on R(0) makes it cost more show no signal a private model could keep, and the fit releases nothing.
+    lam : λ > 0, the ridge penalty of the ERM problem; ``"auto"`` (the default with a target in R² or accuracy):
+        chosen privately, under the accuracy test, from a public grid (docs/mathematics.md#choosing-λ-under-the-guarantee);
+        ``None`` (default): ``"auto"`` with such a target, 0.005 with ``excess_risk``.
     method : "nr" (noise reduction, the paper's), "doubling" or "gibbs" (the Gibbs
         posterior; (ε, δ) fixed in advance, approximate accuracy for logistic).
     generator : "covariance", "output", or ``None`` for the paper's pairing.
@@ -146,6 +185,9 @@ class _AccuracyFirst(BaseEstimator):
         bought privately below R₀ when it pays, docs/mathematics.md#a-private-radius), "free" (R₀, which reads nothing)
         or "none" (M or ``radius``).
     T : privacy levels on the noise-reduction grid, ≥ 2.
+    ceiling : with a target in R² or accuracy, the most the search may spend beyond the preparation, > 0 (default 5);
+        a target no data of X's size could meet within it is refused before anything is prepared or spent
+        (``TargetRefused``, docs/mathematics.md#refusals-that-spend-nothing).
     feature_bound : a public bound on ‖x‖₁: rows are divided by it and clipped
     (docs/data-preparation.md#scaling-into-the-unit-ball),
         in ``fit`` and ``predict``; ``None`` (default): rows must already have ‖x‖₁ ≤ 1.
@@ -162,12 +204,17 @@ class _AccuracyFirst(BaseEstimator):
     """
 
     _problem_class: type[RidgeProblem] | type[LogisticProblem]
+    # The parameter that names a target in the units people read (``r2``, ``accuracy``), and its class.
+    _quality_parameter: str
+    _quality_class: type[VarianceExplained] | type[Accuracy]
 
     def __init__(
         self,
-        excess_risk: float = 0.05,
+        excess_risk: float = DEFAULT_EXCESS_RISK,
         failure_prob: float = 0.1,
-        lam: float = 0.005,
+        kappa: float | None = None,
+        test_budget: float = DEFAULT_TEST_BUDGET,
+        lam: float | str | None = None,
         method: str = NoiseReduction.key,
         generator: str | None = None,
         calibration: str = DEFAULT_CALIBRATION,
@@ -176,12 +223,15 @@ class _AccuracyFirst(BaseEstimator):
         radius: float | None = None,
         radius_mode: str = SearchOptions.radius_mode,
         T: int = SearchOptions.T,
+        ceiling: float = SearchOptions.ceiling,
         feature_bound: float | None = None,
         random_state: int | np.random.Generator | None = None,
         prepare: str | dict[str, object] | None = None,
     ) -> None:
         self.excess_risk = excess_risk
         self.failure_prob = failure_prob
+        self.kappa = kappa
+        self.test_budget = test_budget
         self.lam = lam
         self.method = method
         self.generator = generator
@@ -191,6 +241,7 @@ class _AccuracyFirst(BaseEstimator):
         self.radius = radius
         self.radius_mode = radius_mode
         self.T = T
+        self.ceiling = ceiling
         self.feature_bound = feature_bound
         self.random_state = random_state
         self.prepare = prepare
@@ -199,19 +250,25 @@ class _AccuracyFirst(BaseEstimator):
         """The rows the model sees: X, or X scaled by ``feature_bound`` and clipped."""
         return X if self.feature_bound is None else scale_rows(X.copy(), self.feature_bound)
 
-    def _prepared(self, X: ArrayLike, y: ArrayLike, task: str) -> tuple[NDArray[np.float64], NDArray[Any]]:
-        """The rows and targets the model sees: X and y as given (``prepare=None``) or prepared privately."""
+    def _prepared(
+        self, X: ArrayLike, y: ArrayLike, task: str, request: _Request
+    ) -> tuple[NDArray[np.float64], NDArray[Any]]:
+        """The rows and targets the model sees: X and y as given (``prepare=None``) or prepared privately; a target
+        refused from the rows' count alone is refused before anything is prepared (``TargetRefused``)."""
         self.prepared_: FittedPreparation | None = None
         if self.prepare is None:
             given: tuple[NDArray[np.float64], NDArray[Any]] = validate_data(
                 self, X, y, dtype=np.float64, y_numeric=task == "ridge"
             )
+            self._refuse_before_reading(given[0].shape[0], request)
             return given
         if self.feature_bound is not None or getattr(self, "target_bound", None) is not None:
             raise AccFirstError(
                 "with prepare, state public bounds among its options (scaling='clip', feature_bound, target_bound); "
                 "the estimator's own feature_bound and target_bound apply to numeric arrays (prepare=None)"
             )
+        if isinstance(X, pd.DataFrame):  # prepare_fit refuses anything else
+            self._refuse_before_reading(len(X), request)
         self.prepared_, X_prepared, y_prepared = prepare_fit(X, y, task, self.prepare)
         assert isinstance(X, pd.DataFrame)  # prepare_fit takes a DataFrame only
         self.n_features_in_ = X.shape[1]
@@ -227,9 +284,9 @@ class _AccuracyFirst(BaseEstimator):
             return self.prepared_.transform(X)
         return self._features(validate_data(self, X, dtype=np.float64, reset=False))
 
-    def _run_search(self, X: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Build the problem, run the search, set the fitted attributes; returns the released θ."""
-        alpha = validate_positive("excess_risk (the target α)", self.excess_risk)
+    def _request(self) -> _Request:
+        """The target (``r2``/``accuracy`` when given, else ``excess_risk``), γ, the λ the problem is built at and the
+        search options (with the grid of λ of a target in R² or accuracy), checked before any data are read."""
         gamma = validate_probability("failure_prob (γ)", self.failure_prob)
         choices = method_keys(high_probability=True)
         if self.method not in choices:
@@ -239,82 +296,176 @@ class _AccuracyFirst(BaseEstimator):
                 "accfirst.theory_run for it)"
             )
         options = SearchOptions(**{name: getattr(self, name) for name in _SEARCH_PARAMETERS})
+        goal, auto = getattr(self, self._quality_parameter), isinstance(self.lam, str) and self.lam == AUTO_LAM
+        if goal is not None and self.kappa is not None:
+            raise AccFirstError(
+                f"kappa and {self._quality_parameter} are two targets (a share of the gain, and one in "
+                f"{self._quality_class.unit}): give one"
+            )
+        if goal is None:
+            if auto:
+                raise AccFirstError(
+                    f"lam='{AUTO_LAM}' chooses λ under the private test of a target in {self._quality_class.unit}: "
+                    f"give {self._quality_parameter}, or a number for lam"
+                )
+            alpha: float | RelativeTarget = (
+                validate_positive("excess_risk (the target α)", self.excess_risk)
+                if self.kappa is None
+                else RelativeTarget(self.kappa)
+            )
+            lam = DEFAULT_LAM if self.lam is None else validate_positive("lam (λ)", self.lam)
+            return _Request(alpha, gamma, lam, options)
+        target = self._quality_class(goal)
+        check_certified(self.method, target)
+        if self.radius is not None:
+            raise AccFirstError(f"radius applies with excess_risk: {GRID_RADIUS}")
+        if self.lam is None or auto:
+            return _Request(target, gamma, DEFAULT_LAM, dataclasses.replace(options, lambdas=None))
+        lam = validate_positive(f"lam (λ, or '{AUTO_LAM}')", self.lam)
+        return _Request(target, gamma, lam, dataclasses.replace(options, lambdas=(lam,)))
+
+    def _refuse_before_reading(self, n: int, request: _Request) -> None:
+        """``TargetRefused`` when no data of n rows could meet a target in R² or accuracy within the ceiling: public
+        numbers only (docs/mathematics.md#refusals-that-spend-nothing)."""
+        if not isinstance(request.target, (VarianceExplained, Accuracy)):
+            return
+        kind = self._problem_class
+        reason = refusal_before_reading(kind, n, request.target, request.gamma, request.options, Problem.target_range)
+        if reason is not None:
+            self._forget_fit()
+            raise TargetRefused(reason)
+
+    def _run_search(self, X: NDArray[np.float64], y: NDArray[np.float64], request: _Request) -> NDArray[np.float64]:
+        """Build the problem, run the search, set the fitted attributes; returns the released θ."""
         try:
-            problem: Problem = self._problem_class(self._features(X), y, self.lam, self.radius)
+            problem: Problem = self._problem_class(self._features(X), y, request.lam, self.radius)
         except DataError as exc:
             raise DataError(f"{exc}; or {SCALING_ADVICE}") from None
         preparation = None if self.prepared_ is None else self.prepared_.preparation
         if preparation is not None:
             problem = problem.with_preparation(preparation.epsilon, preparation.delta)
-        run = search(problem, self.method, alpha, gamma, self._rng(alpha), options)
-        if run.theta is None:
+        target = request.target
+        run = search(problem, self.method, target, request.gamma, self._rng(target), request.options)
+        if run.theta is None or isinstance(run, NoSignal):  # θ = 0 after no signal is no model
             self._forget_fit()
-            raise NoModelReleased(
-                f"no model passed the accuracy test at excess_risk = {alpha:g}: nothing was released, and the search "
-                f"was charged its declared ε = {run.eps_total:.3g} all the same; raise excess_risk, or fit on more "
-                "rows",
-                run,
-            )
+            if run.refused:
+                raise TargetRefused(run.stopped)
+            raise NoModelReleased(self._nothing_message(target, run), run)
         self.run_ = run
         self.preparation_ = preparation
-        self.epsilon_ = run.eps_total
-        self.epsilon_radius_ = run.eps_radius
-        self.epsilon_prep_ = run.eps_prep
-        self.delta_prep_ = 0.0 if preparation is None else preparation.delta
-        self.epsilon_test_ = run.eps_test
-        self.epsilon_hypothesis_ = run.eps_hypothesis
-        self.delta_ = run.delta
+        # Plain floats: the run's fields may be numpy scalars, which print as np.float64(…).
+        self.alpha_ = float(run.alpha)
+        self.epsilon_ = float(run.eps_total)
+        self.epsilon_radius_ = float(run.eps_radius)
+        self.epsilon_scale_ = float(run.eps_scale)
+        self.epsilon_prep_ = float(run.eps_prep)
+        self.delta_prep_ = 0.0 if preparation is None else float(preparation.delta)
+        self.epsilon_test_ = float(run.eps_test)
+        self.epsilon_hypothesis_ = float(run.eps_hypothesis)
+        self.delta_ = float(run.delta)
+        self.lam_ = float(run.lam)
+        self.quality_ = float(run.quality)
         return run.theta
+
+    def _nothing_message(self, target: float | QualityTarget | RelativeTarget, run: RunResult) -> str:
+        """Why a fit released nothing, what it was charged, and what to change."""
+        if isinstance(run, NoSignal):
+            return f"{run.message} Nothing was released: raise kappa or test_budget, or fit on more rows"
+        if isinstance(target, RelativeTarget):
+            return (
+                f"no model passed the accuracy test at the released α = {run.alpha:.3g} (kappa = {target.kappa:g}): "
+                f"nothing was released, and the search was charged its declared ε = {run.eps_total:.3g} all the "
+                "same; raise kappa, or fit on more rows"
+            )
+        if isinstance(target, (VarianceExplained, Accuracy)):
+            return (
+                f"{run.stopped} at {self._quality_parameter} = {target.goal:g}: nothing was released, and the search "
+                f"was charged ε = {run.eps_total:.3g} all the same; lower {self._quality_parameter}, or fit on more "
+                "rows"
+            )
+        return (
+            f"no model passed the accuracy test at excess_risk = {target:g}: nothing was released, and the search "
+            f"was charged its declared ε = {run.eps_total:.3g} all the same; raise excess_risk, or fit on more rows"
+        )
 
     def _forget_fit(self) -> None:
         """Remove what this fit set so far (the preparation's plans, the columns seen): the estimator is unfitted."""
         for name in [name for name in vars(self) if name.endswith("_") and not name.startswith("__")]:
             delattr(self, name)
 
-    def _rng(self, alpha: float) -> np.random.Generator:
+    def _with_target(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None
+    ) -> tuple[ArrayLike, ArrayLike, ArrayLike | None]:
+        """The rows a score compares: after a private preparation, those whose target is there (``fit`` trained on a
+        row without one as a zero row; a score has nothing to compare it with)."""
+        check_is_fitted(self)
+        if self.prepared_ is None:
+            return X, y, sample_weight
+        keep = self.prepared_.target_present(y)
+        if not keep.any():
+            raise DataError("every target given to score is missing: there is nothing to compare the predictions with")
+        rows = X.iloc[keep] if isinstance(X, pd.DataFrame) else np.asarray(X)[keep]
+        weights = None if sample_weight is None else np.asarray(sample_weight)[keep]
+        return rows, np.asarray(y)[keep], weights
+
+    def _rng(self, target: float | QualityTarget | RelativeTarget) -> np.random.Generator:
         if self.random_state is None:
             return np.random.default_rng()
         warnings.warn(f"random_state is set: {REPEATABLE}", RepeatableRunWarning, stacklevel=4)
         if isinstance(self.random_state, np.random.Generator):
             return self.random_state
         seed = validate_count("random_state (a seed, a numpy Generator or None)", self.random_state, 0)
-        return trial_rng(seed, self.method, alpha, 0)
+        return trial_rng(seed, self.method, target, 0)
 
 
 class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
-    """Ridge regression that meets an excess-risk target at the least ex-post privacy loss.
+    """Ridge regression that meets an R² or excess-risk target at the least ex-post privacy loss.
 
     L(θ) = (1/2n)‖y − Xθ‖² + (λ/2)‖θ‖², no intercept (docs/mathematics.md#the-two-learning-problems), on rows with ‖x‖₁
     ≤ 1 and |y| ≤ 1 (docs/mathematics.md#setting-and-notation). Parameters as for the shared base (``excess_risk``,
     ``failure_prob``, ``lam``, ``method``, ``generator``, ``calibration``, ``noise``, ``delta``, ``radius``,
-    ``radius_mode``, ``T``, ``feature_bound``, ``random_state``, ``prepare``), and
+    ``radius_mode``, ``T``, ``ceiling``, ``feature_bound``, ``random_state``, ``prepare``), and
 
     target_bound : a public bound on |y|: the target is divided by it and clipped to
         [−1, 1] in ``fit``, and predictions are multiplied by it; ``None`` (default): |y| ≤ 1 already.
         With ``prepare`` the preparation scales the target, and predictions come back in its units.
+    r2 : a target in the units people read, r in (0, 1): the released model's predictions, clipped to [−1, 1], explain
+        at least a share r of the (scaled) training targets' variance, with probability ≥ 1 − γ
+        (docs/mathematics.md#a-target-in-the-units-people-read); noise reduction only, λ chosen privately unless
+        ``lam`` is a number. Replaces ``excess_risk``; ``None`` (default): the target is ``excess_risk``.
 
     Attributes
     ----------
     coef_ : (p,) the released θ, on the scaled rows: ``predict(X)`` is
         ``target_bound · scaled(X) @ coef_`` (X @ coef_ without bounds).
-    epsilon_ : the ex-post ε end to end: ``epsilon_prep_ + epsilon_radius_ + epsilon_test_ +
+    alpha_ : the excess risk α the search ran at: ``excess_risk``, or with ``kappa`` the α = κ·Ŝ the fit released (NaN
+        with ``r2``).
+    epsilon_ : the ex-post ε end to end (a float): ``epsilon_prep_ + epsilon_radius_ + epsilon_scale_ + epsilon_test_ +
         epsilon_hypothesis_``.
+    epsilon_scale_ : what bounding R(0) (``kappa``) or the targets' variance (``r2``) cost; 0 with ``excess_risk``.
     epsilon_prep_, delta_prep_ : what the private preparation spent (0 without ``prepare``).
     epsilon_radius_, epsilon_test_, epsilon_hypothesis_ : the private radius's part and the search's two parts.
     delta_ : δ of the guarantee, the preparation's included (0 for pure ex-post ε).
     preparation_ : the ``Preparation`` (every step, its mechanism and cost; ``to_frame()``), or ``None``.
     prepared_ : the ``FittedPreparation`` ``predict`` uses (its ``names`` label ``coef_``), or ``None``.
     run_ : the ``RunResult`` (its ``excess_risk`` reads the data: evaluation only).
+    lam_ : the λ of the released model (chosen privately with ``r2`` and ``lam="auto"``).
+    quality_ : with ``r2``, the released model's R² on the training rows, exact: evaluation only (it reads the data
+        without noise; what is certified is R² ≥ r); NaN with ``excess_risk``.
     n_features_in_, feature_names_in_ : as in scikit-learn.
     """
 
     _problem_class = RidgeProblem
+    _quality_parameter = "r2"
+    _quality_class = VarianceExplained
 
     def __init__(
         self,
-        excess_risk: float = 0.05,
+        excess_risk: float = DEFAULT_EXCESS_RISK,
         failure_prob: float = 0.1,
-        lam: float = 0.005,
+        kappa: float | None = None,
+        test_budget: float = DEFAULT_TEST_BUDGET,
+        lam: float | str | None = None,
         method: str = NoiseReduction.key,
         generator: str | None = None,
         calibration: str = DEFAULT_CALIBRATION,
@@ -323,14 +474,18 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
         radius: float | None = None,
         radius_mode: str = SearchOptions.radius_mode,
         T: int = SearchOptions.T,
+        ceiling: float = SearchOptions.ceiling,
         feature_bound: float | None = None,
         target_bound: float | None = None,
         random_state: int | np.random.Generator | None = None,
         prepare: str | dict[str, object] | None = None,
+        r2: float | None = None,
     ) -> None:
         super().__init__(
             excess_risk=excess_risk,
             failure_prob=failure_prob,
+            kappa=kappa,
+            test_budget=test_budget,
             lam=lam,
             method=method,
             generator=generator,
@@ -340,18 +495,22 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
             radius=radius,
             radius_mode=radius_mode,
             T=T,
+            ceiling=ceiling,
             feature_bound=feature_bound,
             random_state=random_state,
             prepare=prepare,
         )
         self.target_bound = target_bound
+        self.r2 = r2
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> AccuracyFirstRidge:
-        """Run the accuracy-first search on (X, y); without bounds, refuses rows outside ‖x‖₁ ≤ 1, |y| ≤ 1."""
-        X, y = self._prepared(X, y, "ridge")
+        """Run the accuracy-first search on (X, y); without bounds, refuses rows outside ‖x‖₁ ≤ 1, |y| ≤ 1; refuses an
+        R² target no data of this size could meet before anything is prepared (``TargetRefused``)."""
+        request = self._request()
+        X, y = self._prepared(X, y, "ridge", request)
         if self.target_bound is not None:
             y = scale_target(np.array(y, dtype=np.float64), self.target_bound)
-        self.coef_ = self._run_search(X, y)
+        self.coef_ = self._run_search(X, y, request)
         return self
 
     def predict(self, X: ArrayLike) -> NDArray[np.float64]:
@@ -361,6 +520,10 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
             return self.prepared_.to_target_units(scores)
         return scores if self.target_bound is None else scores * float(self.target_bound)
 
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
+        """R² of ``predict(X)`` against y, on the rows whose target is there (a gap has nothing to compare with)."""
+        return float(super().score(*self._with_target(X, y, sample_weight)))
+
     def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         # A private model trades accuracy for privacy by design.
@@ -369,33 +532,87 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
 
 
 class AccuracyFirstLogistic(ClassifierMixin, _AccuracyFirst):
-    """Logistic regression (two classes) that meets an excess-risk target at the least ex-post privacy loss.
+    """Logistic regression (two classes) that meets an accuracy or excess-risk target at the least ex-post privacy loss.
 
     L(θ) = (1/n) Σ log(1 + exp(−y_i θᵀx_i)) + (λ/2)‖θ‖², no intercept (docs/mathematics.md#the-two-learning-problems),
     on rows with ‖x‖₁ ≤ 1. Any two labels: ``classes_[1]`` is the +1 class. Parameters as for the shared base
     (``excess_risk``, ``failure_prob``, ``lam``, ``method``, ``generator``, ``calibration``, ``noise``, ``delta``,
-    ``radius``, ``radius_mode``, ``T``, ``feature_bound``, ``random_state``, ``prepare``). With ``prepare`` the classes
-    are declared, not read from y: the schema lists the target's two levels and the positive class (``classes_`` is (the
-    other, the positive)).
+    ``radius``, ``radius_mode``, ``T``, ``ceiling``, ``feature_bound``, ``random_state``, ``prepare``), and
+
+    accuracy : a target in the units people read, a in (0, 1): the released model's sign classifies at least a share a
+        of the training rows correctly, with probability ≥ 1 − γ (docs/mathematics.md#a-target-in-the-units-people-read);
+        noise reduction only, λ chosen privately unless ``lam`` is a number. Replaces ``excess_risk``; ``None``
+        (default): the target is ``excess_risk``.
+
+    With ``prepare`` the classes are declared, not read from y: the schema lists the target's two levels and the
+    positive class (``classes_`` is (the other, the positive)).
 
     Attributes
     ----------
     coef_ : (1, p) the released θ (scikit-learn's binary layout), on the scaled rows.
     classes_ : the two labels, sorted.
-    epsilon_, epsilon_radius_, epsilon_test_, epsilon_hypothesis_, delta_, run_, n_features_in_,
-    feature_names_in_ : as for ``AccuracyFirstRidge``.
+    quality_ : with ``accuracy``, the released model's accuracy on the training rows, exact: evaluation only; NaN with
+        ``excess_risk``.
+    alpha_, epsilon_, epsilon_radius_, epsilon_scale_, epsilon_test_, epsilon_hypothesis_, delta_, run_, lam_,
+    n_features_in_, feature_names_in_ : as for ``AccuracyFirstRidge``.
     """
 
     _problem_class = LogisticProblem
+    _quality_parameter = "accuracy"
+    _quality_class = Accuracy
+
+    def __init__(
+        self,
+        excess_risk: float = DEFAULT_EXCESS_RISK,
+        failure_prob: float = 0.1,
+        kappa: float | None = None,
+        test_budget: float = DEFAULT_TEST_BUDGET,
+        lam: float | str | None = None,
+        method: str = NoiseReduction.key,
+        generator: str | None = None,
+        calibration: str = DEFAULT_CALIBRATION,
+        noise: str = "laplace",
+        delta: float = DEFAULT_DELTA,
+        radius: float | None = None,
+        radius_mode: str = SearchOptions.radius_mode,
+        T: int = SearchOptions.T,
+        ceiling: float = SearchOptions.ceiling,
+        feature_bound: float | None = None,
+        random_state: int | np.random.Generator | None = None,
+        prepare: str | dict[str, object] | None = None,
+        accuracy: float | None = None,
+    ) -> None:
+        super().__init__(
+            excess_risk=excess_risk,
+            failure_prob=failure_prob,
+            kappa=kappa,
+            test_budget=test_budget,
+            lam=lam,
+            method=method,
+            generator=generator,
+            calibration=calibration,
+            noise=noise,
+            delta=delta,
+            radius=radius,
+            radius_mode=radius_mode,
+            T=T,
+            ceiling=ceiling,
+            feature_bound=feature_bound,
+            random_state=random_state,
+            prepare=prepare,
+        )
+        self.accuracy = accuracy
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> AccuracyFirstLogistic:
-        """Run the accuracy-first search on (X, y); refuses other than two classes, and (without a bound) ‖x‖₁ > 1."""
-        X, y = self._prepared(X, y, "logistic")
+        """Run the accuracy-first search on (X, y); refuses other than two classes, and (without a bound) ‖x‖₁ > 1;
+        refuses an accuracy target no data of this size could meet before anything is prepared (``TargetRefused``)."""
+        request = self._request()
+        X, y = self._prepared(X, y, "logistic", request)
         if self.prepared_ is not None:
             classes = self.prepared_.classes
             assert classes is not None  # a logistic preparation declares its classes
             self.classes_ = classes
-            self.coef_ = self._run_search(X, y)[None, :]
+            self.coef_ = self._run_search(X, y, request)[None, :]
             return self
         check_classification_targets(y)
         self.classes_, index = np.unique(y, return_inverse=True)
@@ -404,7 +621,7 @@ class AccuracyFirstLogistic(ClassifierMixin, _AccuracyFirst):
                 "Only binary classification is supported: AccuracyFirstLogistic needs exactly two classes; y has "
                 f"{len(self.classes_)} class{'' if len(self.classes_) == 1 else 'es'}: {self.classes_[:5].tolist()}"
             )
-        self.coef_ = self._run_search(X, np.where(index == 1, 1.0, -1.0))[None, :]
+        self.coef_ = self._run_search(X, np.where(index == 1, 1.0, -1.0), request)[None, :]
         return self
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
@@ -422,6 +639,11 @@ class AccuracyFirstLogistic(ClassifierMixin, _AccuracyFirst):
         """(P(classes_[0]), P(classes_[1])) = (σ(−θᵀx), σ(θᵀx)) under the logistic model."""
         scores = self.decision_function(X)
         return np.column_stack([expit(-scores), expit(scores)])
+
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
+        """The share of rows ``predict(X)`` labels right, on the rows whose label is there (a gap has nothing to compare
+        with)."""
+        return float(super().score(*self._with_target(X, y, sample_weight)))
 
     def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()

@@ -19,7 +19,9 @@ of the generator:
   ε_c = 8√p/(nλ), the measured level scales with ε_c (∝ 1/(nλ)) and not with α; above it the
   quadratic law ε ∝ 1/√α holds as for output perturbation. A small public radius R also
   bounds the risk of those sphere solutions and can remove the cliff altogether (then ε_t
-  drops far); the prediction keeps the measured level and is an upper estimate (``Fix.at_most``);
+  drops far); the prediction keeps the measured level and is an upper estimate (``Fix.at_most``). A larger α
+  below the cliff is an upper estimate for the same reason: a sphere solution whose risk the larger α admits
+  passes at the first levels (``below_cliff``);
 - n·k rows from the same population: every part scales as 1/k (Δ_R, Δ_θ and the noise on
   A/n all carry 1/n).
 
@@ -48,13 +50,15 @@ from accfirst.erm.generators import CovariancePerturbation, default_generator_na
 from accfirst.erm.problem import Problem
 from accfirst.erm.radius import radius_margin
 from accfirst.erm.shape import ProblemShape
-from accfirst.interpret import format_epsilon, format_exp_epsilon
+from accfirst.interpret import format_epsilon, format_exp_epsilon, own_delta
 from accfirst.mechanisms.calibration import clips_query
 from accfirst.methods.doubling import Doubling
 from accfirst.methods.nr import NoiseReduction
 from accfirst.methods.options import SearchOptions
+from accfirst.methods.pipeline import feasible_problem
 from accfirst.methods.radius import RadiusPlan, plan_radius
 from accfirst.methods.registry import METHODS, method_keys, method_label
+from accfirst.methods.relative import RelativeTarget, scale_plan
 from accfirst.validation import validate_alpha, validate_positive
 
 # Guidance appears when the best pure-ε search pays more than this median ε, or a risk factor
@@ -135,24 +139,30 @@ def private_radius(
     options: SearchOptions,
     ceiling: float,
     after: Constants,
+    planned: tuple[tuple[float, float], tuple[float, float]] | None = None,
 ) -> tuple[float, float]:
     """(R, ε_R): the private radius a run at ``after`` would use and what it adds, re-planned
     (docs/mathematics.md#a-private-radius).
 
     The norm is the runs' median radius less their plan's margin when they bought one (scaled with
     R₀ when λ changes), else the rule's guess; the new radius is that norm plus the new plan's
-    margin, at most ``ceiling``.
+    margin, at most ``ceiling``. A radius is planned at the runs' α and γ, and at ``after.alpha``; ``planned`` gives
+    the (α, γ) it was and would be planned at instead (a relative target plans it at κ times the floor, with γ − β_S).
     """
     method = str(summary_row["method"])
     private = dataclasses.replace(options, radius_mode="private")
+    (alpha_then, gamma_then), (alpha_next, gamma_next) = planned or (
+        (float(summary_row["alpha"]), gamma),
+        (after.alpha, gamma),
+    )
     shape = ProblemShape(type(problem), max(round(after.n), 1), problem.p, after.lam, ceiling)
-    plan = plan_radius(shape, method, after.alpha, gamma, private)
+    plan = plan_radius(shape, method, alpha_next, gamma_next, private)
     if plan.skipped:
         return ceiling, 0.0
     norm = plan.guess
     if options.radius_mode == "private" and float(summary_row.get("median_eps_radius", 0.0)) > 0:
         start = feasible_radius(problem, problem.lam, problem.radius, "private")
-        before = plan_radius(problem.shape.with_radius(start), method, float(summary_row["alpha"]), gamma, options)
+        before = plan_radius(problem.shape.with_radius(start), method, alpha_then, gamma_then, options)
         # The norm keeps its share of the free radius when λ changes (R₀ ∝ 1/√λ).
         shrink = problem.free_radius(after.lam) / problem.free_radius(problem.lam)
         norm = max(runs_radius(problem, summary_row, options) - _margin(before), 0.0) * shrink
@@ -162,6 +172,16 @@ def private_radius(
 def cliff_epsilon(p: int, n: float, lam: float) -> float:
     """ε_c = 8√p/(nλ): covariance perturbation's noise on H has spectral norm ≈ λ here (see the module)."""
     return 8 * math.sqrt(p) / (n * lam)
+
+
+def below_cliff(problem: Problem, summary_row: pd.Series | dict[str, Any], options: SearchOptions) -> bool:
+    """Whether the measured generation part sits below covariance perturbation's cliff, 2ε_c (the module's law):
+    then a prediction that keeps the measured level is an upper estimate."""
+    generator = options.generator or default_generator_name(problem)
+    generation = float(dict(summary_row)["median_eps_hypothesis"])
+    return generator == CovariancePerturbation.name and generation <= 2 * cliff_epsilon(
+        problem.p, problem.n, problem.lam
+    )
 
 
 def generation_factor(problem: Problem, generator: str, measured: float, before: Constants, after: Constants) -> float:
@@ -200,11 +220,15 @@ def predict_epsilon(
     radius: float | None = None,
     rows_factor: float = 1.0,
     radius_mode: str | None = None,
+    kappa: float | None = None,
 ) -> float:
     """The predicted median ex-post ε of ``summary_row``'s method after a change (module docstring).
 
     The preparation's ε (docs/mathematics.md#preparing-the-data-privately) is part of every run's total and stays as it
-    was: a change of α, λ or the radius does not touch it, and more rows are assumed prepared at the same ε.
+    was: a change of α, λ or the radius does not touch it, and more rows are assumed prepared at the same ε. At a
+    relative target (docs/mathematics.md#a-relative-accuracy-target) the private bound on R(0) is part of it too: at a
+    new κ (``kappa``) its ε_S and margin are the plan's, and α = κ·Ŝ moves with κ and with the margin; for the other
+    changes ε_S is kept as measured (more rows would lower it: the prediction is then an upper estimate).
 
     Parameters
     ----------
@@ -214,9 +238,23 @@ def predict_epsilon(
     alpha, lam, radius : new values (``None`` keeps the runs' own).
     rows_factor : k for n·k rows from the same population.
     radius_mode : a new ``SearchOptions.radius_mode`` (``None`` keeps the runs' own).
+    kappa : a new relative target κ (the runs' must be relative); α moves in proportion.
     """
     row = dict(summary_row)
     alpha_now = float(row["alpha"])
+    scale_part = float(row.get("median_eps_scale", 0.0))
+    planned = None
+    if not math.isnan(float(row.get("kappa", math.nan))):
+        # Ŝ is a noisy R(0) less the plan's margin: at κ′ the plan (its ε_S and margin) changes and α = κ′·Ŝ′ with
+        # Ŝ′ = Ŝ + margin − margin′ (the same R(0), the same typical noise). The radius is planned at κ·floor.
+        ceiling = feasible_problem(problem, str(row["method"]), options)
+        kappas = (float(row["kappa"]), float(row["kappa"]) if kappa is None else kappa)
+        plans = [scale_plan(ceiling, RelativeTarget(k), gamma, options) for k in kappas]
+        planned = ((plans[0].kappa * plans[0].floor, plans[0].gamma), (plans[1].kappa * plans[1].floor, plans[1].gamma))
+        if kappa is not None:
+            scale = alpha_now / plans[0].kappa + plans[0].margin - plans[1].margin
+            alpha = kappa * max(scale, plans[1].floor)
+            scale_part = plans[1].epsilon
     mode = options.radius_mode if radius_mode is None else radius_mode
     before = Constants(alpha_now, problem.lam, runs_radius(problem, row, options), problem.n)
     lam_new = problem.lam if lam is None else validate_positive("lam", lam)
@@ -229,12 +267,12 @@ def predict_epsilon(
     )
     radius_part = 0.0
     if mode == "private" and METHODS[str(row["method"])].uses_radius:
-        released, radius_part = private_radius(problem, row, gamma, options, after.radius, after)
+        released, radius_part = private_radius(problem, row, gamma, options, after.radius, after, planned)
         after = dataclasses.replace(after, radius=released)
     kind, clips = type(problem), clips_query(options.calibration)
     testing_scale = (
-        kind.test_sensitivity_on(after.radius, after.n, after.lam, after.alpha, clips)
-        / kind.test_sensitivity_on(before.radius, before.n, before.lam, before.alpha, clips)
+        kind.test_sensitivity_on(after.radius, after.n, after.lam, after.alpha, clipped=clips)
+        / kind.test_sensitivity_on(before.radius, before.n, before.lam, before.alpha, clipped=clips)
         * before.alpha
         / after.alpha
     )
@@ -242,6 +280,7 @@ def predict_epsilon(
     generator = options.generator or default_generator_name(problem)
     return (
         problem.prep_epsilon
+        + scale_part
         + radius_part
         + testing_part(row) * testing_scale
         + generation * generation_factor(problem, generator, generation, before, after)
@@ -249,12 +288,19 @@ def predict_epsilon(
 
 
 def needs_guidance(summary: pd.DataFrame) -> str | None:
-    """The method guidance is about (the best pure-ε search), or ``None`` when its privacy is good enough.
+    """The method guidance is about (the best search with no δ of its own), or ``None`` when its privacy is good enough.
 
     Guidance is needed when that method's median ε exceeds ``WEAK_EPSILON``, its e^ε exceeds
-    ``RISK_FACTOR``, or noise reduction pays more than doubling (the ranking flips).
+    ``RISK_FACTOR``, or noise reduction pays more than doubling (the ranking flips). The δ a private
+    preparation adds to every run (``interpret.own_delta``) does not take a method out; a method whose
+    every run at a relative target showed no signal (no α released) learnt nothing to advise on.
     """
-    searches = summary[summary["method"].isin(method_keys(tests_accuracy=True)) & (summary["delta"] == 0)]
+    if summary.empty:
+        return None
+    own = summary.apply(own_delta, axis=1).astype(float)
+    searches = summary[
+        summary["method"].isin(method_keys(tests_accuracy=True)) & (own == 0) & summary["alpha"].astype(float).notna()
+    ]
     if searches.empty:
         return None
     eps = searches.set_index("method")["median_eps"]
@@ -292,13 +338,19 @@ def explain(problem: Problem, summary: pd.DataFrame, method: str, gamma: float, 
     radius = runs_radius(problem, {**row, "method": method}, options)
     bound = radius_name(problem, radius, options)
     clips = clips_query(options.calibration)
-    formula = problem.test_sensitivity_formula(bound, radius, n, problem.lam, alpha, clips)
-    delta_r = problem.test_sensitivity_on(radius, n, problem.lam, alpha, clips)
+    formula = problem.test_sensitivity_formula(bound, radius, n, problem.lam, alpha, clipped=clips)
+    delta_r = problem.test_sensitivity_on(radius, n, problem.lam, alpha, clipped=clips)
     testing = testing_part(row)
+    if not math.isfinite(testing):
+        return (
+            f"No run of {method_label(method).lower()} halted: every one fell back and released the exact, non-private "
+            "model (ε = ∞), so there is no measured ε to predict from. A larger α, a larger λ, a larger ε_max or more "
+            "rows give a private model a chance to pass the test."
+        )
     if method == NoiseReduction.key:
         c = testing * alpha / delta_r  # the calibration's constant (at γ − β after a private radius)
         test_text = (
-            f"the test alone costs ε_A = c·Δ_R/α = {c:.3g} × {delta_r:.3g} / {alpha:g} = {format_epsilon(testing)}"
+            f"the test alone costs ε_A = c·Δ_R/α = {c:.3g} × {delta_r:.3g} / {alpha:.3g} = {format_epsilon(testing)}"
         )
     else:
         test_text = f"its tests alone cost ε = {format_epsilon(testing)}"
@@ -315,13 +367,13 @@ def explain(problem: Problem, summary: pd.DataFrame, method: str, gamma: float, 
         )
     if testing >= generation:
         return (
-            f"n = {n:,} rows is too few for α = {alpha:g}: Δ_R = {formula} = {delta_r:.3g} "
+            f"n = {n:,} rows is too few for α = {alpha:.3g}: Δ_R = {formula} = {delta_r:.3g} "
             f"({bound} = {radius:.3g}), so {test_text} of {label.lower()}'s median ε = "
             f"{format_epsilon(eps)}."
         )
     return (
         f"With n = {n:,} rows, the private model itself needs ε_t = {format_epsilon(generation)} (median) to reach "
-        f"excess risk below α = {alpha:g}, and {test_text}: together ε = {format_epsilon(eps)}."
+        f"excess risk below α = {alpha:.3g}, and {test_text}: together ε = {format_epsilon(eps)}."
     )
 
 
@@ -336,32 +388,40 @@ def radius_name(problem: Problem, radius: float, options: SearchOptions) -> str:
 
 def advise(
     problem: Problem,
-    alpha: float,
+    alpha: float | None,
     gamma: float,
     options: SearchOptions,
     summary: pd.DataFrame,
     *,
     lam_choices: Sequence[float] = (),
     largest_alpha: float = 0.5,
+    kappa_choices: Sequence[float] = (),
+    widen: bool = True,
 ) -> Advice | None:
     """Guidance for the runs of ``summary`` (``interpret.summarise_runs``), or ``None`` when none is needed.
 
-    The fixes: a larger α (the smallest that brings the predicted ε to ``TARGET_EPSILON``, else
-    4α, at most ``largest_alpha``), a larger λ (the next of ``lam_choices`` from 4λ, else 4λ),
-    a public radius R (a third of M, rounded up; only without one), and more rows (×4;
-    advice only). Each fix carries its predicted median ε (``predict_epsilon``).
+    The fixes: a looser target — a larger α (the smallest that brings the predicted ε to ``TARGET_EPSILON``, else
+    4α, at most ``largest_alpha``), or at a relative target a smaller share of the gain (the smallest of
+    ``kappa_choices`` above κ that reaches ``TARGET_EPSILON``, else the largest up to 4κ) —, a larger λ (the next of
+    ``lam_choices`` from 4λ, else 4λ), a public radius R (a third of M, rounded up; only without one), and more rows
+    (×4; advice only). Each fix carries its predicted median ε (``predict_epsilon``).
 
     Parameters
     ----------
-    problem : the runs' problem; alpha, gamma, options : the runs' settings.
+    problem : the runs' problem; alpha, gamma, options : the runs' settings (``alpha`` ``None``: the median α the
+        method's runs released, at a relative target).
     summary : one row per method.
     lam_choices : the λ values the app offers.
     largest_alpha : the largest α the app offers.
+    kappa_choices : the relative targets κ the app offers.
+    widen : offer the looser target; ``False`` where it would buy nothing (predicting zero already meets α, which only
+        an evaluation-only look at the data can tell).
     """
     method = needs_guidance(summary)
     if method is None:
         return None
     row = summary[summary["method"] == method].iloc[0]
+    alpha = float(row["alpha"]) if alpha is None else alpha
     eps = float(row["median_eps"])
     if not math.isfinite(float(row["median_eps_hypothesis"])):
         return Advice(method, eps, explain(problem, summary, method, gamma, options), ())
@@ -371,7 +431,17 @@ def advise(
 
     fixes = []
     clips = clips_query(options.calibration)
-    if alpha < largest_alpha:
+    radius = runs_radius(problem, row, options)
+
+    def falls(wider: float) -> float:
+        """How much the test's ε_A falls from α to ``wider`` (its factor, < 1)."""
+        before, after = (
+            problem.test_sensitivity_on(radius, problem.n, problem.lam, a, clipped=clips) / a for a in (alpha, wider)
+        )
+        return after / before
+
+    kappa = float(row.get("kappa", math.nan))
+    if widen and math.isnan(kappa) and alpha < largest_alpha:
         wider = min(4 * alpha, largest_alpha)
         if predict(alpha=largest_alpha) <= TARGET_EPSILON:
             low, high = alpha, largest_alpha
@@ -380,15 +450,30 @@ def advise(
                 low, high = (middle, high) if predict(alpha=middle) > TARGET_EPSILON else (low, middle)
             wider = math.ceil(high * 1000) / 1000
         predicted = predict(alpha=wider)
-        radius = runs_radius(problem, row, options)
-        falls = [problem.test_sensitivity_on(radius, problem.n, problem.lam, a, clips) / a for a in (alpha, wider)]
+        at_most = below_cliff(problem, row, options)
         fixes.append(
             Fix(
                 f"Accept excess risk α = {wider:g}",
                 predicted,
-                f"A looser target: the test's ε_A falls ×{falls[1] / falls[0]:.2g} and a noisier model "
-                f"passes; predicted median {_eps_text(predicted)}.",
+                f"A looser target: the test's ε_A falls ×{falls(wider):.2g} and a noisier model "
+                f"passes; predicted median {'at most ' if at_most else ''}{_eps_text(predicted)}.",
                 {"alpha": wider},
+                at_most,
+            )
+        )
+    larger = sorted(k for k in kappa_choices if k > kappa * (1 + 1e-9)) if widen and not math.isnan(kappa) else []
+    if larger:
+        # The smallest share offered that reaches the target, else the smallest of at most 4κ (else the next one).
+        reaching = [k for k in larger if predict(kappa=k) <= TARGET_EPSILON]
+        wider = reaching[0] if reaching else max([k for k in larger if k <= 4 * kappa] or larger[:1])
+        predicted = predict(kappa=wider)
+        fixes.append(
+            Fix(
+                f"Keep a smaller share: {1 - wider:.0%} of the gain",
+                predicted,
+                f"A looser target: α = κ·Ŝ grows ×{wider / kappa:.2g}, the test's ε_A falls ×"
+                f"{falls(alpha * wider / kappa):.2g} and a noisier model passes; predicted median {_eps_text(predicted)}.",
+                {"kappa": wider},
             )
         )
     lam = _next_choice(problem.lam, lam_choices, 4)
@@ -418,8 +503,8 @@ def advise(
                 predicted,
                 f"Only if domain knowledge, never this data, says the model's norm is at most {radius:g} (M = "
                 f"{problem.max_norm:.3g}): the search's ceiling falls from {ceiling:.3g} to {radius:g}, Δ_R there from "
-                f"{problem.test_sensitivity_on(ceiling, problem.n, problem.lam, alpha, clips):.3g} to "
-                f"{problem.test_sensitivity_on(radius, problem.n, problem.lam, alpha, clips):.3g}"
+                f"{problem.test_sensitivity_on(ceiling, problem.n, problem.lam, alpha, clipped=clips):.3g} to "
+                f"{problem.test_sensitivity_on(radius, problem.n, problem.lam, alpha, clipped=clips):.3g}"
                 + (
                     " (a private radius is still bought below it where it pays)"
                     if options.radius_mode == "private"

@@ -60,22 +60,20 @@ class Trace:
 
 @dataclass(frozen=True)
 class SamplerReport:
-    """How a sampling method drew its hypothesis (the Gibbs posterior, docs/mathematics.md#the-gibbs-posterior).
+    """How a sampling method drew its hypothesis (the Gibbs posterior, docs/mathematics.md#the-gibbs-posterior): public
+    numbers only, fixed before the run reads the data.
 
-    ``beta`` is the posterior's inverse temperature; ``acceptance_rate`` the share of
-    proposals kept (rejection on C for ridge, the certified sampler's rejection steps for
-    logistic); ``failure_bound`` a bound on P(R > α) for the released hypothesis; ``steps`` the
-    proposals (ridge) or the proximal sampler's steps (logistic; 1 for exact rejection);
-    ``tv_bound`` the proven bound on the sampler's total-variation distance from the posterior,
-    fixed before the run (0 for ridge's exact sampling). Acceptance rate and steps read the
-    data: evaluation only.
+    ``beta`` is the posterior's inverse temperature; ``radius`` the ball the ridge posterior is kept on (∞ for
+    logistic); ``failure_bound`` a bound on P(R > α) for the released hypothesis; ``tv_bound`` the proven bound on
+    the sampler's total-variation distance from the posterior (0 for ridge's exact sampling); ``spacing`` the
+    lattice the release lies on (docs/mathematics.md#the-gibbs-posterior-on-a-lattice).
     """
 
     beta: float
-    acceptance_rate: float
+    radius: float
     failure_bound: float
-    steps: int
     tv_bound: float
+    spacing: float
 
 
 @dataclass(frozen=True)
@@ -85,8 +83,8 @@ class RunResult:
 
     ``stop_index`` is the 1-based level that passed the test, ``None`` on fallback (``fallback``: no level
     passed). Then, by default, nothing is released (docs/mathematics.md#what-a-failed-run-releases):
-    ``nothing_released`` is true, ``theta`` is ``None``, ``excess_risk`` and ``theta_norm`` are NaN, ``success`` is false and the run
-    is charged its declared top, a finite ``eps_total``; only a run asked for the paper's fallback releases θ* at
+    ``nothing_released`` is true, ``theta`` is ``None``, ``excess_risk`` and ``theta_norm`` are NaN, ``success`` is
+    false and the run is charged its declared top, a finite ``eps_total``; only a run asked for the paper's fallback releases θ* at
     ``eps_total`` = ∞ (``SearchOptions.fallback``). ``eps_total`` is the whole
     ex-post privacy loss, the sum of its parts: ``eps_prep`` (preparing the rows,
     docs/mathematics.md#preparing-the-data-privately; paid once per prepared table and shared by every run on it),
@@ -94,11 +92,17 @@ class RunResult:
     risk bound of a relative target, docs/mathematics.md#a-relative-accuracy-target), ``eps_test`` (the private accuracy
     test) and ``eps_hypothesis`` (generating the released model). ``noise`` names the noise of the hypothesis generator
     ("laplace" or "gaussian"); ``delta`` is the δ of an (ε, δ)-ex-post guarantee (the preparation's δ included), 0 for
-    pure ex-post privacy. ``prep_mode`` says how the rows were prepared (``Problem.prep_mode``): after an "evaluation"
-    preparation, which read the data without noise, no ε covers the preparation and every figure excludes it. ``kappa``
+    pure ex-post privacy, and ``delta_prep`` the part of it that preparing the rows added (shared by every run on the
+    table, like ``eps_prep``: a run with ``delta == delta_prep`` adds no δ of its own). ``prep_mode`` says how the rows
+    were prepared (``Problem.prep_mode``): after an "evaluation" preparation, which read the data without noise, no ε covers the preparation and every figure excludes it. ``kappa``
     is the relative target (NaN for an absolute α), ``scale`` the released lower bound on R(0) that turned κ into α (NaN
     otherwise), and ``r0`` the true R(0) = L(0) − L(θ*) (evaluation only, like ``excess_risk``). ``norm_bound`` is the
-    radius of the feasible set the run used. ``seconds`` is how long the run took: it depends on the data (where the
+    radius of the feasible set the run used. A run toward a target in the units people read
+    (docs/mathematics.md#a-target-in-the-units-people-read) records it in ``target`` ("r2" or "accuracy"; empty for α
+    and κ) and ``goal`` (r or a), with ``quality``, the released model's in-sample R² or accuracy (evaluation only;
+    ``success`` is whether it meets the goal), and ``lam`` the λ the search chose; ``alpha`` is then NaN. ``stopped``
+    says why nothing was released when a run toward such a target releases nothing, and ``refused`` is true when that
+    was decided from public numbers before the data were read (nothing spent). ``seconds`` is how long the run took: it depends on the data (where the
     search stopped, how hard each solve was), so it is a local diagnostic, in no results frame, CSV, report or
     printout (docs/mathematics.md#what-an-observer-sees).
     """
@@ -128,6 +132,7 @@ class RunResult:
     delta: float = 0.0
     sampler: SamplerReport | None = field(default=None, repr=False)
     eps_prep: float = 0.0
+    delta_prep: float = 0.0
     prep_mode: str = "given"
     eps_radius: float = 0.0
     eps_scale: float = 0.0
@@ -135,6 +140,11 @@ class RunResult:
     scale: float = math.nan
     r0: float = math.nan
     nothing_released: bool = False
+    target: str = ""
+    goal: float = math.nan
+    quality: float = math.nan
+    stopped: str = ""
+    refused: bool = False
 
     @staticmethod
     def _from_problem(problem: Problem, alpha: float, started: float) -> dict[str, Any]:

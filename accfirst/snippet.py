@@ -45,6 +45,7 @@ UPLOAD_OPTIONS = (
     "preparation",
     "prep_epsilon",
     "prep_delta",
+    "budget",
     "noise_seed",
     "log1p_columns",
     "log1p_target",
@@ -62,13 +63,14 @@ UPLOAD_OPTIONS = (
 # record means the same preparation whatever later defaults become. A record written before
 # they existed lacks them and meant the preparation of that time (LEGACY_PREPARATION): before
 # the private preparation became the default, every preparation was evaluation only.
-PREPARATION_OPTIONS = ("preparation", "center", "standardize", "missing", "max_levels")
+PREPARATION_OPTIONS = ("preparation", "center", "standardize", "missing", "max_levels", "budget")
 LEGACY_PREPARATION = {
     "preparation": "evaluation",
     "center": False,
     "standardize": False,
     "missing": "drop",
     "max_levels": 0,
+    "budget": None,  # before the table's budget capped it, ε_prep was what the statistics need
 }
 # Search options whose defaults changed: a record without them was written before they existed and meant these.
 LEGACY_SEARCH = {"radius_mode": "none"}
@@ -310,7 +312,7 @@ def release_note(spec: DatasetSpec) -> str:
     if spec.builtin is not None and BUILTIN_DATASETS[spec.builtin].public:
         return ""
     if options.get("preparation") == EVALUATION_MODE:
-        return f"# preparation='evaluation' reads the data without noise: every ε {EXCLUDES_PREPARATION}."
+        return f"# preparation='evaluation': every ε {EXCLUDES_PREPARATION}."
     if options.get("noise_seed") is not None:
         return f"# noise_seed is set: a {REPEATABLE} (anyone with the seed knows the preparation's noise)."
     return (

@@ -8,7 +8,10 @@ the same log-uniform counts on [10², 10⁵] (β = 0.05, δ = 10⁻⁶), for ε 
 docs/mathematics.md#counts-to-a-relative-error (a derived reconstruction whose design details were lost): ≈41 vs ≈26 at
 ε = 1, α = 0.1, κ = 0.05.
 
-Also prints the empirical share of certified counts within α (≥ 1 − β promised).
+Also prints the empirical share of certified counts within α (≥ 1 − β promised), and the price of a certificate:
+the mean ρ at which each of the same counts (log-uniform on [10², 10⁴]) certifies, in a budget and cap that let every
+one certify above the lowest level (the certificate's constant c sets it: ρ ∝ c²,
+docs/mathematics.md#counts-to-a-relative-error).
 
 Usage: python benchmarks/bench_counts.py [--sessions 20] [--counts 3000] [--seed 0]
 """
@@ -21,7 +24,14 @@ import time
 import numpy as np
 import pandas as pd
 
-from accfirst.accounting.counts import COUNT_METHODS, compare_counts, log_uniform_counts, summarise_counts
+from accfirst.accounting.counts import (
+    COUNT_METHODS,
+    compare_counts,
+    filtered_counts,
+    log_uniform_counts,
+    summarise_counts,
+)
+from accfirst.accounting.filters import ZCDPFilter
 
 EPSILONS = (0.5, 1.0, 2.0)
 ALPHAS = (0.05, 0.1)
@@ -60,6 +70,19 @@ def cell(epsilon: float, alpha: float, cap: float, sessions: int, counts: int, s
     }
 
 
+def price(alpha: float, counts: int, seed: int) -> dict[str, object]:
+    """Mean ρ charged per count when every count certifies: a budget ρ_B ≈ 100 and cap 0.01·ρ_B ≈ 1, whose lowest
+    level (≈ 2·10⁻⁶) lies below what a count of 10⁴ needs; both arms on the same counts."""
+    values = log_uniform_counts(counts, 1e2, 1e4, rng=np.random.default_rng((seed, 1)))
+    row: dict[str, object] = {"α": alpha}
+    for method in COUNT_METHODS:
+        frame = filtered_counts(ZCDPFilter(175.0, DELTA), values, alpha, method, BETA, 0.01, rng=seed)
+        if not frame["certified"].all():
+            raise SystemExit(f"not every count certified at α={alpha} ({method}): the price is not comparable")
+        row[f"{method} mean ρ"] = float(frame["rho"].mean())
+    return row
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=20)
@@ -85,6 +108,10 @@ def main() -> None:
         f"\nκ = 0.05: NR/doubling ratio {goal.min():.2f}–{goal.max():.2f} (goal ≥ 1.5); "
         "docs/mathematics.md#counts-to-a-relative-error reference at ε = 1, α = 0.1: ≈41 vs ≈26"
     )
+    prices = pd.DataFrame([price(alpha, 1000, args.seed) for alpha in ALPHAS])
+    with pd.option_context("display.width", 200, "display.float_format", "{:.4g}".format):
+        print(f"\nPrice of a certificate: mean ρ per count, 1,000 counts log-uniform on [10², 10⁴], β = {BETA}")
+        print(prices.to_string(index=False))
     print(f"{time.perf_counter() - started:.0f} s (shared machine: timing is indicative only)")
 
 

@@ -245,7 +245,7 @@ def bench_layout(layout: str, args: argparse.Namespace) -> dict[str, object]:
 
 
 def report(results: dict[str, dict], repeat: int) -> None:
-    """The tables of the README's out-of-core section."""
+    """The tables of docs/benchmarks.md#parquet-larger-than-memory."""
     workers = os.cpu_count()
     print(
         "\n| layout | read_table pass s | ridge s | ridge / read_table (CPU) | ridge / record batches alone (CPU) "

@@ -15,6 +15,8 @@ import streamlit as st
 from accfirst.accounting.counts import compare_counts, summarise_counts
 from accfirst.accounting.filters import zcdp_budget
 from accfirst.interpret import format_delta
+from accfirst.methods.doubling import Doubling
+from accfirst.methods.nr import NoiseReduction
 from accfirst.methods.registry import method_label
 from accfirst.plots.counts import figure_counts_certified, figure_counts_errors, figure_counts_privacy
 from ui.cache import session_memo
@@ -26,6 +28,7 @@ from ui.errors import call, package_errors
 from ui.frame import ensure_frame
 from ui.noise import noise_seed, page_seed, repeatable_warning
 from ui.settings import Choice, failure_setting, restore_from_url, write_to_url
+from ui.text import EVALUATION_LABEL
 
 SCOPE = "counts"
 DERIVED = "derived; consistent with Rogers et al. 2023"
@@ -136,9 +139,9 @@ for card, (method, row) in zip(cards, summary.iterrows(), strict=True):
         st.markdown(
             f"{row['attempted']:,} of {len(counts):,} counts tried before {ended}; "
             f"{row['not_certified']:,} tried but not certified (charged their cap). "
-            f"Certified counts truly within α: **{share}** (promised ≥ {1 - beta:.0%}; evaluation only)."
+            f"Certified counts truly within α: **{share}** (promised ≥ {1 - beta:.0%}; {EVALUATION_LABEL})."
         )
-nr, doubling = (int(summary.loc[m, "certified"]) for m in ("nr", "doubling"))
+nr, doubling = (int(summary.loc[m.key, "certified"]) for m in (NoiseReduction, Doubling))
 if doubling:
     st.info(f"Noise reduction certified {nr / doubling:.2g}× as many counts as doubling with the same budget.")
 
@@ -152,7 +155,7 @@ st.caption(
     "Each count gets noisier-to-sharper releases until one is certified: a noisy value large enough, next to its "
     "noise, that it must be within α of the truth (except with probability β). Noise reduction refines one noisy "
     "value and pays only for the sharpest it used; doubling draws fresh values and pays for every one. True counts "
-    "and realised errors read the data: evaluation only, not private."
+    f"and realised errors read the data ({EVALUATION_LABEL})."
 )
 
 st.subheader("The cap κ: what it trades")

@@ -8,8 +8,9 @@ repeated polls; and the live classroom poll. A teacher opens a room and shows it
 link; students who open the link flip real coins and send only the randomized answer — the
 server never learns anyone's truth — and the estimate updates live, with a warning in words
 when the answers do not fit the coins, and the answers the room refused and why. A link
-with ``?room=`` shows the student view only: one answer per tab (its token stays in the
-address); a malformed code is listed in the page's notice and the class page shows.
+with ``?room=`` shows the student view only: one answer per browser (``ui.poll``: a reload,
+the Back button or the link pasted again cannot answer twice); a malformed code is listed in
+the page's notice and the class page shows.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from ui.charts import show_chart
 from ui.errors import call, package_errors
 from ui.frame import ensure_frame
 from ui.link_notice import report_ignored
-from ui.poll import ROOM_PARAMETER, TEACHER_ROOM, poll_rooms, tab_token
+from ui.poll import ROOM_PARAMETER, TEACHER_ROOM, browser_token, poll_rooms
 from ui.settings import Choice, FloatSlider, IntSetting, restore_from_url, write_to_url
 
 SCOPE = "rr"
@@ -86,6 +87,14 @@ def interval_text(interval: tuple[float, float]) -> str:
     return f"{math.floor(interval[0] * 100) / 100:.2f}–{math.ceil(interval[1] * 100) / 100:.2f}"
 
 
+def share_text(estimate: float, clipped: float) -> str:
+    """The estimated true share as the chart draws it (a percentage in 0–100%), and the unbiased value it was
+    clipped from when that left 0–100%."""
+    if estimate == clipped:
+        return f"{clipped:.0%} (unbiased)"
+    return f"{clipped:.0%}: the unbiased estimate, {estimate:.0%}, leaves 0–100% while answers are few"
+
+
 @st.fragment(run_every=2)
 def live_results(code: str) -> None:
     """The room's counts and estimate, redrawn every 2 seconds; a warning when the answers do not fit the coins."""
@@ -94,11 +103,12 @@ def live_results(code: str) -> None:
         show_chart(figure_live_estimate(shown.estimate, shown.interval, shown.yes, shown.answers), f"live_{code}")
         if shown.answers == 0:
             return
-        counted = f"From {shown.answers} randomized answers ({shown.yes} “yes”)"
+        counted = f"From {shown.answers} randomized answer{'s' if shown.answers != 1 else ''} ({shown.yes} “yes”)"
         if shown.misfit is None:
+            low, high = shown.interval
             st.caption(
-                f"{counted}: estimated true share {shown.estimate:.2f} (unbiased, so it can leave 0–1 in a small "
-                f"class), 95% interval {interval_text(shown.interval)}."
+                f"{counted}: estimated true share {share_text(shown.estimate, shown.clipped_estimate)}; 95% interval "
+                f"{math.floor(low * 100):.0f}–{math.ceil(high * 100):.0f}%."
             )
             return
         devices = shown.protocol.devices
@@ -110,15 +120,16 @@ def live_results(code: str) -> None:
             icon="⚠️",
         )
         st.caption(
-            f"{counted}: estimated true share {shown.clipped_estimate:.2f}, clipped to 0–1 because the answers do "
+            f"{counted}: estimated true share {shown.clipped_estimate:.0%}, clipped to 0–100% because the answers do "
             f"not fit the {devices}; no interval, since no true share fits them."
         )
 
 
 def student_view(code: str) -> None:
-    """What a phone shows on the room's link: the coins, two answer buttons (until this tab answers), the result."""
+    """What a phone shows on the room's link: the coins, two answer buttons (until this browser answers), the
+    result."""
     room = call(poll_rooms().snapshot, code)
-    token = call(tab_token, code)
+    token = call(browser_token, code)
     st.subheader("Class poll: answer with coins")
     st.write("Your teacher asks a yes/no question. Before you answer:")
     st.info(room.protocol.instructions(), icon="🪙")
@@ -138,12 +149,13 @@ def student_view(code: str) -> None:
 
 
 def show_refusals(code: str) -> None:
-    """The answers the room refused, and why (a second answer from a tab, a flood, a full poll)."""
+    """The answers the room refused, and why (a second answer from a browser, a flood, a full poll)."""
     with package_errors(stop=False):
         refused = poll_rooms().snapshot(code).refused
         if refused:
             reasons = "; ".join(f"{reason}: {count}" for reason, count in refused)
-            st.caption(f"Refused {sum(count for _, count in refused)} answers — {reasons}.")
+            total = sum(count for _, count in refused)
+            st.caption(f"Refused {total} answer{'s' if total != 1 else ''} — {reasons}.")
 
 
 def teacher_view() -> None:
@@ -170,9 +182,9 @@ def teacher_view() -> None:
     code_column.metric("Room code", code)
     link_column.code(f"{st.context.url or ''}?{ROOM_PARAMETER}={code}", language=None)
     st.caption(
-        "One answer per browser tab: a student's tab keeps its answer token in its address, so reloading it "
-        "cannot answer twice; a new tab or another browser can. The poll also refuses answers arriving faster "
-        "than a class sends them."
+        "One answer per browser: the app keeps a random identifier in each student's browser (a cookie), so a reload, "
+        "the Back button or the link opened again cannot answer twice; another browser can. The poll also refuses "
+        "answers arriving faster than a class sends them."
     )
     live_results(code)
     show_refusals(code)
@@ -251,7 +263,7 @@ st.caption(
 st.subheader("Live classroom poll")
 st.caption(
     "The poll lives in this server's memory only and closes after 2 hours without answers. It keeps the number of "
-    "“yes” and of answers, how many answers it refused, and a fingerprint of each answering tab's token, never "
+    "“yes” and of answers, how many answers it refused, and a fingerprint of each answering browser's token, never "
     "tied to its answer: no names, no true answers."
 )
 teacher_view()

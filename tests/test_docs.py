@@ -32,7 +32,9 @@ def github_anchors(markdown: str) -> set[str]:
 
 
 FILES = [page.file for page in DOCS_PAGES.values()]
-ANCHORS = {name: github_anchors((DOCS / name).read_text(encoding="utf-8")) for name in FILES}
+# Every page of docs/: those the app's Docs menu shows and those for readers of the repository (hosting, benchmarks).
+ALL_FILES = sorted(path.name for path in DOCS.glob("*.md"))
+ANCHORS = {name: github_anchors((DOCS / name).read_text(encoding="utf-8")) for name in ALL_FILES}
 
 
 def test_every_docs_page_exists():
@@ -87,16 +89,19 @@ def test_the_repository_stands_on_its_own_and_names_things_by_what_they_do():
         assert not HISTORY.search(text), (path.relative_to(ROOT), HISTORY.search(text))
 
 
-@pytest.mark.parametrize("name", sorted(FILES))
+@pytest.mark.parametrize("name", ALL_FILES)
 def test_links_between_docs_pages_resolve(name):
+    """Every link lands on a heading; a page of the app's Docs menu links only to pages the menu has (the app
+    turns those links into links between its pages)."""
     text = (DOCS / name).read_text(encoding="utf-8")
     for target, anchor in re.findall(r"\]\(([\w.-]*\.md)?(?:#([\w-]+))?\)", text):
         page = target or name
         assert (DOCS / page).exists(), (name, target)
         assert not anchor or anchor in ANCHORS[page], (name, target, anchor)
+        assert name not in FILES or page in FILES, (name, target)
 
 
-@pytest.mark.parametrize("name", sorted(FILES))
+@pytest.mark.parametrize("name", ALL_FILES)
 def test_docs_stand_on_their_own(name):
     """They speak in the project's words and point at nothing outside the repository."""
     text = (DOCS / name).read_text(encoding="utf-8")
@@ -162,3 +167,16 @@ def test_readme_setup_holds_exactly_two_commands_and_ci_runs_the_test_one():
     assert len(commands) == 2 and all("\n" not in command for command in commands), commands
     assert "streamlit run app.py" in commands[0] and "pytest" in commands[1]
     assert (ROOT / ".ci" / "run").read_text(encoding="utf-8").rstrip().endswith(commands[1])
+
+
+def test_readme_is_a_front_door_whose_example_runs(capsys):
+    """At most 200 lines; its Python example runs as printed: a run that released a model, its λ, its in-sample R²
+    and a total ε that is the sum of the parts it prints."""
+    assert len(README.splitlines()) <= 200
+    example = README.split("## A first run in Python", 1)[1].split("\n## ", 1)[0]
+    [code] = re.findall(r"```python\n(.+?)\n```", example, flags=re.S)
+    exec(compile(code, "README.md", "exec"), {})
+    printed = [float(value) for value in capsys.readouterr().out.split()]
+    total, lam, quality, *parts = printed
+    assert len(parts) == 3 and lam > 0 and 0 < quality <= 1, printed
+    assert total == pytest.approx(sum(parts)), printed

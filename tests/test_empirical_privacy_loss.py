@@ -17,13 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate, stats
 
-from accfirst import LogisticProblem
 from accfirst.mechanisms.above_threshold import interactive_above_threshold
 from accfirst.mechanisms.brownian import GAUSSIAN
 from accfirst.mechanisms.calibration import CALIBRATIONS, AboveThresholdCalibration
 from accfirst.mechanisms.noise_reduction import LAPLACE
 from tests.attacks import epsilon_lower_bound
-from tests.data import make_logistic_data
+from tests.erm.test_sensitivity import level_point, worst_case_pair
 
 RELEASES = 200_000
 
@@ -143,18 +142,18 @@ def test_above_threshold_halting_level_has_its_exact_law_and_stays_below_its_eps
 def clipped_pair() -> tuple[np.ndarray, np.ndarray, float, float]:
     """The excess risks of three hypotheses on a worst-case neighbouring pair for the clipped test, α and Δ_R(α).
 
-    Logistic rows whose last feature is empty; D′ replaces a row by that feature alone, so along it only λ
-    curves the objective (the case ``Problem.test_sensitivity``'s bound rests on). The hypotheses step from θ*_D
-    along that feature to R_D ≈ 0.5α, 0.8α and 1.4α (the last one is read clipped).
+    The proofs' worst case built from data (``worst_case_pair``, docs/mathematics.md#the-clipped-test): ridge, λ = 0.05,
+    α = 0.005, n = 20,000, where the clipped query moves by 0.96 of Δ_R(α). The hypotheses step from θ*_D across to
+    R_D ≈ 0.5α, 0.8α and α, where the query moves by 0.68, 0.86 and 0.96 of Δ_R(α); the last is −θ*_D, far worse than
+    α and read clipped.
     """
-    X, y = make_logistic_data(1, 800, 4)
-    X[:, -1] = 0.0
-    here = LogisticProblem(X, y, 0.05)
-    X[0], y[0] = np.eye(4)[-1], 1.0
-    there = LogisticProblem(X, y, 0.05)
-    alpha = 0.02
-    thetas = here.theta_star - np.outer([0.7, 0.9, 1.2], np.eye(4)[-1]) * math.sqrt(2 * alpha / here.lam)
-    return here.excess_risk(thetas), there.excess_risk(thetas), alpha, here.test_sensitivity(alpha)
+    alpha = 0.005
+    here, there = worst_case_pair("ridge", 0.05, alpha, 20_000)
+    across = np.array([1.0, -1.0, 0.0]) / math.sqrt(2)
+    edge = level_point(here, across, alpha)
+    steps = here.theta_star + np.outer([math.sqrt(0.5), math.sqrt(0.8), 1.0], edge - here.theta_star)
+    thetas = np.vstack([steps, -here.theta_star])
+    return here.excess_risk(thetas), there.excess_risk(thetas), alpha, here.test_sensitivity(alpha, clipped=True)
 
 
 def test_clipped_test_loss_on_a_worst_case_pair_stays_below_its_epsilon() -> None:

@@ -23,6 +23,7 @@ from accfirst.estimators import (
     PublicBoundScaler,
     RepeatableRunWarning,
 )
+from accfirst.methods.relative import RelativeTarget
 from accfirst.search.experiments import search
 
 
@@ -85,7 +86,9 @@ def test_ridge_fit_is_the_search_run_of_its_seed() -> None:
     assert not run.fallback and math.isfinite(run.eps_total)
     np.testing.assert_array_equal(model.coef_, run.theta)
     assert model.epsilon_ == run.eps_total == model.run_.eps_total
-    assert model.epsilon_ == model.epsilon_radius_ + model.epsilon_test_ + model.epsilon_hypothesis_
+    assert model.epsilon_ == pytest.approx(
+        model.epsilon_radius_ + model.epsilon_test_ + model.epsilon_hypothesis_, rel=1e-15
+    )
     assert model.delta_ == 0.0
     again = clone(model).fit(X, y)
     np.testing.assert_array_equal(again.coef_, model.coef_)
@@ -179,3 +182,57 @@ def test_a_fit_whose_test_never_passes_releases_nothing_and_stays_unfitted() -> 
     assert not any(name.endswith("_") for name in vars(model))
     with pytest.raises(NotFittedError):
         model.predict(X)
+
+
+def strong_signal(n: int = 20_000) -> tuple[np.ndarray, np.ndarray]:
+    """y = 3·x₀ on rows with ‖x‖₁ ≤ 1: R(0) ≈ 0.045 at λ = 0.1, enough for a share-of-gain target at this n (on
+    ``raw_regression``'s rows R(0) is too small: every κ-run there shows no signal)."""
+    X = np.random.default_rng(0).uniform(-1, 1, (n, 3)) / 3
+    return X, 3 * X[:, 0]
+
+
+def test_the_fitted_figures_are_plain_floats() -> None:
+    """``epsilon_`` printed as ``np.float64(0.61…)``: every figure a fit reports is a Python float."""
+    X, y = raw_regression(0)
+    model = AccuracyFirstRidge(feature_bound=10.0, target_bound=3.0).fit(X, y)
+    for name in ("alpha_", "epsilon_", "epsilon_radius_", "epsilon_scale_", "epsilon_prep_", "delta_prep_"):
+        assert type(getattr(model, name)) is float, name
+    for name in ("epsilon_test_", "epsilon_hypothesis_", "delta_", "lam_", "quality_"):
+        assert type(getattr(model, name)) is float, name
+    assert repr(model.epsilon_) == repr(float(model.run_.eps_total)) and "np." not in repr(model.epsilon_)
+
+
+def test_a_share_of_gain_target_is_the_relative_run_of_its_seed() -> None:
+    """``kappa`` runs ``search`` at ``RelativeTarget(κ)`` (the command line's --kappa), with the test budget given:
+    α = κ·Ŝ is reported, ε includes the bound on R(0), and ``excess_risk`` plays no part."""
+    X, y = strong_signal()
+    model = AccuracyFirstRidge(kappa=0.3, test_budget=30.0, lam=0.1, random_state=4).fit(X, y)
+    target = RelativeTarget(0.3)
+    problem = RidgeProblem(X, y, 0.1)
+    run = search(problem, "nr", target, 0.1, trial_rng(4, "nr", target, 0), SearchOptions(test_budget=30.0))
+    assert run.success and run.kappa == 0.3
+    np.testing.assert_array_equal(model.coef_, run.theta)
+    assert model.alpha_ == pytest.approx(0.3 * run.scale) and model.alpha_ == run.alpha
+    assert model.epsilon_scale_ == run.eps_scale > 0 and model.epsilon_ == run.eps_total
+    assert model.epsilon_ == pytest.approx(
+        model.epsilon_radius_ + model.epsilon_scale_ + model.epsilon_test_ + model.epsilon_hypothesis_
+    )
+    ignored = clone(model).set_params(excess_risk=0.5).fit(X, y)
+    np.testing.assert_array_equal(ignored.coef_, model.coef_)
+    absolute = AccuracyFirstRidge(lam=0.1, random_state=4).fit(X, y)
+    assert absolute.alpha_ == 0.05 and absolute.epsilon_scale_ == 0.0
+
+
+def test_a_share_of_gain_with_no_signal_releases_nothing() -> None:
+    """Where the private bound on R(0) is too small for the test budget the fit releases nothing (not θ = 0), says why,
+    and stays unfitted; the bound's ε was spent."""
+    X, y = raw_regression(0)
+    model = AccuracyFirstRidge(kappa=0.1, feature_bound=10.0, target_bound=3.0, random_state=0)
+    with pytest.raises(NoModelReleased, match="no signal a private model could keep") as caught:
+        model.fit(X, y)
+    assert "raise kappa or test_budget" in str(caught.value) and caught.value.run.eps_scale > 0
+    assert not any(name.endswith("_") for name in vars(model))
+    with pytest.raises(ValueError, match="kappa"):
+        AccuracyFirstRidge(kappa=1.5, feature_bound=10.0, target_bound=3.0).fit(X, y)
+    with pytest.raises(ValueError, match="kappa and r2 are two targets"):
+        AccuracyFirstRidge(kappa=0.1, r2=0.5, feature_bound=10.0, target_bound=3.0).fit(X, y)

@@ -94,7 +94,7 @@ def test_default_stays_numeric_arrays_with_no_preparation() -> None:
     model = AccuracyFirstRidge(excess_risk=0.2).fit(X, np.clip(X.sum(axis=1), -1, 1))
     assert model.prepare is None and model.prepared_ is None and model.preparation_ is None
     assert model.epsilon_prep_ == 0 and model.delta_prep_ == 0
-    assert model.epsilon_ == pytest.approx(model.epsilon_test_ + model.epsilon_hypothesis_)
+    assert model.epsilon_ == pytest.approx(model.epsilon_radius_ + model.epsilon_test_ + model.epsilon_hypothesis_)
 
 
 def test_clone_and_get_params_keep_the_preparation_options() -> None:
@@ -162,3 +162,23 @@ def test_an_identifier_named_column_is_not_a_feature_of_the_estimator() -> None:
     assert np.isfinite(model.predict(NEW_ROWS)).all()  # new rows need no identifier
     kept = fitted(AccuracyFirstRidge(prepare={"noise_seed": 3, "schema": {"columns": {"customer_id": {}}}}), X, price)
     assert "customer_id" in kept.prepared_.names
+
+
+def test_score_leaves_out_held_out_rows_without_a_target() -> None:
+    """``fit`` trains on a row without a target as a zero row, so held-out targets may have gaps too: ``score`` failed
+    with "Input contains NaN". It compares the rows whose target is there (a ridge word is a gap, as in ``fit``)."""
+    X, price, label = mixed_table()
+    train, test = slice(0, 4_000), slice(4_000, None)
+    ridge = fitted(AccuracyFirstRidge(prepare=PREPARE, random_state=0), X[train], price[train])
+    held_out = price[test].astype(object).copy()
+    held_out.iloc[::7], held_out.iloc[3] = np.nan, "n/a"
+    there = held_out.notna().to_numpy() & (held_out != "n/a").to_numpy()
+    assert ridge.score(X[test], held_out) == pytest.approx(ridge.score(X[test][there], price[test][there]))
+    prepare = {"schema": CLASSES, "noise_seed": 3}
+    logistic = fitted(AccuracyFirstLogistic(prepare=prepare, random_state=0), X[train], label[train])
+    labels = label[test].astype(object).copy()
+    labels.iloc[::5] = None
+    kept = labels.notna().to_numpy()
+    assert logistic.score(X[test], labels) == pytest.approx(logistic.score(X[test][kept], label[test][kept]))
+    with pytest.raises(DataError, match="every target given to score is missing"):
+        ridge.score(X[test], pd.Series(np.nan, index=X[test].index))

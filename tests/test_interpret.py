@@ -11,17 +11,21 @@ import pytest
 
 from accfirst import AccFirstError, run_trials
 from accfirst.datasets import from_frame
+from accfirst.datasets.prepared import EXCLUDES_PREPARATION
 from accfirst.erm.logistic import LogisticProblem
 from accfirst.erm.ridge import RidgeProblem
 from accfirst.interpret import (
     alpha_meaning,
+    delta_sentence,
     describe_alpha,
     exp_epsilon,
     format_epsilon,
     format_exp_epsilon,
     format_posterior,
     format_probability,
+    guarantee_text,
     median_with_inf,
+    own_delta,
     plain_sentence,
     posterior_bound,
     preparation_label,
@@ -293,25 +297,60 @@ def test_ranking_sentence_keeps_the_gibbs_posterior_apart_with_its_delta():
     assert ranking_sentence(summary_of(nr=2.0)) == ""
 
 
+def test_a_delta_from_the_preparation_alone_ranks_every_method_and_is_said_once():
+    """On a privately prepared table every run carries the preparation's δ: that is no reason to set the theory
+    approach apart, nor to call a figure a weaker promise than the others'."""
+    prepared = summary_of(nr=2.0, doubling=3.0, theory=5.0).assign(delta=1e-6, delta_prep=1e-6)
+    sentence = ranking_sentence(prepared)
+    assert "first: Noise reduction (ε = 2.00), Doubling (ε = 3.00), Theory (ε = 5.00)" in sentence
+    assert "not ranked" not in sentence and "weaker" not in sentence
+    assert sentence.count("δ = 10⁻⁶ from preparing the data: every method on this table shares that δ") == 1
+    # The Gibbs posterior's own δ still sets it apart, on a prepared table too.
+    gibbs = summary_of(nr=2.0, doubling=3.0, gibbs=0.5).assign(delta=[1e-6, 1e-6, 2e-6], delta_prep=1e-6)
+    assert "Gibbs posterior (ε = 0.500, δ = 2 × 10⁻⁶) is not ranked: the δ of its own" in ranking_sentence(gibbs)
+
+
+@pytest.mark.parametrize(
+    ("own", "prep", "words"),
+    [
+        (0.0, 0.0, "a pure ε"),
+        (0.0, 1e-6, "an (ε, δ) guarantee with δ = 10⁻⁶ from preparing the data"),
+        (1e-6, 0.0, "an (ε, δ) guarantee with δ = 10⁻⁶"),
+        (1e-6, 1e-6, "an (ε, δ) guarantee with δ = 2 × 10⁻⁶ (10⁻⁶ of its own, 10⁻⁶ from preparing the data)"),
+    ],
+)
+def test_the_one_sentence_about_delta_says_where_it_comes_from(own, prep, words):
+    assert guarantee_text(own, prep) == words
+    sentence = delta_sentence(own, prep)
+    assert (sentence == "") == (own == prep == 0)
+    assert ("weaker promise than a pure ε" in sentence) == (own > 0)
+    assert own_delta({"delta": own + prep, "delta_prep": prep}) == pytest.approx(own)
+
+
+def test_plain_sentence_on_a_prepared_table_does_not_call_its_delta_a_weaker_promise():
+    row = {"method": "theory", "label": "Theory", "trials": 5, "successes": 5, "fallbacks": 0, "alpha": 0.1}
+    words = plain_sentence({**row, "median_eps": 2.0, "delta": 1e-6, "delta_prep": 1e-6})
+    assert "every method on this table shares that δ" in words and "weaker" not in words
+
+
 def test_ranking_sentence_names_delta_of_gaussian_runs(ridge_problem):
     runs = run_trials(ridge_problem, [0.1], 0.1, ["nr", "doubling"], 3, 0, T=50, noise="gaussian", delta=1e-6)
     sentence = ranking_sentence(summarise_runs(runs))
     assert "ex-post (ε, δ) guarantees with δ = 10⁻⁶" in sentence
 
 
-def test_a_gibbs_run_whose_accuracy_reads_the_data_says_so():
-    """A radius below 1/√(2λ) leaves the Gibbs posterior only γ/P(C): the sentence must not promise accuracy."""
+def test_a_gibbs_run_whose_radius_leaves_no_accuracy_bound_is_refused():
+    """A radius below M/2 leaves the Gibbs posterior no accuracy bound known in advance: no run, no sentence that
+    could promise one (the refusal reads no data)."""
     X, y = make_ridge_data(3, 400, 4)
     problem = RidgeProblem(X, y, 0.01, radius=0.5 * RidgeProblem(X, y, 0.01).unconstrained_norm)
-    runs = run_trials(problem, [0.05], 0.1, ["gibbs"], 2, 0)
-    assert set(runs["calibration"]) == {"chi-square/P(C)"}
-    sentence = plain_sentence(summarise_runs(runs).iloc[0])
-    assert "γ/P(C)" in sentence and "known spread" not in sentence
+    with pytest.raises(AccFirstError, match="above M/2"):
+        run_trials(problem, [0.05], 0.1, ["gibbs"], 2, 0)
 
 
 def test_what_every_epsilon_says_about_the_preparation():
     assert preparation_label("private", 0.0881) == "includes preparing the data, ε = 0.0881"
-    assert preparation_label("evaluation", math.inf) == "excludes preparation (reads the data): evaluation only"
+    assert preparation_label("evaluation", math.inf) == EXCLUDES_PREPARATION
     assert preparation_label("public", 0.0) == preparation_label("given", 0.0) == ""
     shared = preparation_note("private", 0.0881, 1e-6, runs=60)
     assert shared == (
@@ -324,7 +363,7 @@ def test_what_every_epsilon_says_about_the_preparation():
     assert preparation_note("private", 11.7, 0.0).endswith("ε = 11.7, paid once for this table.")
     assert "ε = 0: every statistic was declared" in preparation_note("private", 0.0, 0.0, runs=3)
     assert "preparing them cost ε = 11.7 besides" in preparation_note("private", 11.7, 0.0, included=False)
-    assert "excludes preparation (reads the data): evaluation only" in preparation_note("evaluation", math.inf, 0.0)
+    assert EXCLUDES_PREPARATION in preparation_note("evaluation", math.inf, 0.0)
     assert "preparation is free" in preparation_note("public", 0.0, 0.0) and preparation_note("given", 0, 0) == ""
 
 

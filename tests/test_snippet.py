@@ -90,7 +90,9 @@ def test_names_from_the_user_stay_string_literals():
 def test_builtin_snippet_reproduces_run_trials(monkeypatch, tmp_path, radius):
     """Executed with a stand-in `accfirst.datasets`, the snippet's frame equals a direct run."""
     X, y = make_ridge_data(5, 600, 4)
-    data = types.SimpleNamespace(X_train=X, y_train=y, task="ridge", preparation=Preparation("public"))
+    data = types.SimpleNamespace(
+        X_train=X, y_train=y, task="ridge", preparation=Preparation("public"), row_bound=1.0, info=None
+    )
     fake = types.ModuleType("accfirst.datasets")
     fake.load_builtin = lambda name, **kw: data if name == "diabetes" else None
     monkeypatch.setitem(sys.modules, "accfirst.datasets", fake)
@@ -131,9 +133,18 @@ def test_an_upload_spec_states_every_preparation_option():
         "center": True,
         "standardize": True,
         "max_levels": 20,
+        "budget": 2.0,
     }
     source = reproduction_snippet(_settings(dataset=spec))
-    for text in ("preparation='private'", "center=True", "standardize=True", "missing='median'", "max_levels=20"):
+    texts = (
+        "preparation='private'",
+        "center=True",
+        "standardize=True",
+        "missing='median'",
+        "max_levels=20",
+        "budget=2.0",
+    )
+    for text in texts:
         assert text in source
     again = settings_from_json(settings_json(_settings(dataset=spec)))
     assert dict(again.dataset.options) == options

@@ -19,6 +19,7 @@ import streamlit as st
 from accfirst.datasets.prepare.noise import SecretSeed
 
 STATE_KEY = "ui.session_memo"
+SECRETS = "secrets"
 T = TypeVar("T")
 
 
@@ -36,6 +37,11 @@ def session_memo(namespace: str, key: Hashable, compute: Callable[[], T], *, max
     return value
 
 
+def memoised(namespace: str, key: Hashable) -> bool:
+    """Whether ``(namespace, key)`` is held in this session's memo."""
+    return key in st.session_state.get(STATE_KEY, {}).get(namespace, {})
+
+
 def clear_namespace(namespace: str) -> None:
     """Forget everything memoised under ``namespace`` in this session."""
     st.session_state.setdefault(STATE_KEY, {}).pop(namespace, None)
@@ -47,4 +53,4 @@ def session_secret(key: Hashable) -> SecretSeed:
     A release computed again from the same choices (a rerun, or a return to them) draws the same
     noise and so repeats the same release instead of making a new one.
     """
-    return session_memo("secrets", key, SecretSeed.draw, max_entries=256)
+    return session_memo(SECRETS, key, SecretSeed.draw, max_entries=4096)

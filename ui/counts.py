@@ -21,7 +21,7 @@ from accfirst.datasets import PreparedData
 from accfirst.interpret import format_delta
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from ui.settings import Choice, IntSetting, Setting
-from ui.text import plain, short
+from ui.text import EVALUATION_LABEL, plain, short
 
 # A column with more distinct values than this is binned, not counted per value.
 MAX_CATEGORIES = 50
@@ -32,8 +32,8 @@ MAX_SYNTHETIC = 1000
 PUBLIC_RANGE = (-1.0, 1.0)
 MODE_LABELS = {
     "bins": "bins over the public range [−1, 1]",
-    "bins-data": "bins over the column's own range (reads the data: not private)",
-    "categories": "one count per distinct value (the list reads the data: not private)",
+    "bins-data": f"bins over the column's own range ({EVALUATION_LABEL})",
+    "categories": f"one count per distinct value (the list of values: {EVALUATION_LABEL})",
 }
 SYNTHETIC_RANGE = (1e2, 1e5)
 BUDGET_DELTAS = (1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)

@@ -1,6 +1,6 @@
 """The shared sidebar: which data, prepared how, and λ — and what a page runs on.
 
-``app.py`` calls ``dataset_sidebar()`` on every run, before the page; pages call
+``app.py``'s frame calls ``dataset_sidebar()`` on every run, before the page; pages call
 ``selection()`` (or ``require_selection()``) to get a ``Selection``: the prepared
 data, λ, the cached problem and a ``DatasetSpec`` for the reproduction snippet.
 
@@ -13,7 +13,7 @@ it is never written to disk nor put in a cache another session could read.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -36,8 +36,8 @@ from ui.cache import session_memo
 from ui.docs import docs_link
 from ui.errors import package_errors
 from ui.settings import Choice, OptionalFloat, restore_from_url, write_to_url
-from ui.text import plain, short
-from ui.upload import choices_key, prepared_upload, upload_options
+from ui.text import EVALUATION_ONLY, plain, short
+from ui.upload import choices_key, prepared_before, prepared_upload, upload_options
 
 UPLOAD = "upload"
 DEFAULT_DATASET = "synthetic-buzz"
@@ -53,19 +53,14 @@ UPLOAD_TYPES = ["csv", "tsv", "txt", "parquet", "pq"]
 memory.configure()  # an upload's memory goes back to the system when its session ends
 STATE_KEY = "ui.selection"
 PROBLEM_KEY = "ui.selection_problem"
+# (task, the package's sentence) of an upload the page's target refused before it was prepared: nothing was spent.
+REFUSED_KEY = "ui.refused_before_preparing"
+#: What a page asks of an upload before it is prepared: from its row count and ``from_frame`` options, the sentence
+#: refusing the page's target (the table is then not prepared), or ``None``.
+BeforePreparing = Callable[[int, Mapping[str, Any]], str | None]
 # One secret per server process: the built-in real tables are prepared privately with its noise, so every worker
 # process builds the same arrays while nobody outside the server can know the noise. Never shown, never in a link.
 SERVER_NOISE = SecretSeed.draw()
-# Streamlit refuses a file over server.maxUploadSize in the browser and says why only in a hover
-# tooltip (a visually hidden role="alert" text in the file's chip): show that text under the chip.
-REFUSED_FILE_CSS = """<style>
-[data-testid="stFileChip"][aria-invalid="true"] { flex-wrap: wrap; }
-[data-testid="stFileChip"][aria-invalid="true"] [role="alert"] {
-  position: static !important; width: 100% !important; height: auto !important; margin: 0.25rem 0 0 0 !important;
-  clip: auto !important; clip-path: none !important; overflow: visible !important; white-space: normal !important;
-  color: #b42318; font-size: 0.85rem;
-}
-</style>"""
 
 
 def _dataset_label(key: str) -> str:
@@ -206,6 +201,13 @@ def selection() -> Selection | None:
     return st.session_state.get(STATE_KEY)
 
 
+def refused_before_preparing() -> tuple[str, str] | None:
+    """(task, sentence) when the page's target refused the upload before its preparation (nothing spent), else
+    ``None``."""
+    refused: tuple[str, str] | None = st.session_state.get(REFUSED_KEY)
+    return refused
+
+
 def require_selection() -> Selection:
     """The current selection, or an explanation and ``st.stop()``."""
     chosen = selection()
@@ -220,19 +222,26 @@ def require_selection() -> Selection:
     return chosen
 
 
-def dataset_sidebar() -> Selection | None:
-    """Draw the shared sidebar (dataset, upload flow, λ) and remember the selection for the page."""
+def dataset_sidebar(
+    sidebar: Any, *, linked: bool = True, before_preparing: BeforePreparing | None = None
+) -> Selection | None:
+    """Draw the shared sidebar (dataset, upload flow, λ) in ``sidebar`` and remember the selection for the page.
+
+    ``linked``: the settings go into the URL (not on a page that does not run on the data, whose links stay short).
+    ``before_preparing``: the page's check of an upload before it is prepared (``BeforePreparing``).
+    """
     st.session_state[STATE_KEY] = None
     st.session_state[PROBLEM_KEY] = None
+    st.session_state[REFUSED_KEY] = None
     restore_from_url(SHARED_SETTINGS)
-    sidebar = st.sidebar
     sidebar.header("Data")
     name = DATASET.widget(sidebar)
     lam = float(LAMBDA.widget(sidebar))
     radius_mode = RADIUS_MODE.widget(sidebar)
     docs_link(sidebar, "charts", "why-checking-accuracy-costs-privacy", label="Why a size bound saves privacy")
     radius = RADIUS.widget(sidebar)
-    write_to_url(SHARED_SETTINGS)
+    if linked:
+        write_to_url(SHARED_SETTINGS)
     chosen: Selection | None = None
     if radius is not None:
         sidebar.warning(
@@ -242,7 +251,7 @@ def dataset_sidebar() -> Selection | None:
         )
         docs_link(sidebar, "mathematics", "a-public-norm-bound", label="What a public norm bound does")
     if name == UPLOAD:
-        chosen = _upload_flow(sidebar, lam, radius)
+        chosen = _upload_flow(sidebar, lam, radius, before_preparing)
     else:
         with package_errors(sidebar, stop=False, remember=PROBLEM_KEY):
             info = BUILTIN_DATASETS[name]
@@ -291,9 +300,11 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _upload_flow(sidebar: Any, lam: float, radius: float | None) -> Selection | None:
-    """File → table → declared metadata and preparation choices → ``PreparedData``; errors shown next to the controls."""
-    st.html(REFUSED_FILE_CSS)
+def _upload_flow(
+    sidebar: Any, lam: float, radius: float | None, before_preparing: BeforePreparing | None
+) -> Selection | None:
+    """File → table → declared metadata and preparation choices → the page's check → ``PreparedData``; errors shown
+    next to the controls."""
     uploaded = sidebar.file_uploader(
         f"CSV or Parquet file (up to {MAX_UPLOAD_MB} MB)",
         type=UPLOAD_TYPES,
@@ -316,6 +327,14 @@ def _upload_flow(sidebar: Any, lam: float, radius: float | None) -> Selection | 
     if options is None:
         st.session_state[PROBLEM_KEY] = "the declared metadata has errors: see the table in the sidebar."
         return None
+    if before_preparing is not None and not prepared_before(digest, options):
+        refusal = before_preparing(len(frame), options)
+        if refusal is not None:
+            sidebar.info(
+                "Not prepared: the page's target cannot be met on a table this size (see the page). Nothing was spent."
+            )
+            st.session_state[REFUSED_KEY] = (str(options["task"]), refusal)
+            return None
     prepared: PreparedData | None = None
     with package_errors(sidebar, stop=False, remember=PROBLEM_KEY):
         prepared = prepared_upload(frame, digest, options, UPLOAD_LIMITS)
@@ -364,8 +383,7 @@ def show_data_report(chosen: Selection, *, expanded: bool | None = None) -> None
             )
         if preparation.mode == EVALUATION_MODE:
             st.warning(
-                f"This preparation read the data without noise (evaluation only): every ε shown "
-                f"{EXCLUDES_PREPARATION}.",
+                f"Every ε shown {EXCLUDES_PREPARATION}.",
                 icon="ℹ️",
             )
             docs_link(st, "data", "which-steps-read-the-data")
@@ -389,8 +407,8 @@ def show_radius_notice(problem: Problem) -> None:
     if problem.radius is None or not problem.radius_binds:
         return
     st.info(
-        f"Evaluation only (reads the data): the unconstrained optimum has ‖θ‖ = {problem.unconstrained_norm:.4g}, "
-        f"outside the public bound R = {problem.radius:g}. θ* and every private model are the best inside that ball, "
-        "and the excess risk is measured against that θ*; a bound this tight costs accuracy on this data.",
+        f"The unconstrained optimum has ‖θ‖ = {problem.unconstrained_norm:.4g}, outside the public bound "
+        f"R = {problem.radius:g}. θ* and every private model are the best inside that ball, and the excess risk is "
+        f"measured against that θ*; a bound this tight costs accuracy on this data. {EVALUATION_ONLY}",
         icon="🔎",
     )

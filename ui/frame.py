@@ -1,4 +1,8 @@
-"""The frame every page shares: the page configuration, the menu and the dataset sidebar.
+"""The frame every page shares: the menu, the app's CSS and the dataset sidebar.
+
+The Data sidebar shows on the pages that run on the data (``PageEntry.data``); on the others
+it is drawn into a hidden container, so that an upload and its choices survive a visit to the
+Learn or Docs pages (Streamlit forgets a file uploader that a run does not draw).
 
 ``app.py`` draws it around the page that its navigation picks (``shared_frame``). A
 page can also run on its own: because the page scripts live in ``pages/``, the first
@@ -22,11 +26,11 @@ import streamlit as st
 
 from ui import server
 from ui.dataset import dataset_sidebar
+from ui.explorer_settings import upload_check
 from ui.link_notice import notice_slot
-from ui.navigation import navigation
+from ui.navigation import entry, navigation
 from ui.runs import worker_pool
-
-PAGE_CONFIG = {"page_title": "accfirst: accuracy first, then privacy", "page_icon": "🎯", "layout": "wide"}
+from ui.style import HIDDEN, apply_style
 
 # True while app.py runs a page inside the frame it drew (the page runs in the same thread).
 _INSIDE_FRAME: ContextVar[bool] = ContextVar("accfirst_inside_frame", default=False)
@@ -34,11 +38,13 @@ _INSIDE_FRAME: ContextVar[bool] = ContextVar("accfirst_inside_frame", default=Fa
 server.configure()
 
 
-def draw_frame() -> None:
-    """Page configuration and the shared sidebar."""
-    st.set_page_config(**PAGE_CONFIG)
+def draw_frame(page: str) -> None:
+    """The app's CSS and the shared sidebar of the page ``page`` (its URL path): shown, or drawn hidden."""
+    apply_style()
     worker_pool()  # on a fresh server, the workers start while this run loads its data
-    dataset_sidebar()
+    shown = entry(page).data
+    before = upload_check if entry(page).checks_uploads else None
+    dataset_sidebar(st.sidebar if shown else st.sidebar.container(key=HIDDEN), linked=shown, before_preparing=before)
 
 
 @contextmanager
@@ -50,7 +56,7 @@ def shared_frame(page: str) -> Iterator[None]:
     """
     try:
         with notice_slot(page):
-            draw_frame()
+            draw_frame(page)
             token = _INSIDE_FRAME.set(True)
             try:
                 yield

@@ -18,7 +18,7 @@ import streamlit as st
 from accfirst.validation import REPEATABLE
 from ui.cache import session_secret
 from ui.link_notice import report_ignored
-from ui.settings import IntSetting, OptionalInt, Setting, restore_from_url
+from ui.settings import IntSetting, OptionalInt, Setting, restore_from_url, written_by_the_app
 
 LINK_SEED_REFUSED = (
     "a link cannot set the noise of a release on your upload: it comes from the operating system (set a seed "
@@ -45,15 +45,17 @@ def seed_setting(scope: str, label: str, release: bool) -> Setting:
 
 
 def link_settings(seed: Setting, *, release: bool, upload: bool) -> tuple[Setting, ...]:
-    """The seed's place in the URL: none for a release on an upload (a link's seed is dropped and reported)."""
+    """The seed's place in the URL: none for a release on an upload.
+
+    A seed there is dropped; it is reported only when a link brought it, not when a page of this session wrote it
+    (the simulation's seed, still in the address after a switch to "Your data").
+    """
     if not (release and upload):
         return (seed,)
     if seed.key in st.query_params:
-        del st.query_params[seed.key]
-        first = f"{seed.state_key}.link_checked"
-        if first not in st.session_state:  # a link's value; later ones were this page's own, written before
+        if not written_by_the_app(seed.key):
             report_ignored([f"{seed.key}: {LINK_SEED_REFUSED}"])
-    st.session_state[f"{seed.state_key}.link_checked"] = True
+        del st.query_params[seed.key]
     return ()
 
 

@@ -29,11 +29,13 @@ import pandas as pd
 import streamlit as st
 
 from accfirst import RunResult
+from accfirst.erm.quality import Accuracy, QualityTarget, VarianceExplained
+from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import validate_methods
 from accfirst.methods.relative import RelativeTarget
 from accfirst.parallel.pool import WorkerPool, available_cores
-from accfirst.search.experiments import COLUMNS, TIMING, trial_result
+from accfirst.search.experiments import COLUMNS, MODEL, TIMING, trial_result
 from accfirst.search.sources import BuiltinProblem
 from accfirst.search.sweep import run_cells
 from accfirst.snippet import RunSettings
@@ -46,12 +48,12 @@ HEARTBEAT_SECONDS = 0.25
 
 @dataclass(frozen=True)
 class RunRequest:
-    """The explorer's run parameters (one α, or one relative target κ), hashable.
+    """The explorer's run parameters (one α, one relative target κ, or one target in R² or accuracy), hashable.
 
     The dataset, λ and the radius come from a ``Selection``.
     """
 
-    alpha: float | RelativeTarget
+    alpha: float | RelativeTarget | QualityTarget
     gamma: float
     methods: tuple[str, ...]
     trials: int
@@ -66,13 +68,16 @@ class RunRequest:
         return (self.alpha, self.gamma, self.seed, self.options)
 
     def settings(self, chosen: Selection, **extra: object) -> RunSettings:
-        """The ``RunSettings`` record (JSON, snippet) of this request on ``chosen``."""
+        """The ``RunSettings`` record (JSON, snippet) of this request on ``chosen``: an α or a κ (``run_trials`` takes
+        no target in R² or accuracy)."""
+        if isinstance(self.alpha, (VarianceExplained, Accuracy)):
+            raise AccFirstError("a run toward a target in R² or accuracy has no run_trials record")
         relative = isinstance(self.alpha, RelativeTarget)
         return RunSettings(
             dataset=chosen.spec,
             task=chosen.task,
             lam=chosen.lam,
-            alphas=() if relative else (self.alpha,),
+            alphas=(self.alpha,) if isinstance(self.alpha, float) else (),
             kappas=(self.alpha.kappa,) if relative else (),
             gamma=self.gamma,
             methods=self.methods,
@@ -136,15 +141,15 @@ def chunk_bounds(trials: int) -> list[tuple[int, int]]:
 
 
 def _frame(rows: list[dict]) -> pd.DataFrame:
-    """The rows with each run's ``TIMING``: the page's own measure of what a run costs (``ui.work``), which its
-    downloads drop (``released``)."""
-    return pd.DataFrame(rows, columns=[*COLUMNS, TIMING])
+    """The rows with each run's ``TIMING``, the page's own measure of what a run costs (``ui.work``), and its released
+    ``MODEL``, for the held-out figures; its downloads drop both (``released``)."""
+    return pd.DataFrame(rows, columns=[*COLUMNS, TIMING, MODEL])
 
 
 def released(frame: pd.DataFrame) -> pd.DataFrame:
-    """A frame of the page's runs as it may leave the page: ``COLUMNS`` only, no timing
-    (docs/mathematics.md#what-an-observer-sees)."""
-    return frame.drop(columns=TIMING, errors="ignore")
+    """A frame of the page's runs as it may leave the page: ``COLUMNS`` and what the page derived from them, no timing
+    (docs/mathematics.md#what-an-observer-sees) and no model."""
+    return frame.drop(columns=[TIMING, MODEL], errors="ignore")
 
 
 def _chunk(chosen: Selection, request: RunRequest, method: str, first: int, count: int) -> Future:

@@ -35,7 +35,7 @@ import streamlit as st
 from accfirst import CALIBRATIONS, SearchOptions
 from accfirst.erm.generators import NOISES
 from accfirst.erm.shape import ProblemShape
-from accfirst.interpret import format_delta, format_epsilon
+from accfirst.interpret import format_delta, format_epsilon, guarantee_text
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import calibrated_epsilon, clips_query
 from accfirst.methods.registry import METHODS, method_labels, paper_methods
@@ -351,17 +351,33 @@ def restore_from_url(settings: Sequence[Setting]) -> None:
     report_ignored(ignored)
 
 
+WRITTEN_KEY = "ui.written_to_url"
+
+
+def _as_list(text: str | list[str] | None) -> list[str]:
+    return [] if text is None else [text] if isinstance(text, str) else list(text)
+
+
+def written_by_the_app(key: str) -> bool:
+    """Whether the query parameter ``key`` holds what this session's pages wrote there themselves (``write_to_url``),
+    rather than a value a link brought: a notice about a link's values must not blame the link for the app's own."""
+    written = st.session_state.get(WRITTEN_KEY, {})
+    return key in written and st.query_params.get_all(key) == written[key]
+
+
 def write_to_url(settings: Sequence[Setting]) -> None:
     """Mirror the settings' current values into the query string (one browser update, only if changed)."""
     changed: dict[str, str | list[str]] = {}
     removed = []
+    written = st.session_state.setdefault(WRITTEN_KEY, {})
     for setting in settings:
         text = setting.to_url(setting.value)
+        written[setting.key] = _as_list(text)
         current = st.query_params.get_all(setting.key)
         if text is None:
             if current:
                 removed.append(setting.key)
-        elif current != ([text] if isinstance(text, str) else list(text)):
+        elif current != _as_list(text):
             changed[setting.key] = text
     for key in removed:
         del st.query_params[key]
@@ -451,7 +467,7 @@ def calibration_captions(T: int, gamma: float, shape: ProblemShape, alpha: float
     alpha : the target excess risk.
     """
     return [
-        f"ε_A = {format_epsilon(calibrated_epsilon(name, T, gamma, shape.test_sensitivity(alpha, clips_query(name)), alpha))}"
+        f"ε_A = {format_epsilon(calibrated_epsilon(name, T, gamma, shape.test_sensitivity(alpha, clipped=clips_query(name)), alpha))}"
         for name in CALIBRATION_LABELS
     ]
 
@@ -465,12 +481,19 @@ def noise_setting(scope: str) -> Choice:
         "Noise of the private models",
         "laplace",
         options=tuple(NOISES),
-        labels={"laplace": "Laplace (pure ε)", "gaussian": "Gaussian ((ε, δ))"},
+        labels={"laplace": "Laplace", "gaussian": "Gaussian"},
         widget_type="segmented_control",
-        help="Laplace noise (the paper's) gives a pure ε. Gaussian noise reduction (Brownian motion) gives an "
-        "ex-post (ε, δ) guarantee with the δ below, and often a smaller generation ε when there are many features. "
-        "The theory approach has no Gaussian version.",
+        help="Laplace noise (the paper's) adds no δ. Gaussian noise reduction (Brownian motion) gives an ex-post "
+        "(ε, δ) guarantee with the δ below, and often a smaller generation ε when there are many features. The "
+        "theory approach has no Gaussian version.",
     )
+
+
+def noise_caption(noise: str, delta: float, prep_delta: float) -> str:
+    """What the chosen noise makes of the searches' guarantee on this table (``interpret.guarantee_text``)."""
+    searches = [m.in_sentence for m in METHODS.values() if m.noises >= frozenset(NOISES)]
+    own = delta if noise == "gaussian" else 0.0
+    return f"With {noise.capitalize()} noise, {' and '.join(searches)} each give {guarantee_text(own, prep_delta)}."
 
 
 DELTA_OPTIONS = (0.0, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)
@@ -487,9 +510,10 @@ def delta_setting(scope: str) -> Choice:
         options=DELTA_OPTIONS,
         labels={d: format_delta(d) for d in DELTA_OPTIONS},
         widget_type="select_slider",
-        help="One δ for every (ε, δ) figure on the page: the ε holds except with probability δ. It applies to "
+        help="The δ of the methods' own (ε, δ) guarantees: the ε holds except with probability δ. It applies to "
         "Gaussian noise and to the Gibbs posterior; with Laplace noise, noise reduction, doubling and the theory "
-        "approach are pure ε (δ = 0). δ = 0 asks the Gibbs posterior for pure ε (ridge only).",
+        "approach add no δ of their own (a table prepared privately adds its preparation's δ to every method). "
+        "δ = 0 asks the Gibbs posterior for pure ε (ridge only).",
     )
 
 
@@ -504,9 +528,7 @@ def delta_problem(delta: float, methods: Sequence[str], task: str, noise: str = 
     """Why ``delta`` cannot run with these methods, this noise and this task, or ``None``."""
     if delta == 0 and noise == "gaussian":
         return "Gaussian noise gives an (ε, δ) guarantee: choose δ > 0, or Laplace noise for a pure ε."
-    if delta == 0 and "gibbs" in methods and task != "ridge":
-        return "The logistic Gibbs posterior has no pure-ε guarantee: choose δ > 0."
-    return None
+    return next((refusal for m in methods if (refusal := METHODS[m].delta_refusal(task, delta))), None)
 
 
 class SearchSettings(NamedTuple):

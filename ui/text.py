@@ -1,4 +1,5 @@
-"""Text from visitors (URL values, file names, column names, cells) on the page: shown literally.
+"""Text from visitors (URL values, file names, column names, cells) on the page: shown literally; and the words every
+page uses for a number that reads the data without noise (``EVALUATION_ONLY``, ``EVALUATION_LABEL``).
 
 Streamlit renders Markdown in alerts, captions, expander labels and ``st.markdown``, so
 ``[sign in](https://evil.example)`` from a link would become a working link and
@@ -13,6 +14,11 @@ from __future__ import annotations
 import re
 
 from accfirst.validation import ECHO_CHARS, shorten
+
+# What every number that reads the data without noise says of itself, on every page (one source): a sentence after
+# the number, or a label in parentheses.
+EVALUATION_ONLY = "Evaluation only: this reads the data without noise, so it is not private."
+EVALUATION_LABEL = "evaluation only: reads the data, not private"
 
 # Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping all of them stops
 # links, images, emphasis, code, HTML, Streamlit's :colour[…] and :icon: shortcodes and $…$ math.

@@ -25,16 +25,17 @@ import streamlit as st
 
 from accfirst.datasets import ColumnSpec, PreparedData, Schema, UploadLimits, from_frame
 from accfirst.datasets.columns import column_kind, guess_task, quoted
+from accfirst.datasets.prepare.budget import DEFAULT_TABLE_BUDGET, PREP_SHARE
 from accfirst.datasets.prepare.identifiers import looks_like_identifier
 from accfirst.datasets.prepared import EVALUATION_MODE, EXCLUDES_PREPARATION, PREPARATIONS, PRIVATE_MODE, TASKS
 from accfirst.datasets.preprocess import DEFAULT_MAX_LEVELS, MISSING_CHOICES, SCALINGS
 from accfirst.errors import DataError
-from ui.cache import session_memo, session_secret
-from ui.text import plain
+from ui.cache import SECRETS, memoised, session_memo, session_secret
+from ui.text import EVALUATION_LABEL, plain
 
 MODE_LABELS = {
     PRIVATE_MODE: "private: declared metadata, private estimates for the rest (default)",
-    EVALUATION_MODE: "evaluation only: reads the data",
+    EVALUATION_MODE: EVALUATION_LABEL,
 }
 TASK_LABELS = {"ridge": "ridge regression (numeric target)", "logistic": "logistic regression (two classes)"}
 MISSING_LABELS = {
@@ -94,17 +95,19 @@ def upload_options(sidebar: Any, frame: pd.DataFrame, digest: str) -> dict[str, 
             min_value=0.0,
             step=None,
             format="%g",
-            placeholder="automatic: 150 × the steps' weight / n",
+            placeholder=f"automatic: at most {PREP_SHARE:.0%} of ε = {DEFAULT_TABLE_BUDGET:g}",
             key=f"{prefix}.prep_epsilon",
-            help="The ε the private steps share; paid once for the table and added to every ε shown on it. A "
-            "new choice prepares the table again: a new release, paid again.",
+            help="The ε the private steps share; paid once for the table and added to every ε shown on it. "
+            f"Automatic: what the statistics need (150 × the steps' weight / n), at most {PREP_SHARE:.0%} of a "
+            f"table's budget of ε = {DEFAULT_TABLE_BUDGET:g}. A new choice prepares the table again: a new release, "
+            "paid again.",
         )
         if budget is not None:
             options["prep_epsilon"] = float(budget)
     else:
         sidebar.warning(
-            f"Evaluation only: medians, frequent levels, means, spreads and the largest row are read from the data "
-            f"without noise. Every ε shown {EXCLUDES_PREPARATION}.",
+            f"Medians, frequent levels, means, spreads and the largest row are read from the data. Every ε shown "
+            f"{EXCLUDES_PREPARATION}.",
             icon="⚠️",
         )
     schema = _metadata_table(sidebar, frame, prefix)
@@ -141,7 +144,8 @@ def _metadata_table(sidebar: Any, frame: pd.DataFrame, prefix: str) -> Schema | 
     with sidebar.expander("Declared metadata (public: costs no privacy)", expanded=True):
         st.caption(
             "What you know without looking at the data: a column's range, its text levels, a column not to read. "
-            "Whatever you leave blank is estimated privately (or read, evaluation only)."
+            "A column with a declared range costs no ε. Whatever you leave blank is estimated privately (or read, "
+            "evaluation only)."
         )
         edited = st.data_editor(
             table,
@@ -276,6 +280,12 @@ def prepared_upload(frame: pd.DataFrame, digest: str, options: dict[str, Any], l
     return session_memo(
         "upload_prepared", key, lambda: from_frame(frame, limits=limits, **options, **noise), max_entries=1
     )
+
+
+def prepared_before(digest: str, options: dict[str, Any]) -> bool:
+    """Whether these choices were prepared privately before in this session: preparing them again repeats that release
+    (the same secret noise), so it spends nothing new."""
+    return memoised(SECRETS, choices_key(digest, options))
 
 
 def choices_key(digest: str, options: dict[str, Any]) -> tuple[Hashable, ...]:

@@ -4,11 +4,15 @@
 
 Counts q ≥ 0 (ℓ2-sensitivity 1 each) are asked in a fixed order with no number fixed in
 advance; each gets noisier-to-sharper Gaussian releases until one is *certified*: at a level
-with noise sd σ and noisy value y, stop and release iff y ≥ c·σ·(1 + 1/α), with
-c = Φ⁻¹(1 − β/(2K)) for at most K levels. Then, with probability ≥ 1 − β, every level has
-|y − q| ≤ cσ, and at the stop cσ ≤ α·q: the released count is within relative error α.
-The stop reads only the released values, which are lattice points: the ideal noisy
-counts rounded exactly (docs/mathematics.md, "Noise that float64 cannot betray").
+with noise sd σ and noisy value y, stop and release iff y ≥ c·σ·(1 + 1/α). The constant c is
+calibrated exactly [derived, docs/mathematics.md#counts-to-a-relative-error]: the least c with
+
+    sup_q Σ_k P(y_k ≥ c·σ_k(1 + 1/α) and |y_k − q| > αq) ≤ β
+
+over the count's K levels, so a certified count is within relative error α with probability
+≥ 1 − β, whatever q is. The stop reads only the released values, which are lattice points: the
+ideal noisy counts rounded exactly (docs/mathematics.md, "Noise that float64 cannot betray"),
+which the bound allows for.
 
 Two arms share the stop rule, the per-count cap ρ̄ = min(κ·ρ_B, remaining) on the noise
 level, and the lowest level ρ̄·2^{−19}:
@@ -24,6 +28,7 @@ Both run in a ``ZCDPFilter`` and stop at its first refusal.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,7 +37,8 @@ from typing import TypeVar
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import ndtri
+from scipy.optimize import brentq, minimize_scalar
+from scipy.special import ndtr, ndtri
 
 from accfirst.accounting.filters import ZCDPFilter
 from accfirst.errors import AccFirstError, DataError
@@ -65,13 +71,78 @@ COUNT_COLUMNS = (
 )
 
 
-def certification_constant(beta: float, levels: int) -> float:
-    """c = Φ⁻¹(1 − β/(2K)): every one of K levels has |y − q| ≤ cσ w.p. ≥ 1 − β
-    (docs/mathematics.md#counts-to-a-relative-error)."""
+# A released value is the ideal noisy count rounded to a lattice no coarser than 2⁻¹⁶σ: at most 2⁻¹⁷σ away.
+ROUNDING = 2.0**-17
+# Counts at which the worst failure probability is sought: this many per level on a logarithmic scale, from 10⁻²
+# of the sharpest level's sd to 10× the dullest level's threshold, then refined around the worst of them.
+POINTS_PER_LEVEL = 64
+SEARCH_TOLERANCE = 1e-10
+
+
+def failure_bound(
+    c: float, rel_error: float, sigmas: NDArray[np.float64], q: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Σ_k P(y_k ≥ c·σ_k(1 + 1/α) and |y_k − q| > αq) for each count q: the union over levels of certifying a value
+    outside α (docs/mathematics.md#counts-to-a-relative-error). [derived]
+
+    y_k = q + z_k + r_k with z_k ∼ N(0, σ_k²) (noise reduction's levels are correlated; the union bound does not mind)
+    and |r_k| ≤ ``ROUNDING``·σ_k. Above: z ≥ max(a − q, αq) − r; below: a − q − r ≤ z < −αq − r.
+    """
+    sigma = sigmas[None, :]
+    counts = np.asarray(q, dtype=np.float64)[:, None]
+    threshold = c * sigma * (1.0 + 1.0 / rel_error)
+    above = ndtr(ROUNDING - np.maximum(threshold - counts, rel_error * counts) / sigma)
+    below = np.maximum(0.0, ndtr(ROUNDING - rel_error * counts / sigma) - ndtr((threshold - counts) / sigma - ROUNDING))
+    bound: NDArray[np.float64] = (above + below).sum(axis=1)
+    return bound
+
+
+def worst_failure(c: float, rel_error: float, sigmas: NDArray[np.float64]) -> tuple[float, float]:
+    """(sup_q ``failure_bound``, the count where it is reached), for levels with noise sd ``sigmas``.
+
+    The bound vanishes for counts far below the sharpest level's sd (nothing certifies but by chance, and that chance
+    is counted at q → 0 by the grid's first point) and far above the dullest threshold (certified at once, within α).
+    """
+    low = math.log(1e-2 * float(sigmas.min()))
+    high = math.log(10.0 * c * float(sigmas.max()) * (1.0 + 1.0 / rel_error))
+    grid = np.exp(np.linspace(low, high, POINTS_PER_LEVEL * (sigmas.size + 8)))
+    values = failure_bound(c, rel_error, sigmas, np.concatenate([[0.0], grid]))
+    best = int(np.argmax(values))
+    if best == 0:
+        return float(values[0]), 0.0
+    step = (high - low) / (grid.size - 1)
+    centre = math.log(grid[best - 1])
+    refined = minimize_scalar(
+        lambda t: -float(failure_bound(c, rel_error, sigmas, np.array([math.exp(t)]))[0]),
+        bounds=(centre - step, centre + step),
+        method="bounded",
+        options={"xatol": 1e-9},
+    )
+    if -refined.fun > values[best]:
+        return float(-refined.fun), math.exp(float(refined.x))
+    return float(values[best]), float(grid[best - 1])
+
+
+@functools.lru_cache(maxsize=256)
+def certification_constant(beta: float, rel_error: float, method: str) -> float:
+    """The least c with sup_q ``failure_bound`` ≤ β on ``method``'s levels (docs/mathematics.md#counts-to-a-relative-error).
+    [derived]
+
+    Certifying at level k needs y_k ≥ c·σ_k(1 + 1/α), so a certified count outside α is one of the K events the bound
+    adds up, whichever level stopped. The bound falls as c grows; c is its root at β, found by bracketing. The
+    levels' sds are relative to the cap's (the certificate does not depend on the cap's size: every threshold and
+    every error scales with σ).
+    """
     value = validate_positive("beta", beta)
     if value >= 1:
         raise AccFirstError(f"beta (the per-count failure probability) must be in (0, 1); got {value}")
-    return float(-ndtri(value / (2 * levels)))
+    alpha = validate_positive("rel_error", rel_error)
+    sigmas = 1.0 / np.sqrt(2.0 * count_levels(method, 1.0))
+    # Each level's event needs |z_k| > c·σ_k − r_k: at the union bound's c (plus the rounding), the sum is below β.
+    union = float(-ndtri(value / (2 * sigmas.size))) + 2 * ROUNDING
+    root = float(brentq(lambda c: worst_failure(c, alpha, sigmas)[0] - value, 1e-3, union, xtol=SEARCH_TOLERANCE))
+    # The root lies within the tolerance of the returned point: one more step keeps the bound at or below β.
+    return root + 2 * SEARCH_TOLERANCE
 
 
 def count_levels(method: str, cap: float) -> NDArray[np.float64]:
@@ -109,7 +180,7 @@ def filtered_counts(
     Returns one row per count attempted (``COUNT_COLUMNS``): its status ("certified",
     "not certified" — charged its cap, or "refused" — the filter's first refusal, last row),
     the released noisy value (at the stop, or at the top level if not certified), its level
-    of K, noise sd, certified error bound cσ, the ρ it was charged, its cap, the filter's
+    of K, noise sd, the largest error |ŷ − q| the certificate allows (αŷ/(1 − α); ∞ for α ≥ 1), the ρ it was charged, its cap, the filter's
     spent and remaining ρ after it; ``count``, ``rel_error`` and ``within`` (|ŷ − q| ≤ αq)
     read the true counts: evaluation only, not private.
 
@@ -130,8 +201,7 @@ def filtered_counts(
     kappa = validate_positive("cap", cap)
     if kappa > 1:
         raise AccFirstError(f"cap (κ, the share of the budget one count may use) must be in (0, 1]; got {kappa}")
-    levels = count_levels(method, 1.0)
-    counter = _Counter(budget, certification_constant(beta, levels.size), alpha, as_generator(rng))
+    counter = _Counter(budget, certification_constant(beta, alpha, method), alpha, as_generator(rng))
     run = counter.nr if method == "nr" else counter.doubling
     rows = []
     for index, q in enumerate(values):
@@ -203,6 +273,10 @@ class _Counter:
                 return self._outcome("certified", released, k + 1, sigma, spent)
         return self._outcome("not certified", released, rhos.size, sigma, spent)
 
+    def _error_bound(self, released: float) -> float:
+        """The largest |ŷ − q| among the counts q with |ŷ − q| ≤ αq, which a certified ŷ is within w.p. ≥ 1 − β."""
+        return self.alpha * released / (1.0 - self.alpha) if self.alpha < 1 else math.inf
+
     def _threshold(self, sigma: FloatOrArray) -> FloatOrArray:
         return self.c * sigma * (1.0 + 1.0 / self.alpha)
 
@@ -213,7 +287,7 @@ class _Counter:
             "released": released,
             "level": level,
             "sigma": sigma,
-            "error_bound": self.c * sigma if status == "certified" else math.nan,
+            "error_bound": self._error_bound(released) if status == "certified" else math.nan,
             "rho": rho,
         }
 

@@ -6,7 +6,9 @@ tables ``run`` and ``sweep`` share (the data, the algorithm) are in ``options``,
 ``data``, and what every command prints besides its results (one-line errors, progress, the seed) in ``output``.
 
 User errors (bad options, unusable data, out-of-range parameters) print one line
-``accfirst: error: …`` on stderr and exit with status 2, never a traceback.
+``accfirst: error: …`` on stderr and exit with status 2, never a traceback. ``run`` exits with status 3 when its target
+was refused before the data were prepared (nothing spent, the reason printed), 0 when it ran, whether or not it
+released a model (its output says which); an interrupted command exits with 130.
 """
 
 from __future__ import annotations

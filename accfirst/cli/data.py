@@ -8,6 +8,8 @@ is read block by block with Dask by ``accfirst.scale``, imported only then.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -16,6 +18,7 @@ from accfirst.cli.options import DEFAULT_SPLIT_SEED, DEFAULT_TEST_SIZE, given
 from accfirst.cli.output import fail
 from accfirst.datasets import BUILTIN_DATASETS, PreparedData, Schema, from_frame, load_builtin, load_schema, read_upload
 from accfirst.datasets.columns import guess_task
+from accfirst.datasets.prepare.private import held_out_rows
 from accfirst.datasets.prepared import PRIVATE_MODE
 from accfirst.datasets.preprocess import OUT_OF_CORE_SCALING
 from accfirst.erm.problem import Problem
@@ -36,17 +39,30 @@ FRAME_OPTIONS = (
 )
 
 
-def command_problem(args: argparse.Namespace) -> tuple[Problem, str, list[str]]:
-    """The ERM problem of ``--dataset``, ``--csv`` or ``--parquet``, its task and preparation steps
+@dataclass(frozen=True)
+class TableToPrepare:
+    """What a command knows of ``--dataset`` or ``--csv`` before it prepares the rows, all public: the task, how many
+    rows will train the model and the targets' range (docs/mathematics.md#refusals-that-spend-nothing).
+
+    ``n_train`` is ``None`` where only the preparation can say and where preparing spends nothing (data generated from
+    public parameters, an evaluation-only preparation); ``prepare()`` prepares the rows.
+    """
+
+    task: str
+    n_train: int | None
+    target_range: tuple[float, float]
+    prepare: Callable[[], PreparedData]
+
+
+def command_problem(args: argparse.Namespace, lam: float) -> tuple[Problem, str, list[str]]:
+    """The ERM problem at λ = ``lam`` of ``--dataset``, ``--csv`` or ``--parquet``, its task and preparation steps
     (docs/mathematics.md#setting-and-notation, docs/mathematics.md#the-two-learning-problems,
     docs/data-preparation.md#scaling-into-the-unit-ball, docs/mathematics.md#preparing-the-data-privately); the last
     step is the preparation's cost."""
     if args.parquet is not None:
-        return _parquet_problem(args)
-    if args.scheduler is not None:
-        fail("--scheduler only applies with --parquet")
-    data = _load_data(args)
-    return prepared_problem(data, args.lam, args.radius), data.task, list(data.report.steps)
+        return parquet_problem(args, lam)
+    data = table_to_prepare(args).prepare()
+    return prepared_problem(data, lam, args.radius), data.task, list(data.report.steps)
 
 
 def read_table(path: Path, column: str, flag: str) -> pd.DataFrame:
@@ -66,9 +82,11 @@ def schema(path: Path | None) -> Schema | None:
     return None if path is None else load_schema(path)
 
 
-def _load_data(args: argparse.Namespace) -> PreparedData:
-    """The prepared dataset of ``--dataset`` or ``--csv`` (docs/mathematics.md#setting-and-notation,
-    docs/data-preparation.md#scaling-into-the-unit-ball)."""
+def table_to_prepare(args: argparse.Namespace) -> TableToPrepare:
+    """The rows of ``--dataset`` or ``--csv``, not yet prepared, with what is known of them before
+    (docs/mathematics.md#setting-and-notation, docs/data-preparation.md#scaling-into-the-unit-ball)."""
+    if args.scheduler is not None:
+        fail("--scheduler only applies with --parquet")
     test_size = DEFAULT_TEST_SIZE if args.test_size is None else args.test_size
     seed = DEFAULT_SPLIT_SEED if args.split_seed is None else args.split_seed
     if args.dataset is not None:
@@ -76,9 +94,15 @@ def _load_data(args: argparse.Namespace) -> PreparedData:
         if csv_only:
             verb = "applies" if len(csv_only) == 1 else "apply"
             fail(f"{', '.join(csv_only)} only {verb} with --csv; built-in datasets come prepared")
-        if args.noise_seed is not None and BUILTIN_DATASETS[args.dataset].public:
+        info = BUILTIN_DATASETS[args.dataset]
+        if args.noise_seed is not None and info.public:
             fail(f"--noise-seed does not apply to {args.dataset}: it is generated from public parameters, no noise")
-        return load_builtin(args.dataset, test_size=test_size, seed=seed, noise_seed=args.noise_seed)
+        return TableToPrepare(
+            info.task,
+            None if info.public else _training_rows(info.n, test_size),
+            info.target_range,
+            lambda: load_builtin(args.dataset, test_size=test_size, seed=seed, noise_seed=args.noise_seed),
+        )
     if args.target is None:
         fail("--csv needs --target COL, the column to predict")
     table = read_table(args.csv, args.target, "--target")
@@ -91,16 +115,39 @@ def _load_data(args: argparse.Namespace) -> PreparedData:
     task = args.task or (
         ("logistic" if declared else "ridge") if private else guess_task(table[args.target], read_values=True)
     )
-    return from_frame(
-        table,
-        target=args.target,
-        task=task,
-        schema=declared_schema,
-        log1p_columns=args.log1p,
-        test_size=test_size,
-        seed=seed,
-        **given(args, (*FRAME_OPTIONS, *PREPARATION_OPTIONS)),
+    return TableToPrepare(
+        task,
+        _training_rows(len(table), test_size) if private else None,
+        Problem.target_range,
+        lambda: from_frame(
+            table,
+            target=args.target,
+            task=task,
+            schema=declared_schema,
+            log1p_columns=args.log1p,
+            ranges=declared_ranges(args.ranges),
+            test_size=test_size,
+            seed=seed,
+            **given(args, (*FRAME_OPTIONS, *PREPARATION_OPTIONS)),
+        ),
     )
+
+
+def _training_rows(n: int, test_size: float) -> int | None:
+    """The rows a private split of n rows trains on (public), or ``None`` for a split the preparation will refuse."""
+    valid = isinstance(test_size, float) and 0 < test_size < 1 and n >= 2
+    return n - held_out_rows(n, test_size) if valid else None
+
+
+def declared_ranges(pairs: list[tuple[str, tuple[float, float]]] | None) -> dict[str, tuple[float, float]] | None:
+    """The ``--range`` options as ``from_frame``'s ``ranges`` (``None`` without any); a column given twice fails."""
+    if not pairs:
+        return None
+    ranges = dict(pairs)
+    if len(ranges) < len(pairs):
+        twice = sorted({name for name, _ in pairs if sum(other == name for other, _ in pairs) > 1})
+        fail(f"--range gives {', '.join(twice)} more than one range; give each column one")
+    return ranges
 
 
 def _csv_options(args: argparse.Namespace) -> dict[str, object]:
@@ -131,11 +178,13 @@ def _preparation_flags(args: argparse.Namespace) -> dict[str, object]:
         "--preparation": args.preparation is not None,
         "--prep-epsilon": args.prep_epsilon is not None,
         "--prep-delta": args.prep_delta is not None,
+        "--budget": args.budget is not None,
+        "--range": bool(args.ranges),
     }
 
 
-def _parquet_problem(args: argparse.Namespace) -> tuple[Problem, str, list[str]]:
-    """The problem of ``--parquet`` files, built block by block with Dask (``accfirst.scale``)."""
+def parquet_problem(args: argparse.Namespace, lam: float) -> tuple[Problem, str, list[str]]:
+    """The problem at λ = ``lam`` of ``--parquet`` files, built block by block with Dask (``accfirst.scale``)."""
     if args.scaling == "paper":
         fail(f"--scaling paper does not apply with --parquet: {OUT_OF_CORE_SCALING}")
     preparation = {
@@ -160,7 +209,8 @@ def _parquet_problem(args: argparse.Namespace) -> tuple[Problem, str, list[str]]
         args.target,
         args.features,
         task=task,
-        **given(args, ("lam", "feature_bound", "target_bound", "radius", "scheduler", "positive_class")),
+        lam=lam,
+        **given(args, ("feature_bound", "target_bound", "radius", "scheduler", "positive_class")),
     )
     target = f" and the target by the stated bound {args.target_bound:g}" if task == "ridge" else ""
     steps = [

@@ -16,19 +16,18 @@ from typing import Any
 
 from accfirst.cli.output import fail
 from accfirst.datasets import BUILTIN_DATASETS
-from accfirst.datasets.prepare.budget import DEFAULT_PREP_DELTA
+from accfirst.datasets.prepare.budget import DEFAULT_PREP_DELTA, DEFAULT_TABLE_BUDGET, PREP_SHARE
 from accfirst.datasets.prepared import PREPARATIONS
 from accfirst.datasets.preprocess import DEFAULT_MAX_LEVELS, MISSING_CHOICES, SCALINGS
 from accfirst.erm.generators import GENERATORS, NOISES
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import CALIBRATIONS
 from accfirst.methods.grid import SPACINGS
-from accfirst.methods.options import DEFAULT_TEST_BUDGET, FALLBACKS, RADIUS_MODES, SearchOptions
+from accfirst.methods.options import AUTO_LAM, DEFAULT_LAM, DEFAULT_TEST_BUDGET, FALLBACKS, RADIUS_MODES, SearchOptions
 from accfirst.validation import REPEATABLE
 
 DEFAULT_TEST_SIZE = 0.2
 DEFAULT_SPLIT_SEED = 0
-DEFAULT_LAM = 0.005
 DEFAULT_GAMMA = 0.1
 
 
@@ -105,16 +104,42 @@ def value_range(text: str) -> tuple[float, float]:
     return low, high
 
 
+def column_range(text: str) -> tuple[str, tuple[float, float]]:
+    """``COL=LOW:HIGH`` as a column and its two bounds (``from_frame`` checks the column and the order)."""
+    name, equals, bounds = text.rpartition("=")
+    if not equals or not name.strip():
+        raise argparse.ArgumentTypeError(f"expected COL=LOW:HIGH, e.g. age=18:100; got {text!r}")
+    return name.strip(), value_range(bounds)
+
+
 def given(args: argparse.Namespace, keys: Iterable[str]) -> dict[str, Any]:
     """The options ``keys`` the command line was given (not ``None``), under the keyword names they share."""
     return {key: getattr(args, key) for key in keys if getattr(args, key) is not None}
 
 
 def search_options(args: argparse.Namespace) -> SearchOptions:
-    """The search options given on the command line (the same names as ``SearchOptions``; unset ones default)."""
+    """The search options a command's parser has and its command line gave (the same names as ``SearchOptions``; unset
+    ones default). The grid of λ is the command's to set (``--lam``)."""
     if args.kappa is None and args.test_budget is not None:
         fail("--test-budget only applies with --kappa")
-    return SearchOptions(**given(args, (f.name for f in fields(SearchOptions))))
+    return SearchOptions(**given(args, (f.name for f in fields(SearchOptions) if hasattr(args, f.name))))
+
+
+def lam_value(text: str) -> float | str:
+    """``--lam``: a number, or ``auto`` (λ chosen privately from a public grid)."""
+    if text == AUTO_LAM:
+        return AUTO_LAM
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number > 0 or {AUTO_LAM!r}; got {text!r}") from None
+
+
+def fixed_lam(args: argparse.Namespace, why: str) -> float:
+    """The one λ a command runs at: ``--lam``'s number, or ``DEFAULT_LAM``; ``--lam auto`` fails, saying ``why``."""
+    if args.lam == AUTO_LAM:
+        fail(f"--lam auto chooses λ under the private test of a target in R² or accuracy; {why}")
+    return DEFAULT_LAM if args.lam is None else float(args.lam)
 
 
 def _any_preparation(choices: Mapping[str, Sequence[str]]) -> list[str]:
@@ -185,6 +210,15 @@ DATA = Group(
             metavar="PATH",
         ),
         option(
+            "--range",
+            "with --csv: a declared range, COL=LOW:HIGH in the column's own units (repeat for more columns); "
+            'public, so it costs its column no ε; the short form of the schema\'s "range"',
+            type=column_range,
+            action="append",
+            dest="ranges",
+            metavar="COL=LOW:HIGH",
+        ),
+        option(
             "--preparation",
             "with --csv: 'private' estimates what the schema does not declare with charged mechanisms; "
             "'evaluation' reads the data without noise (every ε then excludes preparation) (default: private)",
@@ -192,7 +226,15 @@ DATA = Group(
         ),
         option(
             "--prep-epsilon",
-            "with --csv: the private preparation's ε (default: 150 × the steps' total weight / n)",
+            "with --csv: the private preparation's ε (default: 150 × the steps' total weight / n, at most "
+            f"{PREP_SHARE * 100:g}%% of --budget)",
+            type=float,
+            metavar="ε",
+        ),
+        option(
+            "--budget",
+            "with --csv: the ε you mean to spend on the table in all, preparation included (public); by default the "
+            f"preparation takes at most {PREP_SHARE * 100:g}%% of it (default: {DEFAULT_TABLE_BUDGET:g})",
             type=float,
             metavar="ε",
         ),
@@ -227,9 +269,9 @@ DATA = Group(
         ),
         option(
             "--missing",
-            "with --csv: 'impute' fills a gap with the private mean (evaluation only: the training median or "
-            "most frequent level); 'median' (a private median) or 'centre' (the range's centre); evaluation only: "
-            "'drop' drops the row (default: impute)",
+            "with --csv: 'impute' fills a gap with the column's centre (evaluation only: the training median or "
+            "most frequent level); 'median' (a private median) or 'centre' (the range's centre), the same number "
+            "for a column whose range is private; evaluation only: 'drop' drops the row (default: impute)",
             choices=_any_preparation(MISSING_CHOICES),
         ),
         option(
@@ -241,8 +283,9 @@ DATA = Group(
         ),
         option(
             "--center",
-            "with --csv: subtract each column's mean, private (evaluation only: the training means); the models "
-            "have no intercept (default: --center)",
+            "with --csv: subtract each column's centre, its private median, the middle of a declared range or (the "
+            "target) a private mean (evaluation only: the training means); the models have no intercept "
+            "(default: --center)",
             action=argparse.BooleanOptionalAction,
         ),
         option(
@@ -272,7 +315,13 @@ DATA = Group(
 ALGORITHM = Group(
     "algorithm (docs/mathematics.md; defaults: the paper's settings with the calibration that paid least)",
     (
-        option("--lam", f"regularisation λ > 0 (default: {DEFAULT_LAM})", type=float, default=DEFAULT_LAM, metavar="λ"),
+        option(
+            "--lam",
+            f"regularisation λ > 0, or '{AUTO_LAM}': chosen privately, under the accuracy test, from a public grid (run, "
+            f"with a target in R² or accuracy) (default: {AUTO_LAM} with such a target, else {DEFAULT_LAM})",
+            type=lam_value,
+            metavar="λ|auto",
+        ),
         option(
             "--radius",
             "a public bound R ≤ M on ‖θ‖, from domain knowledge, never from this data; the feasible set, "

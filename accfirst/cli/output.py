@@ -20,6 +20,9 @@ from accfirst.validation import REPEATABLE, release_seed, validate_count
 
 PROG = "accfirst"
 EXIT_USAGE = 2
+# ``run``: the target was refused before the rows were prepared, from public numbers alone; nothing was spent
+# (docs/mathematics.md#refusals-that-spend-nothing).
+EXIT_REFUSED = 3
 EXIT_INTERRUPTED = 130
 
 

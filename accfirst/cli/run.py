@@ -1,27 +1,51 @@
-"""``accfirst run``: one run of one method at one target, printed as its RunResult and its bill in words
-(docs/mathematics.md#what-a-run-reports).
+"""``accfirst run``: one run of one method at one target, printed as its RunResult and its bill in words, or as one
+JSON object (``--json``) (docs/mathematics.md#what-a-run-reports).
 
-With the same seed it is trial 0 (or ``--trial``) of the sweep's row for that α.
+The target is an excess risk α, a relative target κ, or a target in the units people read: R² ≥ r (ridge) or
+accuracy ≥ a (logistic), certified by noise reduction with λ chosen privately from a public grid
+(docs/mathematics.md#a-target-in-the-units-people-read, docs/mathematics.md#choosing-λ-under-the-guarantee); without
+one, the default of the task (``DEFAULT_TARGETS``, the app's). A target no table of this size could meet is refused
+before the rows are prepared, so the refusal spends nothing (docs/mathematics.md#refusals-that-spend-nothing); the
+command then exits with ``EXIT_REFUSED``. With the same seed a run at α or κ is trial 0 (or ``--trial``) of the
+sweep's row for that target.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import sys
 
-from accfirst.cli.data import command_problem
-from accfirst.cli.options import ALGORITHM, DATA, Group, OneOf, Subcommand, option, search_options
-from accfirst.cli.output import PROG, command_seed
-from accfirst.datasets.prepared import PUBLIC_MODE
+from accfirst.cli.data import parquet_problem, table_to_prepare
+from accfirst.cli.options import (
+    ALGORITHM,
+    DATA,
+    Group,
+    OneOf,
+    Subcommand,
+    fixed_lam,
+    option,
+    search_options,
+)
+from accfirst.cli.output import EXIT_REFUSED, PROG, command_seed, fail
+from accfirst.cli.record import HELDOUT_LABELS, NO_LEVEL_PASSED, heldout_quality, print_json, refusal_record, run_record
+from accfirst.datasets.prepared import PUBLIC_MODE, PreparedData
 from accfirst.erm.gibbs import APPROXIMATE_ACCURACY
+from accfirst.erm.problems import PROBLEMS, prepared_problem
+from accfirst.erm.quality import DEFAULT_TARGETS, Accuracy, QualityTarget, VarianceExplained
 from accfirst.interpret import bill_text, format_exp_epsilon
+from accfirst.methods.certified import refusal_before_reading
 from accfirst.methods.nr import NoiseReduction
+from accfirst.methods.options import AUTO_LAM, DEFAULT_LAM, SearchOptions
+from accfirst.methods.pipeline import GRID_RADIUS, Target, check_certified
 from accfirst.methods.registry import METHODS
 from accfirst.methods.relative import NoSignal, RelativeTarget
 from accfirst.result import RunResult
 from accfirst.search.experiments import search, trial_rng
 from accfirst.validation import REPEATABLE, validate_count
+
+_DEFAULTS = " and ".join(f"{target.unit} ≥ {target.goal:g} ({task})" for task, target in DEFAULT_TARGETS.items())
 
 
 def run_options() -> Group:
@@ -37,6 +61,21 @@ def run_options() -> Group:
             ),
             OneOf(
                 (
+                    option(
+                        "--r2",
+                        "ridge: certify R² ≥ r with probability ≥ 1 − γ, the share of the training targets' variance "
+                        "the model's predictions (clipped to the targets' range) explain, r in (0, 1); noise "
+                        f"reduction with λ chosen privately (derived) (default target: {_DEFAULTS})",
+                        type=float,
+                        metavar="r",
+                    ),
+                    option(
+                        "--accuracy",
+                        "logistic: certify accuracy ≥ a with probability ≥ 1 − γ on the training rows, a in (0, 1); "
+                        "as --r2",
+                        type=float,
+                        metavar="a",
+                    ),
                     option("--alpha", "requested excess risk α > 0", type=float, metavar="α"),
                     option(
                         "--kappa",
@@ -46,8 +85,21 @@ def run_options() -> Group:
                         type=float,
                         metavar="κ",
                     ),
-                ),
-                required=True,
+                )
+            ),
+            option(
+                "--ceiling",
+                "with a target in R² or accuracy: the most the run may spend beyond preparing the data; a target no "
+                "table of this size could meet within it is refused before the rows are prepared, spending nothing "
+                f"(default: {SearchOptions.ceiling:g})",
+                type=float,
+                metavar="ε",
+            ),
+            option(
+                "--json",
+                "print one JSON object instead of text: theta, lam, eps_total and its parts, target, goal, met, "
+                "refused and reason, and the held-out quality (marked evaluation only)",
+                action="store_true",
             ),
             option(
                 "--trial",
@@ -60,16 +112,91 @@ def run_options() -> Group:
     )
 
 
+def named_target(args: argparse.Namespace) -> Target | None:
+    """The target the command line names (``--r2``, ``--accuracy``, ``--alpha``, ``--kappa``), or ``None``."""
+    if args.r2 is not None:
+        return VarianceExplained(args.r2)
+    if args.accuracy is not None:
+        return Accuracy(args.accuracy)
+    if args.kappa is not None:
+        return RelativeTarget(args.kappa)
+    alpha: float | None = args.alpha
+    return alpha
+
+
 def command(args: argparse.Namespace, argv: list[str]) -> int:
-    """Run ``args.method`` once and print its RunResult, its ε in words and how accurate it was."""
+    """Run ``args.method`` once toward its target and print the record; ``EXIT_REFUSED`` when the target is refused
+    before the rows are prepared (nothing spent)."""
     validate_count("--trial", args.trial, 0)
     options = search_options(args)
-    problem, _, steps = command_problem(args)
+    target = named_target(args)
+    data: PreparedData | None = None
+    if args.parquet is not None:
+        if not isinstance(target, (float, RelativeTarget)):
+            fail(
+                "with --parquet give --alpha or --kappa: a target in R² or accuracy reads the training rows one by "
+                "one, and --parquet sums them block by block"
+            )
+        problem, _, steps = parquet_problem(args, fixed_lam(args, "with --alpha or --kappa give a number"))
+    else:
+        table = table_to_prepare(args)
+        if target is None:
+            target = DEFAULT_TARGETS[table.task]
+            print(f"{PROG}: no target given: {_target_text(target)}, the default for {table.task}", file=sys.stderr)
+        options, lam = _lambdas(args, target, options)
+        if isinstance(target, (VarianceExplained, Accuracy)):
+            check_certified(args.method, target)
+            refusal = None
+            if table.n_train is not None:
+                kind = PROBLEMS[table.task]
+                refusal = refusal_before_reading(kind, table.n_train, target, args.gamma, options, table.target_range)
+            if refusal is not None:
+                return _refused(args, target, table.n_train, refusal)
+        data = table.prepare()
+        problem, steps = prepared_problem(data, lam, args.radius), list(data.report.steps)
     seed, seed_text = command_seed(args, problem.prep_mode == PUBLIC_MODE)
     print(f"{PROG}: {steps[-1]}", file=sys.stderr)
-    target = args.alpha if args.kappa is None else RelativeTarget(args.kappa)
-    rng = trial_rng(seed, args.method, target, args.trial)
-    result = search(problem, args.method, target, args.gamma, rng, options)
+    result = search(problem, args.method, target, args.gamma, trial_rng(seed, args.method, target, args.trial), options)
+    heldout = heldout_quality(data, result)
+    if args.json:
+        print_json(run_record(result, target, heldout, seed_text))
+    else:
+        _print_text(result, target, heldout, seed_text)
+    return EXIT_REFUSED if result.refused else 0
+
+
+def _lambdas(args: argparse.Namespace, target: Target, options: SearchOptions) -> tuple[SearchOptions, float]:
+    """The options with the grid of λ a target in R² or accuracy chooses from (``--lam auto``: the default grid; a
+    number: that λ alone), and the λ the problem is built at; α and κ run at ``--lam`` alone."""
+    if not isinstance(target, (VarianceExplained, Accuracy)):
+        if args.ceiling is not None:
+            fail("--ceiling only applies with a target in R² or accuracy (--r2, --accuracy, or none: the default)")
+        return options, fixed_lam(args, "with --alpha or --kappa give a number")
+    if args.radius is not None:
+        fail(f"--radius applies with --alpha or --kappa: {GRID_RADIUS}")
+    if args.lam is None or args.lam == AUTO_LAM:
+        return dataclasses.replace(options, lambdas=None), DEFAULT_LAM
+    return dataclasses.replace(options, lambdas=(args.lam,)), float(args.lam)
+
+
+def _target_text(target: QualityTarget) -> str:
+    return f"{target.unit} ≥ {target.goal:g}"
+
+
+def _refused(args: argparse.Namespace, target: QualityTarget, n: int | None, reason: str) -> int:
+    """Say that ``target`` was refused before the rows were prepared, and why; ``EXIT_REFUSED``."""
+    if args.json:
+        print_json(refusal_record(target, n, args.gamma, reason))
+    else:
+        print(f"refused: {reason}")
+    return EXIT_REFUSED
+
+
+def _print_text(result: RunResult, target: Target, heldout: dict[str, float], seed_text: str) -> None:
+    """The RunResult, its ε in words, how accurate it was, and what the seed makes of it."""
+    if result.refused:
+        print(f"refused: {result.stopped}")
+        return
     print(result)
     # set in advance, not ex-post (docs/mathematics.md#the-theory-approach, docs/mathematics.md#the-gibbs-posterior)
     if METHODS[result.method].fixed_epsilon:
@@ -79,32 +206,41 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
     radius = f", released radius R = {result.norm_bound:.4g}" if result.eps_radius else ""
     print(
         f"{kind} {bill_text(result)}{radius}, e^ε = {format_exp_epsilon(result.eps_total)}, "
-        + accuracy_line(result)
+        + accuracy_line(result, target)
         + (
             " — fallback: the exact θ* released, not private (ε = ∞)"
             if result.fallback and result.theta is not None
             else ""
         )
     )
+    for key, value in heldout.items():
+        print(f"{HELDOUT_LABELS[key]} {value:.4g} (evaluation only: it reads the test rows)")
     if REPEATABLE in seed_text:
         print(f"seed {seed_text}")
     if result.sampler is not None:
         report = result.sampler
         print(
-            f"Gibbs posterior: β = {report.beta:.6g}, acceptance rate {report.acceptance_rate:.3g}, "
+            f"Gibbs posterior: β = {report.beta:.6g}, "
             f"P(R > α) {'≈' if result.calibration == APPROXIMATE_ACCURACY else '≤'} {report.failure_bound:.3g}"
             + (f", drawn within total variation {report.tv_bound:.3g} of the posterior" if report.tv_bound else "")
-            + " (the acceptance rate reads the data: evaluation only)"
+            + (f", on the ball ‖θ‖ ≤ {report.radius:.4g}" if math.isfinite(report.radius) else "")
+            + f", released on the lattice {report.spacing:.3g}·ℤ"
         )
-    return 0
 
 
-def accuracy_line(result: RunResult) -> str:
-    """How the run's true excess risk compares with its target (evaluation only for a relative target)."""
+def accuracy_line(result: RunResult, target: Target) -> str:
+    """How the run's released model compares with its target (the exact figures: evaluation only)."""
     if isinstance(result, NoSignal):
         return result.message
+    if isinstance(target, (VarianceExplained, Accuracy)):
+        if result.nothing_released:
+            return f"{result.stopped}: nothing released"
+        return (
+            f"certified {_target_text(target)} with probability ≥ {1 - result.gamma:g} at λ = {result.lam:.4g} "
+            f"(chosen privately); in-sample {target.unit} {result.quality:.4g} (evaluation only)"
+        )
     if result.nothing_released:
-        return "no level passed the test: nothing released, charged the declared top"
+        return NO_LEVEL_PASSED
     sign = "≤" if result.success else ">"
     if math.isnan(result.kappa):
         return f"excess risk {result.excess_risk:.6g} {sign} α = {result.alpha:g} (evaluation only)"
@@ -116,8 +252,10 @@ def accuracy_line(result: RunResult) -> str:
 
 SUBCOMMAND = Subcommand(
     "run",
-    help="one run of one method at one α; print its RunResult",
-    description="One accuracy-first run; prints its RunResult (ex-post ε split into testing and generation).",
+    help="one run of one method at one target (R², accuracy, α or κ); print its RunResult",
+    description="One accuracy-first run; prints its RunResult (ex-post ε split into its parts), or one JSON object "
+    f"with --json. Without a target: {_DEFAULTS}. A target no table of this size could meet is refused before the "
+    f"rows are prepared (nothing spent; exit status {EXIT_REFUSED}).",
     options=lambda: (DATA, ALGORITHM, run_options()),
     command=command,
 )

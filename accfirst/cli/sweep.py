@@ -19,6 +19,7 @@ from accfirst.cli.options import (
     Group,
     OneOf,
     Subcommand,
+    fixed_lam,
     names,
     option,
     search_options,
@@ -88,8 +89,9 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
     validate_gamma(args.gamma)
     for flag in ("trials", "workers"):
         validate_count(f"--{flag}", getattr(args, flag), 1)
+    lam = fixed_lam(args, "a sweep runs every method at one λ: give a number")
     make_out_folder(args.out)
-    problem, task, steps = command_problem(args)
+    problem, task, steps = command_problem(args, lam)
     seed, seed_text = command_seed(args, problem.prep_mode == PUBLIC_MODE)
     print(f"{PROG}: {task} problem, n = {problem.n}, p = {problem.p}; {steps[-1]}", file=sys.stderr)
     if REPEATABLE in seed_text:
@@ -121,7 +123,7 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
         "n (training rows)": problem.n,
         "p (features)": problem.p,
         "preparation": steps[-1].removeprefix("preparation: "),
-        "λ": args.lam,
+        "λ": lam,
         "public radius R": "none (R = M)" if args.radius is None else args.radius,
         "radius mode": args.radius_mode,
         "γ": args.gamma,

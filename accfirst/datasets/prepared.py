@@ -24,7 +24,7 @@ TASKS = ("ridge", "logistic")
 DECLARED, PRIVATE, FREE, EVALUATION, PUBLIC = "declared", "private", "post-processing", "evaluation only", "public"
 PRIVATE_MODE, EVALUATION_MODE, PUBLIC_MODE = "private", "evaluation", "public"
 PREPARATIONS = (PRIVATE_MODE, EVALUATION_MODE)
-EXCLUDES_PREPARATION = "excludes preparation (reads the data): evaluation only"
+EXCLUDES_PREPARATION = "excludes the preparation, which read the data without noise (evaluation only)"
 PUBLIC_PREPARATION = "generated from public parameters: preparation is free"
 
 
@@ -66,11 +66,14 @@ class Preparation:
     steps : every step in order, with its mechanism and what it spent.
     noise_seed : the seed of a repeatable run, whose noise an attacker could know (not a
         private release); ``None`` when the noise came from the operating system.
+    budget : the ε the user means to spend on the table in all, preparation included (public), or ``None`` when
+        none was stated; the summary gives the preparation's share of it.
     """
 
     mode: str
     steps: tuple[StepRecord, ...] = ()
     noise_seed: int | None = None
+    budget: float | None = None
 
     @property
     def private_rows(self) -> bool:
@@ -94,19 +97,32 @@ class Preparation:
     def summary(self) -> str:
         """One line for a report: what the preparation cost, or why no ε covers it."""
         if self.mode == EVALUATION_MODE:
-            return f"preparation: {EXCLUDES_PREPARATION}; every ε shown excludes it"
+            return f"preparation: every ε shown {EXCLUDES_PREPARATION}"
         if self.mode == PUBLIC_MODE:
             return f"preparation: {PUBLIC_PREPARATION} (ε = 0)"
         charged = sum(step.epsilon > 0 for step in self.steps)
         text = (
             f"preparation: ε = {self.epsilon:.3g}, δ = {self.delta:.2g} ({charged} private step(s), basic composition "
-            "across columns), paid once for this table"
+            f"across columns), paid once for this table{self._share()}"
             if charged
             else "preparation: ε = 0 (every statistic was declared: nothing read from the data)"
         )
         if self.noise_seed is not None:
             text += f"; repeatable run (noise seed {self.noise_seed}): not a private release"
         return text
+
+    @property
+    def share(self) -> float | None:
+        """ε_prep over the table's budget (``None`` when no budget was stated)."""
+        return None if self.budget is None else self.epsilon / self.budget
+
+    def _share(self) -> str:
+        share = self.share
+        if share is None:
+            return ""
+        if share > 1:
+            return f": more than the table's budget ε = {self.budget:g}"
+        return f": {share:.0%} of the table's budget ε = {self.budget:g}"
 
     def to_frame(self) -> pd.DataFrame:
         """One row per step: step, column, kind, mechanism, epsilon, delta, note."""
@@ -128,6 +144,9 @@ class DatasetInfo:
     p : feature columns.
     public : generated from public parameters (preparing it reads nothing private: free, no
         noise); ``False`` for a real table, prepared privately like an upload.
+    target_range : the public range of the prepared ridge target, [−1, 1] unless the preparation puts it in a
+        narrower one (log(1 + y) over its largest value lies in [0, 1]); an R² target clips predictions to it
+        (docs/mathematics.md#a-target-in-the-units-people-read).
     """
 
     name: str
@@ -138,6 +157,7 @@ class DatasetInfo:
     n: int
     p: int
     public: bool = False
+    target_range: tuple[float, float] = (-1.0, 1.0)
 
 
 @dataclass(frozen=True)
@@ -239,6 +259,11 @@ class PreparedData:
         clipping; ``None`` when unknown (then ``test_quality`` maps ``y_test`` back).
     preparation : how it was prepared and what that cost (``prep_epsilon``, ``prep_delta``);
         evaluation only (ε = ∞) when not given.
+    row_bound : ρ, a bound on every row's Euclidean norm, training and test
+        (docs/mathematics.md#preparing-the-data-privately): from the plan in a private preparation (public: √ of the
+        sum of the columns' largest squares over the bound), the largest training row's norm for data generated from
+        public parameters and in the evaluation-only preparation (which reads it), 1 when nothing better is known
+        (‖x‖₂ ≤ ‖x‖₁ ≤ 1).
     """
 
     X_train: np.ndarray
@@ -252,6 +277,12 @@ class PreparedData:
     info: DatasetInfo | None = None
     y_test_original: np.ndarray | None = None
     preparation: Preparation = Preparation(EVALUATION_MODE)
+    row_bound: float = 1.0
+
+    @property
+    def target_range(self) -> tuple[float, float]:
+        """The public range of the prepared ridge target: a built-in set's declared one, else [−1, 1]."""
+        return (-1.0, 1.0) if self.info is None else self.info.target_range
 
     @property
     def prep_epsilon(self) -> float:
@@ -276,7 +307,9 @@ class PreparedData:
     def test_quality(self, theta: np.ndarray) -> dict[str, float]:
         """Downstream quality of a linear model θ (no intercept) on the test part.
 
-        Ridge: ``{"r2", "mse", "rmse"}``: R² and MSE on the prepared scale, and the RMSE in
+        Ridge: ``{"r2", "mse", "rmse"}`` of the predictor clip(xᵀθ) to the targets' public range (``target_range``:
+        the predictor a certified R² is about, docs/mathematics.md#a-target-in-the-units-people-read; clipping
+        to a range the targets lie in only brings a prediction closer): R² and MSE on the prepared scale, and the RMSE in
         the target's own units (predictions mapped back by ``PrepReport.to_target_units``,
         compared with the original test targets). Logistic: ``{"accuracy", "auc"}`` where a
         row is predicted +1 when ``xᵀθ > 0``. R² is ``nan`` when the test targets are
@@ -293,6 +326,7 @@ class PreparedData:
         if not len(score):  # a private preparation's test rows all lacked a target
             return dict.fromkeys(("r2", "mse", "rmse") if self.task == "ridge" else ("accuracy", "auc"), float("nan"))
         if self.task == "ridge":
+            score = np.clip(score, *self.target_range)
             mse = float(np.mean((self.y_test - score) ** 2))
             total = float(np.sum((self.y_test - self.y_test.mean()) ** 2))
             r2 = 1.0 - mse * len(self.y_test) / total if total > 0 else float("nan")

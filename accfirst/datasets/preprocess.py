@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from accfirst.datasets.columns import quoted, read_table
-from accfirst.datasets.prepare.budget import DEFAULT_PREP_DELTA, validate_budget
+from accfirst.datasets.prepare.budget import DEFAULT_PREP_DELTA, DEFAULT_TABLE_BUDGET, validate_budget
 from accfirst.datasets.prepare.evaluation import prepare_evaluation
 from accfirst.datasets.prepare.noise import NoiseSeed, validate_noise_seed
 from accfirst.datasets.prepare.options import PrepOptions
@@ -35,7 +35,7 @@ from accfirst.errors import DataError
 __all__ = ["clip_rows", "from_frame", "positive_bound", "scale_rows", "scale_target"]
 
 DEFAULT_MAX_LEVELS = 20
-# What a gap becomes: private mode fills (the private mean by default); evaluation only may drop the row.
+# What a gap becomes: private mode fills (the column's centre by default); evaluation only may drop the row.
 MISSING_CHOICES = {PRIVATE_MODE: ("impute", "median", "centre"), EVALUATION_MODE: ("impute", "drop")}
 SCALINGS = {PRIVATE_MODE: ("ranges", "clip"), EVALUATION_MODE: ("paper", "clip")}
 OUT_OF_CORE_SCALING = (
@@ -76,11 +76,17 @@ def from_frame(
     schema : declared metadata (``Schema``, or a mapping as ``Schema.from_dict`` reads): per column
         a kind (numbers, text, an identifier), a range, levels, "do not read", log(1 + x); the positive
         class. Declared numbers cost no privacy.
+    ranges : declared ranges in short, ``{"age": (18, 100), "income": (0, 250_000)}``: each is the column's
+        ``{"range": [low, high]}`` in the schema (in its own units, before log(1 + x)); the column's range and
+        centre (the middle of the range) then cost no ε, nor does its kind.
     preparation : ``"private"`` (default: declared metadata, private estimates for the rest) or
         ``"evaluation"`` (the evaluation-only preparation, which reads the data: every ε then excludes it).
     prep_epsilon : the private preparation's ε, split across its steps by weight; default
-        ``min(1, 150 × total weight / n)`` (docs/data-preparation.md, "The preparation budget").
+        ``min(150 × total weight / n, 25% of budget)`` (docs/data-preparation.md, "The preparation budget").
     prep_delta : the private preparation's δ, shared by its level selections (default 10⁻⁶).
+    budget : the ε you mean to spend on this table in all, preparation included (public; default 2): by default
+        the preparation takes at most 25% of it, and the report says its share; ``None`` states no budget (the
+        preparation then takes what its statistics need, 150 × total weight / n).
     noise_seed : ``None`` (default) draws the noise from the operating system, as a release on
         private data must; a whole number makes the run repeatable, and then it is not a private release;
         a ``SecretSeed`` (entropy a program draws once and never shows) repeats the same private release.
@@ -94,14 +100,16 @@ def from_frame(
     feature_bound : public bound on a row's ℓ1 norm after the steps above (``"clip"`` only).
     target_bound : public bound on ``|y|`` after log(1 + y) and centring (``"clip"`` with ridge;
         optional in private mode, where the target's range gives the scale otherwise).
-    center : subtract each numeric column's (and a ridge target's) mean: private in private mode,
-        the training means in evaluation only. Default ``True``.
+    center : subtract a centre from each numeric column (and a ridge target): in private mode the
+        released median of a column whose range is private (free), the middle of a declared range (free), a
+        private mean for the target; the training means in evaluation only. Default ``True``.
     standardize : private: ``True`` or ``"half-range"`` (default: divide numeric columns by half
         their range, free), ``"private"`` (a private standard deviation) or ``False``; evaluation
         only: ``True`` (training standard deviations) or ``False``.
-    missing : private: ``"impute"`` (default: a gap takes the private mean), ``"median"`` (a private
-        median) or ``"centre"`` (the range's centre); evaluation only: ``"impute"`` (training
-        median or most frequent level) or ``"drop"`` (drop the row).
+    missing : private: ``"impute"`` (default: a gap takes the centre), ``"median"`` (a private
+        median) or ``"centre"`` (the range's centre): the same number, the median, for a column whose
+        range is private; evaluation only: ``"impute"`` (training median or most frequent level) or
+        ``"drop"`` (drop the row).
     max_levels : the most 0/1 columns per text column (≥ 2), or 0 to leave text columns out.
         Private: the levels whose noisy count passes a threshold, the largest noisy counts
         beyond the cap. Evaluation only: the most frequent, the rest in one ``"(other)"`` column.
@@ -132,6 +140,7 @@ def preparation_options(
     task: str,
     positive_class: object = None,
     schema: Schema | Mapping[str, object] | None = None,
+    ranges: Mapping[str, object] | None = None,
     log1p_columns: Sequence[str] = (),
     log1p_target: bool = False,
     scaling: str | None = None,
@@ -145,6 +154,7 @@ def preparation_options(
     seed: int = 0,
     prep_epsilon: float | None = None,
     prep_delta: float = DEFAULT_PREP_DELTA,
+    budget: float | None = DEFAULT_TABLE_BUDGET,
     noise_seed: NoiseSeed = None,
 ) -> PrepOptions:
     """``from_frame``'s preparation options, checked once for the chosen preparation (see ``from_frame``)."""
@@ -165,7 +175,7 @@ def preparation_options(
                 "('impute', 'median' or 'centre'); dropping is available with preparation='evaluation'"
             )
         allowed = (
-            "'impute' (the private mean), 'median' (a private median) or 'centre' (the range's centre)"
+            "'impute' (the column's centre), 'median' (a private median) or 'centre' (the range's centre)"
             if private
             else "'impute' (fill gaps) or 'drop' (drop rows with gaps)"
         )
@@ -190,7 +200,9 @@ def preparation_options(
         schema = Schema.from_dict(schema)
     elif not isinstance(schema, Schema):
         raise TypeError(f"schema must be a Schema or a mapping; got {type(schema).__name__}")
-    prep_epsilon, prep_delta = validate_budget(prep_epsilon, prep_delta)
+    if ranges is not None:
+        schema = schema.with_ranges(ranges)
+    prep_epsilon, prep_delta, budget = validate_budget(prep_epsilon, prep_delta, budget)
     feature_bound, target_bound = _bounds(scaling, task, feature_bound, target_bound, private)
     return PrepOptions(
         preparation=preparation,
@@ -210,6 +222,7 @@ def preparation_options(
         seed=int(seed),
         prep_epsilon=prep_epsilon,
         prep_delta=prep_delta,
+        budget=budget,
         noise_seed=validate_noise_seed(noise_seed),
     )
 

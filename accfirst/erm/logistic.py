@@ -8,6 +8,7 @@ sum over blocks. In memory the rows are one block (``InMemoryRows``) and the ari
 from __future__ import annotations
 
 import copy
+import functools
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -16,6 +17,7 @@ from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy.optimize import brentq
 from scipy.special import expit
 
 from accfirst.erm.problem import Problem, readonly, validate_features, validate_regularisation, validate_target
@@ -33,6 +35,21 @@ CURVATURE_LIPSCHITZ = 1 / (6 * math.sqrt(3))
 # max_{z} z/(1 + e^z) = W(1/e) = 0.278464542761…, attained at z = 1 + W(1/e) (docs/mathematics.md#the-free-radius): at
 # the maximum 1 + e^z = z·e^z, so z/(1 + e^z) = e^{−z} = z − 1, and w = z − 1 solves w·e^w = 1/e.
 LOGISTIC_FREE_RADIUS_CONSTANT = 0.2784645427610738
+# The logistic gradient gap's maximum is found by a root search; rounding it up by this share keeps the last digit of
+# the search from understating it.
+GRADIENT_GAP_ROUNDING = 1e-12
+
+
+@functools.lru_cache(maxsize=4096)
+def _logistic_gradient_gap(radius: float) -> float:
+    """S(R) = max_c 2√(1 − c²)·σ(Rc) (``LogisticProblem.gradient_gap``).
+
+    The logarithm ½ln(1 − c²) + ln σ(Rc) is concave on [0, 1), so the maximiser is the root of its derivative
+    −c/(1 − c²) + R·σ(−Rc), negative at 0 and positive where c/(1 − c²) = R.
+    """
+    top = (math.sqrt(1.0 + 4.0 * radius * radius) - 1.0) / (2.0 * radius)
+    best = brentq(lambda c: c / (1.0 - c * c) - radius * float(expit(-radius * c)), 0.0, top, xtol=1e-16)
+    return 2.0 * math.sqrt(1.0 - best * best) * float(expit(radius * best)) * (1.0 + GRADIENT_GAP_ROUNDING)
 
 
 # One pass's statistic: a tuple of sums (arrays or numbers) that blocks combine entry by entry.
@@ -162,7 +179,6 @@ class LogisticProblem(Problem):
     name = "logistic"
     bound_formula = "√(2 ln 2/λ)"
     sensitivity_formula = "2{R}/n"
-    clipped_formula = "2(√(2α/λ) + 2/(nλ))/n"
     loss_curvature = 0.25
     _residual_norm: float  # ‖∇L‖ (or its certified bound) at the last θ that Newton's method reached
 
@@ -235,6 +251,14 @@ class LogisticProblem(Problem):
         (docs/mathematics.md#the-free-radius)."""
         return math.sqrt(LOGISTIC_FREE_RADIUS_CONSTANT / lam)
 
+    @property
+    def rows(self) -> RowBlocks:
+        """The rows y_i·x_i the problem reads (an accuracy target reads them too)."""
+        return self._rows
+
+    def _at_lambda(self, lam: float) -> LogisticProblem:
+        return LogisticProblem.from_rows(self._rows, lam)
+
     def with_radius(self, radius: float | None) -> LogisticProblem:
         problem = copy.copy(self)
         Problem.__init__(problem, self.n, self.p, self.lam, radius)
@@ -243,9 +267,16 @@ class LogisticProblem(Problem):
         return problem
 
     @staticmethod
-    def lipschitz_on(radius: float) -> float:
-        """G = 1: the logistic loss is 1-Lipschitz on any C for ‖x‖₂ ≤ 1 (Lemma A.10)."""
-        return 1.0
+    def gradient_gap(radius: float) -> float:
+        """S(R) = max_c 2√(1 − c²)·σ(Rc), below 2 (docs/mathematics.md#the-gradient-gap). [derived]
+
+        A row's logistic-loss gradient at θ is −σ(−yxᵀθ)·yx; over unit rows these points form a curve whose every
+        point lies within S(R)/2 of the point (c*σ(Rc*), 0) in the plane of θ, c* the maximiser; so two of them are at
+        most S(R) apart, and shorter rows do no better. c* solves c/(1 − c²) = R·σ(−Rc), found by a root search to
+        machine precision; the maximum is then rounded up by 10⁻¹² of itself, so that the search's last digit cannot
+        understate it.
+        """
+        return _logistic_gradient_gap(radius)
 
     @staticmethod
     def risk_sensitivity(radius: float, n: float) -> float:
@@ -374,6 +405,12 @@ class LogisticProblem(Problem):
             "Newton's method did not reach a KKT residual of 1e-10 for the logistic θ* on the ball of radius "
             f"{radius:g}"
         )
+
+    def reduce_rows(
+        self, statistic: Callable[[NDArray[np.float64]], Statistics], combine: Sequence[np.ufunc] | None = None
+    ) -> Statistics:
+        """A statistic of the rows y_i·x_i in one pass (``RowBlocks.reduce``): how a sampler evaluates its own sums."""
+        return self._rows.reduce(statistic, combine)
 
     def loss(self, theta: ArrayLike) -> float | NDArray[np.float64]:
         """L(θ); a (k, p) batch gives k losses in one pass over the data."""

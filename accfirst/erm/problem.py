@@ -141,15 +141,20 @@ class Problem(ABC):
     prep_epsilon: float = 0.0
     prep_delta: float = 0.0
     prep_mode: str = "given"
+    #: ρ, a public bound on a row's Euclidean norm (docs/mathematics.md#rows-of-small-euclidean-norm): 1 (what
+    #: ‖x‖₁ ≤ 1 gives) unless the preparation states a smaller one.
+    row_bound: float = 1.0
+    #: The public range of the targets (ridge): [−1, 1] unless the preparation states a narrower one.
+    target_range: tuple[float, float] = (-1.0, 1.0)
     #: ρ that a Gaussian release made on these rows before the run, on the same Brownian clock as a Gaussian run's
     #: privacy loss (a private radius, docs/mathematics.md#a-private-radius): such a run's loss continues from it. 0
     #: otherwise.
     spent_rho: float = 0.0
     #: How M depends on λ, and Δ_R on the radius ``{R}`` and n, for messages ("1/√λ", "({R}+1)²/n"); and the
-    #: test's Δ_R(α) where clipping at α gives less (``test_sensitivity_on``).
+    #: test's Δ_R(α) where clipping at α gives less, by each of the ``clipped_test_bounds``.
     bound_formula: str
     sensitivity_formula: str
-    clipped_formula: str
+    clipped_formula: str = "√(2α/λ)·S({R})/n"
     #: The largest second derivative of one row's loss in its margin xᵀθ (squared loss 1, logistic ¼).
     loss_curvature: float
     _theta_star: NDArray[np.float64]
@@ -174,9 +179,21 @@ class Problem(ABC):
 
     @staticmethod
     @abstractmethod
-    def lipschitz_on(radius: float) -> float:
-        """G, the per-row Lipschitz constant of the loss on the ball ‖θ‖ ≤ ``radius``
-        (docs/mathematics.md#private-hypothesis-generators, docs/mathematics.md#a-public-norm-bound)."""
+    def gradient_gap(radius: float) -> float:
+        """S(R): the most two rows' loss gradients can differ at one θ of the ball ‖θ‖ ≤ ``radius``,
+        sup ‖∇ℓ(θ; z) − ∇ℓ(θ; z′)‖₂ over rows and θ (docs/mathematics.md#the-gradient-gap). [derived]"""
+
+    @classmethod
+    def risk_change_within(cls, radius: float, reach: float) -> float:
+        """An upper bound on |h(θ) − h(θ′)|, h = ℓ(·; z) − ℓ(·; z′), over rows and θ, θ′ in the ball ‖θ‖ ≤ ``radius``
+        at most ``reach`` apart, that does not decrease in ``reach`` and grows by at most S(R) per unit of it
+        (docs/mathematics.md#the-clipped-test): S(R)·min(reach, 2R) here, since θ and θ′ lie within 2R."""
+        return cls.gradient_gap(radius) * min(reach, 2.0 * radius)
+
+    @classmethod
+    def risk_change_formula(cls, radius: float, reach: float) -> str:
+        """How ``risk_change_within`` reads for a message at reach √(2α/λ), the radius named ``{R}``."""
+        return "S({R})·min(√(2α/λ), 2{R})"
 
     @staticmethod
     @abstractmethod
@@ -195,39 +212,65 @@ class Problem(ABC):
         """
 
     @classmethod
-    def test_sensitivity_on(cls, radius: float, n: float, lam: float, alpha: float, clipped: bool = True) -> float:
-        """Δ_R(α): the sensitivity of the test's query −min(R(θ), α) over the ball ‖θ‖ ≤ ``radius``
-        (docs/mathematics.md#a-public-norm-bound). [derived]
+    def clipped_test_bounds(cls, radius: float, n: float, lam: float, alpha: float) -> tuple[float, float]:
+        """The two bounds on the sensitivity of the clipped query −min(R(θ), α) over the ball ‖θ‖ ≤ ``radius``
+        (docs/mathematics.md#the-clipped-test). [derived]
 
-        Δ_R itself for a test that does not clip (``clipped`` false: the paper's calibrations). Else the
-        smaller of Δ_R (the query's whole range, ``risk_sensitivity``) and 2G(√(2α/λ) + 2G/(nλ))/n. Why the second: where R_D(θ) ≤ α, λ-strong convexity puts θ within d = √(2α/λ) of θ*_D; one
-        replaced row changes R(θ) by at most [ℓ(θ; z) − ℓ(θ*; z) − ℓ(θ; z′) + ℓ(θ*; z′)]/n ≤ 2G·d/n
-        on one side and 2G·(d + ‖θ*_D − θ*_D′‖)/n on the other, with ‖θ*_D − θ*_D′‖ ≤ 2G/(nλ)
-        (G the per-row Lipschitz constant on the ball); where both risks exceed α the clipped query
-        does not move. Clipping at α leaves the test's worst case, R just above α, as it was, so
-        every calibration keeps its failure probability. Reads no data. docs/mathematics.md,
-        "The clipped test".
+        With d = √(2α/λ), S = S(R) (``gradient_gap``) and B = ``risk_change_within``: (S·d/n, B(d)/n + S²/(2n²λ)).
+        Both hold for every pair of neighbours; the first is the smaller where B gains nothing on S·d.
+        """
+        reach = math.sqrt(2.0 * alpha / lam)
+        gap = cls.gradient_gap(radius)
+        return gap * reach / n, cls.risk_change_within(radius, reach) / n + gap**2 / (2.0 * n * n * lam)
+
+    @classmethod
+    def test_sensitivity_on(cls, radius: float, n: float, lam: float, alpha: float, *, clipped: bool) -> float:
+        """Δ_R(α): the sensitivity of the test's query over the ball ‖θ‖ ≤ ``radius``
+        (docs/mathematics.md#a-public-norm-bound, docs/mathematics.md#the-clipped-test). [derived]
+
+        ``clipped`` says which query the test asks, and has no default: a test priced with the clipped Δ_R(α) must
+        clip its query at α. Not clipped (the paper's calibrations): Δ_R itself (``risk_sensitivity``). Clipped at α:
+        the smallest of Δ_R and the two ``clipped_test_bounds``. Why they hold: where R_D(θ) ≤ α, λ-strong convexity
+        puts θ within d = √(2α/λ) of θ*_D, and one replaced row changes R(θ) by at most [h(θ) − h(θ*_D)]/n, h the
+        difference of the two rows' losses, whose gradient is at most S(R) (``gradient_gap``); where both risks
+        exceed α the clipped query does not move. Clipping at α leaves the test's worst case, R just above α, as it
+        was, so every calibration keeps its failure probability. Reads no data.
         """
         whole = cls.risk_sensitivity(radius, n)
         if not clipped:
             return whole
-        lipschitz = cls.lipschitz_on(radius)
-        return min(whole, 2.0 * lipschitz * (math.sqrt(2.0 * alpha / lam) + 2.0 * lipschitz / (n * lam)) / n)
+        return min(whole, *cls.clipped_test_bounds(radius, n, lam, alpha))
 
     @classmethod
     def test_sensitivity_formula(
-        cls, bound: str, radius: float, n: float, lam: float, alpha: float, clipped: bool = True
+        cls, bound: str, radius: float, n: float, lam: float, alpha: float, *, clipped: bool
     ) -> str:
         """How ``test_sensitivity_on`` reads for a message, the radius named ``bound``: the formula that gives it."""
-        if cls.test_sensitivity_on(radius, n, lam, alpha, clipped) < cls.risk_sensitivity(radius, n):
-            return cls.clipped_formula.format(R=bound) + " (the test clipped at α; derived)"
-        return cls.sensitivity_formula.format(R=bound)
+        lipschitz, chord = cls.clipped_test_bounds(radius, n, lam, alpha)
+        if not clipped or cls.risk_sensitivity(radius, n) <= min(lipschitz, chord):
+            return cls.sensitivity_formula.format(R=bound)
+        if lipschitz <= chord:
+            formula = cls.clipped_formula
+        else:
+            formula = cls.risk_change_formula(radius, math.sqrt(2.0 * alpha / lam)) + "/n + S({R})²/(2n²λ)"
+        return formula.format(R=bound) + " (the test clipped at α; derived)"
+
+    @classmethod
+    def minimiser_sensitivity(cls, radius: float, n: float, lam: float) -> float:
+        """S(R)/(nλ): how far one replaced row moves the minimiser over the ball ‖θ‖ ≤ ``radius``, in ℓ2 norm
+        (docs/mathematics.md#the-gradient-gap). [derived]
+
+        λ-strong convexity and the optimality of both minimisers give λ‖θ*_D − θ*_D′‖² ≤ h′ᵀ(θ*_D′ − θ*_D)/n, h′ the
+        gap between the replaced rows' gradients at θ*_D′, at most S(R) (``gradient_gap``).
+        """
+        return cls.gradient_gap(radius) / (n * lam)
 
     @classmethod
     def output_sensitivity(cls, radius: float, n: float, p: int, lam: float) -> float:
-        """Δ_θ = 2G√p/(nλ), the ℓ1-sensitivity of the minimiser over the ball (Lemma A.10;
-        docs/mathematics.md#private-hypothesis-generators, docs/mathematics.md#a-public-norm-bound)."""
-        return 2.0 * cls.lipschitz_on(radius) * math.sqrt(p) / (n * lam)
+        """Δ_θ = √p·S(R)/(nλ), the ℓ1-sensitivity of the minimiser over the ball: √p times ``minimiser_sensitivity``
+        (docs/mathematics.md#private-hypothesis-generators, docs/mathematics.md#a-public-norm-bound,
+        docs/mathematics.md#the-gradient-gap)."""
+        return math.sqrt(p) * cls.minimiser_sensitivity(radius, n, lam)
 
     @property
     def max_norm(self) -> float:
@@ -247,6 +290,18 @@ class Problem(ABC):
         ``radius`` must be public: a stated bound, the free radius R₀ or a privately released one.
         The preparation cost is kept.
         """
+
+    def at_lambda(self, lam: float) -> Problem:
+        """The same rows at another λ, on the bound M that λ implies (no public radius), with the preparation's record
+        and the row bound: one problem per λ of a grid (docs/mathematics.md#choosing-λ-under-the-guarantee)."""
+        problem = self._at_lambda(validate_regularisation(lam))
+        problem.prep_epsilon, problem.prep_delta, problem.prep_mode = self.prep_epsilon, self.prep_delta, self.prep_mode
+        problem.row_bound, problem.target_range = self.row_bound, self.target_range
+        return problem
+
+    @abstractmethod
+    def _at_lambda(self, lam: float) -> Problem:
+        """The problem of the same rows at ``lam`` (a valid λ), on M."""
 
     def with_preparation(self, epsilon: float, delta: float, mode: str = "private") -> Problem:
         """The same problem carrying what its rows' preparation spent, (ε, δ), and how it was done
@@ -302,9 +357,9 @@ class Problem(ABC):
         """Δ_R, the sensitivity of the excess-risk query over θ ∈ C (docs/mathematics.md#the-two-learning-problems)."""
         return self.risk_sensitivity(self.norm_bound, self.n)
 
-    def test_sensitivity(self, alpha: float, clipped: bool = True) -> float:
-        """Δ_R(α), the sensitivity of the test's query clipped at α over θ ∈ C (``test_sensitivity_on``)."""
-        return self.test_sensitivity_on(self.norm_bound, self.n, self.lam, alpha, clipped)
+    def test_sensitivity(self, alpha: float, *, clipped: bool) -> float:
+        """Δ_R(α), the sensitivity of the test's query over θ ∈ C, clipped at α or not (``test_sensitivity_on``)."""
+        return self.test_sensitivity_on(self.norm_bound, self.n, self.lam, alpha, clipped=clipped)
 
     @property
     def theta_sensitivity(self) -> float:

@@ -6,9 +6,9 @@ data's own norm is often far below it. This module releases a tighter bound with
 charged part of the budget:
 
 - sensitivity (docs/mathematics.md#a-private-radius): N(D) = ‖θ*_D‖ over a ball of radius C (the ceiling: R₀, or a
-  smaller public radius). The objective is λ-strongly convex and one replaced row moves its gradient by at most 2L/n, L
-  the per-row Lipschitz constant on the ball (ridge C + 1, logistic 1), so ‖θ*_D − θ*_D′‖ ≤ 2L/(nλ) and, the norm being
-  1-Lipschitz, Δ_N = 2L/(nλ);
+  smaller public radius). The objective is λ-strongly convex and one replaced row moves its gradient by at most S(C)/n,
+  the gradient gap of docs/mathematics.md#the-gradient-gap, so ‖θ*_D − θ*_D′‖ ≤ S(C)/(nλ) and, the norm being
+  1-Lipschitz, Δ_N = S(C)/(nλ);
 - release (docs/mathematics.md#a-private-radius): R̂ = N(D) + Z + m with Z ∼ Lap(b), b = Δ_N/ε_R, and the margin
   m = b·ln(1/(2β)), so that P(R̂ < N) = P(Z < −m) = β; the Gaussian variant draws
   Z ∼ N(0, σ²), σ = Δ_N/√(2ρ_R), with m = σ·Φ⁻¹(1 − β). Then R = min(C, max(R̂, r_min)):
@@ -37,14 +37,12 @@ RADIUS_NOISES: dict[str, NoiseFamily] = {LAPLACE.name: LAPLACE, GAUSSIAN.name: G
 
 @checked(ceiling=positive("ceiling"))
 def norm_sensitivity(problem: Problem | ProblemShape, ceiling: float) -> float:
-    """Δ_N = 2L/(nλ): how far one replaced row moves ‖θ*‖ over the ball ‖θ‖ ≤ ``ceiling``
-    (docs/mathematics.md#a-private-radius).
-
-    L is the per-row Lipschitz constant on that ball (``Problem.lipschitz_on``): ridge
-    ceiling + 1 (with ceiling R₀ = M/2, Δ_N = (M + 2)/(nλ)), logistic 1. Public constants only.
+    """Δ_N = S(C)/(nλ): how far one replaced row moves ‖θ*‖ over the ball ‖θ‖ ≤ ``ceiling`` C
+    (docs/mathematics.md#a-private-radius): the norm is 1-Lipschitz, and the minimiser moves at most
+    ``Problem.minimiser_sensitivity``. Public constants only.
     """
     kind = problem.kind if isinstance(problem, ProblemShape) else type(problem)
-    return 2.0 * kind.lipschitz_on(ceiling) / (problem.n * problem.lam)
+    return kind.minimiser_sensitivity(ceiling, problem.n, problem.lam)
 
 
 def smallest_radius(problem: Problem | ProblemShape) -> float:

@@ -59,14 +59,16 @@ class RidgeProblem(Problem):
     name = "ridge"
     bound_formula = "1/√λ"
     sensitivity_formula = "({R}+1)²/n"
-    clipped_formula = "2({R}+1)(√(2α/λ) + 2({R}+1)/(nλ))/n"
     loss_curvature = 1.0
+    #: The rows (X, y) when the problem was built from them (an R² target reads them), ``None`` from statistics.
+    rows: tuple[NDArray[np.float64], NDArray[np.float64]] | None
 
     def __init__(self, X: ArrayLike, y: ArrayLike, lam: float, radius: float | None = None) -> None:
         lam = validate_regularisation(lam)
         X = validate_features(X)
         y = clip_target(validate_target(y, X.shape[0]))
         self._solve(X.T @ X, X.T @ y, float(y @ y), X.shape[0], lam, radius)
+        self.rows = (readonly(X.view()), readonly(y.view()))
 
     @classmethod
     def from_statistics(
@@ -93,6 +95,7 @@ class RidgeProblem(Problem):
         A, b, c = validate_statistics(A, b, c, n)
         problem = cls.__new__(cls)
         problem._solve(A, b, c, n, lam, radius)
+        problem.rows = None
         return problem
 
     def _solve(
@@ -131,6 +134,11 @@ class RidgeProblem(Problem):
         (docs/mathematics.md#the-free-radius)."""
         return 0.5 / math.sqrt(lam)
 
+    def _at_lambda(self, lam: float) -> RidgeProblem:
+        problem = RidgeProblem.from_statistics(self.A, self.b, self.c, self.n, lam)
+        problem.rows = self.rows
+        return problem
+
     def with_radius(self, radius: float | None) -> RidgeProblem:
         problem = copy.copy(self)
         Problem.__init__(problem, self.n, self.p, self.lam, radius)
@@ -140,10 +148,34 @@ class RidgeProblem(Problem):
         return problem
 
     @staticmethod
-    def lipschitz_on(radius: float) -> float:
-        """G = R + 1: the squared loss is (R + 1)-Lipschitz on C for ‖x‖₂ ≤ 1, |y| ≤ 1
-        (docs/mathematics.md#private-hypothesis-generators, docs/mathematics.md#a-public-norm-bound)."""
-        return radius + 1.0
+    def gradient_gap(radius: float) -> float:
+        """S(R) = max_φ [R sin φ + 2 cos(φ/2)] = 2√(1 − s²)(Rs + 1), s = sin(φ/2) = 2R/(1 + √(1 + 8R²)), between R + √2
+        and R + 2 (docs/mathematics.md#the-gradient-gap). [derived]
+
+        Two rows' squared-loss gradients differ at θ by (xxᵀ − x′x′ᵀ)θ − (yx − y′x′): for unit rows at angle φ the
+        matrix has norm sin φ and the vector at most 2 max(cos(φ/2), sin(φ/2)); shorter rows do no better.
+        """
+        s = 2.0 * radius / (1.0 + math.sqrt(1.0 + 8.0 * radius * radius))
+        return 2.0 * math.sqrt(1.0 - s * s) * (radius * s + 1.0)
+
+    @classmethod
+    def risk_change_within(cls, radius: float, reach: float) -> float:
+        """B(d) = d·S(√(R² − d²/4)) for d = ``reach`` ≤ √2·R, min(d, 2R)·S(R/√2) beyond
+        (docs/mathematics.md#the-clipped-test). [derived]
+
+        The loss gap h between two rows is quadratic, so h(θ) − h(θ′) is its gradient at the midpoint m times θ − θ′,
+        and ‖m‖² ≤ R² − ‖θ − θ′‖²/4 when both lie in the ball. B increases up to √2·R (there S(r) > (R² − r²)/r
+        outweighs the midpoint's pull towards the centre) and is at most min(d, 2R)·S(R/√2) past it.
+        """
+        if reach <= math.sqrt(2.0) * radius:
+            return reach * cls.gradient_gap(math.sqrt(radius * radius - reach * reach / 4.0))
+        return min(reach, 2.0 * radius) * cls.gradient_gap(radius / math.sqrt(2.0))
+
+    @classmethod
+    def risk_change_formula(cls, radius: float, reach: float) -> str:
+        if reach <= math.sqrt(2.0) * radius:
+            return "√(2α/λ)·S(√({R}² − α/(2λ)))"
+        return "min(√(2α/λ), 2{R})·S({R}/√2)"
 
     @staticmethod
     def risk_sensitivity(radius: float, n: float) -> float:

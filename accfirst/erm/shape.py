@@ -67,8 +67,8 @@ class ProblemShape:
     def query_sensitivity(self) -> float:
         return self.kind.risk_sensitivity(self.norm_bound, self.n)
 
-    def test_sensitivity(self, alpha: float, clipped: bool = True) -> float:
-        return self.kind.test_sensitivity_on(self.norm_bound, self.n, self.lam, alpha, clipped)
+    def test_sensitivity(self, alpha: float, *, clipped: bool) -> float:
+        return self.kind.test_sensitivity_on(self.norm_bound, self.n, self.lam, alpha, clipped=clipped)
 
     @property
     def theta_sensitivity(self) -> float:

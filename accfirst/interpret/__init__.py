@@ -4,7 +4,8 @@ docs/mathematics.md#what-a-run-reports).
 ``epsilon``: ε, e^ε, δ and the posterior bound an ε allows, and typical values that keep fallbacks (ε = ∞) in;
 ``bill``: where a run's ε went and what its preparation adds; ``summary``: each method's runs summarised and a
 sentence about them; ``ranking``: the methods ranked by what they paid; ``alpha``: what an excess risk α allows on
-the data. Everything here is pure (numbers and strings); the app and the CLI both use it.
+the data; ``certified``: runs toward a target in R² or accuracy summarised, and why one released nothing. Everything
+here is pure (numbers and strings); the app and the CLI both use it.
 """
 
 from accfirst.interpret.alpha import AlphaMeaning, alpha_meaning, describe_alpha
@@ -18,13 +19,16 @@ from accfirst.interpret.bill import (
 )
 from accfirst.interpret.epsilon import (
     SUPERSCRIPTS,
+    delta_sentence,
     exp_epsilon,
     format_delta,
     format_epsilon,
     format_exp_epsilon,
     format_posterior,
     format_probability,
+    guarantee_text,
     median_with_inf,
+    own_delta,
     posterior_bound,
     quantile_with_inf,
 )
@@ -37,6 +41,7 @@ __all__ = [
     "AlphaMeaning",
     "alpha_meaning",
     "bill_text",
+    "delta_sentence",
     "describe_alpha",
     "exp_epsilon",
     "format_delta",
@@ -44,7 +49,9 @@ __all__ = [
     "format_exp_epsilon",
     "format_posterior",
     "format_probability",
+    "guarantee_text",
     "median_with_inf",
+    "own_delta",
     "plain_sentence",
     "posterior_bound",
     "preparation_label",

@@ -29,6 +29,9 @@ BILL_PARTS = (
     ("eps_test", "testing"),
     ("eps_hypothesis", "generating"),
 )
+# What ``eps_scale`` bought in a run toward a target in R² or accuracy
+# (docs/mathematics.md#a-target-in-the-units-people-read).
+VARIANCE_PART = "the targets' variance"
 # The same parts in a summary row (``summarise_runs``), as a stakeholder reads them on a card.
 SUMMARY_PARTS = (
     ("eps_prep", "preparing the data"),
@@ -62,7 +65,8 @@ def bill_text(result: RunResult) -> str:
     the data without noise the sentence says that the figure excludes it (evaluation only).
     """
     parts = [
-        f"{name} {format_epsilon(float(getattr(result, field)))}"
+        f"{VARIANCE_PART if field == 'eps_scale' and result.target else name} "
+        f"{format_epsilon(float(getattr(result, field)))}"
         for field, name in BILL_PARTS
         if field in ("eps_test", "eps_hypothesis") or getattr(result, field) > 0
     ]
@@ -76,8 +80,8 @@ def preparation_label(mode: str, epsilon: float) -> str:
     """The tag every ε on prepared rows carries (docs/mathematics.md#preparing-the-data-privately): what it says about
     the preparation, or ``""``.
 
-    Private: "includes preparing the data, ε = 0.0881"; evaluation only: "excludes preparation
-    (reads the data): evaluation only"; public data or rows given as they are: nothing to add.
+    Private: "includes preparing the data, ε = 0.0881"; evaluation only: "excludes the preparation, which read the
+    data without noise (evaluation only)"; public data or rows given as they are: nothing to add.
 
     Parameters
     ----------
@@ -96,8 +100,8 @@ def preparation_note(mode: str, epsilon: float, delta: float, runs: int | None =
     (docs/mathematics.md#preparing-the-data-privately).
 
     "Every ε includes preparing the data, ε = 0.0881, δ = 10⁻⁶, paid once and shared by these 60
-    runs." (``runs`` given), or "… paid once for this table."; after an evaluation-only preparation
-    "Every ε excludes preparation (reads the data): evaluation only."; on data generated from public
+    runs." (``runs`` given), or "… paid once for this table."; after an evaluation-only preparation "Every ε
+    excludes the preparation, which read the data without noise (evaluation only)."; on data generated from public
     parameters, that preparing them is free; ``""`` for rows given as they are. With
     ``included=False`` (a budget that covers only what runs on the prepared rows, such as counts of a
     prepared column) it says what preparing them cost besides.
@@ -114,9 +118,7 @@ def preparation_note(mode: str, epsilon: float, delta: float, runs: int | None =
         else ""
     )
     if mode == EVALUATION_MODE:
-        return f"Every ε {EXCLUDES_PREPARATION}: the preparation read the data without noise and no ε covers it." + (
-            repeated
-        )
+        return f"Every ε {EXCLUDES_PREPARATION}." + repeated
     if epsilon == 0 and delta == 0:
         return "Preparing the data cost ε = 0: every statistic was declared (nothing read)." + repeated
     paid = f"ε = {format_epsilon(epsilon)}" + (f", δ = {format_delta(delta)}" if delta > 0 else "")

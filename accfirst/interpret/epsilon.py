@@ -10,7 +10,8 @@ in: medians treat ∞ as ∞.
 from __future__ import annotations
 
 import math
-from typing import overload
+from collections.abc import Mapping
+from typing import Any, overload
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -118,6 +119,53 @@ def format_delta(delta: float) -> str:
         mantissa, exponent = mantissa / 10, exponent + 1
     power = "10" + str(exponent).translate(SUPERSCRIPTS)
     return power if mantissa == 1 else f"{mantissa:g} × {power}"
+
+
+def guarantee_text(own_delta: float, prep_delta: float = 0.0) -> str:
+    """What kind of promise an ε is, by where its δ comes from (the one source of every sentence about δ).
+
+    "a pure ε"; "an (ε, δ) guarantee with δ = 10⁻⁶ from preparing the data"; "an (ε, δ) guarantee with δ = 10⁻⁶";
+    "an (ε, δ) guarantee with δ = 2 × 10⁻⁶ (10⁻⁶ of its own, 10⁻⁶ from preparing the data)".
+
+    Parameters
+    ----------
+    own_delta : the δ the method's own mechanisms add (Gaussian noise, the Gibbs posterior), 0 for pure ε.
+    prep_delta : the δ of the table's private preparation, shared by every run on it
+        (docs/mathematics.md#preparing-the-data-privately).
+    """
+    if own_delta <= 0 and prep_delta <= 0:
+        return "a pure ε"
+    if own_delta <= 0:
+        return f"an (ε, δ) guarantee with δ = {format_delta(prep_delta)} from preparing the data"
+    total = f"an (ε, δ) guarantee with δ = {format_delta(min(own_delta + prep_delta, 1.0))}"
+    if prep_delta <= 0:
+        return total
+    return f"{total} ({format_delta(own_delta)} of its own, {format_delta(prep_delta)} from preparing the data)"
+
+
+def delta_sentence(own_delta: float, prep_delta: float = 0.0) -> str:
+    """One sentence on what a figure's δ means (``guarantee_text``), or ``""`` for a pure ε.
+
+    A δ that only the preparation adds is the same for every method on the table: the methods compare as pure ε
+    figures would. A δ of the method's own is a weaker kind of promise than a pure ε.
+    """
+    if own_delta <= 0 and prep_delta <= 0:
+        return ""
+    what = guarantee_text(own_delta, prep_delta)
+    if own_delta <= 0:
+        return (
+            f"{what[:1].upper()}{what[1:]}: every method on this table shares that δ, so they compare as pure ε "
+            "figures would."
+        )
+    return (
+        f"{what[:1].upper()}{what[1:]}: the bound may fail with probability up to δ, a weaker promise than a pure ε, "
+        "so compare it with the other methods with care."
+    )
+
+
+def own_delta(row: Mapping[str, Any]) -> float:
+    """The δ a summary row's (or a run's) method added itself: its ``delta`` less its preparation's ``delta_prep``."""
+    return max(float(row.get("delta", 0.0)) - float(row.get("delta_prep", 0.0)), 0.0)
 
 
 def format_probability(p: float) -> str:

@@ -8,7 +8,7 @@ import math
 
 import pandas as pd
 
-from accfirst.interpret.epsilon import format_delta, format_epsilon
+from accfirst.interpret.epsilon import delta_sentence, format_delta, format_epsilon, own_delta
 from accfirst.interpret.summary import capitalised
 from accfirst.methods.registry import METHODS
 
@@ -25,10 +25,12 @@ def ranking_sentence(summary: pd.DataFrame) -> str:
     docs/mathematics.md#what-a-run-reports, docs/mathematics.md#the-gibbs-posterior. The methods are ranked by median ε
     (fallbacks count as ∞, so a method that fell back in half its runs ranks last); the first is compared with the
     second ("Noise reduction paid 76% less privacy than doubling for the same accuracy target"). Medians equal to 3
-    significant digits are a tie. An (ε, δ) figure among the ranked methods (Gaussian noise) names its δ. A Gibbs
-    posterior with δ > 0 is named with its δ but not ranked: an (ε, δ) guarantee fixed in advance is a different promise
-    (with δ = 0 it is a pure ε and ranked); nor is a method whose every run at a relative target showed no signal (it
-    learnt nothing). Empty when there is nothing to compare.
+    significant digits are a tie. A method's own δ (``own_delta``: Gaussian noise, the Gibbs posterior) is what makes
+    its figure a different kind of promise; the δ a private preparation adds is shared by every method on the table and
+    is said once (``delta_sentence``). An (ε, δ) figure among the ranked methods (Gaussian noise) names its δ. A Gibbs
+    posterior with a δ of its own is named with it but not ranked: an (ε, δ) guarantee fixed in advance is a different
+    promise (with δ = 0 it is ranked); nor is a method whose every run at a relative target showed no signal (it learnt
+    nothing). Empty when there is nothing to compare.
 
     Parameters
     ----------
@@ -38,7 +40,9 @@ def ranking_sentence(summary: pd.DataFrame) -> str:
         return ""
     order = summary["median_eps"].astype(float).rank(method="first")
     fixed = summary["method"].map(lambda key: key in METHODS and METHODS[key].fixed_epsilon).astype(bool)
-    different = fixed & (summary["delta"].astype(float) > 0)
+    own = summary.apply(own_delta, axis=1).astype(float) if len(summary) else summary["delta"].astype(float)
+    prep = float(summary["delta_prep"].max()) if "delta_prep" in summary.columns else 0.0
+    different = fixed & (own > 0)
     # A method whose every run at a relative target showed no signal learnt nothing to rank.
     silent = summary["no_signals"] >= summary["trials"] if "no_signals" in summary.columns else different & False
     apart = different | silent
@@ -81,15 +85,21 @@ def ranking_sentence(summary: pd.DataFrame) -> str:
                     f"{capitalised(_sentence_name(row))} promises the target only on average, the others with "
                     "probability 1 − γ."
                 )
-        delta = float(ranked["delta"].max())
-        if delta > 0 and (ranked["delta"].astype(float) == 0).any():
-            parts.append(f"Figures with δ = {format_delta(delta)} are (ε, δ) guarantees; the others are pure ε.")
+        delta = float(own[ranked.index].max())
+        if delta > 0 and (own[ranked.index] == 0).any():
+            others = "the others are pure ε" if prep == 0 else "the others add none of their own"
+            parts.append(f"Figures with δ = {format_delta(delta)} are (ε, δ) guarantees; {others}.")
         elif delta > 0:
-            parts.append(f"These are ex-post (ε, δ) guarantees with δ = {format_delta(delta)}.")
+            split = (
+                f" ({format_delta(delta)} of their own, {format_delta(prep)} from preparing the data)" if prep else ""
+            )
+            parts.append(f"These are ex-post (ε, δ) guarantees with δ = {format_delta(delta + prep)}{split}.")
+    if prep > 0 and not (len(ranked) >= 2 and (own[ranked.index] > 0).all()):
+        parts.append(delta_sentence(0.0, prep))
     for _, row in summary.loc[different & ~silent].iterrows():
         parts.append(
             f"The {row['label']} (ε = {format_epsilon(row['median_eps'])}, δ = {format_delta(row['delta'])}) is not "
-            "ranked: its (ε, δ) guarantee is a different promise from a pure ε."
+            "ranked: the δ of its own makes its (ε, δ) guarantee a different promise from the others'."
         )
     if silent.all():
         parts.append("No method learnt anything: in every run the data showed no signal a private model could keep.")

@@ -10,16 +10,17 @@ from typing import Any
 
 import pandas as pd
 
-from accfirst.erm.gibbs import APPROXIMATE_ACCURACY, DATA_DEPENDENT_ACCURACY
+from accfirst.erm.gibbs import APPROXIMATE_ACCURACY
 from accfirst.erm.problem import Problem
 from accfirst.errors import AccFirstError
 from accfirst.interpret.epsilon import (
+    delta_sentence,
     exp_epsilon,
-    format_delta,
     format_epsilon,
     format_exp_epsilon,
     format_posterior,
     median_with_inf,
+    own_delta,
     posterior_bound,
 )
 from accfirst.mechanisms.calibration import calibrated_epsilon, clips_query
@@ -48,8 +49,8 @@ SUMMARY_COLUMNS = (
     "alpha",
     "gamma",
     "delta",
+    "delta_prep",
     "approximate",
-    "data_dependent_accuracy",
     "kappa",
     "median_eps_scale",
     "no_signals",
@@ -71,9 +72,9 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
 
     Returns a frame with ``SUMMARY_COLUMNS``; posterior columns are the docs/mathematics.md#setting-and-notation bound
     for a 1% and a 50% prior at the median ε; ``delta`` is the largest δ of the method's
-    runs (0 for pure ε); ``approximate`` is true when the accuracy guarantee is approximate
-    (the logistic Gibbs posterior's Laplace approximation); ``data_dependent_accuracy`` when
-    a public radius left the Gibbs posterior only the bound γ/P(C), which reads the data;
+    runs (0 for pure ε) and ``delta_prep`` the part of it the rows' preparation added (``own_delta``); ``approximate``
+    is true when the accuracy guarantee is approximate
+    (the logistic Gibbs posterior's Laplace approximation);
     ``eps_prep`` and ``prep_mode`` say what the rows' preparation cost and how it was done
     (docs/mathematics.md#preparing-the-data-privately: ``median_eps`` includes a private preparation;
     ``preparation_label`` tags it).
@@ -118,10 +119,9 @@ def summarise_runs(results: pd.DataFrame) -> pd.DataFrame:
                 "alpha": float(runs["alpha"].median()) if relative else float(runs["alpha"].iloc[0]),
                 "gamma": float(runs["gamma"].iloc[0]),
                 "delta": float(runs["delta"].max()) if "delta" in runs.columns else 0.0,
+                "delta_prep": float(runs["delta_prep"].max()) if "delta_prep" in runs.columns else 0.0,
                 "approximate": "calibration" in runs.columns
                 and bool((runs["calibration"] == APPROXIMATE_ACCURACY).any()),
-                "data_dependent_accuracy": "calibration" in runs.columns
-                and bool((runs["calibration"] == DATA_DEPENDENT_ACCURACY).any()),
                 "kappa": float(kappas[runs.index].iloc[0]),
                 "median_eps_scale": float(runs["eps_scale"].median()) if relative else 0.0,
                 "no_signals": int(runs["alpha"].isna().sum()) if relative else 0,
@@ -176,12 +176,8 @@ def plain_sentence(summary: pd.Series | dict[str, Any]) -> str:
                 f" In {fallbacks - nothing} of {trials} {runs} no private model passed the test and the exact, "
                 "non-private model was released (ε = ∞)."
             )
-    delta = float(row.get("delta", 0.0))
-    if delta > 0:
-        sentence += (
-            f" This is an (ε, δ) guarantee with δ = {format_delta(delta)}: the bound may fail with probability "
-            "up to δ, a weaker promise than a pure ε, so compare it with the other methods with care."
-        )
+    if words := delta_sentence(own_delta(row), float(row.get("delta_prep", 0.0))):
+        sentence += " " + words
     method = METHODS.get(str(row["method"]))
     return sentence if method is None else sentence + method.summary_note(row)
 
@@ -207,7 +203,9 @@ def radius_sentence(
         options.calibration,
         options.T,
         gamma,
-        problem.test_sensitivity_on(problem.max_norm, problem.n, problem.lam, alpha, clips_query(options.calibration)),
+        problem.test_sensitivity_on(
+            problem.max_norm, problem.n, problem.lam, alpha, clipped=clips_query(options.calibration)
+        ),
         alpha,
     )
     if not unbounded > paid:
@@ -252,9 +250,8 @@ def relative_sentence(row: dict[str, Any], label: str, kappa: float, trials: int
         )
     if no_signals:
         sentence += f" In {no_signals} of {trials} {runs} the data showed no signal a private model could keep."
-    delta = float(row.get("delta", 0.0))
-    if 0 < delta < 1:
-        sentence += f" An (ε, δ) guarantee with δ = {format_delta(delta)}."
+    if words := delta_sentence(own_delta(row), float(row.get("delta_prep", 0.0))):
+        sentence += " " + words
     method = METHODS.get(str(row["method"]))
     return sentence if method is None else sentence + method.summary_note(row)
 

@@ -209,7 +209,7 @@ def interactive_above_threshold(
     (docs/mathematics.md#interactiveabovethreshold).
 
     ``calibration`` must come from ``Calibration.calibrate`` with the sensitivity of the query this test reads
-    over every hypothesis's feasible set: Δ_R(α) (``Problem.test_sensitivity(α, True)``) when it clips at
+    over every hypothesis's feasible set: Δ_R(α) (``Problem.test_sensitivity(α, clipped=True)``) when it clips at
     ``clip = α``, Δ_R of the whole excess risk when it does not clip (``clip = ∞``;
     docs/mathematics.md#the-clipped-test). Its ε_A is the test's privacy only then; the numbers are checked
     (``validate_calibration``), their provenance cannot be. ``epsilons`` label the levels in the trace (1-D, one

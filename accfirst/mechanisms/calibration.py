@@ -345,7 +345,7 @@ CALIBRATIONS: dict[str, Calibration] = {
 
 
 # The preset with the lowest median total ex-post ε, and no fallbacks, at the paper's settings
-# on both built-in synthetic sets (benchmarks/bench_calibration.py; README, "Calibration").
+# on both built-in synthetic sets (benchmarks/bench_calibration.py; docs/benchmarks.md#calibration).
 DEFAULT_CALIBRATION = "exact-paper-opt"
 
 

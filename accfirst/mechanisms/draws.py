@@ -70,6 +70,14 @@ class Stream:
         return cells
 
 
+def own_generator(rng: np.random.Generator) -> np.random.Generator:
+    """A generator of its own, seeded with 252 bits from ``rng``'s state: the further bits of uniforms that a
+    sampler draws only when a decision needs them (``ideal_noise.UniformBits``) come from it, so deciding exactly
+    leaves every later draw from ``rng`` as it was (the Gibbs posterior's samplers; their tests compare runs with
+    and without exact decisions)."""
+    return np.random.Generator(np.random.PCG64(rng.integers(0, 2**63, size=4).tolist()))
+
+
 def index(rng: np.random.Generator, size: int) -> int:
     """A uniform whole number in 0 … ``size`` − 1, exactly."""
     return int(rng.integers(size))

@@ -95,6 +95,8 @@ class Method(ABC):
     #: Its display name ("Noise reduction") and how a sentence names it ("noise reduction").
     label: ClassVar[str]
     in_sentence: ClassVar[str]
+    #: A shorter name where room is scarce (a phone's table), or "" for ``in_sentence``.
+    short_label: ClassVar[str] = ""
     #: The colour every figure gives it (colour-blind-safe, distinct in greyscale).
     color: ClassVar[str]
     #: One of the paper's three methods: selected by default in the app and on the command line.
@@ -127,6 +129,10 @@ class Method(ABC):
         ``summary`` is a row of ``accfirst.interpret.summarise_runs``; empty by default.
         """
         return ""
+
+    def delta_refusal(self, task: str, delta: float) -> str | None:
+        """Why it cannot run on a ``task`` ("ridge", "logistic") problem with δ = ``delta`` (``None``: it can)."""
+        return None
 
     def check(self, options: SearchOptions) -> None:
         """Raise ``AccFirstError`` if this method cannot run with ``options``."""

@@ -67,7 +67,7 @@ def priced_test(
     """
     scale = doubling_test_scale(alpha, gamma, K, calibration)
     clips = clips_query(calibration)
-    return scale, problem.test_sensitivity(alpha, clips) / scale, alpha if clips else math.inf
+    return scale, problem.test_sensitivity(alpha, clipped=clips) / scale, alpha if clips else math.inf
 
 
 @checked(alpha=validate_alpha, gamma=validate_gamma, rng=as_generator, fallback=validate_fallback)

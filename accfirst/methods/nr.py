@@ -52,7 +52,7 @@ def priced_test(
     Refuses a calibration that says it clips but returns a test that does not clip at α: pricing the
     clipped Δ_R(α) for an unclipped query would under-charge the test (docs/mathematics.md, "The clipped test").
     """
-    params = calibration.calibrate(alpha, gamma, T, problem.test_sensitivity(alpha, calibration.clips))
+    params = calibration.calibrate(alpha, gamma, T, problem.test_sensitivity(alpha, clipped=calibration.clips))
     if calibration.clips and params.clip != alpha:
         raise AccFirstError(
             f"calibration {calibration.name!r} says its test clips the query at α = {alpha:g} but it returned "
@@ -132,6 +132,7 @@ class NoiseReduction(Method):
     key = "nr"
     label = "Noise reduction"
     in_sentence = "noise reduction"
+    short_label = "NR"
     color = "#0072B2"
     paper = True
     tests_accuracy = True
@@ -167,7 +168,7 @@ class NoiseReduction(Method):
                 options.calibration,
                 options.T,
                 gamma,
-                shape.test_sensitivity(alpha, clips_query(options.calibration)),
+                shape.test_sensitivity(alpha, clipped=clips_query(options.calibration)),
                 alpha,
             ),
             predicted_generation(shape, alpha, options.generator),

@@ -25,9 +25,32 @@ from accfirst.validation import echo, validate_count, validate_delta, validate_p
 RADIUS_MODES = ("none", "free", "private")
 # What a run whose test never passes releases (see ``SearchOptions``): nothing, or the paper's exact θ*.
 FALLBACKS = ("nothing", "exact")
+#: The most a run toward a target in R² or accuracy may spend, preparation aside: its test, the targets' variance and the
+#: generation's top level together (docs/mathematics.md#choosing-λ-under-the-guarantee).
+DEFAULT_CEILING = 5.0
+#: λ of a run that is given none and does not choose one (an excess risk α, a relative target κ): the paper's.
+DEFAULT_LAM = 0.005
+#: What asks a run toward a target in R² or accuracy to choose λ from the default grid
+#: (docs/mathematics.md#choosing-λ-under-the-guarantee), where a λ is named: ``--lam auto``, ``lam="auto"``.
+AUTO_LAM = "auto"
 #: The test budget of a relative target (docs/mathematics.md#a-relative-accuracy-target): the most the private test may
 #: be predicted to cost at the released α (e^10 ≈ 22,000).
 DEFAULT_TEST_BUDGET = 10.0
+
+
+def validate_lambdas(lambdas: object) -> tuple[float, ...] | None:
+    """A public grid of λ: ``None`` (the default grid, from public quantities) or one or more distinct numbers > 0,
+    returned largest first."""
+    if lambdas is None:
+        return None
+    if isinstance(lambdas, (int, float)):
+        lambdas = (lambdas,)
+    if not isinstance(lambdas, (list, tuple)) or not lambdas:
+        raise AccFirstError(f"lambdas must be None or a non-empty list of numbers > 0; got {echo(lambdas)}")
+    values = [validate_positive("each λ of the grid", value) for value in lambdas]
+    if len(set(values)) != len(values):
+        raise AccFirstError(f"the grid of λ repeats a value: {values}")
+    return tuple(sorted(values, reverse=True))
 
 
 def validate_fallback(fallback: object) -> str:
@@ -52,11 +75,11 @@ class SearchOptions:
     ----------
     T : privacy levels on the noise-reduction grid, ≥ 2 (default 100: with the default
         calibration it paid 12% less total ε than the paper's 1000 on the built-in data, with
-        no fallbacks; README, "Calibration").
+        no fallbacks; docs/benchmarks.md#calibration).
     generator : "covariance", "output", or ``None`` for the paper's pairing.
     calibration : the InteractiveAboveThreshold calibration (docs/mathematics.md#interactiveabovethreshold,
     docs/mathematics.md#exact-calibrations); the default
-        "exact-paper-opt" paid the least total ε on the built-in data (README, "Calibration").
+        "exact-paper-opt" paid the least total ε on the built-in data (docs/benchmarks.md#calibration).
         ``SearchOptions.paper()`` is the authors' configuration.
     eps_min, eps_max : ends of the ε grid; ``None`` for the paper's 1/n and 4E (docs/mathematics.md#the-epsilon-grid).
     spacing : "geometric" (the paper's) or "linear".
@@ -65,9 +88,9 @@ class SearchOptions:
         record δ = 0) and of the Gibbs posterior (docs/mathematics.md#the-gibbs-posterior; 0 asks it for pure ε, ridge
         only).
     radius_mode : the radius of the feasible set a method that uses one runs on (``RADIUS_MODES``;
-        default "private": it paid the least total ε on the built-in data, README, "A bound on the
-        model's size"): "none" runs on the problem's own (M, or a public radius stated when it was
-        built, docs/mathematics.md#a-public-norm-bound);
+        default "private": it paid the least total ε on the built-in data,
+        docs/benchmarks.md#a-bound-on-the-models-size): "none" runs on the problem's own (M, or a
+        public radius stated when it was built, docs/mathematics.md#a-public-norm-bound);
         "free" on the free radius R₀ (M/2 for ridge, ≈ 0.448·M for logistic: it holds for every
         dataset and reads none, docs/mathematics.md#the-free-radius), or the public radius if that is smaller;
         "private" releases a tighter radius below that ceiling with a small part of the budget
@@ -82,6 +105,10 @@ class SearchOptions:
         test may be predicted to cost at the released α = κ·Ŝ, > 0 (default 10). A bound Ŝ below what this
         allows means the data show no signal a private model could keep; ε_S is designed for data on which
         the test costs a tenth of it.
+    lambdas : for a target in R² or accuracy only (docs/mathematics.md#choosing-λ-under-the-guarantee): the public grid
+        of λ the search chooses from; ``None`` (default) for the grid the rows' bound gives, one value for a fixed λ.
+    ceiling : for a target in R² or accuracy only: the most the run may spend beyond the preparation, > 0 (default 5);
+        a target no data of the table's size could meet within it is refused before the data are read.
     fallback : what a run whose test never passes releases (``FALLBACKS``; docs/mathematics.md#what-a-failed-run-releases):
         "nothing" (the default: no model, and the run is charged its declared top) or "exact" (the paper's
         Algorithm 3: the exact, non-private θ*, ε = ∞), for reproducing the paper's figures on data generated from
@@ -100,6 +127,8 @@ class SearchOptions:
     radius_epsilon: float | None = None
     radius_beta: float | None = None
     test_budget: float = DEFAULT_TEST_BUDGET
+    lambdas: tuple[float, ...] | None = None
+    ceiling: float = DEFAULT_CEILING
     fallback: str = "nothing"
 
     def __post_init__(self) -> None:
@@ -132,6 +161,8 @@ class SearchOptions:
         if stated and self.radius_mode != "private":
             raise AccFirstError(f"{' and '.join(stated)} only apply with radius_mode='private'")
         set_(self, "test_budget", validate_positive("test_budget", self.test_budget))
+        set_(self, "lambdas", validate_lambdas(self.lambdas))
+        set_(self, "ceiling", validate_positive("ceiling", self.ceiling))
         validate_fallback(self.fallback)
 
     @classmethod

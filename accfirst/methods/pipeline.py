@@ -20,13 +20,39 @@ import numpy as np
 
 from accfirst.datasets.prepared import EVALUATION_MODE, PRIVATE_MODE
 from accfirst.erm.problem import Problem
+from accfirst.erm.quality import Accuracy, QualityTarget, VarianceExplained
 from accfirst.errors import AccFirstError
+from accfirst.methods.certified import NOISE_REDUCTION, certified_run
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.radius import RadiusStep, radius_step
 from accfirst.methods.registry import METHODS, validate_methods
-from accfirst.methods.relative import RelativeTarget, relative_bound, relative_run, validate_target
+from accfirst.methods.relative import RelativeTarget, relative_bound, relative_run
 from accfirst.result import RunResult
-from accfirst.validation import as_generator, checked, validate_gamma
+from accfirst.validation import as_generator, checked, validate_alpha, validate_gamma
+
+#: What a run can aim at: an excess risk α, a relative target κ, or a target in the units people read.
+Target = float | RelativeTarget | QualityTarget
+
+
+def validate_target(target: object) -> Target:
+    """An accuracy target: a ``RelativeTarget``, ``VarianceExplained`` or ``Accuracy`` as it is, or an excess risk
+    α > 0 (``AccFirstError`` otherwise)."""
+    if isinstance(target, (RelativeTarget, VarianceExplained, Accuracy)):
+        return target
+    return validate_alpha(target)
+
+
+#: Why a public radius plays no part in a run toward a target in R² or accuracy.
+GRID_RADIUS = "a target in R² or accuracy runs each λ of its grid on the bound M that λ implies"
+
+
+def check_certified(method: str, target: QualityTarget) -> None:
+    """Refuse a method other than noise reduction for a target in R² or accuracy (public facts only)."""
+    if method != NOISE_REDUCTION:
+        raise AccFirstError(
+            f"a target in {target.unit} is certified by noise reduction ({NOISE_REDUCTION!r}), which chooses λ under "
+            f"its test; {method!r} takes an excess risk α or a relative target κ"
+        )
 
 
 def feasible_problem(problem: Problem, method: str, options: SearchOptions) -> Problem:
@@ -66,7 +92,7 @@ def check_request(problem: Problem, method: str, options: SearchOptions) -> None
 
 @checked(target=validate_target, gamma=validate_gamma)
 def declared_bound(
-    problem: Problem, method: str, target: float | RelativeTarget, gamma: float, options: SearchOptions
+    problem: Problem, method: str, target: Target, gamma: float, options: SearchOptions
 ) -> tuple[float, float]:
     """(ℰ̄, δ): the most a run of ``method`` can lose unless it falls back, known before it runs
     (docs/mathematics.md#the-ex-post-filter).
@@ -77,8 +103,12 @@ def declared_bound(
     method's worst case on the ceiling, which no released radius exceeds; a relative target:
     ε_S plus the method's bound at the smallest α it can release (docs/mathematics.md#a-relative-accuracy-target). A
     privacy filter admits the run on this bound. Reads no data. The preparation's (ε, δ), part of every run's total, is
-    not in it: it is paid once per prepared table (a session charges it as its first round).
+    not in it: it is paid once per prepared table (a session charges it as its first round). A target in R² or
+    accuracy: the options' ceiling, which its variance, test and generation share.
     """
+    if isinstance(target, (VarianceExplained, Accuracy)):
+        check_certified(method, target)
+        return options.ceiling, 0.0
     if isinstance(target, RelativeTarget):
         check_request(problem, method, options)
         return relative_bound(feasible_problem(problem, method, options), method, target, gamma, options)
@@ -89,20 +119,26 @@ def declared_bound(
 def search(
     problem: Problem,
     method: str,
-    alpha: float | RelativeTarget,
+    alpha: Target,
     gamma: float,
     rng: np.random.Generator,
     options: SearchOptions,
     exact: bool = False,
 ) -> RunResult:
-    """One run of the registered ``method`` at excess risk α (or a ``RelativeTarget`` κ) and failure probability γ.
+    """One run of the registered ``method`` at excess risk α (or a ``RelativeTarget`` κ, or a target in R² or accuracy,
+    ``VarianceExplained`` or ``Accuracy``: noise reduction only, λ chosen under its test from the options' grid,
+    docs/mathematics.md#choosing-λ-under-the-guarantee) and failure probability γ.
 
     With its whole bill: a private radius's ``eps_radius`` (docs/mathematics.md#a-private-radius) and a relative
     target's ``eps_scale`` (docs/mathematics.md#a-relative-accuracy-target) are part of the run, its ``eps_total``
-    includes the preparation's ``problem.prep_epsilon`` and its ``delta`` the preparation's δ
-    (docs/mathematics.md#preparing-the-data-privately); ``prep_mode`` records how the rows were prepared.
+    includes the preparation's ``problem.prep_epsilon`` and its ``delta`` the preparation's δ, recorded also as
+    ``delta_prep`` (docs/mathematics.md#preparing-the-data-privately); ``prep_mode`` records how the rows were prepared.
     """
-    if isinstance(alpha, RelativeTarget):
+    if isinstance(alpha, (VarianceExplained, Accuracy)):
+        check_certified(method, alpha)
+        check_request(problem, method, options)
+        result = certified_run(problem, alpha, gamma, rng, options)
+    elif isinstance(alpha, RelativeTarget):
         check_request(problem, method, options)
         result = relative_run(feasible_problem(problem, method, options), method, alpha, gamma, rng, options, exact)
     else:
@@ -113,4 +149,5 @@ def search(
         prep_mode=problem.prep_mode,
         eps_total=result.eps_total + problem.prep_epsilon,
         delta=min(result.delta + problem.prep_delta, 1.0),
+        delta_prep=problem.prep_delta,
     )

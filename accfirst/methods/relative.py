@@ -48,7 +48,7 @@ from accfirst.methods.options import SearchOptions
 from accfirst.methods.radius import radius_step
 from accfirst.result import RunResult
 from accfirst.teaching.composition import zcdp_to_dp
-from accfirst.validation import checked, validate_alpha, validate_gamma, validate_probability
+from accfirst.validation import checked, validate_gamma, validate_probability
 
 #: ε_S is designed for data on which the test at κ would cost this share of the test budget.
 DESIGN_SHARE = 0.1
@@ -144,7 +144,7 @@ def _plan(
     def test_cost(scale: float, constant: float) -> float:
         """c·Δ_R(κS)/(κS): the test's ε at α = κS, for a scale S > 0."""
         alpha = kappa * scale
-        return constant * problem_type.test_sensitivity_on(radius, n, lam, alpha, clips) / alpha
+        return constant * problem_type.test_sensitivity_on(radius, n, lam, alpha, clipped=clips) / alpha
 
     def smallest_scale(constant: float, cost: float) -> float:
         """The least scale S at which the test costs at most ``cost`` (its cost decreases in S)."""
@@ -300,8 +300,3 @@ def relative_bound(
     plan = scale_plan(problem, target, gamma, options)
     bound, delta = radius_step(problem, method, plan.kappa * plan.floor, plan.gamma, options).declared_bound()
     return plan.epsilon + bound, min(delta + plan.delta, 1.0)
-
-
-def validate_target(target: object) -> float | RelativeTarget:
-    """An accuracy target: a ``RelativeTarget`` as it is, or an excess risk α > 0 (``AccFirstError`` otherwise)."""
-    return target if isinstance(target, RelativeTarget) else validate_alpha(target)

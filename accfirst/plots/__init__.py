@@ -33,22 +33,25 @@ TITLE_LINE_PX = 22
 SUBTITLE_LINE_PX = 17
 LEGEND_ROW_PX = 21
 X_AXIS_PX = 60
-# Roughly what fits on one subtitle line of a phone-width chart (about 360 px).
+# Roughly what fits on one subtitle line, and on one line of the (larger, bold) title, of a phone-width chart (about
+# 360 px).
 SUBTITLE_CHARACTERS = 52
+TITLE_CHARACTERS = 48
 
 
 def method_label(method: str, rows: pd.DataFrame | None = None) -> str:
     """The display name of a method key ("nr" → "Noise reduction").
 
-    Given the method's ``rows`` of a results frame, a δ > 0 is named with it ("Gibbs
+    Given the method's ``rows`` of a results frame, a δ of the method's own is named with it ("Gibbs
     posterior (δ = 10⁻⁶)", the largest δ of the rows), so that an (ε, δ) guarantee is never
-    read as pure ε beside the other methods.
+    read as pure ε beside the other methods. The δ a private preparation adds to every run on the
+    table (``delta_prep``) is the same for every method: it is not a label's.
     """
     label = registry_label(method)
     if rows is not None and "delta" in rows.columns and len(rows):
-        delta = float(rows["delta"].max())
-        if delta > 0:
-            label += f" (δ = {format_delta(delta)})"
+        own = rows["delta"].astype(float) - (rows["delta_prep"].astype(float) if "delta_prep" in rows.columns else 0.0)
+        if float(own.max()) > 0:
+            label += f" (δ = {format_delta(float(rows['delta'].max()))})"
     return label
 
 
@@ -93,16 +96,16 @@ def preparation_tag(results: pd.DataFrame) -> str:
 def layout(fig: go.Figure, *, title: str, height: int, subtitle: str = "") -> go.Figure:
     """The shared look, readable from phone to desktop width.
 
-    ``height`` is the plot area in pixels; room is added above for the title and the
-    subtitle (one line per ``<br>``) and below for the x axis and the legend, budgeting one
-    legend row per entry (and per ``<br>`` in its name), so nothing overlaps even when
-    every entry wraps onto its own row. Number axes never use SI prefixes ("10µ"): powers
-    of ten are written as such.
+    ``height`` is the plot area in pixels; room is added above for the title (wrapped to what a phone-width chart
+    fits on a line: plotly does not wrap) and the subtitle (one line per ``<br>``) and below for the x axis and the
+    legend, budgeting one legend row per entry (and per ``<br>`` in its name), so nothing overlaps even when every
+    entry wraps onto its own row. Number axes never use SI prefixes ("10µ"): powers of ten are written as such.
     """
+    title = "<br>".join(wrap(line, TITLE_CHARACTERS) for line in title.split("<br>"))
     shown = [t for t in fig.data if t.showlegend or (t.showlegend is None and len(fig.data) > 1)]
     legend_rows = sum(str(t.name).count("<br>") + 1 for t in shown)
     subtitle_lines = subtitle.count("<br>") + 1 if subtitle else 0
-    top = 20 + TITLE_LINE_PX + SUBTITLE_LINE_PX * subtitle_lines + 12
+    top = 20 + TITLE_LINE_PX * (title.count("<br>") + 1) + SUBTITLE_LINE_PX * subtitle_lines + 12
     bottom = X_AXIS_PX + LEGEND_ROW_PX * legend_rows
     total = height + top + bottom
     fig.update_layout(

@@ -14,6 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from accfirst.methods.nr import NoiseReduction
+from accfirst.methods.registry import METHODS
 from accfirst.plots import layout, method_color, wrap
 
 # Where a refused analysis is drawn: just above the axis, so that its cross stays visible.
@@ -23,12 +24,17 @@ REFUSED_Y = 1.0
 def figure_ledger(ledgers: Mapping[str, pd.DataFrame]) -> go.Figure:
     """Per analysis, what each queue was charged (bars) and had declared (ticks), as % of its part of the budget.
 
-    ``ledgers`` maps a queue's method ("nr", "doubling") to its ledger; refused analyses
+    ``ledgers`` maps a queue's method (noise reduction's key for the queue as queued, another method's for its twin) to
+    its ledger; refused analyses
     are crosses marked "refused".
     """
     fig = go.Figure()
     for method, ledger in ledgers.items():
-        name = "noise reduction queue" if method == NoiseReduction.key else "the same queue under doubling"
+        name = (
+            "noise reduction queue"
+            if method == NoiseReduction.key
+            else f"the same queue under {METHODS[method].in_sentence}"
+        )
         share = 100 * ledger["realised"] / ledger["budget"]
         declared = 100 * ledger["declared"] / ledger["budget"]
         x = [f"{i}. {kind}" for i, kind in zip(ledger["analysis"], ledger["kind"])]

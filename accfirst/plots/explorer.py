@@ -290,7 +290,7 @@ def figure_search(
             hovertemplate="threshold %{y:.4g}<extra></extra>",
         )
     )
-    mark_target(fig, alpha, f"target α = {alpha:g}")
+    mark_target(fig, alpha, f"target α = {alpha:.3g}")
     if stop_index is not None and 1 <= stop_index <= len(trace):
         stop = trace.iloc[stop_index - 1]
         text = f"stop: level {int(stop['level'])}, ε = {float(stop['epsilon']):.3g}"
@@ -379,7 +379,45 @@ def _accuracy_strips(
     return layout(fig, title=title, height=60 + 70 * max(len(fig.data), 1))
 
 
+def figure_quality_reached(results: pd.DataFrame, unit: str, goal: float) -> go.Figure:
+    """Accuracy reached toward a target in R² or accuracy (docs/mathematics.md#a-target-in-the-units-people-read): each
+    released model's in-sample quality (what the test certified) and, where the frame has a ``heldout`` column, its
+    quality on the held-out rows, against the goal.
+
+    Runs that released nothing are counted in the title, not drawn. Evaluation only: both read the data exactly.
+    """
+    _require(results, ("method", "trial", "quality", "nothing_released"), "figure_quality_reached")
+    released = results[~results["nothing_released"].astype(bool)]
+    fig = go.Figure()
+    for column, where in (("quality", "in-sample"), ("heldout", "held out")):
+        if column not in released.columns:
+            continue
+        values = released[column].to_numpy(dtype=float)
+        rate = float(np.mean(values >= goal)) if values.size else 0.0
+        fig.add_trace(
+            _trial_strip(
+                values,
+                f"{where}<br>({rate:.0%} ≥ {goal:g})",
+                str(results["method"].iloc[0]),
+                customdata=released[["trial"]].to_numpy(),
+                hovertemplate=f"trial %{{customdata[0]}}: {unit} %{{x:.4g}}<extra></extra>",
+            )
+        )
+    fig.add_vline(x=goal, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1})
+    fig.add_annotation(x=goal, y=1, yref="paper", text=f"{unit} = {goal:g}", showarrow=False, yanchor="bottom")
+    fig.update_xaxes(title_text=f"{unit} of each released model<br><sup>{EVALUATION_ONLY}</sup>")
+    fig.update_yaxes(autorange="reversed")
+    nothing = len(results) - len(released)
+    title = f"Accuracy reached: {unit} vs the target"
+    if nothing:
+        title += f" ({nothing} of {len(results)} runs released nothing)"
+    return layout(fig, title=title, height=60 + 70 * max(len(fig.data), 1))
+
+
 # Short enough for two panels side by side at phone width.
+QUALITY_BAR_PX = 30
+# Between two panels: the lower one's title and the upper one's x axis.
+QUALITY_TITLE_PX = 60
 QUALITY_LABELS = {
     "r2": "R² (↑ better)",
     "mse": "MSE (↓ better)",
@@ -389,8 +427,16 @@ QUALITY_LABELS = {
 }
 
 
+def _quality_text(value: float) -> str:
+    """A metric's value beside its bar: 3 significant digits, large values written out ("3,358", not "3.36e+03")."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+
+
 def figure_test_quality(quality: pd.DataFrame) -> go.Figure:
     """Downstream quality on the held-out test set (output 5): θ* vs each private θ.
+
+    One panel per metric, stacked, each with its title above it and its values written beside the bars: three
+    panels side by side overlapped their titles and cut their values at phone width.
 
     Parameters
     ----------
@@ -399,30 +445,42 @@ def figure_test_quality(quality: pd.DataFrame) -> go.Figure:
     """
     _require(quality, ("model", "method", "metric", "value"), "figure_test_quality")
     metrics = list(dict.fromkeys(quality["metric"]))
+    models = max(quality["model"].nunique(), 1)
+    panel = QUALITY_BAR_PX * models
+    gap = QUALITY_TITLE_PX
+    height = len(metrics) * panel + max(len(metrics) - 1, 0) * gap
     fig = make_subplots(
-        rows=1,
-        cols=max(len(metrics), 1),
+        rows=max(len(metrics), 1),
+        cols=1,
         subplot_titles=[QUALITY_LABELS.get(m, m) for m in metrics],
-        horizontal_spacing=0.12,
+        vertical_spacing=gap / height if len(metrics) > 1 else 0.0,
     )
-    for col, metric in enumerate(metrics, start=1):
+    for row, metric in enumerate(metrics, start=1):
         rows = quality[quality["metric"] == metric]
+        values = rows["value"].astype(float)
         fig.add_trace(
             go.Bar(
-                x=rows["value"],
+                x=values,
                 y=rows["model"],
                 orientation="h",
                 marker={"color": [method_color(m) if m != "nonprivate" else NONPRIVATE_COLOR for m in rows["method"]]},
-                text=[f"{v:.3g}" for v in rows["value"]],
-                textposition="auto",
+                text=[_quality_text(v) for v in values],
+                textposition="outside",
+                cliponaxis=False,
                 hovertemplate="%{y}: " + metric + " = %{x:.4g}<extra></extra>",
                 showlegend=False,
             ),
-            row=1,
-            col=col,
+            row=row,
+            col=1,
         )
-        fig.update_yaxes(autorange="reversed", showticklabels=col == 1, row=1, col=col)
-    return layout(fig, title="Quality on the held-out test set", height=40 + 45 * quality["model"].nunique())
+        # Room beside the longest bar for its value, on whichever side the bars go.
+        low, high = min(float(values.min()), 0.0), max(float(values.max()), 0.0)
+        span = (high - low) or 1.0
+        fig.update_xaxes(range=[low - 0.3 * span * (low < 0), high + 0.3 * span], row=row, col=1)
+        fig.update_yaxes(autorange="reversed", row=row, col=1)
+    # Subplot titles sit at the panels' left edge, like the figure's own title.
+    fig.update_annotations(x=0, xanchor="left", font={"size": 13})
+    return layout(fig, title="Quality on the held-out test set", height=height)
 
 
 def figure_noise_comparison(laplace: pd.DataFrame, gaussian: pd.DataFrame) -> go.Figure:

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike, NDArray
 from plotly.subplots import make_subplots
 from scipy import stats
 
-from accfirst.erm.gibbs import exponential_mechanism_epsilon, gibbs_epsilon
+from accfirst.erm.gibbs_privacy import exponential_mechanism_epsilon, gibbs_epsilon
 from accfirst.interpret import format_delta
 from accfirst.plots import layout as _layout
 from accfirst.plots import mark_log_x
@@ -160,8 +160,9 @@ def figure_live_estimate(
             )
         )
     fig.update_xaxes(range=[0, 1], tickformat=".0%", title_text="share")
+    clipped = " (clipped)" if shown is not None and estimate is not None and shown != estimate else ""
     title = f"{answers} answer{'s' if answers != 1 else ''} so far" + (
-        f": estimated true share {shown:.0%}" if shown is not None else ""
+        f": estimated share {shown:.0%}{clipped}" if shown is not None else ""
     )
     return _layout(fig, title=title, height=160)
 
@@ -337,18 +338,19 @@ def figure_post_processing(epsilon: float, count: float, neighbour: float) -> go
 
 
 def figure_gibbs_epsilon(
-    n: int, lam: float, lipschitz: float, delta: float, beta: float, radius: float | None = None
+    n: int, p: int, lam: float, gap: float, delta: float, beta: float, radius: float | None = None
 ) -> go.Figure:
-    """ε against β for the Gibbs posterior: the derived form (docs/mathematics.md#the-gibbs-posterior), the slides'
-    theorem (docs/mathematics.md#the-gibbs-posterior) and, for ridge on a ball of ``radius``, the exponential
-    mechanism's pure ε; the accuracy-first β marked."""
+    """ε against β for the Gibbs posterior: the derived form (the Gaussian privacy profile,
+    docs/mathematics.md#the-gibbs-posteriors-privacy), the slides' theorem and, for ridge on a ball of ``radius``, the
+    exponential mechanism's pure ε; the accuracy-first β marked. ``gap`` is the largest gradient of the difference of
+    two rows' losses (``accfirst.erm.gibbs_privacy``)."""
     betas = np.geomspace(beta / 100, beta * 100, 200)
     fig = go.Figure()
     for form, name, color in (("derived", "derived (use this)", YOURS), ("slides", "slides' theorem", BOUND)):
         fig.add_trace(
             go.Scatter(
                 x=betas,
-                y=[gibbs_epsilon(b, n, lam, lipschitz, delta, form) for b in betas],
+                y=[gibbs_epsilon(b, n, lam, gap, delta, form) for b in betas],
                 name=f"{name}, δ = {format_delta(delta)}",
                 line={"color": color, "dash": "solid" if form == "derived" else "dash"},
             )
@@ -357,7 +359,7 @@ def figure_gibbs_epsilon(
         fig.add_trace(
             go.Scatter(
                 x=betas,
-                y=[exponential_mechanism_epsilon(b, radius) for b in betas],
+                y=[exponential_mechanism_epsilon(b, p, radius) for b in betas],
                 name="exponential mechanism, pure ε",
                 line={"color": TRUTH, "dash": "dot"},
             )

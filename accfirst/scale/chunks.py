@@ -3,8 +3,8 @@
 
 Memory is bounded by a chunk, whatever the sizes of the files and of their row groups: a worker reads its part
 through pyarrow's record batches of ``chunk_mb / (16 × columns)`` rows — the decoded batch and the float64 block it is
-prepared into together hold ``chunk_mb`` of numbers — never a whole file or row group at once. Measured (the README's
-out-of-core section): peak RSS ≈ base + workers × (c × chunk + r), c ≈ 2 (Arrow's column builders grow by doubling) and
+prepared into together hold ``chunk_mb`` of numbers — never a whole file or row group at once. Measured
+(docs/benchmarks.md#parquet-larger-than-memory): peak RSS ≈ base + workers × (c × chunk + r), c ≈ 2 (Arrow's column builders grow by doubling) and
 r ≈ 4 MB per column read (the reader's pages, set by the writer's page size, not by the row groups). The block is
 allocated once per part and filled column by column straight from the Arrow buffers, divided by the public bounds and
 clipped on the way (the privacy-safe scaling); the paper's data-dependent scaling (divide by the largest row norm)

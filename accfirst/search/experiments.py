@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from accfirst.erm.problem import Problem
+from accfirst.erm.quality import Accuracy, QualityTarget, VarianceExplained
 from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.pipeline import declared_bound as declared_bound  # re-exported: the public entry points
@@ -34,6 +35,7 @@ COLUMNS = (
     "calibration",
     "noise",
     "delta",
+    "delta_prep",
     "alpha",
     "kappa",
     "scale",
@@ -59,22 +61,35 @@ COLUMNS = (
     "nothing_released",
     "theta_norm",
     "norm_bound",
+    "target",
+    "goal",
+    "quality",
+    "stopped",
+    "refused",
 )
 # How long a run took, in the rows ``run_cells`` hands its caller (a pool's worker hands them to the page that
 # measures its work): a local diagnostic that depends on the data, never a column of a released frame
 # (docs/mathematics.md#what-an-observer-sees).
 TIMING = "seconds"
+# The released model of a run, in the same rows: the page that ran it scores it on held-out rows (evaluation only); no
+# results frame keeps it.
+MODEL = "theta"
 
 
-# A relative target's cells carry this fourth word in their spawn key, so that κ = 0.1 and α = 0.1 never share noise.
+# A relative target's cells carry this fourth word in their spawn key, so that κ = 0.1 and α = 0.1 never share noise;
+# a target in R² or accuracy its own word (docs/mathematics.md#a-target-in-the-units-people-read).
 RELATIVE_STREAM = 1
+QUALITY_STREAMS = {VarianceExplained.key: 2, Accuracy.key: 3}
 
 
-def trial_rng(seed: int, method: str, alpha: float | RelativeTarget, trial: int) -> np.random.Generator:
-    """The generator of one (method, target, trial) cell, independent of every other cell (α and κ cells apart)."""
+def trial_rng(seed: int, method: str, alpha: float | RelativeTarget | QualityTarget, trial: int) -> np.random.Generator:
+    """The generator of one (method, target, trial) cell, independent of every other cell (α, κ, R² and accuracy
+    cells apart)."""
     key: tuple[int, ...]
     if isinstance(alpha, RelativeTarget):
         key = (method_position(method), round(alpha.kappa * 1e12), trial, RELATIVE_STREAM)
+    elif isinstance(alpha, (VarianceExplained, Accuracy)):
+        key = (method_position(method), round(alpha.goal * 1e12), trial, QUALITY_STREAMS[alpha.key])
     else:
         key = (method_position(method), round(alpha * 1e12), trial)
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))
@@ -146,7 +161,7 @@ def validate_batch(
 def trial_result(
     problem: Problem,
     method: str,
-    alpha: float | RelativeTarget,
+    alpha: float | RelativeTarget | QualityTarget,
     trial: int,
     gamma: float,
     seed: int,
@@ -157,7 +172,7 @@ def trial_result(
     return search(problem, method, alpha, gamma, trial_rng(seed, method, alpha, trial), options, exact)
 
 
-Cell = tuple[str, float | RelativeTarget, int]
+Cell = tuple[str, float | RelativeTarget | QualityTarget, int]
 
 
 def run_cells(
@@ -166,8 +181,9 @@ def run_cells(
     """The results rows of ``cells`` (method, target, trial), in order (docs/mathematics.md#what-a-run-reports); a
     target is α or a κ.
 
-    Each row also holds the run's ``TIMING``, for the caller's own estimate of what more runs would cost; the
-    frames built from the rows keep ``COLUMNS`` only. In a worker of a ``WorkerPool`` it raises ``Cancelled``
+    Each row also holds the run's ``TIMING``, for the caller's own estimate of what more runs would cost, and its
+    released ``MODEL`` (``None`` when nothing was released), for the caller's held-out figures; the frames built from
+    the rows keep ``COLUMNS`` only. In a worker of a ``WorkerPool`` it raises ``Cancelled``
     between two runs once its job is cancelled, so a stopped sweep does not keep a core busy.
     """
     rows = []
@@ -175,14 +191,14 @@ def run_cells(
         if not still_wanted():
             raise Cancelled
         result = trial_result(problem, method, alpha, trial, gamma, seed, options)
-        rows.append({**result.to_dict(), "trial": trial, TIMING: result.seconds})
+        rows.append({**result.to_dict(), "trial": trial, TIMING: result.seconds, MODEL: result.theta})
     return rows
 
 
 def run_here(
     problem: Problem,
     arguments: tuple[float, int, SearchOptions],
-    cells: list[Cell],
+    cells: Sequence[Cell],
     progress: Callable[[int, int], None] | None,
     should_stop: Callable[[], bool] | None = None,
 ) -> list[dict[str, object]]:

@@ -202,7 +202,7 @@ def _run_pool(
     pool: WorkerPool,
     source: Source,
     arguments: tuple[float, int, SearchOptions],
-    chunks: list[list[Cell]],
+    chunks: Sequence[Sequence[Cell]],
     total: int,
     progress: Callable[[int, int], None] | None,
     should_stop: Callable[[], bool] | None,

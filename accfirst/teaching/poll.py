@@ -9,12 +9,15 @@ links a token to the answer it gave. Rooms close after a time without activity, 
 the number of rooms and the answers per room are capped, so a public server cannot be
 filled up.
 
-One answer per browser tab. Each tab that opens a room gets an answer token
-(``issue_token``): a random nonce signed with the room's secret key, so that the room
-recognises its own tokens without storing them and refuses made-up ones. The app keeps
-the token in the tab's address: reloading the tab keeps it, so the room refuses a second
-answer from it (``submit``); a new tab or another browser gets a new token. That is as far
-as a browser allows: one answer per tab, not per person.
+One answer per browser. An answer carries a token: a nonce signed with the room's secret key, so
+that the room recognises its own tokens without storing them and refuses made-up ones. A browser's
+token is derived from an identifier the browser keeps (``browser_token``: a random value the app
+sets once in a cookie): the nonce is a keyed hash of it with the room's key, so the same browser
+gets the same token in the room however it comes back — a reload, the Back button, the link pasted
+again, another tab — and the room refuses its second answer (``submit``); two rooms cannot link
+it. ``issue_token`` gives a random one, for a client that keeps it itself. That is as far as a
+browser allows: one answer per browser (another browser, or one whose cookies were cleared, is
+another), not per person.
 
 Floods. A room accepts answers at the pace a class gives them — a burst of ``burst``
 answers at once (a class of 300 answering in the same second), then ``rate`` a second —
@@ -34,6 +37,7 @@ import base64
 import binascii
 import hashlib
 import hmac
+import re
 import secrets
 import threading
 import time
@@ -49,9 +53,11 @@ CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no I, L, O, 0, 1: easy to r
 CODE_LENGTH = 6
 NONCE_BYTES = 16
 TOKEN_LENGTH = 43  # base64url of the nonce and its 16-byte signature, without padding
+# What a browser's identifier may be (it comes from a cookie, which the visitor controls).
+BROWSER_ID = re.compile(r"[A-Za-z0-9_-]{16,64}", re.ASCII)
 
 # Why a room refused an answer, as the teacher reads it.
-REPEAT = "a second answer from the same browser tab"
+REPEAT = "a second answer from the same browser"
 FLOOD = "more answers at once than a class sends"
 FULL = "the poll was full"
 FORGED = "an answer token this poll did not issue"
@@ -173,11 +179,22 @@ class PollRooms:
             return code
 
     def issue_token(self, code: str) -> str:
-        """A new answer token for one browser tab in the room ``code`` (keep it in the tab's address)."""
+        """A new, random answer token in the room ``code`` (for a client that keeps it itself)."""
         code = parse_room_code(code)
         with self._lock:
             room = self._room(code)
             nonce = secrets.token_bytes(NONCE_BYTES)
+            return base64.urlsafe_b64encode(nonce + _signature(room.key, nonce)).rstrip(b"=").decode()
+
+    def browser_token(self, code: str, browser: str) -> str:
+        """The answer token of the browser that keeps the identifier ``browser`` in the room ``code``: always the
+        same for the same browser and room, unrelated across rooms (a keyed hash with the room's key)."""
+        code = parse_room_code(code)
+        if not isinstance(browser, str) or not BROWSER_ID.fullmatch(browser):
+            raise AccFirstError("a browser identifier is 16 to 64 letters, digits, '-' or '_'")
+        with self._lock:
+            room = self._room(code)
+            nonce = hmac.new(room.key, b"browser:" + browser.encode(), hashlib.sha256).digest()[:NONCE_BYTES]
             return base64.urlsafe_b64encode(nonce + _signature(room.key, nonce)).rstrip(b"=").decode()
 
     def valid_token(self, code: str, token: object) -> bool:
@@ -211,7 +228,7 @@ class PollRooms:
             if nonce is None:
                 raise self._refuse(room, FORGED, "This link's answer token is not from this poll: open the link again.")
             if _digest(nonce) in room.used:
-                raise self._refuse(room, REPEAT, "This browser tab has answered this poll already: one answer each.")
+                raise self._refuse(room, REPEAT, "This browser has answered this poll already: one answer each.")
             if room.answers >= self.max_answers:
                 raise self._refuse(
                     room, FULL, f"This poll is full ({self.max_answers} answers); ask the teacher for a new one."

@@ -1,8 +1,8 @@
 """The app in a real browser, for the browser tests: the server, Chromium and what a visitor does.
 
-``streamlit_server`` runs ``streamlit run app.py`` on a free port; ``launch_chromium``
-starts Debian's Chromium through Playwright, or skips the test (fails in CI, ``CI=true``)
-when it is missing. The page helpers wait on conditions, never on fixed sleeps:
+``streamlit_server`` runs ``streamlit run app.py`` on a free port; ``SharedChromium``
+starts Debian's Chromium through Playwright once per test process, or skips the test (fails in
+CI, ``CI=true``) when it is missing. The page helpers wait on conditions, never on fixed sleeps:
 ``wait_settled`` waits until the script has finished *and* the page has stopped changing,
 since the browser draws a run's elements for a while after the server has finished it.
 """
@@ -128,18 +128,40 @@ def require_browser() -> None:
         unavailable("playwright is not installed")
 
 
-@contextmanager
-def launch_chromium() -> Iterator[object]:
-    """Headless Chromium (Debian's) through Playwright; skips when either is missing."""
-    require_browser()
-    from playwright.sync_api import sync_playwright
+class SharedChromium:
+    """One headless Chromium (Debian's, through Playwright) for every browser test of a test process.
 
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    Started by the first test that asks for it, kept for the next ones, and stopped before any
+    other test: while Playwright's synchronous API is started it marks an asyncio event loop as
+    running in the main thread, which breaks any other test that uses asyncio there. The browser
+    tests therefore run last in each process (``tests/conftest.py`` orders them), so it starts once.
+    """
+
+    def __init__(self) -> None:
+        self._playwright = None
+        self._browser = None
+
+    def get(self):
+        """The running browser, started now if it is not (skips when Chromium or Playwright is missing)."""
+        if self._browser is None:
+            require_browser()
+            from playwright.sync_api import sync_playwright
+
+            self._playwright = sync_playwright().start()
+            self._browser = self._playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        return self._browser
+
+    def close_contexts(self) -> None:
+        """Close every tab and context a test opened, whether or not it closed them itself."""
+        if self._browser is not None:
+            for context in self._browser.contexts:
+                context.close()
+
+    def stop(self) -> None:
+        if self._browser is not None:
+            self._browser.close()
+            self._playwright.stop()
+            self._browser = self._playwright = None
 
 
 def new_page(browser, *, width: int = 1400, height: int = 1000):

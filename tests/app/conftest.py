@@ -9,7 +9,8 @@ frame itself, ``ui.frame``, but as new widgets). This fixture gives every ``AppT
 the running server's behaviour; the browser tests cover the legacy routing for real.
 
 The browser tests share one ``streamlit run`` per test process (``served``: a pytest-xdist
-worker runs one) and one Chromium per module (``browser``, in ``tests/conftest.py``).
+worker runs one) and one Chromium per test process, with a fresh context per test (``browser``,
+in ``tests/conftest.py``, which also runs them after every other test).
 """
 
 from __future__ import annotations

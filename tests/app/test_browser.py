@@ -14,6 +14,7 @@ import io
 import itertools
 import os
 import re
+import time
 import urllib.parse
 from pathlib import Path
 
@@ -47,10 +48,29 @@ from ui.navigation import SECTIONS
 pytestmark = pytest.mark.browser
 
 
+def block_outside(page) -> list[str]:
+    """Refuse every request to another host than the app's (localhost); the list of those refused, filled as it
+    browses."""
+    refused: list[str] = []
+
+    def route(request_route) -> None:
+        url = request_route.request.url
+        if url.startswith(("data:", "blob:")) or urllib.parse.urlparse(url).hostname in ("127.0.0.1", "localhost"):
+            request_route.continue_()
+        else:
+            refused.append(url)
+            request_route.abort()
+
+    page.route("**/*", route)
+    return refused
+
+
 @pytest.mark.parametrize(("width", "height"), [(1400, 1000), (390, 844)], ids=["desktop", "phone"])
 def test_the_menu_reaches_every_page(server, browser, width, height, tmp_path):
-    """Every page of ``ui.navigation.SECTIONS`` in menu order, reached only by clicking the menu."""
+    """Every page of ``ui.navigation.SECTIONS`` in menu order, reached only by clicking the menu; the app fetches
+    nothing from another server, and the Data sidebar shows only on the pages that run on the data."""
     page = browser.new_page(viewport={"width": width, "height": height})
+    outside = block_outside(page)
     page.goto(f"{server}/?ds=diabetes&trials=2&T=100")
     wait_script_done(page)
     if width < 500:
@@ -62,9 +82,12 @@ def test_the_menu_reaches_every_page(server, browser, width, height, tmp_path):
         assert page.locator('[data-testid="stMain"] h1').first.inner_text().strip(), f"{entry.title} drew no title"
         assert page.title().startswith("accfirst") or entry.title in page.title()
         assert_no_exception(page)
+        dataset = page.locator('[data-testid="stSidebar"]').get_by_text("Dataset", exact=True)
+        assert dataset.count() == 1 and dataset.is_visible() == entry.data, f"{entry.title}: Data sidebar shown?"
         page.screenshot(path=str(tmp_path / f"{entry.url_path or 'home'}_{width}.png"))
     menu = page.locator('[data-testid="stSidebarNav"]').inner_text()
     assert all(section in menu for section in SECTIONS if section), menu
+    assert outside == [], f"requests to other servers: {outside}"
     page.close()
 
 
@@ -73,9 +96,9 @@ def test_the_default_view_loads_and_draws_its_charts(server, browser):
     wait_idle(page)
     assert page.locator("h1").first.inner_text().startswith("Set the accuracy you need")
     values = headline(page)
-    assert len(values) == 6 and all(values), values  # ε and e^ε for three methods
+    assert len(values) == 2 and all(values), values  # ε and e^ε of the certified R² target's one card
     # Plotly drew real SVG with data, not empty placeholders.
-    assert page.locator(".js-plotly-plot .main-svg g.trace").count() >= 6
+    assert page.locator(".js-plotly-plot .main-svg g.trace").count() >= 3  # ε across runs; in-sample and held out
     assert_no_exception(page)
     page.close()
 
@@ -150,7 +173,7 @@ SCREENSHOTS = Path("/tmp/accfirst_screenshots")
 @pytest.mark.parametrize(("width", "height"), [(1400, 1000), (390, 844)], ids=["desktop", "phone"])
 def test_a_preset_sets_the_view_and_states_the_saving(server, browser, width, height):
     """The Classroom demo preset, clicked as a teacher would: the settings, the ranking sentence, no overflow."""
-    page = open_page(browser, f"{server}/?ds=diabetes&trials=2&T=100", width=width, height=height)
+    page = open_page(browser, f"{server}/?ds=diabetes&target=alpha&trials=2&T=100", width=width, height=height)
     wait_idle(page)
     main = page.locator('[data-testid="stMain"]')
     main.get_by_role("button", name="Classroom demo", exact=True).click()
@@ -210,7 +233,7 @@ def test_hostile_column_names_stay_text_in_the_data_report(server, browser):
     frame["**note** ![t](http://host/t.png)"] = "text"  # not numeric: dropped, with its name in the report
     frame["![y](http://host/y.png)"] = frame.iloc[:, 0] + rng.normal(scale=0.1, size=60)
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(f"{server}/?ds=upload&trials=2&T=100")
+    page.goto(f"{server}/?ds=upload&target=alpha&trials=2&T=100")
     file_input = page.locator('[data-testid="stSidebar"] input[type="file"]')
     file_input.wait_for(state="attached", timeout=TIMEOUT_MS)
     csv = frame.to_csv(index=False).encode()
@@ -285,8 +308,28 @@ def cpu_seconds_of_children(pid: int) -> float:
     return total
 
 
+def workers_cpu_over(page, pid: int, seconds: float) -> float:
+    """CPU seconds the server's workers use in the next ``seconds``."""
+    before = cpu_seconds_of_children(pid)
+    page.wait_for_timeout(seconds * 1000)
+    return cpu_seconds_of_children(pid) - before
+
+
+# A quiet window after Stop: long enough to hold several of the sweep's runs (about 0.5 s each on a quiet machine).
+WINDOW_S = 2.0
+# How long the runs in progress at Stop may take to notice it and end, on a loaded machine.
+SETTLE_S = 30.0
+
+
 def test_stop_ends_a_sweep_and_its_workers(served, browser):
-    """A 400-run sweep (~2 min on 2 cores) is confirmed, started, then stopped: the workers go idle."""
+    """A 400-run sweep (~2 min on 2 cores) is confirmed, started, then stopped: the workers go idle.
+
+    Measured against the workers themselves, so that the load of the machine cancels: while the sweep
+    runs, a window of WINDOW_S gives what two busy workers use; after Stop, the runs in progress may take
+    a while to end (longer on a loaded machine), so the test waits up to SETTLE_S for one window in which
+    the workers use less than a quarter of that. Workers that kept running would use about as much in
+    every window for the minute and more the rest of the sweep takes, so the test fails then.
+    """
     url, pid = served
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{url}/sweep?ds=diabetes&methods=nr&trials=10&T=10000")
@@ -298,13 +341,16 @@ def test_stop_ends_a_sweep_and_its_workers(served, browser):
     if confirm.is_visible():
         confirm.click()
     page.wait_for_function("() => /Sweep: [1-9][0-9]* of 400 runs/.test(document.body.innerText)", timeout=TIMEOUT_MS)
+    busy = workers_cpu_over(page, pid, WINDOW_S)
+    assert busy > 0.1, f"the workers used {busy:.2f} CPU seconds in {WINDOW_S} s of a running sweep"
     page.locator('[data-testid="stMain"]').get_by_role("button", name="Stop", exact=True).click()
     page.get_by_text("The sweep was stopped after").wait_for(timeout=TIMEOUT_MS)
-    page.wait_for_timeout(1000)  # a run in progress ends (each takes about 0.5 s)
-    before = cpu_seconds_of_children(pid)
-    page.wait_for_timeout(2000)
-    busy = cpu_seconds_of_children(pid) - before
-    assert busy < 0.5, f"the workers used {busy:.1f} CPU seconds in the 2 s after Stop"
+    deadline = time.monotonic() + SETTLE_S
+    while (used := workers_cpu_over(page, pid, WINDOW_S)) >= busy / 4:
+        assert time.monotonic() < deadline, (
+            f"the workers still used {used:.2f} CPU seconds in {WINDOW_S} s, {SETTLE_S:.0f} s after Stop"
+            f" ({busy:.2f} while the sweep ran)"
+        )
     assert_no_exception(page)
     page.close()
 
@@ -312,7 +358,9 @@ def test_stop_ends_a_sweep_and_its_workers(served, browser):
 @pytest.mark.parametrize(("width", "height"), [(1400, 1000), (390, 844)], ids=["desktop", "phone"])
 def test_the_bound_on_the_models_size_shows_where_the_privacy_went(server, browser, width, height):
     """The default private radius: three parts on the card and the saving in words; R₀ only is one click (URL rmode)."""
-    page = open_page(browser, f"{server}/?ds=synthetic-buzz&trials=3&methods=nr", width=width, height=height)
+    page = open_page(
+        browser, f"{server}/?ds=synthetic-buzz&target=alpha&trials=3&methods=nr", width=width, height=height
+    )
     wait_idle(page, charts=4)
     main = page.locator('[data-testid="stMain"]')
     text = main.inner_text()

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.browser
 
 SHARE_SLIDER = '[data-testid="stSlider"]:has-text("Keep at least this share")'
 SHARE_INPUT = 'input[type="range"][aria-label^="Keep at least this share"]'
-TARGET_CONTROL = '[data-testid="stMain"] [data-testid="stButtonGroup"]:has-text("Share of the gain to keep")'
+TARGET_CONTROL = '[data-testid="stMain"] [data-testid="stButtonGroup"]:has-text("Share of the gain")'
 WIDTHS = [(1400, 1000), (390, 844)]
 
 
@@ -35,7 +35,7 @@ def assert_fits(page, width: int) -> None:
 
 @pytest.mark.parametrize(("width", "height"), WIDTHS, ids=["desktop", "phone"])
 def test_a_real_table_asks_for_the_share_and_says_there_is_no_signal(server, browser, width, height):
-    page = open_view(browser, f"{server}/?ds=diabetes&trials=2&T=100", width, height, "No α was released")
+    page = open_view(browser, f"{server}/?ds=diabetes&target=kappa&trials=2&T=100", width, height, "No α was released")
     assert "target=kappa" in page.url and "kappa=0.2" in page.url
     page.locator(TARGET_CONTROL).wait_for(timeout=TIMEOUT_MS)
     assert "80%" in page.locator(SHARE_SLIDER).inner_text()

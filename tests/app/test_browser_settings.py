@@ -48,7 +48,7 @@ pytestmark = pytest.mark.browser
 
 # Each page with settings that keep its reruns short.
 SWEPT = {
-    "": "ds=diabetes&trials=2&T=100",
+    "": "ds=diabetes&target=alpha&trials=2&T=100",
     "sweep": "ds=diabetes&trials=1&T=100&alphas=0.05,0.1&methods=nr",
     "budget": "ds=diabetes&queue=nr-laplace-0.1,counts-nr-0.1",
     "counts": "ds=diabetes",
@@ -261,9 +261,9 @@ def test_moving_one_setting_leaves_every_other_one_alone(server, browser, path):
 
 
 def test_the_alpha_round_trip_leaves_every_setting_and_number_as_a_fresh_load_shows_them(server, browser):
-    """The explorer at its defaults; α → → ← ← by keyboard, as fast as a visitor presses."""
+    """The explorer at its defaults with the paper's α; α → → ← ← by keyboard, as fast as a visitor presses."""
     page = new_page(browser)
-    page.goto(server)
+    page.goto(f"{server}/?target=alpha")
     wait_settled(page, METRIC)
     before, before_query, numbers = values(page), query(page), headline(page)
     slider = page.locator(ALPHA_SLIDER)

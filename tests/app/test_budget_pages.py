@@ -9,6 +9,7 @@ first and none of the second.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,9 @@ FOUR_REGRESSIONS = ",".join(["nr-laplace-0.5"] * 4)
 def open_page(page: str, **query: str) -> AppTest:
     """The app on ``page`` with diabetes and a cheap explorer (the default page runs first)."""
     at = AppTest.from_file(APP, default_timeout=120)
-    at.query_params.update({"ds": "diabetes", "trials": "1", "methods": "nr", **query})
+    # The explorer runs first, at a share of the gain: one cheap trial of noise reduction, a release (the default
+    # target, R², is refused on diabetes before reading: no release).
+    at.query_params.update({"ds": "diabetes", "target": "kappa", "trials": "1", "methods": "nr", **query})
     at.run()
     at.switch_page(page).run()
     assert not at.exception, [e.value for e in at.exception]
@@ -132,3 +135,14 @@ def test_counts_page_counts_a_column_of_the_data_and_explains_bad_choices():
     assert len(at.metric) == 2
     at = open_page("pages/counts.py", src="data", mode="categories")
     assert any("distinct values" in text for text in texts(at.error)) and not at.metric
+
+
+def test_both_queues_count_in_the_sessions_spend_on_the_table(budget):
+    """The queue and its twin under doubling are two releases, each within the budget beyond the preparation."""
+    [spend] = [text for text in texts(budget.info) if "This session's spend on this table" in text]
+    prep = load_builtin("diabetes").prep_epsilon  # the same whatever the noise: the steps' budgets are public
+    # The explorer ran first (one trial of noise reduction), then the two queues.
+    assert f"preparing it once (ε = {prep:.3g}) and 3 releases" in spend
+    total = float(re.search(r"table: ε = ([\d.,]+)", spend).group(1).replace(",", ""))
+    queues = float(f"{prep + 2 * (256 - prep):.3g}")  # as the page rounds it
+    assert queues <= total < queues + 100

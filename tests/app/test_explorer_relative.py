@@ -16,9 +16,11 @@ from accfirst.snippet import DatasetSpec, reproduction_snippet, settings_json
 from tests.app.page_text import shown
 from tests.app.test_explorer import app_table, assert_clean, figures, headline, open_app
 from ui.dataset import Selection
+from ui.explorer_settings import PRESETS
 from ui.runs import RunRequest
+from ui.target import TARGET_MODE
 
-RELATIVE_SMALL = {"ds": "diabetes", "trials": "3", "T": "100", "methods": "nr,theory"}
+RELATIVE_SMALL = {"ds": "diabetes", "target": "kappa", "trials": "3", "T": "100", "methods": "nr,theory"}
 
 
 def test_a_real_table_asks_for_the_share_of_the_gain_and_says_when_there_is_no_signal():
@@ -42,7 +44,7 @@ def test_a_real_table_asks_for_the_share_of_the_gain_and_says_when_there_is_no_s
 
 
 def test_alpha_at_or_above_r0_is_called_out_and_the_share_offered():
-    at = open_app(**RELATIVE_SMALL, target="alpha", alpha="0.05")
+    at = open_app(**{**RELATIVE_SMALL, "target": "alpha", "alpha": "0.05"})
     assert_clean(at)
     warning = " ".join(shown(w.value) for w in at.warning)
     data = app_table("diabetes")
@@ -53,18 +55,21 @@ def test_alpha_at_or_above_r0_is_called_out_and_the_share_offered():
     assert_clean(at)
     assert at.query_params["target"] == "kappa"
     # Below R(0) the notice goes away.
-    at = open_app(**RELATIVE_SMALL, target="alpha", alpha="0.01")
+    at = open_app(**{**RELATIVE_SMALL, "target": "alpha", "alpha": "0.01"})
     assert not any("Predicting nothing already meets" in shown(w.value) for w in at.warning)
 
 
-def test_the_target_follows_the_dataset_and_the_link():
-    at = open_app(**{**RELATIVE_SMALL, "ds": "synthetic-buzz", "methods": "theory", "trials": "1"})
-    assert at.session_state["explorer.target"] == "alpha"  # a synthetic demo keeps α
+def test_the_target_is_r2_or_accuracy_by_default_a_links_stays_and_the_papers_presets_set_alpha():
+    at = open_app(ds="synthetic-intrusion", trials="1", T="100")
+    assert at.session_state["explorer.target"] == "quality"
+    assert at.subheader[0].value == "What it paid to certify accuracy ≥ 0.9"
     at.selectbox(key="app.ds").set_value("diabetes").run()
-    assert_clean(at)
-    assert at.session_state["explorer.target"] == "kappa"  # a real table asks for the share
-    at = open_app(**RELATIVE_SMALL, target="alpha")
+    assert at.session_state["explorer.target"] == "quality"  # another dataset keeps the visitor's kind of target
+    at = open_app(**{**RELATIVE_SMALL, "target": "alpha"})
     assert at.session_state["explorer.target"] == "alpha"  # a link's choice stays
+    # The paper's presets compare the methods at an excess risk α (clicking one runs 20 trials on 80,000 rows).
+    for name in ("Classroom demo", "Paper's Figure 1 settings"):
+        assert (TARGET_MODE, "alpha") in PRESETS[name]
 
 
 def test_a_relative_view_releases_alpha_and_matches_the_package():

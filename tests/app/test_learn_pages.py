@@ -7,20 +7,23 @@ explorer build the 100,000-row problem once each).
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 from pathlib import Path
 
 import pytest
+import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from accfirst import RidgeProblem
 from accfirst.datasets import load_builtin
-from accfirst.erm.gibbs import gibbs_epsilon, gibbs_lipschitz, ridge_beta
+from accfirst.erm.gibbs import ridge_plan
+from accfirst.erm.gibbs_privacy import gibbs_epsilon, ridge_gradient_gap
 from accfirst.interpret import format_epsilon
 from accfirst.teaching import RandomizedResponse, max_error_threshold, parse_room_code
 from tests.app.page_text import error_message, link_notice
 from tests.teaching.test_poll import ROOM_FIELDS
-from ui.poll import poll_rooms
+from ui.poll import BROWSER_COOKIE, BROWSER_STATE, poll_rooms
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = {
@@ -74,20 +77,17 @@ def test_live_poll_aggregates_two_students_and_stores_only_randomized_answers() 
     assert_clean(teacher)
     code = parse_room_code(next(m.value for m in teacher.metric if m.label == "Room code"))
     assert teacher.code[0].value.endswith(f"?room={code}")
-    assert any("One answer per browser tab" in c.value and "a new tab" in c.value for c in teacher.caption)
+    assert any("One answer per browser" in c.value and "the Back button" in c.value for c in teacher.caption)
     for answer in (True, False):
         student = open_page("learn_randomized_response", room=code.lower())
         assert_clean(student)
         assert "Flip a coin" in student.info[0].value
-        token = student.query_params["token"]  # the tab's answer token, kept in its address
-        assert poll_rooms().valid_token(code, token)
+        assert "token" not in student.query_params  # nothing of the answer in the address
         student.button(key=f"answer_{answer}").click().run()
         assert_clean(student)
         assert student.success and not student.button
-        # Reloading the tab (its address, with the token, in a new session) cannot answer again.
-        reloaded = open_page("learn_randomized_response", room=code, token=token)
-        assert_clean(reloaded)
-        assert reloaded.success and not reloaded.button and reloaded.query_params["token"] == token
+        student.run()  # the same session again (the Back button in a single-page app): still answered
+        assert student.success and not student.button
     teacher.run()
     assert_clean(teacher)
     shown = poll_rooms().snapshot(code)
@@ -114,7 +114,7 @@ def test_a_second_answer_is_refused_and_the_teacher_sees_why() -> None:
     with pytest.raises(ValueError, match="answered this poll already"):
         poll_rooms().submit(code, True, token)
     teacher.run()
-    assert any("Refused 1 answers — a second answer from the same browser tab: 1." in c.value for c in teacher.caption)
+    assert any("Refused 1 answer — a second answer from the same browser: 1." in c.value for c in teacher.caption)
 
 
 def test_twenty_scripted_yes_give_a_plain_words_warning_and_no_point_interval() -> None:
@@ -129,7 +129,7 @@ def test_twenty_scripted_yes_give_a_plain_words_warning_and_no_point_interval() 
     assert warning.startswith("More “yes” than the coins allow: some answers may not follow the coins.")
     assert "at most 0.3%" in warning
     caption = next(c.value for c in teacher.caption if c.value.startswith("From 20 randomized answers"))
-    assert "estimated true share 1.00, clipped to 0–1" in caption and "no interval" in caption
+    assert "estimated true share 100%, clipped to 0–100%" in caption and "no interval" in caption
     assert "1.00–1.00" not in caption and "1.50" not in caption
 
 
@@ -169,19 +169,22 @@ def test_gibbs_page_numbers_are_the_packages() -> None:
     assert_clean(at)
     data = load_builtin("synthetic-buzz")
     problem = RidgeProblem(data.X_train, data.y_train, 0.005)
-    beta, _ = ridge_beta(problem, 0.05, 0.1)
+    plan = ridge_plan(problem, 0.05, 0.1, 1e-6)
     shown = metrics(at)
-    assert shown["Accuracy-first β"] == f"{beta:.4g}"
-    expected = gibbs_epsilon(beta, problem.n, 0.005, gibbs_lipschitz(problem), 1e-6)
+    assert shown["Accuracy-first β"] == f"{plan.sampler.beta:.4g}"
+    assert shown["A run's ε (δ = 10⁻⁶)"] == format_epsilon(plan.epsilon)
+    gap = ridge_gradient_gap(problem.p, plan.sampler.radius)
+    expected = gibbs_epsilon(plan.sampler.beta, problem.n, 0.005, gap, 1e-6)
     assert shown["ε, derived form (δ = 10⁻⁶)"] == format_epsilon(expected)
-    assert any("fell in C" in c.value for c in at.caption)
+    assert any("fine lattice" in c.value for c in at.caption)
+    assert not any("fell in C" in c.value or "accepted" in c.value for c in at.caption)
 
 
 def test_gibbs_page_on_logistic_data_shows_the_certified_sampler() -> None:
     at = open_page("learn_gibbs", ds="breast-cancer")
     assert_clean(at)
     assert len(at.get("plotly_chart")) == 3
-    assert any("exact rejection" in c.value and "1% of its δ" in c.value for c in at.caption)
+    assert any("exact draws" in c.value and "1% of its δ" in c.value for c in at.caption)
     assert not any("10⁻⁸" in c.value or "R̂" in c.value for c in at.caption)
     refused = open_page("learn_gibbs", ds="breast-cancer", delta="0")
     assert any("no pure-ε guarantee" in e.value for e in refused.error)
@@ -190,9 +193,43 @@ def test_gibbs_page_on_logistic_data_shows_the_certified_sampler() -> None:
 def test_explorer_shows_gibbs_with_its_delta() -> None:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     # On the large data the derived (ε, δ) has the smaller ε (on diabetes the pure one wins, δ = 0).
-    at.query_params.update({"methods": "nr,gibbs", "trials": "2", "T": "200"})
+    at.query_params.update({"target": "alpha", "methods": "nr,gibbs", "trials": "2", "T": "200"})
     at.run()
     assert_clean(at)
     labels = [m.label for m in at.metric]
     assert "ε (set in advance), δ = 10⁻⁶" in labels and "Median ex-post ε" in labels
     assert any("(ε, δ) guarantee with δ = 10⁻⁶" in c.value for c in at.caption)
+
+
+def test_a_browser_that_comes_back_in_a_new_session_cannot_answer_again(monkeypatch) -> None:
+    """The link pasted again, or a reload: a new session, but the browser sends back the identifier the app set in
+    its cookie, so the room refuses its second answer (a fresh token per tab let it answer twice)."""
+    teacher = open_page("learn_randomized_response")
+    teacher.button(key="open_room").click().run()
+    code = parse_room_code(next(m.value for m in teacher.metric if m.label == "Room code"))
+    student = open_page("learn_randomized_response", room=code)
+    student.button(key="answer_True").click().run()
+    assert student.success
+    browser = student.session_state[BROWSER_STATE]
+    monkeypatch.setattr(type(st.context), "cookies", property(lambda _: {BROWSER_COOKIE: browser}))
+    again = open_page("learn_randomized_response", room=code)
+    assert_clean(again)
+    assert again.success and not again.button
+    assert poll_rooms().snapshot(code).answers == 1
+    monkeypatch.setattr(type(st.context), "cookies", property(lambda _: {BROWSER_COOKIE: "another-browser-0123456789"}))
+    other = open_page("learn_randomized_response", room=code)
+    assert other.button and not other.success  # another browser may answer
+
+
+def test_one_answer_reads_the_same_share_in_the_title_and_the_caption() -> None:
+    """A single “yes” under two coins: the unbiased estimate is 1.50; the chart's title said 100%, the caption 1.50,
+    and the caption said "1 randomized answers"."""
+    teacher = open_page("learn_randomized_response")
+    teacher.button(key="open_room").click().run()
+    code = parse_room_code(next(m.value for m in teacher.metric if m.label == "Room code"))
+    poll_rooms().submit(code, True, poll_rooms().issue_token(code))
+    teacher.run()
+    [caption] = [c.value for c in teacher.caption if c.value.startswith("From 1 randomized answer ")]
+    assert "estimated true share 100%: the unbiased estimate, 150%, leaves 0–100%" in caption
+    [title] = [json.loads(chart.proto.spec)["layout"]["title"]["text"] for chart in teacher.get("plotly_chart")][-1:]
+    assert title == "1 answer so far: estimated share 100% (clipped)"

@@ -60,7 +60,7 @@ def test_the_first_run_freezes_the_heap_however_the_page_ends():
         page = chr(10).join([
             "import streamlit as st",
             "import ui.frame",
-            "ui.frame.draw_frame = lambda: None",  # the frame's sidebar is not what this test is about
+            "ui.frame.draw_frame = lambda page: None",  # the frame's sidebar is not what this test is about
             "with ui.frame.shared_frame('explorer'):",
             "    st.stop()",
         ])

@@ -137,3 +137,15 @@ def test_a_sweep_longer_than_the_cap_is_refused(monkeypatch):
     at = open_page()
     assert any("one click may start at most" in e.value for e in at.error)
     assert at.button(key="sweep.run").disabled
+
+
+def test_the_go_ahead_and_its_button_go_once_the_sweep_is_done(monkeypatch):
+    """The 'would take about 30 s' box and its button stayed on screen under 'Done'."""
+    monkeypatch.setattr("ui.work.CONFIRM_SECONDS", 0.0)
+    at = open_page()
+    at.button(key="sweep.run").click().run()
+    at.button(key="sweep.confirm").click().run()
+    (bar,) = at.get("progress")
+    assert bar.proto.text.startswith("Done: 12 runs in")
+    assert not any("This sweep would take" in w.value for w in at.warning)
+    assert "sweep.confirm" not in [button.key for button in at.button]

@@ -3,7 +3,9 @@ settings parse and print their URL values, the session memo forgets old entries.
 
 from __future__ import annotations
 
+import math
 import re
+from dataclasses import replace
 
 import pandas as pd
 import pytest
@@ -14,8 +16,11 @@ from accfirst.methods.options import SearchOptions
 from accfirst.search.experiments import TIMING, trial_result
 from accfirst.search.sweep import run_cells
 from tests.app.page_text import link_notice, shown
+from ui.epsilon_charts import halted_sentence
+from ui.quality import above_reference, alpha_against_zero
 from ui.runs import CHUNK, _frame, chunk_bounds, released
 from ui.settings import Choice, FloatSlider, IntSetting, InvalidValue, MultiChoice, OptionalFloat, Toggle
+from ui.spend import Spend, spend_sentence
 from ui.text import plain, short
 from ui.work import measured_costs
 
@@ -159,3 +164,52 @@ def test_a_long_value_is_cut_to_about_80_characters():
     with pytest.raises(InvalidValue) as error:
         FloatSlider("t", "alpha", "α", 0.05).parse([value])
     assert len(str(error.value)) < 140
+
+
+def _quality_rows(best: float, *private: float) -> list[tuple[str, str, dict[str, float]]]:
+    return [("θ*", "nonprivate", {"r2": best, "rmse": 1.0})] + [
+        (f"m{i}", "nr", {"r2": r2, "rmse": 1.0}) for i, r2 in enumerate(private)
+    ]
+
+
+def test_a_model_above_theta_star_held_out_is_explained_and_only_then():
+    assert above_reference(_quality_rows(0.6, 0.735), "ridge").startswith("A private model can score above θ*")
+    assert above_reference(_quality_rows(0.6, 0.5, 0.6), "ridge") == ""
+
+
+def test_alpha_is_set_against_the_zero_models_excess_risk():
+    assert alpha_against_zero(0.05, 0.0575).startswith("Meeting α bounds the excess risk on the training objective")
+    assert "α = 0.05 is 87% of R(0) = 0.0575" in alpha_against_zero(0.05, 0.0575)
+    assert "keeps only 13% of what θ* gains" in alpha_against_zero(0.05, 0.0575)
+    assert alpha_against_zero(0.05, 0.03).startswith("Meeting α promises nothing here")
+
+
+def test_no_split_of_epsilon_names_why_no_trial_halted():
+    frame = pd.DataFrame(
+        {
+            "method": ["nr", "nr", "nr", "doubling", "doubling", "doubling"],
+            "eps_test": [0.0] * 6,
+            "eps_hypothesis": [math.inf, 0.0, 0.0, math.inf, 0.0, 0.0],
+            "fallback": [True, False, True, True, False, False],
+            "nothing_released": [False, False, True, False, False, False],
+            "alpha": [0.1, math.nan, 0.1, 0.1, math.nan, math.nan],
+            "eps_total": [math.inf, 0.2, 3.0, math.inf, 0.2, 0.2],
+        }
+    )
+    sentence = halted_sentence(frame)
+    assert "of the 6 runs (3 trials per method), 1 passed no level of the test and released nothing" in sentence
+    assert "and 2 fell back and released the exact, non-private model (ε = ∞)" in sentence
+    assert "3 found no signal a private model could keep" in sentence
+    assert halted_sentence(frame.assign(fallback=False, alpha=0.1)) == ""
+
+
+def test_the_sessions_spend_adds_releases_to_one_preparation():
+    spend = Spend(
+        prep_epsilon=0.919, prep_delta=1e-6, releases=3, epsilon=6.0, delta=0.0, evaluation=False, upload=True
+    )
+    words = spend_sentence(spend)
+    assert "ε = 6.92, δ = 10⁻⁶** — preparing it once (ε = 0.919) and 3 releases" in words
+    assert "A new session (a reload) prepares your file again" in words
+    evaluation = replace(spend, evaluation=True, prep_epsilon=math.inf, upload=False)
+    assert "ε = 6.00" in spend_sentence(evaluation) and "evaluation only, not counted" in spend_sentence(evaluation)
+    assert math.isinf(replace(spend, epsilon=math.inf).total_epsilon)

@@ -32,10 +32,19 @@ RUNS = {"trials": "3", "T": "200", "alpha": "0.1", "target": "alpha"}
 METHODS = ["nr", "doubling", "theory"]
 
 
-def spending_csv(rows: int = 300, seed: int = 3) -> bytes:
+def spending_csv(rows: int = 2_000, seed: int = 3) -> bytes:
+    """A numeric upload large enough for the default preparation budget (a quarter of ε = 2) to find its ranges."""
     rng = np.random.default_rng(seed)
     frame = pd.DataFrame(rng.exponential(size=(rows, 4)), columns=["clicks", "visits", "age", "score"])
     frame["spend"] = frame @ np.array([2.0, -1.0, 0.5, 1.5]) + rng.normal(scale=0.3, size=rows)
+    return frame.to_csv(index=False).encode()
+
+
+def regions_csv(rows: int = 400) -> bytes:
+    """A ridge table with a text column (its levels are selected privately: the preparation has a δ)."""
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"visits": rng.exponential(size=rows), "region": rng.choice(["north", "south"], size=rows)})
+    frame["spend"] = 2 * frame["visits"] + (frame["region"] == "north") + rng.normal(scale=0.3, size=rows)
     return frame.to_csv(index=False).encode()
 
 
@@ -181,7 +190,7 @@ def test_evaluation_only_labels_every_number():
     assert captions(at).count(EXCLUDES_PREPARATION) == 3  # under each card's ε
     warnings = [shown(w.value) for w in at.warning]
     assert any(EXCLUDES_PREPARATION in w and w.startswith("Every ε") for w in warnings)  # under the headline
-    assert any(EXCLUDES_PREPARATION in w and w.startswith("This preparation read the data") for w in warnings)
+    assert any(w == f"Every ε shown {EXCLUDES_PREPARATION}." for w in warnings)  # in the data report
     assert any(EXCLUDES_PREPARATION in shown(w.value) for w in at.sidebar.warning)
     for title, subtitle in subtitles(at).items():
         if title.startswith(("Ex-post ε", "Privacy spent")):
@@ -241,7 +250,7 @@ def test_a_built_in_real_table_is_prepared_from_the_servers_secret():
     )
     assert str(SERVER_NOISE.entropy) not in repr(builtin_source("diabetes", 0.01)) + " ".join(data.report.steps)
     at = AppTest.from_file(APP, default_timeout=180)
-    at.query_params.update({"ds": "diabetes", "trials": "2", "T": "100"})
+    at.query_params.update({"ds": "diabetes", "target": "alpha", "trials": "2", "T": "100"})
     at.run()
     assert_clean(at)
     page_text = json.dumps(dict(at.query_params)) + " ".join(shown(m.value) for m in [*at.markdown, *at.caption])
@@ -271,3 +280,66 @@ def test_two_server_processes_prepare_a_real_table_with_different_noise():
         for _ in range(2)
     ]
     assert sums[0] != sums[1]
+
+
+def test_an_upload_and_its_choices_survive_a_visit_to_the_learn_pages():
+    """The Data sidebar is hidden there, not dropped (Streamlit forgets a file uploader a run does not draw): the
+    file, its preparation choices and its release are the same on return."""
+    content = spending_csv()
+    at = uploaded(content)
+    at.number_input(key=key(content, "prep_epsilon")).set_value(2.0).run()
+    first, numbers = prepared(at), headline(at)
+    at.switch_page("pages/learn_laplace.py").run()
+    assert not at.exception
+    at.switch_page("pages/explorer.py").run()
+    assert_clean(at)
+    assert prepared(at) is first and first.prep_epsilon == pytest.approx(2.0)
+    assert headline(at) == numbers
+
+
+def test_the_apps_own_seed_is_not_blamed_on_a_link_after_choosing_your_data():
+    """The demo wrote seed=0 into the address; choosing "Your data" and uploading drops it without a notice."""
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params.update({"trials": "1", "T": "200", "methods": "nr"})
+    at.run()
+    assert at.query_params["seed"] == "0"  # the simulation's seed, written by the page
+    [button] = [b for b in at.button if b.label == "Your data"]
+    button.click().run()
+    at.file_uploader(key="app.upload_file").set_value(("spending.csv", spending_csv(), "text/csv")).run()
+    assert not at.exception
+    assert link_notice(at) == []
+    assert "seed" not in at.query_params
+
+
+def test_the_same_file_uploaded_again_is_the_same_release_and_the_spend_says_so():
+    """A table prepared once in a session is reused while its file and choices stay; the spend counts it once."""
+    content = spending_csv()
+    at = uploaded(content)
+    first, numbers = prepared(at), headline(at)
+    spend = [shown(i.value) for i in at.info if "This session's spend on this table" in i.value]
+    assert (
+        len(spend) == 1 and f"preparing it once (ε = {format_epsilon(first.prep_epsilon)}) and 9 releases" in spend[0]
+    )
+    at.file_uploader(key="app.upload_file").set_value(("again.csv", content, "text/csv")).run()
+    assert prepared(at) is first and headline(at) == numbers
+    assert [shown(i.value) for i in at.info if "This session's spend on this table" in i.value] == spend
+    at.slider(key="explorer.alpha").set_value(0.2).run()  # new runs are new releases, on the same preparation
+    assert prepared(at) is first
+    [again] = [shown(i.value) for i in at.info if "This session's spend on this table" in i.value]
+    assert "and 18 releases" in again and again != spend[0]
+
+
+def test_on_an_upload_delta_from_the_preparation_is_said_once_and_ranks_every_method():
+    """Every run carries the preparation's δ: the theory approach is ranked like the others, the noise caption and
+    the sentences say where δ comes from, and nothing calls Laplace noise a pure ε."""
+    at = uploaded(regions_csv())
+    data = prepared(at)
+    assert data.prep_delta > 0  # the text column's levels are selected privately, with a δ
+    ranking = next(shown(m.value) for m in at.markdown if m.value.startswith("**Least privacy first"))
+    assert "not ranked" not in ranking and "Theory (ε =" in ranking
+    assert "every method on this table shares that δ, so they compare as pure ε figures would" in ranking
+    caption = "With Laplace noise, noise reduction and doubling each give an (ε, δ) guarantee with δ = 10⁻⁶ from"
+    assert any(shown(c.value).startswith(caption) for c in at.sidebar.caption)
+    noise = at.sidebar.get("button_group")[0].proto
+    assert list(noise.options) and not any("pure" in option.content for option in noise.options)
+    assert not any("weaker promise than a pure ε" in c for c in captions(at))

@@ -18,6 +18,7 @@ import pytest
 from accfirst import run_trials
 from accfirst.cli import build_parser, command_line, main
 from accfirst.datasets import load_builtin
+from accfirst.datasets.prepared import EXCLUDES_PREPARATION
 from accfirst.erm.problems import prepared_problem
 from accfirst.interpret import format_epsilon, format_exp_epsilon
 from accfirst.methods.options import SearchOptions
@@ -177,7 +178,20 @@ def test_csv_preparation_options_reach_from_frame(tmp_path, capsys):
     table["y"] = 3 * table["a"] + np.where(table["kind"] == "x", 4.0, 0.0) + rng.normal(size=200)
     table.loc[::10, "a"] = np.nan
     table.to_csv(tmp_path / "mine.csv", index=False)
-    common = ["run", "--csv", str(tmp_path / "mine.csv"), "--target", "y", "--alpha", "0.3", "--T", "20"]
+    # 160 training rows: a table's budget of 100 lets the preparation take what its statistics need (8.2).
+    common = [
+        "run",
+        "--csv",
+        str(tmp_path / "mine.csv"),
+        "--target",
+        "y",
+        "--alpha",
+        "0.3",
+        "--T",
+        "20",
+        "--budget",
+        "100",
+    ]
     shapes = {}
     for name, extra in {
         "defaults": [],
@@ -209,11 +223,32 @@ def test_csv_with_a_schema_and_a_budget(tmp_path, capsys):
     captured = capsys.readouterr()
     assert re.search(r"\bp=3\b", captured.out)  # a, kind=x, kind=y: the id column is not read
     assert "preparation: ε = 0 (every statistic was declared" in captured.err
-    assert main([*common, "--schema", str(schema), "--prep-epsilon", "0.4", "--noise-seed", "3"]) == 0
+    assert main([*common, "--schema", str(schema)]) == 0  # centred at the middle of its declared range: free too
+    assert "preparation: ε = 0 (every statistic was declared" in capsys.readouterr().err
+    # Gaps filled with a private median: the one statistic left to release takes the stated budget.
+    stated = ["--prep-epsilon", "0.4", "--noise-seed", "3", "--missing", "median"]
+    assert main([*common, "--schema", str(schema), *stated]) == 0
     err = capsys.readouterr().err
     assert "preparation: ε = 0.4, δ = 0" in err and "repeatable run (noise seed 3): not a private release" in err
     assert main([*common, "--preparation", "evaluation", "--positive-class", "yes"]) == 0
-    assert "excludes preparation (reads the data): evaluation only" in capsys.readouterr().err
+    assert EXCLUDES_PREPARATION in capsys.readouterr().err
+
+
+def test_csv_with_declared_ranges_and_a_table_budget(tmp_path, capsys):
+    """``--range`` declares a column's range (free: no charged step for it); ``--budget`` caps the default ε_prep
+    at a quarter of it, and the report says so."""
+    rng = np.random.default_rng(4)
+    table = pd.DataFrame({"a": rng.normal(5, 1, 1_000), "b": rng.uniform(-4, 4, 1_000)})
+    table["y"] = table["a"] + table["b"] + rng.normal(size=1_000)
+    table.to_csv(tmp_path / "mine.csv", index=False)
+    common = ["run", "--csv", str(tmp_path / "mine.csv"), "--target", "y", "--alpha", "0.3", "--T", "20"]
+    assert main([*common, "--noise-seed", "1", "--range", "a=0:10", "--range", "b=-5:5", "--budget", "4"]) == 0
+    # Only the target's median, distance and mean are charged: 150 × 2.5 / 800 rows, 12% of the stated budget.
+    err = capsys.readouterr().err
+    assert "preparation: ε = 0.469, δ = 0 (3 private step(s)" in err and ": 12% of the table's budget ε = 4" in err
+    assert main([*common, "--noise-seed", "1"]) == 0  # a and b private too: 1.31 needed, a quarter of 2 given
+    err = capsys.readouterr().err
+    assert "preparation: ε = 0.5, δ = 0 (9 private step(s)" in err and ": 25% of the table's budget ε = 2" in err
 
 
 def test_run_prints_a_huge_risk_factor_as_a_power_of_ten(tmp_path):
@@ -263,9 +298,16 @@ BAD_OPTIONS = [
     (["sweep", "--csv", "table.csv", "--target", "y", "--schema", "none.json"], "cannot read the schema file"),
     (["sweep", "--csv", "table.csv", "--target", "y", "--prep-epsilon", "-1"], "prep_epsilon must be"),
     (["sweep", "--dataset", "diabetes", "--schema", "s.json"], "--schema only applies with --csv"),
+    (["sweep", "--dataset", "diabetes", "--range", "age=0:1"], "--range only applies with --csv"),
+    (["sweep", "--dataset", "diabetes", "--budget", "2"], "--budget only applies with --csv"),
+    (["sweep", "--csv", "table.csv", "--target", "y", "--range", "x"], "expected COL=LOW:HIGH"),
+    (["sweep", "--csv", "table.csv", "--target", "y", "--range", "x=0-1"], "expected LOW:HIGH"),
+    (["sweep", "--csv", "table.csv", "--target", "y", "--range", "x=1:0"], "range must have low < high"),
+    (["sweep", "--csv", "table.csv", "--target", "y", "--range", "z=0:1"], "'z'"),
+    (["sweep", "--csv", "table.csv", "--target", "y", "--range", "x=0:1", "--range", "x=0:2"], "x more than one"),
+    (["sweep", "--csv", "table.csv", "--target", "y", "--budget", "0"], "budget must be a finite number > 0"),
     (["sweep", "--dataset", "synthetic-buzz", "--noise-seed", "1"], "generated from public parameters, no noise"),
     (["sweep", "--dataset", "breast-cancer", "--generator", "covariance"], "ridge"),
-    (["run", "--dataset", "diabetes"], "--alpha"),
     (["run", "--dataset", "diabetes", "--alpha", "0"], "alpha"),
     (["run", "--dataset", "diabetes", "--alpha", "0.1", "--seed", "-1"], "--seed must be at least 0"),
     (["run", "--dataset", "diabetes", "--alpha", "0.1", "--eps-min", "2", "--eps-max", "1"], "eps_min"),

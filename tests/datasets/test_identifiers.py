@@ -14,6 +14,7 @@ from accfirst.datasets.prepare.identifiers import candidates, looks_like_identif
 from accfirst.datasets.prepare.schema import Schema
 from accfirst.datasets.upload import UploadLimits
 from accfirst.errors import DataError
+from tests.data import customer_upload
 
 N = 400
 PREPARATIONS = ["private", "evaluation"]
@@ -140,3 +141,17 @@ def test_an_identifier_takes_no_other_metadata() -> None:
     assert Schema.from_dict({"columns": {"account": {"kind": "identifier"}}}).to_dict() == {
         "columns": {"account": {"kind": "identifier"}}
     }
+
+
+def test_the_customer_tables_id_column_is_not_read_by_the_private_preparation():
+    """customer_id is a running number; leaving it out is decided from its name, so replacing its values changes
+    no released number and no prepared row (the same noise seed)."""
+    frame = customer_upload(2_000)
+    options = {"target": "annual_spend", "task": "ridge", "noise_seed": 3}
+    data = from_frame(frame, **options)
+    assert "customer_id" not in data.feature_names
+    assert "customer_id" not in set(data.preparation.to_frame()["column"])
+    shuffled = frame.assign(customer_id=np.random.default_rng(0).permutation(frame["customer_id"].to_numpy()) * 7)
+    other = from_frame(shuffled, **options)
+    np.testing.assert_array_equal(data.X_train, other.X_train)
+    assert data.report.steps == other.report.steps

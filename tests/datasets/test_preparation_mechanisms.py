@@ -20,7 +20,7 @@ from accfirst.datasets.prepare.base import ColumnPlan, Context
 from accfirst.datasets.prepare.centre import PrivateCentre
 from accfirst.datasets.prepare.levels import PrivateLevels, threshold
 from accfirst.datasets.prepare.noise import exponential_mechanism, float_slack
-from accfirst.datasets.prepare.quantile import CANDIDATES, private_quantile, quantile_utility
+from accfirst.datasets.prepare.quantile import VALUES, private_quantile, quantile_utility
 from accfirst.datasets.prepare.spread import PrivateSpread
 from accfirst.errors import DataError
 from accfirst.mechanisms.lattice import lattice_spacing
@@ -50,7 +50,7 @@ def test_private_quantile_follows_the_exponential_mechanism():
     values = np.round(rng.normal(40, 8, 120), 1)
     law = _quantile_law(values, 0.25, 0.3)
     draws = [private_quantile(np.sort(values), 0.25, 0.3, rng) for _ in range(20_000)]
-    counts = np.bincount(np.searchsorted(CANDIDATES, draws), minlength=len(CANDIDATES))
+    counts = np.bincount(np.searchsorted(VALUES.candidates, draws), minlength=len(VALUES.candidates))
     assert _chi_square(counts, law) > P_MIN
     # A sampler without the factor 2 (∝ exp(ε·u)) is rejected by the same test.
     sharper = _quantile_law(values, 0.25, 0.6)
@@ -132,12 +132,13 @@ def test_a_level_cap_keeps_at_most_max_levels_by_noisy_count():
     assert plan.levels == ("d", "e", "f")  # the three largest counts by far, listed by name
 
 
-# Worst-case neighbouring pairs for the quantile step (q = 0.25, 41 values on a grid of whole numbers):
-# the smallest value replaced by a huge one shifts the rank of every candidate in between by one;
+# Worst-case neighbouring pairs for the quantile step (q = 0.25, 41 values, one in each of 41 neighbouring cells of
+# the grid): the smallest value replaced by a huge one shifts the rank of every candidate in between by one;
 # a value replaced by a gap also moves the target rank t = q·m.
+_ONE_PER_CELL = VALUES.candidates[np.searchsorted(VALUES.candidates, 10.0) :][:41]
 PAIRS = {
-    "replace_by_huge": (np.arange(10.0, 51.0), np.r_[np.arange(11.0, 51.0), 1e11]),
-    "replace_by_gap": (np.arange(10.0, 51.0), np.arange(11.0, 51.0)),
+    "replace_by_huge": (_ONE_PER_CELL, np.r_[_ONE_PER_CELL[1:], 1e11]),
+    "replace_by_gap": (_ONE_PER_CELL, _ONE_PER_CELL[1:]),
 }
 
 
@@ -162,7 +163,9 @@ def test_the_quantile_privacy_loss_stays_below_epsilon(pair):
     rng = np.random.default_rng(16)
     draws = 60_000
     counts = [
-        np.bincount([exponential_mechanism(u, epsilon, 1.0, rng) for _ in range(draws)], minlength=len(CANDIDATES))
+        np.bincount(
+            [exponential_mechanism(u, epsilon, 1.0, rng) for _ in range(draws)], minlength=len(VALUES.candidates)
+        )
         for u in utilities
     ]
     often = (laws[0] * draws >= 2_000) & (laws[1] * draws >= 2_000)
@@ -178,8 +181,8 @@ def test_the_float_sampler_is_pure_epsilon_dp_with_a_floor_and_a_slack():
     """Float64 sampling: ε′ = ε − float_slack(K) draws, and with probability 2⁻²⁰ (an exact integer draw) a uniform
     candidate, so that none is impossible. The logits are taken from the exact differences u − max u, so a huge
     common offset draws exactly what no offset draws. Surely so (the same uniforms): false-failure rate 0."""
-    K = len(CANDIDATES)
-    assert 0 < float_slack(K) < 1e-6
+    K = len(VALUES.candidates)
+    assert 0 < float_slack(K) < 1e-5
     values = np.sort(np.random.default_rng(3).normal(size=200))
     utility = quantile_utility(values, 0.25)
     plain = [exponential_mechanism(utility, 0.5, 1.0, np.random.default_rng(seed)) for seed in range(200)]

@@ -17,11 +17,12 @@ import pytest
 
 from accfirst import RidgeProblem
 from accfirst.datasets import ColumnSpec, PreparedData, Schema, from_frame, load_builtin, load_schema
-from accfirst.datasets.prepare.budget import EPSILON_ROWS_PER_WEIGHT, allocate
+from accfirst.datasets.prepare.budget import DEFAULT_TABLE_BUDGET, EPSILON_ROWS_PER_WEIGHT, PREP_SHARE, allocate
 from accfirst.datasets.prepare.centre import PrivateCentre
 from accfirst.datasets.prepare.levels import PrivateLevels
 from accfirst.datasets.prepare.private import random_split
 from accfirst.datasets.prepare.ranges import PrivateRange
+from accfirst.datasets.prepared import EXCLUDES_PREPARATION
 from accfirst.errors import DataError
 from tests.data import mixed_table
 from tests.datasets.dataset_checks import assert_spec
@@ -33,7 +34,8 @@ LAMBDA = 0.005
 
 
 def _ridge(**options: object) -> PreparedData:
-    return from_frame(TABLE.drop(columns="churn"), **RIDGE, **{"noise_seed": 0, **options})
+    """The table prepared with no table budget stated: its 800 training rows get what their statistics need."""
+    return from_frame(TABLE.drop(columns="churn"), **RIDGE, **{"noise_seed": 0, "budget": None, **options})
 
 
 def test_the_ledger_adds_the_steps_by_basic_composition():
@@ -46,11 +48,13 @@ def test_the_ledger_adds_the_steps_by_basic_composition():
     assert data.prep_delta == pytest.approx(1e-6)  # the level selections share δ_prep
     assert (frame.loc[frame["kind"] != "private", ["epsilon", "delta"]] == 0).all().all()
     # The default budget: 150 per unit of weight per training row (docs/data-preparation.md); a column
-    # whose kind is released privately counts as numeric (range 2, centre 0.5) plus its kind step (0.25).
+    # whose kind is released privately counts as numeric (a median and a median distance, 1 each; centred at the
+    # median for free) plus its kind step (0.25); the target adds its median, its median distance and a mean (0.5).
     kinds = (private["step"] == "private kind").sum()
     assert kinds == 9
-    total = kinds * (0.25 + 2.0 + 0.5) + 2.0 + 0.5
+    total = kinds * (0.25 + 2.0) + 2.0 + 0.5
     assert data.prep_epsilon == pytest.approx(EPSILON_ROWS_PER_WEIGHT * total / data.n)
+    assert "no budget stated for the table" in " ".join(data.report.steps)
     assert set(private["column"]) == {
         "age",
         "income",
@@ -66,15 +70,37 @@ def test_the_ledger_adds_the_steps_by_basic_composition():
     assert "repeatable run (noise seed 0): not a private release" in data.report.steps[-1]
 
 
+def test_by_default_the_preparation_takes_at_most_a_quarter_of_the_tables_budget():
+    frame = TABLE.drop(columns="churn")
+    capped = from_frame(frame, **RIDGE, noise_seed=0)  # needs 150 × weight 22.75 / 800 rows = 4.27
+    assert capped.prep_epsilon == pytest.approx(PREP_SHARE * DEFAULT_TABLE_BUDGET) == pytest.approx(0.5)
+    assert capped.preparation.share == pytest.approx(0.25)
+    assert "25% of the table's budget ε = 2" in capped.report.steps[-1]
+    assert any("the smaller of 4.27, what its statistics need" in step for step in capped.report.steps)
+    assert any("below the 60/n" in step for step in capped.report.steps)  # and it says what that costs
+    larger = from_frame(frame, **RIDGE, noise_seed=0, budget=40.0)
+    assert larger.prep_epsilon == pytest.approx(EPSILON_ROWS_PER_WEIGHT * 22.75 / larger.n)  # within 25% of 40
+    assert f"{larger.prep_epsilon / 40:.0%} of the table's budget ε = 40" in larger.report.steps[-1]
+    stated = from_frame(frame, **RIDGE, noise_seed=0, prep_epsilon=3.0)
+    assert stated.prep_epsilon == pytest.approx(3.0) and "more than the table's budget ε = 2" in stated.report.steps[-1]
+    big = mixed_table(25_000, seed=5).drop(columns="churn")  # 20,000 training rows need less than the share
+    assert from_frame(big, **RIDGE, noise_seed=0).prep_epsilon == pytest.approx(
+        EPSILON_ROWS_PER_WEIGHT * 22.75 / 20_000
+    )
+
+
 def test_a_stated_budget_is_split_by_weight():
     data = _ridge(prep_epsilon=0.5, prep_delta=1e-7)
     frame = data.preparation.to_frame()
     assert data.prep_epsilon == pytest.approx(0.5) and data.prep_delta == pytest.approx(1e-7)
+    medians = frame.loc[frame["step"] == "private median", "epsilon"]
     ranges = frame.loc[frame["step"] == "private range", "epsilon"]
     centres = frame.loc[frame["step"] == "private centre", "epsilon"]
     levels = frame.loc[frame["step"] == "private levels", "epsilon"]
-    assert ranges.nunique() == centres.nunique() == levels.nunique() == 1
-    assert ranges.iloc[0] == pytest.approx(4 * centres.iloc[0]) and levels.iloc[0] == pytest.approx(2 * ranges.iloc[0])
+    assert medians.nunique() == ranges.nunique() == centres.nunique() == levels.nunique() == 1
+    assert len(centres) == 1  # the target's mean: the features are centred at their released medians
+    assert medians.iloc[0] == pytest.approx(ranges.iloc[0]) and ranges.iloc[0] == pytest.approx(2 * centres.iloc[0])
+    assert levels.iloc[0] == pytest.approx(4 * ranges.iloc[0])
 
 
 def test_a_column_released_as_text_has_a_share_when_numeric_columns_would_spend_nothing():
@@ -82,7 +108,7 @@ def test_a_column_released_as_text_has_a_share_when_numeric_columns_would_spend_
     counts as text in the total weight; counted as numeric, the kinds took the whole budget and the level
     selection of a column released as text got ε = 0 (a division by zero)."""
     options = {"center": False, "standardize": False, "scaling": "clip", "feature_bound": 3.0, "noise_seed": 0}
-    data = from_frame(TABLE[["age", "region", "churn"]], **LOGISTIC, **options)
+    data = from_frame(TABLE[["age", "region", "churn"]], **LOGISTIC, **options, budget=None)
     frame = data.preparation.to_frame()
     levels = frame.loc[frame["step"] == "private levels", "epsilon"]
     assert len(levels) == 1 and levels.iloc[0] > 0
@@ -92,9 +118,9 @@ def test_a_column_released_as_text_has_a_share_when_numeric_columns_would_spend_
 
 def test_a_small_budget_says_the_ranges_may_miss():
     data = _ridge(prep_epsilon=0.05)
-    warning = next(step for step in data.report.steps if "below the 80/n" in step)
+    warning = next(step for step in data.report.steps if "below the 60/n" in step)
     assert "declare the ranges, or give at least prep_epsilon = " in warning
-    assert not any("below the 80/n" in step for step in _ridge().report.steps)
+    assert not any("below the 60/n" in step for step in _ridge().report.steps)
 
 
 def test_noise_comes_from_the_system_unless_a_seed_makes_the_run_repeatable():
@@ -156,6 +182,8 @@ def test_logistic_labels_need_a_declared_positive_class():
         ({"scaling": "paper"}, "scaling must be 'ranges' or 'clip'; got 'paper'; 'paper' reads the data"),
         ({"standardize": "sd"}, "standardize must be True, False, 'half-range' or 'private'"),
         ({"prep_epsilon": 0}, "prep_epsilon must be a finite number > 0"),
+        ({"budget": -1.0}, "budget must be a finite number > 0"),
+        ({"budget": "all"}, "budget must be a number > 0 (or None)"),
         ({"prep_delta": 1.0}, "prep_delta must be in (0, 1)"),
         ({"noise_seed": -1}, "noise_seed must be None"),
         ({"preparation": "public"}, "preparation must be 'private' or 'evaluation'"),
@@ -223,7 +251,7 @@ def test_identifier_like_text_gets_no_level_and_leaves_by_its_release():
 def test_evaluation_only_excludes_preparation_and_public_data_are_free():
     evaluation = from_frame(TABLE.drop(columns="churn"), **RIDGE, preparation="evaluation")
     assert math.isinf(evaluation.prep_epsilon) and evaluation.preparation.mode == "evaluation"
-    assert "excludes preparation (reads the data): evaluation only" in evaluation.report.steps[-1]
+    assert evaluation.report.steps[-1] == f"preparation: every ε shown {EXCLUDES_PREPARATION}"
     kinds = set(evaluation.preparation.to_frame()["kind"])
     assert "evaluation only" in kinds and "private" not in kinds
     buzz = load_builtin("synthetic-buzz")
@@ -286,15 +314,15 @@ def test_a_malformed_schema_is_a_data_error(record, message):
 def test_declared_kinds_override_the_files_types():
     frame = TABLE.drop(columns="churn").assign(code=np.where(np.arange(len(TABLE)) % 2, 1.0, 2.0))
     schema = {"columns": {"code": {"kind": "text", "levels": ["1", "2"]}, "visits": {"kind": "text"}}}
-    data = from_frame(frame, **RIDGE, schema=schema, noise_seed=0)
+    data = from_frame(frame, **RIDGE, schema=schema, noise_seed=0, budget=None)
     assert {"code=1", "code=2"} <= set(data.feature_names)
     assert any(name.startswith("visits=") for name in data.feature_names)
 
 
 def test_allocate_splits_epsilon_by_weight_and_delta_equally():
-    steps = [PrivateRange(None), PrivateCentre(None), PrivateLevels(None, 20), PrivateLevels(None, 20)]
+    steps = [PrivateRange(None, 3.0), PrivateCentre(None), PrivateLevels(None, 20), PrivateLevels(None, 20)]
     shares = allocate(steps, 1.3, 1e-6)
-    assert [e for e, _ in shares] == pytest.approx([1.3 * 2 / 10.5, 1.3 * 0.5 / 10.5, 1.3 * 4 / 10.5, 1.3 * 4 / 10.5])
+    assert [e for e, _ in shares] == pytest.approx([1.3 * 1 / 9.5, 1.3 * 0.5 / 9.5, 1.3 * 4 / 9.5, 1.3 * 4 / 9.5])
     assert [d for _, d in shares] == [0.0, 0.0, 5e-7, 5e-7]
 
 

@@ -55,15 +55,27 @@ def test_logistic_loss_is_stable_and_batched() -> None:
     assert np.all(problem.excess_risk(thetas) > 0)
 
 
+def ridge_gap(radius: float) -> float:
+    """S(R) = max_φ R sin φ + 2cos(φ/2) on a fine grid (docs/mathematics.md#the-gradient-gap)."""
+    phi = np.linspace(0, np.pi / 2, 2_000_001)
+    return float(np.max(radius * np.sin(phi) + 2 * np.cos(phi / 2)))
+
+
+def logistic_gap(radius: float) -> float:
+    """S(R) = max_c 2√(1 − c²)σ(Rc) on a fine grid (docs/mathematics.md#the-gradient-gap)."""
+    c = np.linspace(0, 1, 2_000_001)
+    return float(np.max(2 * np.sqrt(1 - c * c) / (1 + np.exp(-radius * c))))
+
+
 def test_constants_follow_the_spec(ridge_problem: RidgeProblem, logistic_problem: LogisticProblem) -> None:
     r, lg = ridge_problem, logistic_problem
     assert r.norm_bound == pytest.approx(1 / np.sqrt(0.005))
     assert r.query_sensitivity == pytest.approx((r.norm_bound + 1) ** 2 / r.n)
-    assert r.theta_sensitivity == pytest.approx(2 * (r.norm_bound + 1) * np.sqrt(r.p) / (r.n * 0.005))
+    assert r.theta_sensitivity == pytest.approx(ridge_gap(r.norm_bound) * np.sqrt(r.p) / (r.n * 0.005), rel=1e-9)
     assert lg.norm_bound == pytest.approx(np.sqrt(2 * np.log(2) / 0.005))
     M = lg.norm_bound
     assert lg.query_sensitivity == pytest.approx(2 / lg.n * np.log((1 + np.exp(M)) / (1 + np.exp(-M))))
-    assert lg.theta_sensitivity == pytest.approx(2 * np.sqrt(lg.p) / (lg.n * 0.005))
+    assert lg.theta_sensitivity == pytest.approx(logistic_gap(M) * np.sqrt(lg.p) / (lg.n * 0.005), rel=1e-9)
 
 
 def test_logistic_lower_bound_never_exceeds_the_excess_risk(logistic_problem: LogisticProblem) -> None:

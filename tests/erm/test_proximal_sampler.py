@@ -1,37 +1,46 @@
 """The certified logistic Gibbs sampler against the derivation and against exact posteriors.
 
-The envelope's inequalities are checked at random points (deterministic: no false failures);
-the theorem's KL contraction and the warm start's KL bound on a 1-D posterior by quadrature of
-the chain's own transition kernel (deterministic); the draws of both paths (exact rejection and
-the proximal sampler) against posteriors integrated numerically in one and two dimensions.
+The envelope's inequalities are checked at random points (deterministic: no false failures); the energy's float64
+error bound against decimal evaluation (deterministic); the theorem's KL contraction and the start's KL bound on a
+1-D posterior by quadrature of the chain's own transition kernel (deterministic); forced exact coins and exact
+lattice cells against the float64 decisions (deterministic: the same releases); the draws of both paths (exact
+rejection and the proximal sampler) against posteriors integrated numerically in one and two dimensions.
 Each statistical assertion uses a fixed seed and a p-value threshold of 1e-3: a correct sampler
 fails one with probability ≤ 1e-3 for a random seed (≤ 1.2% for the ~12 of them in this file).
 With 20,000 draws a one-sample KS test at that level catches any error of the distribution
-function above 0.014. Runtime about 60 s.
+function above 0.014. Runtime about 90 s.
 """
 
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 import numpy as np
 import pytest
 from scipy import integrate, stats
 
 from accfirst import AccFirstError, LogisticProblem
-from accfirst.erm import proximal_sampler
+from accfirst.erm import exact_rejection, proximal_sampler
+from accfirst.erm.logistic_energy import ROW_BOUND, Energy
 from accfirst.erm.proximal_sampler import (
     EXACT_LIMIT,
     MAX_STEPS,
+    MODE_TOLERANCE,
     mixing_steps,
     oracle_share,
     posterior_mode,
     proximal_steps_bound,
-    sample_logistic_gibbs,
+    run_chains,
+    start_divergence,
 )
+from accfirst.mechanisms import lattice
+from accfirst.mechanisms.ideal_noise import ROUNDOFF
+from tests.attacks import on_lattice
 from tests.data import make_logistic_data
 
 SKEWED_BETA_N = 13.5
+SPACING = 2.0**-30
 
 
 def skewed_problem(seed: int = 3) -> LogisticProblem:
@@ -90,38 +99,85 @@ def test_envelope_inequalities_hold_at_random_points(seed: int) -> None:
     assert np.all(remainder <= ceiling + rounding)
 
 
-def test_acceptance_rate_and_warm_start_bounds_by_quadrature() -> None:
-    """1-D skewed posterior: the exact path's acceptance Z/K and KL(μ₀‖π) against their certified bounds,
-    and the sampler's observed acceptance against Z/K (binomial test)."""
+def test_the_energys_float_error_bound_holds_and_is_not_loose() -> None:
+    """f at 24 points near and far, in float64 with its bound, against decimal evaluation at 40 digits: within the
+    bound, and the bound within 10⁻⁶ of |f| + 1 (so that coins need the exact path rarely); the gradient
+    against a decimal central difference."""
+    X, y = make_logistic_data(3, 400, 3)
+    problem = LogisticProblem(X, y, 0.01)
+    energy = Energy(problem, 0.3, problem.theta_star)
+    rng = np.random.default_rng(0)
+    points = rng.standard_normal((24, 3)) * rng.choice([0.1, 3.0, 40.0], (24, 1))
+    at = energy.evaluate(points)
+    for k, point in enumerate(points):
+        exact = energy.exact([Decimal(float(v)) for v in point], Decimal(0), 40)
+        middle = float((exact.lo + exact.hi) / 2)
+        assert abs(at.value[k] - middle) <= at.error[k]
+        assert at.error[k] <= 1e-6 * (abs(at.value[k]) + 1)
+        step = Decimal("1e-12")
+        for j in range(3 if k < 6 else 0):
+            shifted = [Decimal(float(v)) for v in point]
+            shifted[j] += step
+            upper = energy.exact(shifted, Decimal(0), 40)
+            shifted[j] -= 2 * step
+            lower = energy.exact(shifted, Decimal(0), 40)
+            slope = float(((upper.lo + upper.hi) - (lower.lo + lower.hi)) / (4 * step))
+            assert abs(at.gradient[k, j] - slope) <= at.gradient_error[k] + 1e-9 * (abs(slope) + 1)
+
+
+def _problem_energy(problem: LogisticProblem, beta: float):
+    """θ_c and u ↦ βn(L(θ_c + u/s) − L(θ_c)) on a 1-D grid of u."""
+    centre = posterior_mode(problem, beta)
+    scale = math.sqrt(beta * problem.n * problem.lam)
+    loss = float(problem.loss(centre))
+
+    def energy(u: np.ndarray) -> np.ndarray:
+        return beta * problem.n * (problem.loss(centre + u[:, None] / scale) - loss)
+
+    return centre, energy
+
+
+def test_exact_paths_acceptance_and_the_starts_divergence_by_quadrature() -> None:
+    """1-D skewed posterior: the exact path's certified acceptance below the true Z/Z_envelope, KL(N(0, 1)‖π)
+    below ``start_divergence``, and the sampler's proposals per draw against the true rate (binomial test)."""
     problem = skewed_problem()
     beta = SKEWED_BETA_N / problem.n
-    centre, loss, gradient = posterior_mode(problem, beta)
-    scale = math.sqrt(SKEWED_BETA_N * problem.lam)
+    centre, energy_of = _problem_energy(problem, beta)
+    energy = Energy(problem, beta, centre)
+    excess = np.array([(float(problem.gram[0, 0]) + 1e-12) / (4 * problem.lam)])
+    envelope = exact_rejection.certified_envelope(
+        energy,
+        np.zeros((1, 1)),
+        np.zeros((1, 1)),
+        np.zeros((1, 1)),
+        math.inf,
+        exact_rejection.log_det_bound(excess, math.inf, 1 / energy.convexity),
+    )
     u = np.linspace(-60, 60, 120_001)
-    energy = SKEWED_BETA_N * (problem.loss(centre + u[:, None] / scale) - loss)
-    g0 = float(gradient[0]) * scale / problem.lam
-    z = integrate.trapezoid(np.exp(-energy), u)
-    excess = float(problem.gram[0, 0]) / (4 * problem.lam)
-    bound = 0.5 * math.log1p(excess) + 0.5 * g0 * g0
-    acceptance = z / (math.sqrt(2 * math.pi) * math.exp(0.5 * g0 * g0))
-    assert math.exp(-bound) <= acceptance <= 1
-    log_warm = stats.norm(0, 1 / math.sqrt(1 + excess)).logpdf(u)
-    kl = integrate.trapezoid(np.exp(log_warm) * (log_warm + energy + math.log(z)), u)
-    assert 0 < kl <= bound
-    draws = sample_logistic_gibbs(problem, beta, 4000, np.random.default_rng(5), 1e-9)
-    assert draws.steps == 1
-    assert stats.binomtest(draws.accepted, draws.proposals, acceptance).pvalue > 1e-3
+    values = energy_of(u)
+    shift = float(energy.evaluate(np.zeros((1, 1))).value[0])  # f(0) in the energy's own offset
+    z = integrate.trapezoid(np.exp(-values), u)
+    log_envelope_mass = -(float(envelope.floor[0]) - shift) + 0.5 * math.log(2 * math.pi * envelope.spread**2)
+    acceptance = z / math.exp(log_envelope_mass)
+    assert math.exp(float(envelope.log_acceptance[0])) <= acceptance <= 1
+    log_start = stats.norm.logpdf(u)
+    kl = integrate.trapezoid(np.exp(log_start) * (log_start + values + math.log(z)), u)
+    gradient = float(np.abs(energy.evaluate(np.zeros((1, 1))).gradient[0, 0]))
+    trace = (1 + 4 * ROUNDOFF) * (1 + float(excess[0]))
+    assert 0 < kl <= start_divergence(trace, 1, energy.convexity, gradient)
+    chains = run_chains(problem, beta, 4000, np.random.default_rng(5), 1e-9, SPACING)
+    assert chains.steps == 1
+    assert stats.binomtest(4000, chains.proposals, acceptance).pvalue > 1e-3
 
 
 def kl_along_the_chain(problem: LogisticProblem, eta: float, start: np.ndarray, u: np.ndarray, steps: int):
     """KL(μ_k‖π) for k = 0..steps, μ₀ = ``start`` on the grid ``u``, by the chain's own kernel on the grid:
     the Gaussian step y = u + √η ξ, then the oracle's exact conditional ∝ exp(−f(u) − (u − y)²/(2η))."""
-    beta = SKEWED_BETA_N / problem.n
-    centre, loss, _ = posterior_mode(problem, beta)
+    _, energy_of = _problem_energy(problem, SKEWED_BETA_N / problem.n)
     du = u[1] - u[0]
-    energy = SKEWED_BETA_N * (problem.loss(centre + u[:, None] / math.sqrt(SKEWED_BETA_N * problem.lam)) - loss)
-    target = np.exp(-(energy - energy.min()))
-    target /= target.sum() * du
+    energy = energy_of(u)
+    log_target = -(energy - energy.min())
+    log_target -= math.log(np.sum(np.exp(log_target)) * du)
     y = np.arange(u[0] - 5, u[-1] + 5 + du / 2, du)
     forward = stats.norm.pdf(y[:, None], loc=u[None, :], scale=math.sqrt(eta)) * du  # (y, u)
     log_backward = -energy[:, None] - (u[:, None] - y[None, :]) ** 2 / (2 * eta)  # (u', y)
@@ -131,7 +187,7 @@ def kl_along_the_chain(problem: LogisticProblem, eta: float, start: np.ndarray, 
     for _ in range(steps + 1):
         assert np.all(np.isfinite(law))
         inside = law > 0
-        divergences.append(float(np.sum(law[inside] * np.log(law[inside] / target[inside])) * du))
+        divergences.append(float(np.sum(law[inside] * (np.log(law[inside]) - log_target[inside])) * du))
         law = backward @ (forward @ law) * du
     return np.array(divergences)
 
@@ -139,8 +195,7 @@ def kl_along_the_chain(problem: LogisticProblem, eta: float, start: np.ndarray, 
 def test_proximal_sampler_contracts_kl_as_the_theorem_says() -> None:
     """KL(μ_k‖π) ≤ KL(μ₀‖π)·(1 + η)^(−2k) (u-coordinates, where π is 1-strongly log-concave), checked
     on the chain's kernel wherever the bound is above the grid's accuracy (10⁻⁹):
-    - the skewed posterior from the sampler's warm start and η, whose KL₀ is within its certified
-      bound S + ½‖∇f(0)‖²;
+    - the skewed posterior from the sampler's start N(0, 1) and its η;
     - a posterior whose curvature is nearly 1 (λ = 0.5) from a start 3 away, η = 0.5: there the
       bound is nearly attained (within 3× at k = 12), so a faster rate than the theorem's would fail.
     """
@@ -149,8 +204,7 @@ def test_proximal_sampler_contracts_kl_as_the_theorem_says() -> None:
     share = oracle_share(np.array([excess]))
     eta = share / (1 - share)
     u = np.linspace(-25, 45, 2801)
-    divergences = kl_along_the_chain(problem, eta, stats.norm.pdf(u, scale=1 / math.sqrt(1 + excess)), u, 60)
-    assert divergences[0] <= 0.5 * math.log1p(excess) + 1e-3
+    divergences = kl_along_the_chain(problem, eta, stats.norm.pdf(u), u, 60)
     bounds = divergences[0] * (1 + eta) ** (-2.0 * np.arange(61))
     checked = bounds >= 1e-9
     assert checked.sum() > 20 and np.all(divergences[checked] <= bounds[checked])
@@ -167,26 +221,63 @@ def test_proximal_sampler_contracts_kl_as_the_theorem_says() -> None:
 
 
 def test_exact_path_matches_the_skewed_posterior() -> None:
-    """The issue's case (n = 20, βn = 13.5, 1-D): exact rejection, 20,000 draws, KS and tails."""
+    """The issue's case (n = 20, βn = 13.5, 1-D): exact rejection, 20,000 lattice draws, KS and tails."""
     problem = skewed_problem()
     beta = SKEWED_BETA_N / problem.n
     centre = float(problem.theta_star[0])
-    draws = sample_logistic_gibbs(problem, beta, 20_000, np.random.default_rng(11), 1e-9)
-    assert draws.steps == 1 and draws.tv_bound == 1e-9
-    assert abs(stats.skew(draws.thetas[:, 0])) > 0.3  # far from the Laplace approximation
-    assert_matches(draws.thetas[:, 0], quadrature_cdf(problem, beta, centre - 60, centre + 120))
+    chains = run_chains(problem, beta, 20_000, np.random.default_rng(11), 1e-9, SPACING)
+    assert chains.steps == 1 and np.all(on_lattice(chains.released, SPACING))
+    draws = chains.released[:, 0]
+    assert abs(stats.skew(draws)) > 0.3  # far from the Laplace approximation
+    assert_matches(draws, quadrature_cdf(problem, beta, centre - 60, centre + 120))
 
 
 def test_proximal_path_matches_the_skewed_posterior(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The same posterior through the proximal sampler from its warm start, for the steps its bound
-    asks at TV 10⁻⁹: 6,000 independent chains (KS catches a CDF error above 0.025)."""
+    """The same posterior through the proximal sampler from N(0, 1), for the steps its bound asks at TV 10⁻⁹:
+    3,000 independent chains (KS catches a CDF error above 0.036)."""
     force_proximal(monkeypatch)
     problem = skewed_problem()
     beta = SKEWED_BETA_N / problem.n
     centre = float(problem.theta_star[0])
-    draws = sample_logistic_gibbs(problem, beta, 6000, np.random.default_rng(12), 1e-9)
-    assert draws.steps > 50
-    assert_matches(draws.thetas[:, 0], quadrature_cdf(problem, beta, centre - 60, centre + 120), (0.01, 0.99))
+    chains = run_chains(problem, beta, 3000, np.random.default_rng(12), 1e-9, SPACING)
+    assert chains.steps > 50
+    assert_matches(chains.released[:, 0], quadrature_cdf(problem, beta, centre - 60, centre + 120), (0.01, 0.99))
+
+
+def _undecided(share: float, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Leave a ``share`` of the coins (chosen at random) and every lattice cell to the exact path; counts them."""
+    fast, nearest, picker, counted = exact_rejection._coin_fast, lattice.nearest_fast, np.random.default_rng(5), [0]
+
+    def coins(*args):
+        v, v_rad, verdict = fast(*args)
+        hidden = picker.random(len(verdict)) < share
+        counted[0] += int(hidden.sum())
+        return v, v_rad, np.where(hidden, -1, verdict)
+
+    def cells(*args):
+        values, _ = nearest(*args)
+        return values, np.ones(values.shape, dtype=bool)
+
+    monkeypatch.setattr(exact_rejection, "_coin_fast", coins)
+    monkeypatch.setattr(lattice, "nearest_fast", cells)
+    return counted
+
+
+@pytest.mark.parametrize(("path", "rows", "share"), [("exact", 60, 1.0), ("proximal", 6, 0.05)])
+def test_forced_exact_coins_and_cells_release_the_same_lattice_points(
+    path: str, rows: int, share: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Coins and lattice cells decided exactly (the chain's state enclosed again from its draws, the energy in
+    decimal arithmetic) give the releases the float64 decisions gave: the exact path agrees wherever the fast one
+    decides, every step of the chain included. Deterministic."""
+    if path == "proximal":
+        force_proximal(monkeypatch)
+    problem = skewed_problem()
+    beta = SKEWED_BETA_N / problem.n
+    fast = run_chains(problem, beta, rows, np.random.default_rng(21), 1e-9, SPACING)
+    counted = _undecided(share, monkeypatch)
+    exact = run_chains(problem, beta, rows, np.random.default_rng(21), 1e-9, SPACING)
+    assert np.array_equal(exact.released, fast.released) and counted[0] >= rows
 
 
 def two_dimensional_posterior(problem: LogisticProblem, beta: float):
@@ -226,35 +317,39 @@ def test_draws_match_a_two_dimensional_posterior(path: str, monkeypatch: pytest.
     X, y = make_logistic_data(4, 40, 2)
     problem = LogisticProblem(X, y, 0.005)
     beta = 20 / problem.n
-    draws = sample_logistic_gibbs(problem, beta, 20_000 if path == "exact" else 4000, np.random.default_rng(13), 1e-9)
-    assert (draws.steps == 1) == (path == "exact")
-    assert_matches_in_two_dimensions(draws.thetas, *two_dimensional_posterior(problem, beta))
+    chains = run_chains(problem, beta, 20_000 if path == "exact" else 3000, np.random.default_rng(13), 1e-9, SPACING)
+    assert (chains.steps == 1) == (path == "exact")
+    assert_matches_in_two_dimensions(chains.released, *two_dimensional_posterior(problem, beta))
 
 
 def test_the_global_envelopes_worst_case_takes_the_proximal_path() -> None:
     """One-hot rows with balanced labels at p = 20, λ = 0.005 (tr G = 1 spread evenly: the data for
     which the public bound is reached): the exact path's certified acceptance is e^{−12.5}, so the
-    proximal sampler runs, for exactly the public bound's steps. The posterior is a product of
-    1-D posteriors (coordinate j sees only its 10 rows): all coordinates of 100 draws, pooled,
+    proximal sampler runs, for nearly the public bound's steps. The posterior is a product of
+    1-D posteriors (coordinate j sees only its 10 rows): all coordinates of 30 draws, pooled,
     against that 1-D posterior by quadrature."""
     problem = one_hot_problem(20, 5, 0.005)
     beta = 400 / problem.n
     tv = 5e-9
-    draws = sample_logistic_gibbs(problem, beta, 100, np.random.default_rng(14), tv)
-    assert draws.steps == proximal_steps_bound(20, 0.005, tv) > 1
+    chains = run_chains(problem, beta, 30, np.random.default_rng(14), tv, SPACING)
+    assert proximal_steps_bound(20, 0.005, tv) - 3 <= chains.steps <= proximal_steps_bound(20, 0.005, tv)
     # Coordinate j: exp(−β·5(φ(t) + φ(−t)) − βnλt²/2), the 1-D problem on 10 rows at λ·n/10, same β.
     one = one_hot_problem(1, 5, 0.005 * problem.n / 10)
-    assert stats.kstest(draws.thetas.ravel(), quadrature_cdf(one, beta, -30, 30)).pvalue > 1e-3
+    assert stats.kstest(chains.released.ravel(), quadrature_cdf(one, beta, -30, 30)).pvalue > 1e-3
 
 
 def test_public_steps_bound() -> None:
     """The bound reads only p, λ and the TV bound; exact path whenever S_pub ≤ 6; the run is refused
-    beyond ``MAX_STEPS``; it covers the steps actually taken on the worst data above and on real data."""
+    beyond ``MAX_STEPS``."""
     assert proximal_steps_bound(1, 0.002, 1e-9) == 1  # S_pub = ½ log(1 + 125) ≈ 2.4 ≤ 6
-    worst = 0.5 * 38 * math.log1p(1 / (4 * 38 * 0.005))
+    worst = 0.5 * 38 * math.log1p(ROW_BOUND**2 / (4 * 38 * 0.005))
     assert worst > EXACT_LIMIT
-    share = 4 * 38 * 0.005 * math.expm1(2 / 38)
-    assert proximal_steps_bound(38, 0.005, 5e-9) == mixing_steps(worst + 1e-3, share, 2.5e-9)
+    share = 4 * 38 * 0.005 * math.expm1(2 / 38) / ROW_BOUND**2
+    convexity = 1 - 8 * ROUNDOFF
+    divergence = start_divergence(
+        (1 + 4 * ROUNDOFF) * (38 + ROW_BOUND**2 / (4 * 0.005)), 38, convexity, math.sqrt(2 * MODE_TOLERANCE * 1.01)
+    )
+    assert proximal_steps_bound(38, 0.005, 5e-9) == mixing_steps(divergence, share / (1 - share), convexity, 2.5e-9)
     assert proximal_steps_bound(38, 0.005, 5e-9) < proximal_steps_bound(38, 0.001, 5e-9) < MAX_STEPS
     assert proximal_steps_bound(200, 1e-4, 5e-9) > MAX_STEPS
     with pytest.raises(AccFirstError, match="tv_bound"):
@@ -264,18 +359,23 @@ def test_public_steps_bound() -> None:
 def test_a_rejection_loop_that_never_accepts_raises_after_its_certified_cap(monkeypatch: pytest.MonkeyPatch) -> None:
     """With every proposal rejected the loop stops after ⌈log(1/failure)/A⌉ proposals with a typed error."""
     problem = skewed_problem()
-    calls = []
+    fast, looked = exact_rejection._coin_fast, []
 
-    def reject_all(energy, proposals, *anchor):
-        calls.append(proposals.shape[1])
-        return np.full(proposals.shape[:2], np.inf)
+    def reject_all(*args):
+        v, v_rad, verdict = fast(*args)
+        looked.append(len(verdict))
+        return v, v_rad, np.zeros_like(verdict)
 
-    monkeypatch.setattr(proximal_sampler, "_bregman", reject_all)
+    monkeypatch.setattr(exact_rejection, "_coin_fast", reject_all)
     beta = SKEWED_BETA_N / problem.n
     with pytest.raises(AccFirstError, match="rejected every proposal"):
-        sample_logistic_gibbs(problem, beta, 1, np.random.default_rng(0), 1e-9)
-    _, _, gradient = posterior_mode(problem, beta)
-    g0 = float(gradient[0]) * math.sqrt(SKEWED_BETA_N * problem.lam) / problem.lam
-    excess = float(problem.gram[0, 0]) / (4 * problem.lam)
-    cap = math.ceil(math.log(2 / 1e-9) * math.sqrt(1 + excess) * math.exp(0.5 * g0 * g0))
-    assert cap <= sum(calls) < cap + max(calls)
+        run_chains(problem, beta, 1, np.random.default_rng(0), 1e-9, SPACING)
+    energy = Energy(problem, beta, posterior_mode(problem, beta))
+    excess = np.array([float(problem.gram[0, 0]) / (4 * problem.lam)])
+    excess += (exact_rejection.gamma(problem.n) + 4 * ROUNDOFF) * ROW_BOUND**2 * 2 / (4 * problem.lam)
+    zero = np.zeros((1, 1))
+    envelope = exact_rejection.certified_envelope(
+        energy, zero, zero, zero, math.inf, exact_rejection.log_det_bound(excess, math.inf, 1 / energy.convexity)
+    )
+    cap = math.ceil(math.log(2 / 1e-9) / math.exp(float(envelope.log_acceptance[0])))
+    assert cap <= sum(looked) < cap + max(looked)

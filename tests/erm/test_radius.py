@@ -12,6 +12,7 @@ from scipy.optimize import NonlinearConstraint, minimize
 from accfirst import AccFirstError, LogisticProblem, RidgeProblem, theory_epsilon, theory_run
 from accfirst.erm.generators import CovariancePerturbation
 from tests.data import make_logistic_data, make_ridge_data
+from tests.erm.test_problems import logistic_gap, ridge_gap
 
 
 def binding_problems() -> list[RidgeProblem | LogisticProblem]:
@@ -111,7 +112,7 @@ def test_constants_use_the_radius() -> None:
     n, p, lam = 1000, 7, 0.005
     assert ridge.max_norm == pytest.approx(1 / math.sqrt(lam)) and ridge.norm_bound == 2.5 and ridge.radius == 2.5
     assert ridge.query_sensitivity == pytest.approx(3.5**2 / n)
-    assert ridge.theta_sensitivity == pytest.approx(2 * 3.5 * math.sqrt(p) / (n * lam))
+    assert ridge.theta_sensitivity == pytest.approx(ridge_gap(2.5) * math.sqrt(p) / (n * lam), rel=1e-9)
     covariance_E = 4 * math.sqrt(2) * (2 * math.sqrt(p) * 2.5 + p * 2.5**2) / (n * 0.05)
     assert theory_epsilon(ridge, 0.05) == pytest.approx(covariance_E)
     assert np.linalg.norm(ridge.project(np.full(p, 100.0))) == pytest.approx(2.5)
@@ -121,7 +122,7 @@ def test_constants_use_the_radius() -> None:
     logistic = LogisticProblem(X, y, 0.005, radius=3.0)
     assert logistic.max_norm == pytest.approx(math.sqrt(2 * math.log(2) / lam))
     assert logistic.query_sensitivity == pytest.approx(2 * 3.0 / n)
-    assert logistic.theta_sensitivity == pytest.approx(2 * math.sqrt(p) / (n * lam))
+    assert logistic.theta_sensitivity == pytest.approx(logistic_gap(3.0) * math.sqrt(p) / (n * lam), rel=1e-9)
 
 
 @pytest.mark.parametrize(

@@ -34,12 +34,6 @@ SPLITS = {
     ("datasets/prepare/private.py", "random_split"): "which rows test the model: n and a seed, no data",
     ("datasets/prepare/usable.py", "stratified_split"): "the evaluation-only preparation's split",
 }
-# The Gibbs posterior samples with samplers of its own, whose guarantee docs/mathematics.md#the-gibbs-posterior states.
-OWN_SAMPLERS = {
-    ("erm/gibbs.py", "sample_ridge_gibbs"): "the ridge Gibbs posterior's sampler",
-    ("erm/proximal_sampler.py", "_reject"): "the logistic Gibbs posterior's rejection steps",
-    ("erm/proximal_sampler.py", "sample_logistic_gibbs"): "the logistic Gibbs posterior's sampler",
-}
 # Where a seed the user gave (or none: the operating system) becomes a generator.
 ENTRY_POINTS = {
     ("validation.py", "as_generator"): "a generator, a seed or None (the operating system)",
@@ -100,7 +94,7 @@ def _reads(package: Path = PACKAGE) -> Iterator[tuple[str, str, int, str]]:
             receiver = called.value if isinstance(called, ast.Attribute) else None
             from_module = isinstance(receiver, ast.Name) and receiver.id in modules
             if name in SAMPLING and receiver is not None and not from_module:
-                if not _allowed(module, function, DRAWS | SIMULATIONS | SPLITS | OWN_SAMPLERS):
+                if not _allowed(module, function, DRAWS | SIMULATIONS | SPLITS):
                     yield "draw", module, node.lineno, ast.unparse(node)
             if name in SEEDING and not _allowed(module, function, ENTRY_POINTS):
                 yield "generator from a seed", module, node.lineno, ast.unparse(node)

@@ -105,9 +105,10 @@ def test_plain_sentence_names_delta_and_the_missing_test(frame: pd.DataFrame) ->
 def test_cli_runs_gibbs_with_a_delta(capsys) -> None:
     assert main(["run", "--dataset", "diabetes", "--method", "gibbs", "--alpha", "0.1", "--delta", "1e-7"]) == 0
     printed = capsys.readouterr().out
-    # On 354 rows the exponential mechanism's pure ε is the smaller: the run reports (ε, 0).
-    assert "delta=0.0" in printed and "\npure ε = " in printed
-    assert "Gibbs posterior: β = " in printed and "evaluation only" in printed
+    # On 354 rows the Gaussian profile's ε at δ = 10⁻⁷ is the smaller: the run reports (ε, 10⁻⁷).
+    assert "delta=1e-07" in printed and "(ε, δ)-DP with δ = 1e-07" in printed
+    assert "Gibbs posterior: β = " in printed and "released on the lattice" in printed
+    assert "acceptance" not in printed  # no count read from the data
     args = build_parser().parse_args(["sweep", "--dataset", "diabetes"])
     assert args.methods == list(paper_methods()) and args.delta == 1e-6
     settings = RunSettings(

@@ -379,5 +379,7 @@ def test_a_calibration_that_prices_a_clip_it_does_not_apply_is_refused(logistic_
         noise_reduction(logistic_problem, 0.05, 0.1, grid, rng=0, calibration=bad)
     good = noise_reduction(logistic_problem, 0.05, 0.1, grid, rng=0, calibration=CALIBRATIONS["exact-paper-opt"])
     assert good.eps_test == pytest.approx(
-        CALIBRATIONS["exact-paper-opt"].calibrate(0.05, 0.1, 20, logistic_problem.test_sensitivity(0.05)).epsilon
+        CALIBRATIONS["exact-paper-opt"]
+        .calibrate(0.05, 0.1, 20, logistic_problem.test_sensitivity(0.05, clipped=True))
+        .epsilon
     )

@@ -185,12 +185,17 @@ def test_the_rule_splits_gamma_and_charges_what_it_releases(ridge_problem: Ridge
     wide = scale_plan(problem, RelativeTarget(0.2), 0.1, dataclasses.replace(FREE, test_budget=100.0))
     for plan, budget in ((laplace, 10.0), (wide, 100.0)):
         alpha = plan.kappa * plan.floor
-        test = calibration_constant(FREE.T, plan.gamma, FREE.calibration) * problem.test_sensitivity(alpha) / alpha
+        test = (
+            calibration_constant(FREE.T, plan.gamma, FREE.calibration)
+            * problem.test_sensitivity(alpha, clipped=True)
+            / alpha
+        )
         assert test == pytest.approx(budget, rel=1e-9)
-    assert problem.test_sensitivity(0.2 * wide.floor) < problem.query_sensitivity
+    assert problem.test_sensitivity(0.2 * wide.floor, clipped=True) < problem.query_sensitivity
     assert wide.floor < laplace.floor / 10
-    # ε_S scales with the design point: ten times the budget, ten times ε_S (β_S unchanged).
-    assert wide.epsilon == pytest.approx(10 * laplace.epsilon, rel=0.01) and wide.beta == laplace.beta
+    # ε_S grows with the design point: ten times the budget, about nine times ε_S here (β_S unchanged; the clipped
+    # test's Δ_R(α) is not a power of α, so the factor is not exactly ten).
+    assert 5 * laplace.epsilon < wide.epsilon < 15 * laplace.epsilon and wide.beta == laplace.beta
 
 
 def test_the_rule_minimises_the_predicted_total_at_its_design_point(ridge_problem: RidgeProblem) -> None:
@@ -310,7 +315,7 @@ def test_a_relative_run_records_its_whole_bill(ridge_problem: RidgeProblem) -> N
 
 
 def test_a_gaussian_relative_run_adds_the_scale_delta(ridge_problem: RidgeProblem) -> None:
-    options = dataclasses.replace(FREE, noise="gaussian", delta=1e-6, test_budget=10_000.0)
+    options = dataclasses.replace(FREE, noise="gaussian", delta=1e-6, test_budget=1_000.0)
     target = RelativeTarget(0.5)
     result = search(ridge_problem, "nr", target, 0.1, trial_rng(0, "nr", target, 1), options)
     absolute = search(ridge_problem, "nr", 0.01, 0.1, trial_rng(0, "nr", 0.01, 1), options)

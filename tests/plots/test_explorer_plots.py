@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from accfirst import run_one, run_trials, trial_rng
+from accfirst.datasets.prepared import EXCLUDES_PREPARATION
 from accfirst.plots.explorer import (
     EVALUATION_ONLY,
     breakdown_frame,
@@ -16,6 +17,7 @@ from accfirst.plots.explorer import (
     figure_epsilon_distribution,
     figure_excess_risk,
     figure_noise_comparison,
+    figure_quality_reached,
     figure_search,
     figure_test_quality,
 )
@@ -92,7 +94,7 @@ def test_a_private_preparation_is_a_part_of_every_bar_and_an_evaluation_only_one
     )
     for figure in (figure_breakdown(evaluation), figure_epsilon_distribution(evaluation)):
         subtitle = figure.layout.title.subtitle.text.replace("<br>", " ")
-        assert "excludes preparation (reads the data): evaluation only" in subtitle
+        assert EXCLUDES_PREPARATION in subtitle
     assert len(figure_breakdown(evaluation).data) == 2  # nothing charged, no preparing bar
 
 
@@ -174,6 +176,21 @@ def test_test_quality_one_panel_per_metric():
     assert len(fig.data) == 2
     np.testing.assert_allclose(np.asarray(fig.data[1].x, dtype=float), [0.01, 0.02])
     assert [a.text for a in fig.layout.annotations][:2] == ["R² (↑ better)", "MSE (↓ better)"]
+    # Stacked, not side by side: the panels' titles cannot overlap at phone width, and each panel spans the width.
+    upper, lower = fig.layout.yaxis.domain, fig.layout.yaxis2.domain
+    assert lower[1] < upper[0] and fig.layout.xaxis.domain == fig.layout.xaxis2.domain == (0.0, 1.0)
+    # Values are written outside the bars with room for them: none is cut off.
+    for trace, axis in ((fig.data[0], fig.layout.xaxis), (fig.data[1], fig.layout.xaxis2)):
+        assert trace.textposition == "outside" and trace.cliponaxis is False
+        assert axis.range[1] >= 1.25 * max(trace.x)
+
+
+def test_test_quality_writes_large_values_out():
+    quality = pd.DataFrame(
+        {"model": ["θ*", "NR"], "method": ["nonprivate", "nr"], "metric": ["rmse"] * 2, "value": [3358.2, -0.5]}
+    )
+    (bars,) = figure_test_quality(quality).data
+    assert list(bars.text) == ["3,358", "-0.5"]
 
 
 def test_missing_columns_are_reported():
@@ -197,3 +214,22 @@ def test_noise_comparison_pairs_the_same_trials_and_names_delta(ridge_problem, r
     )
     assert f"Noise reduction: Gaussian / Laplace median = {ratio:.2f}" in fig.layout.title.subtitle.text
     assert fig.layout.xaxis.type == "log"
+
+
+def test_quality_reached_draws_each_released_model_in_sample_and_held_out_and_counts_the_rest():
+    frame = pd.DataFrame(
+        {
+            "method": "nr",
+            "trial": range(4),
+            "quality": [0.82, 0.9, np.nan, 0.79],
+            "heldout": [0.78, 0.88, np.nan, 0.7],
+            "nothing_released": [False, False, True, False],
+        }
+    )
+    fig = figure_quality_reached(frame, "R²", 0.8)
+    inside, outside = fig.data
+    assert list(inside.x) == [0.82, 0.9, 0.79] and list(outside.x) == [0.78, 0.88, 0.7]
+    assert inside.y[0] == "in-sample<br>(67% ≥ 0.8)" and outside.y[0] == "held out<br>(33% ≥ 0.8)"
+    assert "1 of 4 runs released nothing" in fig.layout.title.text.replace("<br>", " ")
+    assert EVALUATION_ONLY in fig.layout.xaxis.title.text
+    assert fig.layout.shapes[0].x0 == 0.8

@@ -7,11 +7,12 @@ import math
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import pytest
 
 from accfirst import run_one, run_trials, trial_rng
 from accfirst.accounting.counts import compare_counts, log_uniform_counts
-from accfirst.plots import log_ticks, wrap
+from accfirst.plots import TITLE_CHARACTERS, layout, log_ticks, wrap
 from accfirst.plots.budget import figure_ledger
 from accfirst.plots.counts import count_figures
 from accfirst.plots.explorer import (
@@ -119,3 +120,14 @@ def test_wrap_keeps_words_and_line_length():
     text = "Medians over the runs that halted; fallback runs (ε = ∞, no generation part) are left out."
     lines = wrap(text, 30).split("<br>")
     assert " ".join(lines) == text and max(map(len, lines)) <= 30
+
+
+def test_titles_fit_a_phone_line(figures):
+    """Plotly does not wrap a title: a long one ran off a 390 px chart, so layout breaks it and makes room above."""
+    for fig in figures:
+        assert max(map(len, fig.layout.title.text.split("<br>"))) <= TITLE_CHARACTERS, fig.layout.title.text
+    title = "Quality on the held-out test set of every model the search released, trial by trial"
+    short = layout(go.Figure(), title="Short", height=200)
+    long = layout(go.Figure(), title=title, height=200)
+    assert long.layout.title.text.replace("<br>", " ") == title and "<br>" in long.layout.title.text
+    assert long.layout.margin.t > short.layout.margin.t and long.layout.height > short.layout.height

@@ -68,9 +68,9 @@ def test_composition_figures() -> None:
 
 
 def test_gibbs_figures() -> None:
-    fig = figure_gibbs_epsilon(80_000, 0.005, 15.1, 1e-6, 0.01, radius=14.1)
+    fig = figure_gibbs_epsilon(80_000, 38, 0.005, 16.1, 1e-6, 0.01, radius=14.1)
     assert len(fig.data) == 3 and "0.01" in fig.layout.annotations[0].text
-    assert len(figure_gibbs_epsilon(80_000, 0.005, 1.0, 1e-6, 0.01).data) == 2
+    assert len(figure_gibbs_epsilon(80_000, 38, 0.005, 2.0, 1e-6, 0.01).data) == 2
     rng = np.random.default_rng(0)
     center, basis = np.zeros(3), np.eye(3)[:, :2]
     cloud = figure_posterior_samples(

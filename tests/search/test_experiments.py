@@ -86,8 +86,8 @@ def test_bad_settings_fail_before_any_work(kwargs, message, ridge_problem) -> No
 
 
 def test_defaults_and_the_papers_configuration(ridge_problem) -> None:
-    """The defaults chosen by measurement (README, "Calibration", "A bound on the model's size") and a failed run that
-    releases nothing; paper() is the authors' setup, on their radius M, with their θ* fallback."""
+    """The defaults chosen by measurement (docs/benchmarks.md#calibration, docs/benchmarks.md#a-bound-on-the-models-size)
+    and a failed run that releases nothing; paper() is the authors' setup, on their radius M, with their θ* fallback."""
     defaults = SearchOptions()
     assert (defaults.T, defaults.calibration, defaults.radius_mode, defaults.fallback) == (
         100,

@@ -223,3 +223,20 @@ def test_answers_that_do_not_fit_the_coins_are_flagged_with_no_point_interval() 
     shown = rooms.snapshot(few)
     assert shown.estimate == pytest.approx(-0.5) and shown.clipped_estimate == 0.0 and shown.interval is None
     assert shown.misfit.direction == "fewer" and shown.misfit.probability == pytest.approx(0.75**33)
+
+
+def test_a_browser_gets_the_same_token_in_a_room_however_it_comes_back():
+    """One answer per browser: the token is derived from the browser's identifier with the room's key."""
+    rooms = PollRooms()
+    code, other = rooms.open_room(TWO_COINS), rooms.open_room(TWO_COINS)
+    browser = "k3Jd9_abcdefghijklmnopq"
+    token = rooms.browser_token(code, browser)
+    assert rooms.browser_token(code, browser) == token and rooms.valid_token(code, token)
+    assert rooms.browser_token(code, browser + "x") != token
+    assert rooms.browser_token(other, browser) != token  # two rooms cannot link a browser
+    rooms.submit(code, True, token)
+    with pytest.raises(AnswerRefused, match="answered this poll already"):
+        rooms.submit(code, False, rooms.browser_token(code, browser))
+    for hostile in ("", "short", "x" * 65, "spaces are not ok here", "é" * 20, None):
+        with pytest.raises(AccFirstError, match="browser identifier"):
+            rooms.browser_token(code, hostile)

@@ -38,7 +38,7 @@ class ColumnPlan:
     """The public numbers that turn one column into features (or the target), written by the steps.
 
     A numeric value is clipped to ``[low, high]`` (when there is a range), a gap takes ``fill``,
-    then ``(value − centre)/spread``. A text value becomes a 0/1 column per level in ``levels``;
+    then ``(value − centre)/spread``; ``median`` is a released median (the middle of a private range). A text value becomes a 0/1 column per level in ``levels``;
     any other value gives zeros, or the ``(other)`` column when ``grouped`` levels share one, and a
     gap gives the column ``gap_level`` (−1: none); ``level_means``, when given, are subtracted from
     the block. (The private preparation neither groups, fills a text gap nor centres a block: the
@@ -51,6 +51,7 @@ class ColumnPlan:
     low: float | None = None
     high: float | None = None
     fill: float | None = None
+    median: float | None = None
     centre: float = 0.0
     spread: float = 1.0
     levels: tuple[str, ...] = ()
@@ -93,6 +94,18 @@ class ColumnPlan:
             return math.inf
         low, high = self.bounds
         return (high - low) / (2 * self.spread)
+
+    @property
+    def largest(self) -> float:
+        """The largest |value| the column's output takes, from the plan: a numeric column's range's largest distance
+        from its centre over its spread (∞ without a range), 1 for a one-hot block of the private preparation (at most
+        one 1: its blocks are not centred)."""
+        if self.kind == "text":
+            return 1.0
+        if not self.has_range:
+            return math.inf
+        low, high = self.bounds
+        return max(abs(low - self.centre), abs(high - self.centre)) / abs(self.spread)
 
     def clipped(self, values: np.ndarray) -> np.ndarray:
         """Numeric values clipped to the range, gaps filled (a new array)."""

@@ -5,8 +5,8 @@ read, the held-out rows, the steps), then runs its steps, which write numbers in
 ``ColumnPlan``: the private preparation's come from declarations and charged mechanisms, the
 evaluation-only one's are read exactly. Turning rows into features and targets is then the same
 for both and reads no statistic: each row goes through the plans alone (``ColumnPlan.transform``),
-every feature is divided by one bound, and a row beyond ``‖x‖₁ = 1`` is clipped back onto the ball
-(docs/mathematics.md#setting-and-notation).
+every feature is divided by one bound, a row beyond ``‖x‖₁ = 1`` is clipped back onto the ball
+(docs/mathematics.md#setting-and-notation), and one beyond the Euclidean bound ρ onto its ball.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from accfirst.datasets.prepare.base import ColumnPlan, Context, StepRecord, sett
 from accfirst.datasets.prepare.identifiers import IDENTIFIER_REASON
 from accfirst.datasets.prepare.kind import Cells
 from accfirst.datasets.prepare.options import PrepOptions
-from accfirst.datasets.prepare.scaling import clip_rows
+from accfirst.datasets.prepare.scaling import clip_rows, clip_rows_l2
 from accfirst.datasets.prepared import DatasetInfo, Preparation, PreparedData, PrepReport
 
 # A logistic zero row's label: with x = 0 its loss is log 2 whatever θ, so any label would do.
@@ -84,23 +84,31 @@ def fill_features(features: Sequence[ColumnPlan], columns: Columns, rows: np.nda
 
 
 def scaled_features(
-    features: Sequence[ColumnPlan], bound: float, columns: Columns, rows: np.ndarray
+    features: Sequence[ColumnPlan], bound: float, row_bound: float, columns: Columns, rows: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The features of ``rows`` divided by ``bound`` and clipped into the unit ℓ1 ball; which rows were clipped."""
+    """The features of ``rows`` divided by ``bound``, clipped into the unit ℓ1 ball and then into ‖x‖₂ ≤ ``row_bound``;
+    which rows the ℓ1 clip moved."""
     X = fill_features(features, columns, rows)
     X /= bound
-    return X, clip_rows(X)
+    clipped = clip_rows(X)
+    clip_rows_l2(X, row_bound)
+    return X, clipped
 
 
 def build_rows(
-    features: Sequence[ColumnPlan], target: ColumnPlan, bound: float, columns: Columns, rows: np.ndarray
+    features: Sequence[ColumnPlan],
+    target: ColumnPlan,
+    bound: float,
+    row_bound: float,
+    columns: Columns,
+    rows: np.ndarray,
 ) -> Rows:
     """Features and targets of ``rows`` from the plans alone (row by row).
 
     A ridge target becomes ``(y − centre)/spread`` clipped to [−1, 1]; a row whose target is
     missing is a zero row (x = 0, y = 0; a logistic label is irrelevant when x = 0).
     """
-    X, clipped = scaled_features(features, bound, columns, rows)
+    X, clipped = scaled_features(features, bound, row_bound, columns, rows)
     column = settled(target.name, columns[target.name])
     if isinstance(column, Categorical):
         raise TypeError(f"the target {target.name!r} is read as numbers")
@@ -118,9 +126,16 @@ def build_rows(
 
 
 def prepared_data(
-    plan: Plan, train: Rows, test: Rows, report: PrepReport, preparation: Preparation, info: DatasetInfo | None
+    plan: Plan,
+    train: Rows,
+    test: Rows,
+    report: PrepReport,
+    preparation: Preparation,
+    info: DatasetInfo | None,
+    row_bound: float,
 ) -> PreparedData:
-    """The read-only arrays and their report; test rows without a target leave the quality figures."""
+    """The read-only arrays, their report and their bound ρ on a row's Euclidean norm; test rows without a target
+    leave the quality figures."""
     X_test, y_test = test.X[test.present], test.y[test.present]
     ridge = plan.options.task == "ridge"
     raw = plan.raw_target
@@ -139,4 +154,5 @@ def prepared_data(
         info=info,
         y_test_original=y_test_original,
         preparation=preparation,
+        row_bound=row_bound,
     )

@@ -1,26 +1,48 @@
-"""The private centre of a numeric column (or of a ridge target): a Laplace mean
-(docs/mathematics.md#preparing-the-data-privately).
+"""The centre of a numeric column (or of a ridge target) (docs/mathematics.md#preparing-the-data-privately).
 
-The statistic is the mean over the n training rows of the value clipped to the column's range
-``[a, b]``, a gap counting as the gap value already released (a private median) or else the
-range's centre. One replaced row moves it by at most ``(b − a)/n``; Laplace noise of scale
+A column whose range is private is centred at its released median, the middle of the range
+(``MiddleCentre``: post-processing, free). A column whose range is declared is centred at the middle
+of that range (``MiddleCentre`` too: public, free), so that a declared range costs its column nothing; it
+then lies in [−1, 1] like a column with a private range, off centre by as much as the declaration
+is. The ridge target is centred at a private mean (``PrivateCentre``): the models have no intercept,
+so the targets must average about 0.
+
+The mean's statistic is the mean over the n training rows of the value clipped to the column's range
+``[a, b]``, a gap counting as the range's centre. One replaced row moves it by at most ``(b − a)/n``; Laplace noise of scale
 ``(b − a)/(n·ε)`` makes it ε-DP. The noisy mean is clipped back into ``[a, b]`` (post-processing).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from accfirst.datasets.columns import quoted
-from accfirst.datasets.prepare.base import PRIVATE, ColumnPlan, Context, Step, StepRecord
+from accfirst.datasets.prepare.base import PRIVATE, Context, Step, StepRecord
 
 
-def gap_value(plan: ColumnPlan) -> float:
-    """What a gap counts as while its fill is not yet known: a released median, else the range's centre."""
-    if plan.fill is not None:
-        return plan.fill
-    low, high = plan.bounds
-    return (low + high) / 2
+@dataclass(eq=False)
+class MiddleCentre(Step):
+    """Centre a column at the middle of its range: the released median of a private range, the middle of a declared
+    one (no data read)."""
+
+    name = "centre"
+    needs = "a range: the released median, or the declared range"
+    mechanism = "none: post-processing of the range"
+    writes = "the centre subtracted from every value"
+
+    declared: bool
+
+    def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
+        plan = self.plan
+        if self.declared:
+            low, high = plan.bounds
+            plan.centre = (low + high) / 2
+            return self.record(f"{quoted(plan.name)}: the middle of its declared range, {plan.centre:.4g}, subtracted")
+        assert plan.median is not None  # PrivateMedian runs first
+        plan.centre = plan.median
+        return self.record(f"{quoted(plan.name)}: its private median {plan.centre:.4g} subtracted")
 
 
 class PrivateCentre(Step):
@@ -37,7 +59,8 @@ class PrivateCentre(Step):
     def _filled(self, context: Context) -> np.ndarray:
         plan = self.plan
         values = context.numbers(plan.name)
-        return np.where(np.isfinite(values), np.clip(values, plan.low, plan.high), gap_value(plan))
+        low, high = plan.bounds
+        return np.where(np.isfinite(values), np.clip(values, low, high), (low + high) / 2)
 
     def statistic(self, context: Context) -> np.ndarray:
         return np.array([self._filled(context).mean()])

@@ -46,6 +46,7 @@ from accfirst.datasets.prepare.identifiers import identifier_note
 from accfirst.datasets.prepare.kind import Cells
 from accfirst.datasets.prepare.noise import preparation_rng
 from accfirst.datasets.prepare.options import PrepOptions
+from accfirst.datasets.prepare.scaling import row_l2
 from accfirst.datasets.prepare.usable import check_log1p_domain, labels, stratified_split, usable
 from accfirst.datasets.prepared import (
     EVALUATION,
@@ -107,16 +108,24 @@ def prepare_evaluation(
     scale, gaps = plan.scale, plan.gaps
     assert scale is not None and gaps is not None  # plan_evaluation sets both
     columns = plan.context.columns
-    train = build_rows(plan.kept, plan.target, scale.feature_scale, columns, plan.context.train)
-    test = build_rows(plan.kept, plan.target, scale.feature_scale, columns, plan.test)
+    train = build_rows(plan.kept, plan.target, scale.feature_scale, 1.0, columns, plan.context.train)
+    test = build_rows(plan.kept, plan.target, scale.feature_scale, 1.0, columns, plan.test)
     clipped_train, clipped_test, scale_notes = scale.notes(train.clipped, test.clipped)
     notes.add("scaling", scale_notes, reads=scale.reads_data)
     for array in (train.X, test.X, train.y, test.y):
         if not np.isfinite(array).all():
             raise DataError(TOO_LARGE)
-    ridge = options.task == "ridge"
     text = [column for column in plan.kept if column.kind == "text"]
     standardized = any(isinstance(step, ExactSpread) for step in plan.steps)
+    private_scaling = options.scaling == "clip" and not (options.center or standardized or gaps.imputed or text)
+    rho = 1.0 if private_scaling else _largest_norm(train.X, test.X)
+    if rho < 1:
+        note = (
+            f"every row lies in ‖x‖₂ ≤ ρ = {rho:.4g}, the largest Euclidean norm of a row: this reads the data and is "
+            "not private"
+        )
+        notes.add("row bound", [note], reads=True)
+    ridge = options.task == "ridge"
     preparation = Preparation(EVALUATION_MODE, tuple(notes.records))
     report = PrepReport(
         steps=(*notes.notes, preparation.summary),
@@ -125,7 +134,7 @@ def prepare_evaluation(
         feature_scale=scale.feature_scale,
         target_scale=scale.target_scale,
         scaling=options.scaling,
-        private_scaling=options.scaling == "clip" and not (options.center or standardized or gaps.imputed or text),
+        private_scaling=private_scaling,
         n_train=len(plan.context.train),
         n_test=len(plan.test),
         positive_class=plan.positive,
@@ -141,7 +150,14 @@ def prepare_evaluation(
         target_mean=plan.target.centre if ridge and options.center else None,
         standardized=standardized,
     )
-    return prepared_data(plan, train, test, report, preparation, info)
+    return prepared_data(plan, train, test, report, preparation, info, rho)
+
+
+def _largest_norm(*parts: np.ndarray) -> float:
+    """ρ read from the rows (evaluation only), at most 1: a few ulps above the largest Euclidean norm, so that a norm
+    computed in another order stays below it."""
+    largest = max((float(row_l2(X).max()) for X in parts if X.size), default=1.0)
+    return min(1.0, largest * (1 + 8 * np.finfo(np.float64).eps))
 
 
 def plan_evaluation(

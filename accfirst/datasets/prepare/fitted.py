@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike
 from accfirst.datasets.columns import label_keys, listing, matches, quoted, read_table
 from accfirst.datasets.prepare.base import ColumnPlan
 from accfirst.datasets.prepare.build import scaled_features
+from accfirst.datasets.prepare.kind import read_cells
 from accfirst.datasets.prepare.options import PrepOptions
 from accfirst.datasets.prepare.private import build, plan_private, positive_class, read_column, release
 from accfirst.datasets.prepare.scaling import UnitBallScaling
@@ -46,6 +47,7 @@ class FittedPreparation:
     features : the feature columns' plans (kept ones only), in output order.
     target : the target's plan (ridge: its centre and scale, to map predictions back).
     feature_bound : the stated bound on ‖x‖₁ (``scaling="clip"``), or ``None`` (the plans' bound).
+    row_bound : ρ, the plans' bound on a row's Euclidean norm (``UnitBallScaling.row_bound``); rows are clipped to it.
     preparation : every step with its mechanism and (ε, δ).
     classes : logistic: the declared (negative, positive) classes; ``None`` for ridge.
     """
@@ -53,6 +55,7 @@ class FittedPreparation:
     features: tuple[ColumnPlan, ...]
     target: ColumnPlan
     feature_bound: float | None
+    row_bound: float
     preparation: Preparation
     classes: np.ndarray | None = None
 
@@ -73,7 +76,15 @@ class FittedPreparation:
             raise DataError(f"X lacks the column(s) {listing(missing)} the model was fitted on")
         columns = {plan.name: read_column(series[plan.name], plan.kind, plan.log1p) for plan in self.features}
         bound = UnitBallScaling(self.features, self.feature_bound).bound()
-        return scaled_features(self.features, bound, columns, np.arange(len(frame)))[0]
+        return scaled_features(self.features, bound, self.row_bound, columns, np.arange(len(frame)))[0]
+
+    def target_present(self, y: ArrayLike) -> np.ndarray:
+        """Where a target value is there as ``fit`` read it: a ridge target a number (a gap or a word is missing), a
+        logistic label any cell but a gap. ``fit`` trains on a row without one as a zero row; a score has nothing to
+        compare its prediction with."""
+        cells = read_cells(y.reset_index(drop=True) if isinstance(y, pd.Series) else pd.Series(np.asarray(y)))
+        present: np.ndarray = np.logical_not(cells.gap) if self.classes is not None else np.isfinite(cells.as_numbers())
+        return present
 
     def to_target_units(self, scores: np.ndarray) -> np.ndarray:
         """Ridge predictions on the prepared scale in the target's own units: × scale, + centre, then expm1."""
@@ -106,7 +117,10 @@ def prepare_fit(
     classes = _classes(options, target) if task == "logistic" else None
     preparation = release(plan)
     rows = build(plan, plan.context.columns, plan.context.train)
-    return FittedPreparation(tuple(plan.kept), plan.target, options.feature_bound, preparation, classes), rows.X, rows.y
+    fitted = FittedPreparation(
+        tuple(plan.kept), plan.target, options.feature_bound, plan.scaling.row_bound(), preparation, classes
+    )
+    return fitted, rows.X, rows.y
 
 
 def _options(prepare: object, task: str) -> PrepOptions:

@@ -1,11 +1,14 @@
 """Filling gaps in a numeric column (docs/mathematics.md#preparing-the-data-privately): with a released number, never a
 fresh look at the data.
 
-``FillGaps`` is post-processing: a gap takes the private mean (``missing="impute"``, the default,
-so that it becomes 0 once centred; the range's centre without centring), the range's centre
-(``"centre"``), or the private median of ``PrivateMedian`` (``"median"``, one more
-exponential-mechanism quantile). A column with no range (public bounds, no centring, no
-standardising) fills its gaps with 0. A row with a gap stays a row: n never depends on the data.
+``FillGaps`` is post-processing: a gap takes the column's centre (``missing="impute"``, the default,
+so that it becomes 0 once centred: the private median for a column whose range is private, the
+middle of a declared range; the range's centre without centring), the range's
+centre (``"centre"``), or the private median (``"median"``: released for the range already when the
+range is private, by one more ``PrivateMedian`` when it is declared). For a column whose range is
+private the three are the same number: the median is the middle of the range. A column with no
+range (public bounds, no centring, no standardising) fills its gaps with 0. A row with a gap stays
+a row: n never depends on the data.
 """
 
 from __future__ import annotations
@@ -15,33 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from accfirst.datasets.columns import quoted
-from accfirst.datasets.prepare.base import PRIVATE, Context, Step, StepRecord
-from accfirst.datasets.prepare.quantile import QUANTILE_SENSITIVITY, private_quantile, quantile_utility
-from accfirst.datasets.prepare.ranges import finite_sorted
-
-
-class PrivateMedian(Step):
-    """Release the median of a numeric column, the value its gaps take."""
-
-    name = "private median"
-    kind = PRIVATE
-    weight = 1.0
-    needs = "a range [a, b]; gaps to be filled with the median"
-    reads = "the median of the column's training values (gaps left out)"
-    mechanism = "exponential mechanism over a public grid, sensitivity 1"
-    writes = "the value a gap takes"
-
-    def statistic(self, context: Context) -> np.ndarray:
-        return quantile_utility(finite_sorted(context.numbers(self.plan.name)), 0.5)
-
-    def sensitivity(self, context: Context) -> float:
-        return QUANTILE_SENSITIVITY
-
-    def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
-        plan = self.plan
-        median = private_quantile(finite_sorted(context.numbers(plan.name)), 0.5, epsilon, context.rng)
-        plan.fill = float(np.clip(median, plan.low, plan.high))
-        return self.record(f"{quoted(plan.name)}: private median {plan.fill:.4g} (ε = {epsilon:.3g})", epsilon)
+from accfirst.datasets.prepare.base import Context, Step, StepRecord
 
 
 @dataclass(eq=False)
@@ -49,7 +26,7 @@ class FillGaps(Step):
     """Say what a gap becomes: a released number (post-processing)."""
 
     name = "gaps"
-    needs = "the released mean, median or range"
+    needs = "the released centre, median or range"
     mechanism = "none: post-processing of released numbers"
     writes = "the value a missing or infinite entry takes"
 
@@ -58,7 +35,8 @@ class FillGaps(Step):
 
     @property
     def rule(self) -> str:
-        """The fill: ``missing``, except that "impute" without centring (no mean is released) takes the range's centre."""
+        """The fill: ``missing``, except that "impute" without centring (no centre is released) takes the range's
+        centre."""
         return self.missing if (self.missing != "impute" or self.centred) else "centre"
 
     def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
@@ -67,10 +45,12 @@ class FillGaps(Step):
             plan.fill = 0.0
             source = "0 (the column has no range: public bounds only)"
         elif self.rule == "median":
+            assert plan.median is not None  # PrivateMedian runs first
+            plan.fill = float(np.clip(plan.median, plan.low, plan.high))
             source = f"the private median {plan.fill:.4g}"
         elif self.rule == "impute":
             plan.fill = plan.centre
-            source = f"the private mean {plan.fill:.4g} (0 once centred)"
+            source = f"the centre {plan.fill:.4g} (0 once centred)"
         else:
             low, high = plan.bounds
             plan.fill = (low + high) / 2

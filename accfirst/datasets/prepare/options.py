@@ -36,4 +36,5 @@ class PrepOptions:
     seed: int
     prep_epsilon: float | None
     prep_delta: float
+    budget: float | None
     noise_seed: NoiseSeed

@@ -10,11 +10,14 @@ a time. Every cell is read on its own (``kind.read_cells``): a file's column typ
    train/test split (n and the seed only);
 2. the kind of each column that has none declared: ``PrivateKind``, first (the other steps are
    chosen from the kinds it releases and share what it leaves of the budget);
-3. a numeric column: its declared range or ``PrivateRange``; ``PrivateMedian`` when gaps take the
-   median; ``PrivateCentre``; ``FillGaps``; ``HalfRange`` or ``PrivateSpread``;
+3. a numeric column: its declared range, or ``PrivateMedian`` and ``PrivateRange`` (the median ± a
+   multiple of the median distance from it) and then ``MiddleCentre``; with a declared range,
+   ``PrivateMedian`` when gaps take the median and ``MiddleCentre`` (free); ``FillGaps``; ``HalfRange`` or
+   ``PrivateSpread``;
 4. a text column: its declared levels or ``PrivateLevels``;
-5. the target: ``TargetLabels`` (logistic), or range, centre and ``TargetScale`` (ridge; numeric by
-   the task, a word is a missing target);
+5. the target: ``TargetLabels`` (logistic), or a range (declared, or private as a column's with
+   its own multiple), ``PrivateCentre`` and ``TargetScale`` (ridge; numeric by the task, a word is a
+   missing target);
 6. ``UnitBallScaling``.
 
 No row is dropped: a gap is filled and a row whose target is missing becomes a zero row.
@@ -31,18 +34,18 @@ import pandas as pd
 
 from accfirst.datasets.columns import Categorical, Table, check_log1p, fmt, listing, quoted
 from accfirst.datasets.prepare.base import ColumnPlan, Context, Step, StepRecord
-from accfirst.datasets.prepare.budget import allocate, budget_warning, default_prep_epsilon
+from accfirst.datasets.prepare.budget import allocate, budget_note, budget_warning, default_prep_epsilon
 from accfirst.datasets.prepare.build import Columns, Plan, Rows, build_rows, prepared_data
-from accfirst.datasets.prepare.centre import PrivateCentre
+from accfirst.datasets.prepare.centre import MiddleCentre, PrivateCentre
 from accfirst.datasets.prepare.declared import DeclaredMetadata
-from accfirst.datasets.prepare.gaps import FillGaps, PrivateMedian
+from accfirst.datasets.prepare.gaps import FillGaps
 from accfirst.datasets.prepare.identifiers import candidates as feature_candidates
 from accfirst.datasets.prepare.identifiers import identifier_note
 from accfirst.datasets.prepare.kind import UNDECIDED, Cells, PrivateKind, read_cells
 from accfirst.datasets.prepare.levels import PrivateLevels
 from accfirst.datasets.prepare.noise import preparation_rng, repeatable_seed
 from accfirst.datasets.prepare.options import PrepOptions
-from accfirst.datasets.prepare.ranges import PrivateRange
+from accfirst.datasets.prepare.ranges import FEATURE_SPREADS, TARGET_SPREADS, PrivateMedian, PrivateRange
 from accfirst.datasets.prepare.scaling import UnitBallScaling
 from accfirst.datasets.prepare.schema import ColumnSpec
 from accfirst.datasets.prepare.spread import HalfRange, PrivateSpread
@@ -92,10 +95,16 @@ class PrivatePlan(Plan):
         return UnitBallScaling(self.kept, self.options.feature_bound)
 
 
+def held_out_rows(n: int, test_size: float) -> int:
+    """How many of n rows a private preparation holds out: ``round(test_size · n)``, at least 1, leaving at least 1.
+    Public (n and the share only), so an entry point knows the training rows' count before it prepares a table."""
+    return min(max(round(test_size * n), 1), n - 1)
+
+
 def random_split(n: int, test_size: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """``round(test_size · n)`` test rows (at least 1, leaving at least 1) at random: n and the seed only."""
+    """``held_out_rows(n, test_size)`` test rows at random: n and the seed only."""
     rng = np.random.default_rng(seed)
-    n_test = min(max(round(test_size * n), 1), n - 1)
+    n_test = held_out_rows(n, test_size)
     order = rng.permutation(n)
     return np.sort(order[n_test:]), np.sort(order[:n_test])
 
@@ -122,13 +131,15 @@ def _column_steps(plan: ColumnPlan, options: PrepOptions) -> list[Step]:
             return steps
         return [*steps, PrivateLevels(plan, options.max_levels)]
     needs_range = options.center or options.standardize != "none" or options.scaling != "clip"
-    if needs_range:
-        if spec.range is None:
-            steps.append(PrivateRange(plan))
+    if needs_range and spec.range is None:
+        steps += [PrivateMedian(plan), PrivateRange(plan, FEATURE_SPREADS)]
+        if options.center:
+            steps.append(MiddleCentre(plan, declared=False))
+    elif needs_range:
         if options.missing == "median":
             steps.append(PrivateMedian(plan))
         if options.center:
-            steps.append(PrivateCentre(plan))
+            steps.append(MiddleCentre(plan, declared=True))
     steps.append(FillGaps(plan, options.missing, options.center))
     if options.standardize == "half-range":
         steps.append(HalfRange(plan))
@@ -171,7 +182,7 @@ def _target(table: Table, options: PrepOptions) -> _Target:
     values = np.log1p(np.maximum(raw, 0.0)) if plan.log1p else raw
     steps: list[Step] = [DeclaredMetadata(plan, spec)] if spec.range is not None or plan.log1p else []
     if spec.range is None and (options.center or options.target_bound is None):
-        steps.append(PrivateRange(plan))
+        steps += [PrivateMedian(plan), PrivateRange(plan, TARGET_SPREADS)]
     if options.center:
         steps.append(PrivateCentre(plan))
     return _Target(plan, values, raw, [*steps, TargetScale(plan, options.target_bound)])
@@ -267,16 +278,17 @@ def fit(plan: PrivatePlan) -> list[StepRecord]:
 
     The kind steps run first; the other steps share what they leave by weight (docs/data-preparation.md).
     """
-    options = plan.options
+    options, n, weight = plan.options, plan.context.n, plan.weight
     epsilon = options.prep_epsilon
     if epsilon is None:
-        epsilon = default_prep_epsilon(plan.weight, plan.context.n)
+        epsilon = default_prep_epsilon(weight, n, options.budget)
     each, rest = kind_budget(plan, epsilon)
     records = [step.run(plan.context, each, 0.0) for step in plan.kinds]
     steps = plan.settle()
     shares = allocate(steps, rest, options.prep_delta)
-    warning = budget_warning(steps, shares, plan.context.n)
-    notes = [StepRecord("budget", "", FREE, "none: n and the budget", 0.0, 0.0, warning)] if warning else []
+    sentences = [budget_note(weight, n, options.prep_epsilon, options.budget, epsilon)]
+    sentences += [warning] if (warning := budget_warning(steps, shares, n)) else []
+    notes = [StepRecord("budget", "", FREE, "none: n and the budget", 0.0, 0.0, text) for text in sentences]
     return notes + records + [step.run(plan.context, *share) for step, share in zip(steps, shares)]
 
 
@@ -287,12 +299,13 @@ def release(plan: PrivatePlan) -> Preparation:
         reasons = "; ".join(f"{quoted(column.name)}: {column.dropped}" for column in plan.features[:5])
         raise DataError(f"every feature column was left out by its released numbers ({reasons})")
     steps = (*plan.structure, *records, plan.scaling.record())
-    return Preparation(PRIVATE_MODE, steps, repeatable_seed(plan.options.noise_seed))
+    return Preparation(PRIVATE_MODE, steps, repeatable_seed(plan.options.noise_seed), plan.options.budget)
 
 
 def build(plan: PrivatePlan, columns: Columns, rows: np.ndarray) -> Rows:
     """Features and targets of ``rows`` from the released plans alone (row by row; see ``build_rows``)."""
-    return build_rows(plan.kept, plan.target, plan.scaling.bound(), columns, rows)
+    scaling = plan.scaling
+    return build_rows(plan.kept, plan.target, scaling.bound(), scaling.row_bound(), columns, rows)
 
 
 def prepare_private(
@@ -325,4 +338,4 @@ def prepare_private(
         target_mean=target.centre if ridge and options.center else None,
         standardized=options.standardize != "none",
     )
-    return prepared_data(plan, train, test, report, preparation, info)
+    return prepared_data(plan, train, test, report, preparation, info, plan.scaling.row_bound())

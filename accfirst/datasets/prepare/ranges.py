@@ -1,34 +1,45 @@
-"""The private range of a numeric column: a pair of private quartiles, widened
+"""The private range of a numeric column: its median and a robust spread around it
 (docs/mathematics.md#preparing-the-data-privately).
 
-The quartiles Q₁ and Q₃ are released by the exponential mechanism over the public grid of
-``quantile``, ε/2 each, and widened by their distance on each side: ``[Q₁ − (Q₃ − Q₁), Q₃ + (Q₃ − Q₁)]``
-(post-processing; ±2 standard deviations for a normal column, which clips 2.3% of its values at
-each end: measured, a wider range, such as Tukey's fences at 1.5 times the distance, shrinks
-the typical value against the bound every row is divided by and costs more fit than it saves). Quartiles sit a quarter of the
-rows away from either end, so the mechanism finds them at a small ε where extreme quantiles
-(the 1% or 99%) would need ten times more. When the two quartiles are equal (a column whose
-middle half is one value v, such as a 0/1 flag or a mostly-zero count), the range is
-``[v − w, v + w]`` with ``w = max(1, |v|)``: a public rule on the released value. Values outside
-the range are clipped to it: the range bounds every later statistic's sensitivity.
+``PrivateMedian`` releases the median M, and ``PrivateRange`` the median distance from it,
+D = median |x − M| (the median absolute deviation), each by the exponential mechanism over a public
+grid of ``quantile`` (gaps left out). The range is ``[M − k·D, M + k·D]`` (post-processing): a
+normal column has D = 0.674σ, so k = 3 is ±2.02σ and clips 4.3% of its values, the share the range
+from widened quartiles clipped; a heavier tail is clipped more (for a linear model usually a gain).
+A median sits half the rows from either end, so a far candidate (beyond a column's extremes) scores
+−m/2 instead of a quartile's −m/4: the mechanism finds the pair reliably at about half the ε two
+quartiles need. The ridge target's range takes k = 2.5 (±1.69σ for a normal target, 9% clipped):
+a target spread over more of [−1, 1] costs a certificate less, and the clipped ones keep their sign
+and most of their signal. When D = 0 (half the values or more equal M: a 0/1 flag, a mostly-zero
+count), or k·D is below ``NARROWEST`` × |M| (a width float64 would lose beside M: a median drawn far out at a small
+budget), the range is ``[M − w, M + w]`` with ``w = max(1, |M|)``: a public rule on the released values. Values outside the range are clipped to it: the range bounds every later statistic's
+sensitivity, and a column whose range is private is centred at M, the middle of its range, for free.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from accfirst.datasets.columns import quoted
 from accfirst.datasets.prepare.base import PRIVATE, Context, Step, StepRecord
-from accfirst.datasets.prepare.quantile import QUANTILE_SENSITIVITY, private_quantile, quantile_utility
+from accfirst.datasets.prepare.quantile import DEVIATIONS, QUANTILE_SENSITIVITY, private_quantile, quantile_utility
 
-RANGE_QUANTILES = (0.25, 0.75)
-RANGE_WIDENING = 1.0
+# k: the range is the median ± k median distances from it (see the module docstring).
+FEATURE_SPREADS = 3.0
+TARGET_SPREADS = 2.5
+# A half-width below this share of |M| is treated as D = 0: M ± k·D could round to one number, a range of width 0.
+NARROWEST = 1e-9
 
 
-def fences(low: float, high: float) -> tuple[float, float]:
-    """The range from two released quartiles (see the module docstring)."""
-    width = RANGE_WIDENING * (high - low) if high > low else max(1.0, abs(low))
-    return low - width, high + width
+def robust_range(median: float, deviation: float, spreads: float) -> tuple[float, float]:
+    """``[M − k·D, M + k·D]``, or ``[M − w, M + w]`` with ``w = max(1, |M|)`` when D = 0 or too narrow to keep beside M
+    (see the module docstring)."""
+    width = spreads * deviation
+    if not width > NARROWEST * abs(median):
+        width = max(1.0, abs(median))
+    return median - width, median + width
 
 
 def finite_sorted(values: np.ndarray) -> np.ndarray:
@@ -36,31 +47,65 @@ def finite_sorted(values: np.ndarray) -> np.ndarray:
     return np.sort(values[np.isfinite(values)])
 
 
-class PrivateRange(Step):
-    """Release a range ``[a, b]`` for a numeric column that has no declared one."""
+class PrivateMedian(Step):
+    """Release the median of a numeric column: the middle of its private range, or the value its gaps take."""
 
-    name = "private range"
+    name = "private median"
     kind = PRIVATE
-    weight = 2.0
-    needs = "the column holds numbers and has no declared range"
-    reads = "its quartiles (training rows, gaps left out)"
-    mechanism = "exponential mechanism over a public grid, ε/2 per quantile, sensitivity 1"
-    writes = "the range [a, b] the column is clipped to"
+    weight = 1.0
+    needs = "a numeric column with no declared range, or gaps to be filled with the median"
+    reads = "the median of the column's training values (gaps left out)"
+    mechanism = "exponential mechanism over a public grid, sensitivity 1"
+    writes = "the median M"
 
     def statistic(self, context: Context) -> np.ndarray:
-        values = finite_sorted(context.numbers(self.plan.name))
-        return np.concatenate([quantile_utility(values, q) for q in RANGE_QUANTILES])
+        return quantile_utility(finite_sorted(context.numbers(self.plan.name)), 0.5)
 
     def sensitivity(self, context: Context) -> float:
         return QUANTILE_SENSITIVITY
 
     def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
-        values = finite_sorted(context.numbers(self.plan.name))
-        low, high = sorted(private_quantile(values, q, epsilon / 2, context.rng) for q in RANGE_QUANTILES)
         plan = self.plan
-        plan.low, plan.high = fences(low, high)
+        plan.median = private_quantile(finite_sorted(context.numbers(plan.name)), 0.5, epsilon, context.rng)
+        return self.record(f"{quoted(plan.name)}: private median {plan.median:.4g} (ε = {epsilon:.3g})", epsilon)
+
+
+@dataclass(eq=False)
+class PrivateRange(Step):
+    """Release the median distance from the released median; the column's range is the median ± ``spreads`` of them."""
+
+    name = "private range"
+    kind = PRIVATE
+    weight = 1.0
+    needs = "the column's released median M and no declared range"
+    reads = "the median of |x − M| (training rows, gaps left out)"
+    mechanism = "exponential mechanism over a public grid, sensitivity 1"
+    writes = "the range [M − k·D, M + k·D] the column is clipped to"
+
+    spreads: float
+
+    def _deviations(self, context: Context) -> np.ndarray:
+        assert self.plan.median is not None  # PrivateMedian runs first
+        return np.sort(np.abs(finite_sorted(context.numbers(self.plan.name)) - self.plan.median))
+
+    def statistic(self, context: Context) -> np.ndarray:
+        return quantile_utility(self._deviations(context), 0.5, DEVIATIONS)
+
+    def sensitivity(self, context: Context) -> float:
+        return QUANTILE_SENSITIVITY
+
+    def run(self, context: Context, epsilon: float, delta: float) -> StepRecord:
+        plan = self.plan
+        assert plan.median is not None
+        deviation = private_quantile(self._deviations(context), 0.5, epsilon, context.rng, DEVIATIONS)
+        plan.low, plan.high = robust_range(plan.median, deviation, self.spreads)
+        width = (
+            f"{self.spreads:g} × its private median distance from the median, {deviation:.4g}"
+            if self.spreads * deviation > NARROWEST * abs(plan.median)
+            else f"max(1, |median|), as the private median distance from the median is {deviation:.4g}"
+        )
         return self.record(
-            f"{quoted(plan.name)}: private quartiles {low:.4g} and {high:.4g}, widened to the range "
-            f"[{plan.low:.4g}, {plan.high:.4g}]; values outside are clipped to it (ε = {epsilon:.3g})",
+            f"{quoted(plan.name)}: the range [{plan.low:.4g}, {plan.high:.4g}], the median ± {width}; values outside "
+            f"are clipped to it (ε = {epsilon:.3g})",
             epsilon,
         )

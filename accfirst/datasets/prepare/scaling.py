@@ -1,5 +1,6 @@
 """Scaling rows into the unit ℓ1 ball (docs/mathematics.md#setting-and-notation,
-docs/mathematics.md#preparing-the-data-privately): by a bound from the plan, never from the rows.
+docs/mathematics.md#preparing-the-data-privately): by a bound from the plan, never from the rows; and the public bound
+ρ on a row's Euclidean norm that the plan gives for free.
 
 ``UnitBallScaling`` divides every feature by ``B``: the sum over columns of their half-ranges
 once centred and standardised (1 for a numeric column divided by its half-range, 1 for a one-hot
@@ -9,6 +10,12 @@ their centres at once is, and a bound that is too small costs bias, never privac
 norm the ranges allow would clip nothing but shrink every row, about two-fold on the tables we
 measured, and with it the fit a fixed λ allows.) ``clip_rows``, ``scale_rows`` and ``scale_target`` are
 the row-by-row clipping every preparation shares (and the estimators and ``accfirst.scale`` use).
+
+A column whose plan keeps its values in ``[−m_j, m_j]`` (a numeric column: its range's largest
+distance from its centre, over its spread; a one-hot block: 1) bounds every row, once divided by
+``B``, by ``ρ = √(Σ m_j²)/B`` in Euclidean norm (``row_bound``): public numbers of the plan, never
+the rows. Every row is clipped to ``‖x‖₂ ≤ ρ`` last (``clip_rows_l2``): a no-op on rows built from
+the plan, and it keeps a neighbour's row in the same set whatever it holds.
 """
 
 from __future__ import annotations
@@ -38,6 +45,37 @@ def row_l1(X: np.ndarray) -> np.ndarray:
     for start in range(0, X.shape[0], _ROW_CHUNK):
         np.abs(X[start : start + _ROW_CHUNK]).sum(axis=1, out=norms[start : start + _ROW_CHUNK])
     return norms
+
+
+def row_l2(X: np.ndarray) -> np.ndarray:
+    """Row Euclidean norms, in row blocks so no full-size temporary is made."""
+    norms = np.empty(X.shape[0])
+    for start in range(0, X.shape[0], _ROW_CHUNK):
+        block = X[start : start + _ROW_CHUNK]
+        np.sqrt(np.einsum("ij,ij->i", block, block), out=norms[start : start + _ROW_CHUNK])
+    return norms
+
+
+def clip_rows_l2(X: np.ndarray, row_bound: float) -> None:
+    """Scale rows with ``‖x‖₂ > ρ`` back onto the ball of radius ρ in place (rounding: a row pulled a few ulps inside).
+
+    ρ ≥ 1 is implied by ‖x‖₁ ≤ 1 and changes nothing.
+    """
+    if row_bound >= 1.0:
+        return
+    norms = row_l2(X)
+    shrink = row_bound * (1.0 - 4 * np.finfo(np.float64).eps)
+    far = norms > shrink
+    if far.any():
+        X[far] *= (shrink / norms[far])[:, None]
+
+
+def row_bound(plans: Sequence[ColumnPlan], bound: float) -> float:
+    """ρ = √(Σ m_j²)/B from the plans (see the module docstring), at most 1; 1 when a column has no range."""
+    largest = np.array([plan.largest for plan in plans])
+    if not np.all(np.isfinite(largest)):
+        return 1.0
+    return min(1.0, float(np.sqrt(np.sum(largest**2))) / bound)
 
 
 def clip_rows(X: np.ndarray) -> np.ndarray:
@@ -90,16 +128,30 @@ class UnitBallScaling:
     def bound(self) -> float:
         return self.feature_bound if self.feature_bound is not None else sum(plan.half_range for plan in self.plans)
 
+    def row_bound(self) -> float:
+        """ρ, the plan's bound on a row's Euclidean norm (see the module docstring)."""
+        return row_bound(self.plans, self.bound())
+
+    def _euclidean(self) -> str:
+        rho = self.row_bound()
+        return (
+            f" and ‖x‖₂ ≤ ρ = {rho:.4g}, the plan's bound on a row's Euclidean norm (√ of the sum of the columns' "
+            "largest squares, over the bound)"
+            if rho < 1
+            else ""
+        )
+
     def record(self) -> StepRecord:
         bound = self.bound()
         if self.feature_bound is not None:
             note = (
                 f"divided every feature by the stated bound {bound:g} on a row's ℓ1 norm, then clipped rows to "
-                "‖x‖₁ ≤ 1 (public bound: reads nothing from the data)"
+                f"‖x‖₁ ≤ 1{self._euclidean()} (public bound: reads nothing from the data)"
             )
             return StepRecord(self.name, "", DECLARED, self.mechanism, 0.0, 0.0, note)
         note = (
             f"divided every feature by {bound:.4g}, the sum of the columns' half-ranges after centring and "
-            "standardising (1 per text column), then clipped rows to ‖x‖₁ ≤ 1 (reads nothing from the data)"
+            f"standardising (1 per text column), then clipped rows to ‖x‖₁ ≤ 1{self._euclidean()} (reads nothing from "
+            "the data)"
         )
         return StepRecord(self.name, "", FREE, self.mechanism, 0.0, 0.0, note)

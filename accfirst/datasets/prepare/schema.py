@@ -26,7 +26,7 @@ import json
 import math
 import numbers
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from accfirst.errors import DataError
@@ -158,6 +158,23 @@ class Schema:
     def names(self) -> tuple[str, ...]:
         """The columns the schema names."""
         return tuple(name for name, _ in self.columns)
+
+    def with_ranges(self, ranges: Mapping[str, object]) -> Schema:
+        """This schema with a declared range for each column of ``ranges`` (``{"age": (18, 100)}``), the short form of
+        ``{"columns": {"age": {"range": [18, 100]}}}``; a column the schema already gives a range is refused."""
+        if not isinstance(ranges, Mapping):
+            raise DataError(
+                f"ranges must map column names to (low, high), e.g. {{'age': (18, 100)}}; got {echo(ranges)}"
+            )
+        specs = dict(self.columns)
+        for name, value in ranges.items():
+            where = f"ranges[{echo(str(name))}]"
+            key = str(name).strip()
+            spec = specs.get(key, ColumnSpec())
+            if spec.range is not None:
+                raise DataError(f"{where}: the schema already declares the range of {echo(key)}; declare it once")
+            specs[key] = replace(spec, range=_range(where, value), where=where)
+        return Schema(tuple(specs.items()), self.positive_class)
 
     @classmethod
     def from_dict(cls, record: object) -> Schema:
