@@ -15,20 +15,27 @@ same moment, to α values nobody has computed. Printed per N, over the visitors:
 N = 1 is measured in a real browser (headless Chromium, keyboard on the slider). Larger
 N use a websocket client that speaks Streamlit's protocol (protobuf ``BackMsg`` /
 ``ForwardMsg`` from ``streamlit.proto``) as the browser does: one session per visitor,
-the slider's new value sent as its widget state. Goals at N = 30 (issue 9): median first
-numbers ≤ 5 s, 90th percentile ≤ 10 s, peak RSS ≤ 1.5 GB.
+the slider's new value sent as its widget state. Goals at N = 30: median first numbers
+≤ 5 s, 90th percentile ≤ 8 s, peak RSS ≤ 1.5 GB.
+
+``--arrivals`` adds two rows from one more fresh server: the first visitor after the start
+opening the default view alone (the server's imports, its data and problem, the workers'
+start), then a new visitor opening the same view on the now warm server (what a student
+who follows the class's link waits for).
 
 Not a test: it prints figures, which depend on the machine's other load (printed too).
-Usage: ``python benchmarks/bench_sessions.py [--sessions 1,8,16,30] [--chromium PATH]``.
+Usage: ``python benchmarks/bench_sessions.py [--sessions 1,8,16,30] [--arrivals] [--chromium PATH]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import websockets
@@ -84,6 +91,13 @@ class Visitor:
             elif kind == "script_finished":
                 return captions, time.perf_counter() - started
 
+    async def open(self) -> Timing:
+        """Open the page alone: the headline's first and last numbers and the page's end, since the request."""
+        async with websockets.connect(self.url, subprotocols=["streamlit"], max_size=None) as ws:
+            await self._send_rerun(ws)
+            captions, page = await self._run(ws)
+        return Timing(first=captions[0], complete=captions[-1], page=page)
+
     async def visit_and_move(self, opened: asyncio.Barrier, moved: float) -> Timing:
         async with websockets.connect(self.url, subprotocols=["streamlit"], max_size=None) as ws:
             await self._send_rerun(ws)
@@ -101,6 +115,13 @@ async def websocket_visitors(port: int, count: int) -> list[Timing]:
     # Distinct α per visitor (even thousandths), moved one step to odd thousandths: nothing is shared or cached.
     visitors = [Visitor(url, round(0.030 + 0.002 * i, 3)) for i in range(count)]
     return await asyncio.gather(*(v.visit_and_move(opened, round(v.alpha + 0.001, 3)) for v in visitors))
+
+
+async def arrivals(port: int, alpha: float = 0.05) -> tuple[Timing, Timing]:
+    """The first visitor after the server starts, then a new visitor on the warm server, alone, at the same α."""
+    url = f"ws://127.0.0.1:{port}/_stcore/stream"
+    first = await Visitor(url, alpha).open()
+    return first, await Visitor(url, alpha).open()
 
 
 # ---------------------------------------------------------------- one visitor in a browser
@@ -128,41 +149,63 @@ def browser_visitor(port: int, chromium: str) -> list[Timing]:
     return [Timing(first, complete, whole)]
 
 
+def run_visitors(port: int, count: int) -> list[Timing]:
+    return asyncio.run(websocket_visitors(port, count))
+
+
 def p90(values: list[float]) -> float:
     return statistics.quantiles(values, n=10, method="inclusive")[-1] if len(values) > 1 else values[0]
+
+
+def on_a_fresh_server(visit: Callable[[int], list[Timing]]) -> tuple[list[Timing], float]:
+    """``visit(port)`` against a server started for it; its timings and the peak RSS (MB) meanwhile."""
+    port = free_port()
+    server = start_server(port)
+    memory = PeakMemory(server.pid)
+    try:
+        return visit(port), memory.peak
+    finally:
+        memory.stop()
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def row(label: str, client: str, timings: list[Timing], peak: float) -> str:
+    first, complete, page = ([getattr(t, f) for t in timings] for f in ("first", "complete", "page"))
+    return (
+        f"{label:>6s} | {client:9s} | {statistics.median(first):8.1f} s / {p90(first):6.1f} s   "
+        f"| {statistics.median(complete):9.1f} s / {p90(complete):6.1f} s   "
+        f"| {statistics.median(page):7.1f} s / {p90(page):6.1f} s | {peak:5.0f} MB"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", default="1,8,16,30", help="comma-separated visitor counts (default 1,8,16,30)")
+    parser.add_argument(
+        "--arrivals",
+        action="store_true",
+        help="also time the first visitor after a start and then a new visitor on the warm server (websocket)",
+    )
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     args = parser.parse_args()
-    counts = [int(n) for n in args.sessions.split(",")]
+    counts = [int(n) for n in args.sessions.split(",") if n]
     print(f"{os.cpu_count()} CPU(s); load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     header = (
-        "   N | client    | first numbers med / p90 | complete numbers med / p90 | complete page med / p90 | peak RSS"
+        "     N | client    | first numbers med / p90 | complete numbers med / p90 | complete page med / p90 | peak RSS"
     )
     rows = []
     for count in counts:
-        port = free_port()
-        server = start_server(port)
-        memory = PeakMemory(server.pid)
-        try:
-            if count == 1:
-                timings, client = browser_visitor(port, args.chromium), "browser"
-            else:
-                timings, client = asyncio.run(websocket_visitors(port, count)), "websocket"
-        finally:
-            peak = memory.stop()
-            server.terminate()
-            server.wait(timeout=30)
-        first, complete, page = ([getattr(t, f) for t in timings] for f in ("first", "complete", "page"))
-        rows.append(
-            f"{count:4d} | {client:9s} | {statistics.median(first):8.1f} s / {p90(first):6.1f} s   "
-            f"| {statistics.median(complete):9.1f} s / {p90(complete):6.1f} s   "
-            f"| {statistics.median(page):7.1f} s / {p90(page):6.1f} s | {peak:5.0f} MB"
-        )
+        if count == 1:
+            timings, peak = on_a_fresh_server(functools.partial(browser_visitor, chromium=args.chromium))
+        else:
+            timings, peak = on_a_fresh_server(functools.partial(run_visitors, count=count))
+        rows.append(row(str(count), "browser" if count == 1 else "websocket", timings, peak))
         print(rows[-1], f"(load {os.getloadavg()[0]:.1f})", flush=True)
+    if args.arrivals:
+        (start, warm), peak = on_a_fresh_server(lambda port: list(asyncio.run(arrivals(port))))
+        rows += [row("start", "websocket", [start], peak), row("warm", "websocket", [warm], peak)]
+        print(*rows[-2:], f"(load {os.getloadavg()[0]:.1f})", sep="\n", flush=True)
     print("\n" + header + "\n" + "\n".join(rows))
 
 

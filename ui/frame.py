@@ -24,6 +24,7 @@ from contextvars import ContextVar
 
 import streamlit as st
 
+from ui import server
 from ui.dataset import dataset_sidebar
 from ui.explorer_settings import upload_check
 from ui.link_notice import notice_slot
@@ -33,6 +34,8 @@ from ui.style import HIDDEN, apply_style
 
 # True while app.py runs a page inside the frame it drew (the page runs in the same thread).
 _INSIDE_FRAME: ContextVar[bool] = ContextVar("accfirst_inside_frame", default=False)
+
+server.configure()
 
 
 def draw_frame(page: str) -> None:
@@ -51,13 +54,16 @@ def shared_frame(page: str) -> Iterator[None]:
     The top of the page is kept for the notice of link settings the page could not use
     (``ui.link_notice``), the shared sidebar's and the page's alike.
     """
-    with notice_slot(page):
-        draw_frame(page)
-        token = _INSIDE_FRAME.set(True)
-        try:
-            yield
-        finally:
-            _INSIDE_FRAME.reset(token)
+    try:
+        with notice_slot(page):
+            draw_frame(page)
+            token = _INSIDE_FRAME.set(True)
+            try:
+                yield
+            finally:
+                _INSIDE_FRAME.reset(token)
+    finally:
+        server.freeze_startup_heap()  # however the server's first run ended: it holds no upload
 
 
 def ensure_frame() -> None:
