@@ -28,7 +28,8 @@ def number(text: str) -> float:
 
 
 def test_guidance_names_a_fix_whose_prediction_matches_the_rerun():
-    """Clicking the α fix moves the slider; the rerun's median ε is within 20% of the prediction.
+    """Clicking the α fix moves the slider; the rerun's median ε is within 20% of the prediction (below the
+    prediction, or within 20% above it, when the page marks it as an upper estimate, '≤').
 
     Fixed seeds: deterministic. The package test ``test_predictions_match_reruns_within_20_percent``
     states the rate over seeds; here the testing part (exact) is over 90% of ε.
@@ -42,7 +43,8 @@ def test_guidance_names_a_fix_whose_prediction_matches_the_rerun():
     assert any(t.startswith(too_few) for t in texts), too_few
     fix = next(t for t in texts if t.startswith("**Accept excess risk α"))
     alpha = number(re.search(r"α \\= ([\d\\.]+)\*\*", fix).group(1))
-    predicted = number(re.search(r"predicted ε ≈ ([\d\\.,]+)", fix).group(1))
+    about, shown = re.search(r"predicted ε ([≈≤]) ([\d\\.,]+)", fix).groups()
+    predicted = number(shown)
     zero_risk = builtin_problem("diabetes", 0.005).zero_risk  # this process's table (its server noise)
     assert float(asked) < alpha < zero_risk  # a looser α, but one that predicting zero does not meet
     at.button(key="guidance.fix.0").click().run()
@@ -50,7 +52,10 @@ def test_guidance_names_a_fix_whose_prediction_matches_the_rerun():
     assert at.slider(key="explorer.alpha").value == alpha
     assert at.query_params["alpha"] == f"{alpha:g}"
     rerun = number(headline(at)["Noise reduction"])
-    assert abs(predicted / rerun - 1) <= 0.2, (predicted, rerun)
+    if about == "≤":  # below covariance perturbation's cliff a larger α may remove the cliff: an upper estimate
+        assert rerun <= 1.2 * predicted, (predicted, rerun)
+    else:
+        assert abs(predicted / rerun - 1) <= 0.2, (predicted, rerun)
 
 
 def test_where_predicting_zero_meets_alpha_the_box_offers_no_larger_alpha():
