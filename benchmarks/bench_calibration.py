@@ -1,4 +1,4 @@
-"""Choose the default calibration by measurement (issue 8, docs/mathematics.md#exact-calibrations). Prints figures;
+"""Choose the default calibration by measurement (docs/mathematics.md#exact-calibrations). Prints figures;
 asserts nothing.
 
 At the paper's settings (λ = 0.005, γ = 0.1, T = 1000) on the training part of

@@ -1,4 +1,4 @@
-"""Benchmark of the core engine at the paper's settings (issue 2). Prints figures; asserts nothing.
+"""Benchmark of the core engine at the paper's settings. Prints figures; asserts nothing.
 
 Synthetic ridge (synthetic-buzz, n = 100,000, p = 77) and logistic
 (synthetic-intrusion, n = 100,000, p = 38), λ = 0.005, γ = 0.1, α = 0.05, T = 1000,

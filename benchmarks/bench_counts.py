@@ -1,4 +1,4 @@
-"""Benchmark of relative-error counts (docs/mathematics.md#counts-to-a-relative-error, issue 11). Prints a table;
+"""Benchmark of relative-error counts (docs/mathematics.md#counts-to-a-relative-error). Prints a table;
 asserts nothing.
 
 Counts certified before the filter refuses, Brownian noise reduction against doubling, on

@@ -1,4 +1,4 @@
-"""Benchmark of the datasets layer (issue 3). Prints figures; asserts nothing.
+"""Benchmark of the datasets layer. Prints figures; asserts nothing.
 
 1. Built-in datasets: seconds to generate and prepare each one without the cache.
 2. Their properties at the paper's settings (λ = 0.005, α = 0.05, 80/20 split, seed 0):

@@ -1,5 +1,5 @@
-"""Noise reduction against the Gibbs posterior (issue 12), how often a logistic Gibbs run releases
-(issue 24), and the reported ε against the exact privacy loss in one dimension (issue 31). Prints
+"""Noise reduction against the Gibbs posterior, how often a logistic Gibbs run releases,
+and the reported ε against the exact privacy loss in one dimension. Prints
 figures; asserts nothing.
 
 Ridge part: ridge on the training part of synthetic-buzz (n = 80,000, p = 77) and of diabetes
@@ -15,7 +15,7 @@ row at δ > 0 with the pure ones with care.
 Logistic part: the share of ``gibbs_run`` calls that release (no error, the δ asked for), the
 median seconds per run, and, from the same sampler's diagnostics (``run_chains``: read from the
 data, never released), the share of proposals kept (pooled over the runs) and the proximal steps
-(1: exact rejection), δ = 10⁻⁶, γ = 0.1, on: the skewed 1-D posterior of issue 24 (n = 20
+(1: exact rejection), δ = 10⁻⁶, γ = 0.1, on: the skewed one-dimensional posterior (n = 20
 rows x ~ U(−1, 1) with y = sign(x), a new dataset per run, λ = 0.002, α chosen so that βn = 13.5),
 and synthetic-intrusion's training part (n = 80,000, p = 38, λ = 0.005) at α = 0.05 and 0.1.
 
@@ -88,7 +88,7 @@ def ridge_part(trials: int) -> None:
 
 
 def skewed_problem(seed: int) -> LogisticProblem:
-    """Issue 24's skewed case: 20 rows x ~ U(−1, 1), separable labels y = sign(x), λ = 0.002."""
+    """The skewed case: 20 rows x ~ U(−1, 1), separable labels y = sign(x), λ = 0.002."""
     x = np.random.default_rng(seed).uniform(-1, 1, size=(20, 1))
     return LogisticProblem(x, np.where(x[:, 0] > 0, 1.0, -1.0), 0.002)
 

@@ -1,6 +1,6 @@
-"""Benchmark of the private preparation (issues 19 and 33). Prints tables; asserts nothing.
+"""Benchmark of the private preparation. Prints tables; asserts nothing.
 
-``--shape`` (issue 33): what the preparation leaves a certificate, on three tables — the customer
+``--shape``: what the preparation leaves a certificate, on three tables — the customer
 upload (``tests.data.customer_upload``, 5,000 rows), the mixed table (5,000 rows) and the real
 diabetes table — prepared for ridge regression with no table budget stated (what the statistics need),
 at the default table budget (the preparation takes at most a quarter of it), and, for the customer
@@ -10,7 +10,7 @@ seeds (median [smallest, largest]): ε_prep; ρ, the public bound on a prepared 
 λ = 0.002 and 0.0005 (evaluation only); the prepared target's variance on [−1, 1]; and the share of
 each numeric column's training values clipped to its range (evaluation only: it reads the values).
 
-``--runs`` (issue 19): a realistic mixed table generated from public parameters (``tests.data.mixed_table``: six numeric
+``--runs``: a realistic mixed table generated from public parameters (``tests.data.mixed_table``: six numeric
 columns, one heavy-tailed, a 0/1 flag, three text columns, 5% gaps; 62,500 rows, so 50,000
 train the model), prepared for ridge regression (``spend``) and logistic regression (``churn``):
 
@@ -200,8 +200,8 @@ def runs(args: argparse.Namespace) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shape", action="store_true", help="what the preparation leaves a certificate (issue 33)")
-    parser.add_argument("--runs", action="store_true", help="noise reduction on the prepared mixed table (issue 19)")
+    parser.add_argument("--shape", action="store_true", help="what the preparation leaves a certificate")
+    parser.add_argument("--runs", action="store_true", help="noise reduction on the prepared mixed table")
     parser.add_argument("--rows", type=int, default=62_500)
     parser.add_argument("--trials", type=int, default=20)
     parser.add_argument("--preparations", type=int, default=5)

@@ -1,4 +1,4 @@
-"""Choose the default radius by measurement (issue 23, docs/mathematics.md#a-private-radius). Prints a table; asserts
+"""Choose the default radius by measurement (docs/mathematics.md#a-private-radius). Prints a table; asserts
 nothing.
 
 Noise reduction at the package defaults (λ = 0.005, γ = 0.1, T = 100, the default calibration),
@@ -19,7 +19,7 @@ the same seeds.
 
 The private radius becomes the default if it lowers the median total in the large-n cells
 (synthetic-buzz, synthetic-intrusion; their geometric mean) and never raises it by more than 2%
-anywhere; the script prints that verdict and the goal figures of issue 31 (median total ε of the default, R₀ + private: buzz
+anywhere; the script prints that verdict and the goal figures (median total ε of the default, R₀ + private: buzz
 and intrusion at α = 0.05, buzz at α = 0.01).
 
 Usage: python benchmarks/bench_radius.py [--trials 30] [--seed 0] [--datasets NAME,...]

@@ -22,7 +22,7 @@ private lower bound Ŝ of R(0). Printed per table and κ: n, R(0) (evaluation on
 total ε and its parts (the preparation, ε_S, testing, generating; over runs that released a model), the runs that
 showed no signal, the median held-out R² of the released model and of the non-private θ*, their
 ratio, and the share of runs whose released model beats predicting nothing on the held-out rows
-(lower test MSE than θ = 0). Goal (issue 20): at κ = 0.2 the ratio is ≥ 75% on every large-n table.
+(lower test MSE than θ = 0). Goal: at κ = 0.2 the ratio is ≥ 75% on every large-n table.
 Asserts nothing.
 
 Usage: python benchmarks/bench_relative.py [--trials 20] [--seed 0]

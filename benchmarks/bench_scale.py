@@ -1,4 +1,4 @@
-"""Data larger than memory (issue 21): problems from Parquet, a chunk at a time. Prints figures; asserts nothing.
+"""Data larger than memory: problems from Parquet, a chunk at a time. Prints figures; asserts nothing.
 
 Writes 20,000,000 rows × 20 float64 features (plus a ridge target and a logistic label; 3.2 GB
 of features) in each of three layouts, one layout at a time, and measures it before writing the

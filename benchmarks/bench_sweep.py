@@ -1,4 +1,4 @@
-"""Benchmark of the α sweep at the paper's full grid (issue 5). Prints figures; asserts nothing.
+"""Benchmark of the α sweep at the paper's full grid. Prints figures; asserts nothing.
 
 Ridge (synthetic-buzz, n = 100,000, p = 77, covariance perturbation) and logistic
 (synthetic-intrusion, n = 100,000, p = 38, output perturbation), λ = 0.005, γ = 0.1,

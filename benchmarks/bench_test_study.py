@@ -1,4 +1,4 @@
-"""The cheapest private accuracy test at the new default (issue 23, item 4). Prints figures; asserts nothing.
+"""The cheapest private accuracy test at the default. Prints figures; asserts nothing.
 
 (a) The AboveThreshold budget split re-optimised for the smaller Δ_R. Every exact calibration spends
 exactly γ; "exact-paper-opt" (the default) minimises the test's constant c = ε_A·α/Δ_R alone. With a

@@ -1,4 +1,4 @@
-"""The float support attack on every released-value path (issue 24; docs/mathematics.md, "Noise that float64 cannot betray").
+"""The float support attack on every released-value path (docs/mathematics.md, "Noise that float64 cannot betray").
 
 An attacker who has read the code checks, for each released float64, whether the neighbouring
 dataset could have produced it. Pure ε-DP allows the neighbour to be ruled out no more often than

@@ -1,7 +1,7 @@
 """Attack: a round that reads the data and then fails is charged and closed; public checks come first.
 
 An error raised after the data were read may depend on them, so it is an output: the filter must charge
-the round's declared bound, close it and go on admitting (issue 24, item 4). Its message may quote the
+the round's declared bound, close it and go on admitting. Its message may quote the
 data, and the ledger is released: the ledger and the run record a fixed reason, never the message (on
 856a42a the ledger's reason and ``FilteredRun.error`` were the message itself, quoting the data's first
 statistic to 17 digits). A setting a method cannot serve, known from public quantities, is refused before

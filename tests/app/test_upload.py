@@ -1,4 +1,4 @@
-"""An upload through AppTest (issue 19): declared metadata, private preparation by default, evaluation only labelled.
+"""An upload through AppTest: declared metadata, private preparation by default, evaluation only labelled.
 
 The page's numbers are checked against the package run directly on the data the session
 prepared (its noise is the session's secret, so the test reads the prepared table from the

@@ -1,4 +1,4 @@
-"""Attack: the app's cells for two questions on one table share their noise (issue 29, break 1).
+"""Attack: the app's cells for two questions on one table share their noise.
 
 On a real table the explorer draws its runs' noise from a secret kept in the visitor's session, so that
 a rerun shows the same release. Each cell's generator comes from (secret, method, α, trial). If one

@@ -1,4 +1,4 @@
-"""Attack: a run on a user's table whose test never passes releases the exact minimiser (issue 29, the fallback).
+"""Attack: a run on a user's table whose test never passes releases the exact minimiser.
 
 The paper's Algorithm 3 releases θ*, the exact non-private minimiser, when no level passes its test
 (ε = ∞). An attacker who knows every row but one and sees θ* solves the first-order condition for the

@@ -1,4 +1,4 @@
-"""Attack: the Gibbs posterior's float64 draws rule the neighbour out (issue 29, item 2).
+"""Attack: the Gibbs posterior's float64 draws rule the neighbour out.
 
 An attacker who has read the code and knows every row but one checks, for each released θ, whether
 the neighbouring dataset could have produced it at all. The ridge posterior was released as

@@ -1,4 +1,4 @@
-"""Attack: the ridge Gibbs posterior gave up after reading the data, and reported how hard it tried (issue 29, item 4).
+"""Attack: the ridge Gibbs posterior gave up after reading the data, and reported how hard it tried.
 
 With a public radius r ≤ M/2 the ball C = {‖θ‖ ≤ r} may hold almost none of the posterior, and
 the rejection sampler gave up (an error) after 100,000 proposals: an outcome no stated ε covered.

@@ -1,4 +1,4 @@
-"""Attack: a search inside a filter on a privately prepared table leaves the filter stuck (issue 29, break 5).
+"""Attack: a search inside a filter on a privately prepared table leaves the filter stuck.
 
 A privately prepared table carries the preparation's ε_prep in every run's total. A filter admits a
 search on its declared bound, which leaves the preparation out (it is paid once per table); if the

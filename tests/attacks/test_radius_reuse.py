@@ -1,4 +1,4 @@
-"""Attack: two released radii that share their noise give ‖θ*‖ away (issue 29, break 1).
+"""Attack: two released radii that share their noise give ‖θ*‖ away.
 
 The private radius is R = N + b·L + m (docs/mathematics.md#a-private-radius): N = ‖θ*‖, L a unit
 Laplace draw, b = Δ_N/ε_R and the margin m public, both set by the run's α. If two runs at two α drew

@@ -1,4 +1,4 @@
-"""Attack: replay a public seed to strip a release's noise (issue 24, item 1).
+"""Attack: replay a public seed to strip a release's noise.
 
 An attacker who has read the code knows every default. If a release on real data drew its noise
 from a default seed, replaying that seed would give back the noise exactly and so the true values

@@ -1,4 +1,4 @@
-"""Attack: a budget session's default noise is public (issue 29, break 3).
+"""Attack: a budget session's default noise is public.
 
 ``run_session`` (the Budget page's Python API) runs a queue of analyses on a table and yields its
 ledger. If its noise came from a default seed, an attacker who has read the code would replay the

@@ -1,4 +1,4 @@
-"""Attack: a released record carries how long a run took (issue 29, timing and work counts).
+"""Attack: a released record carries how long a run took.
 
 How long a run takes depends on the data — where its search stopped, how many levels needed an exact
 solve, how hard each solve was — and no ε covers it. docs/mathematics.md#what-an-observer-sees: no output

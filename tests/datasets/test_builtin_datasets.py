@@ -1,4 +1,4 @@
-"""Built-in datasets (issue 3): shapes, docs/mathematics.md#setting-and-notation bounds, determinism, speed, and a
+"""Built-in datasets: shapes, docs/mathematics.md#setting-and-notation bounds, determinism, speed, and a
 non-trivial search.
 
 The real tables are prepared privately (docs/mathematics.md#preparing-the-data-privately): each load without a noise

@@ -1,4 +1,4 @@
-"""``from_frame`` on real-looking tables (issue 10): imputation, one-hot encoding, centring, standardising.
+"""``from_frame`` on real-looking tables: imputation, one-hot encoding, centring, standardising.
 
 The defaults must make a table with text columns and gaps usable: no rows lost to gaps in
 features, the text column that drives the target encoded, and the exact model θ* better

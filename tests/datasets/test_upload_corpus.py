@@ -1,4 +1,4 @@
-"""A corpus of odd and malformed uploads (issue 3): each gives a correct dataset or a specific ``DataError``.
+"""A corpus of odd and malformed uploads: each gives a correct dataset or a specific ``DataError``.
 
 Every case goes through ``read_upload`` then ``from_frame``, as the app does. A case
 expects either a message substring (matched against the ``DataError``) or a check

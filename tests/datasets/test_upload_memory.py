@@ -1,4 +1,4 @@
-"""Uploads are bounded in memory (issue 9): a small file that describes a huge table is refused before it is built.
+"""Uploads are bounded in memory: a small file that describes a huge table is refused before it is built.
 
 The peak memory of ``read_upload`` is measured in a fresh subprocess: Linux's peak
 resident size (VmHWM) is reset just before the call (``/proc/self/clear_refs``), so the

@@ -296,7 +296,7 @@ def test_logistic_run_reports_the_delta_asked_for_with_a_proven_sampler_bound(sm
 
 
 def test_no_logistic_release_reports_a_declared_allowance() -> None:
-    """Across data and α (the skewed 1-D case of issue 24 among them) every run releases with the δ asked for and
+    """Across data and α (the skewed one-dimensional case among them) every run releases with the δ asked for and
     the TV bound ``logistic_plan`` proves, never δ = 1; at ε ≈ 20 (γ_TV far below 2⁻⁵³) too, its coins being exact."""
     rng = np.random.default_rng(8)
     x = rng.uniform(-1, 1, size=(20, 1))
