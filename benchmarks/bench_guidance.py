@@ -16,9 +16,10 @@ import argparse
 from accfirst import SearchOptions, run_trials
 from accfirst.datasets import load_builtin
 from accfirst.erm.problems import PROBLEMS
-from accfirst.guidance import ROWS_FACTOR, advise, predict_epsilon
+from accfirst.guidance import ROWS_FACTOR, advise
 from accfirst.interpret import summarise_runs
 from accfirst.methods.nr import NoiseReduction
+from accfirst.prediction import predict_epsilon
 
 GAMMA = 0.1
 LAMBDA_CHOICES = (1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 0.1, 0.2, 0.5, 1.0)

@@ -63,7 +63,7 @@ def test_accuracy_on_the_logistic_estimator() -> None:
 def test_a_target_no_table_of_this_size_can_meet_is_refused_before_anything_is_prepared(monkeypatch) -> None:
     """The same sentence as the package and the command line; ``prepare_fit`` (a charged preparation) never runs; the
     estimator stays unfitted."""
-    monkeypatch.setattr("accfirst.estimators.prepare_fit", _must_not_prepare)
+    monkeypatch.setattr("accfirst.estimators.base.prepare_fit", _must_not_prepare)
     X, y = rows(300)
     frame = pd.DataFrame(X, columns=["a", "b", "c"])
     sentence = refusal_before_reading(RidgeProblem, 300, VarianceExplained(0.8), 0.1, SearchOptions())
@@ -101,7 +101,7 @@ def test_excess_risk_stays_the_target_without_r2() -> None:
     ],
 )
 def test_bad_target_parameters_are_refused_before_the_data_are_read(model, message, monkeypatch) -> None:
-    monkeypatch.setattr("accfirst.estimators.validate_data", _must_not_prepare)
+    monkeypatch.setattr("accfirst.estimators.base.validate_data", _must_not_prepare)
     with pytest.raises(AccFirstError, match=message):
         model.fit(*rows(50))
 

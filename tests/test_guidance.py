@@ -12,9 +12,10 @@ import pytest
 from accfirst import SearchOptions, run_trials
 from accfirst.datasets import from_frame, load_builtin
 from accfirst.erm.problems import PROBLEMS, prepared_problem
-from accfirst.guidance import advise, below_cliff, feasible_radius, needs_guidance, predict_epsilon
+from accfirst.guidance import advise, needs_guidance
 from accfirst.interpret import summarise_runs
 from accfirst.mechanisms.calibration import calibration_constant
+from accfirst.prediction import below_cliff, feasible_radius, predict_epsilon
 from tests.erm.test_problems import ridge_gap
 
 GAMMA = 0.1

@@ -32,7 +32,8 @@ from accfirst.interpret.certified import HELDOUT, certified_parts, stopped_sente
 from accfirst.methods.certified import NOISE_REDUCTION, refusal_before_reading
 from accfirst.methods.options import DEFAULT_CEILING, SearchOptions
 from accfirst.methods.registry import method_label
-from accfirst.plots.explorer import figure_epsilon_distribution, figure_quality_reached
+from accfirst.plots.explorer import figure_epsilon_distribution
+from accfirst.plots.quality import figure_quality_reached
 from accfirst.search.experiments import MODEL
 from ui.charts import show_chart
 from ui.dataset import show_preparation_note

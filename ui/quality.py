@@ -18,7 +18,7 @@ import streamlit as st
 from accfirst import Problem
 from accfirst.methods.registry import method_label
 from accfirst.methods.relative import NoSignal
-from accfirst.plots.explorer import figure_excess_risk, figure_relative_risk, figure_test_quality
+from accfirst.plots.quality import figure_excess_risk, figure_relative_risk, figure_test_quality
 from ui.charts import show_chart
 from ui.dataset import Selection
 from ui.errors import package_errors

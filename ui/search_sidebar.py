@@ -3,7 +3,7 @@ levels) and how many trials, with what the settings cost or refuse said beside t
 
 ``search_sidebar`` draws it and returns a ``SearchChoice``: the values a ``RunRequest`` needs and the names of the
 settings that refuse to run (each shown in red where it is set). The calibration's captions price the private check
-at α on the bound the runs start from (``accfirst.guidance.feasible_radius``: R₀ unless the bound on the model's size
+at α on the bound the runs start from (``accfirst.prediction.feasible_radius``: R₀ unless the bound on the model's size
 is "none"), so that with a free bound they are exactly the "check" on the cards.
 """
 
@@ -15,11 +15,12 @@ from typing import Any
 import streamlit as st
 
 from accfirst import Problem, default_eps_range
-from accfirst.guidance import feasible_radius, radius_name
+from accfirst.guidance import radius_name
 from accfirst.interpret import guarantee_text
 from accfirst.mechanisms.noise_reduction import LAPLACE
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import METHODS
+from accfirst.prediction import feasible_radius
 from ui.certified import CEILING
 from ui.dataset import Selection
 from ui.docs import docs_link

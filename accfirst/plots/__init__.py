@@ -2,7 +2,7 @@
 
 They compute nothing private and import no Streamlit (CONVENTIONS), so the app, the
 CLI and a notebook draw the same figures. ``explorer`` holds the explorer page's
-figures; ``paper`` the paper's. The shared look (one colour per method, the order
+figures of ε and the search, ``quality`` its figures of the accuracy reached; ``paper`` the paper's. The shared look (one colour per method, the order
 methods appear in, a layout that holds from phone to desktop width, axis labels without
 SI prefixes) lives here so every figure agrees.
 

@@ -41,7 +41,7 @@ ENTRY_POINTS = {
     ("accounting/session.py", "run_session"): "an analysis's generator from the session's entropy",
     ("accounting/counts.py", "compare_counts"): "an arm's generator from the comparison's entropy",
     ("datasets/prepare/noise.py", "preparation_rng"): "the preparation's generator",
-    ("estimators.py", "_rng"): "an estimator's generator",
+    ("estimators/base.py", "_rng"): "an estimator's generator",
     ("datasets/builtin.py", "_buzz_table"): "a synthetic table's public seed",
     ("datasets/builtin.py", "_intrusion_table"): "a synthetic table's public seed",
     ("datasets/prepare/private.py", "random_split"): "the split's seed",

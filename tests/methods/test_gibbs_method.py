@@ -26,8 +26,9 @@ from accfirst.cli import build_parser, command_line, main
 from accfirst.interpret import format_delta, plain_sentence, summarise_runs
 from accfirst.methods.registry import METHODS, paper_methods
 from accfirst.plots import method_label
-from accfirst.plots.explorer import figure_breakdown, figure_epsilon_distribution, figure_excess_risk
+from accfirst.plots.explorer import figure_breakdown, figure_epsilon_distribution
 from accfirst.plots.paper import fig1_epsilon, fig3_breakdown, html_report, paper_table
+from accfirst.plots.quality import figure_excess_risk
 from accfirst.snippet import DatasetSpec, RunSettings, settings_from_json, settings_json
 from tests.data import make_logistic_data, make_ridge_data
 

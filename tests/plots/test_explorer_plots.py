@@ -15,12 +15,10 @@ from accfirst.plots.explorer import (
     breakdown_frame,
     figure_breakdown,
     figure_epsilon_distribution,
-    figure_excess_risk,
     figure_noise_comparison,
-    figure_quality_reached,
     figure_search,
-    figure_test_quality,
 )
+from accfirst.plots.quality import figure_excess_risk, figure_quality_reached, figure_test_quality
 
 ALPHA = 0.1
 

@@ -15,14 +15,9 @@ from accfirst.accounting.counts import compare_counts, log_uniform_counts
 from accfirst.plots import TITLE_CHARACTERS, layout, log_ticks, wrap
 from accfirst.plots.budget import figure_ledger
 from accfirst.plots.counts import count_figures
-from accfirst.plots.explorer import (
-    figure_breakdown,
-    figure_epsilon_distribution,
-    figure_excess_risk,
-    figure_search,
-    figure_test_quality,
-)
+from accfirst.plots.explorer import figure_breakdown, figure_epsilon_distribution, figure_search
 from accfirst.plots.paper import report_figures
+from accfirst.plots.quality import figure_excess_risk, figure_test_quality
 
 # Letters plotly's default ("B") exponent format puts on an axis: 10µ, 10m, 10k, 10M, 10G.
 SI_PREFIXES = set("yzafpnµumkMGTPEZY")
