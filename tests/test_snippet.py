@@ -91,7 +91,7 @@ def test_builtin_snippet_reproduces_run_trials(monkeypatch, tmp_path, radius):
     """Executed with a stand-in `accfirst.datasets`, the snippet's frame equals a direct run."""
     X, y = make_ridge_data(5, 600, 4)
     data = types.SimpleNamespace(
-        X_train=X, y_train=y, task="ridge", preparation=Preparation("public"), row_bound=1.0, info=None
+        X_train=X, y_train=y, task="ridge", preparation=Preparation("public"), row_bound=1.0, target_range=(-1.0, 1.0)
     )
     fake = types.ModuleType("accfirst.datasets")
     fake.load_builtin = lambda name, **kw: data if name == "diabetes" else None

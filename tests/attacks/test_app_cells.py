@@ -32,7 +32,7 @@ from tests.attacks import norm_from_two_radii
 from ui.dataset import SERVER_NOISE
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-ALPHA = 0.05
+ALPHA = 0.02
 GAMMAS = (0.1, 0.05)
 RECOVERED = 1e-4
 

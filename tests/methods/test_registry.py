@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -104,11 +105,15 @@ def test_a_registered_method_is_a_choice_of_the_command_line(zero: Method, capsy
     assert "nr,doubling,theory,gibbs,zero" in " ".join(help_text.split())
 
 
-def test_a_registered_method_is_an_option_of_the_explorer(zero: Method) -> None:
+def test_a_registered_method_is_an_option_of_the_explorer(zero: Method, monkeypatch: pytest.MonkeyPatch) -> None:
     # Registered here, in the test's process only: the worker processes that run the built-in data import
     # the registry afresh, so only the picker is checked (a method in the registry file reaches them too).
+    # The app's modules read the registry when imported, as a server's first page does after every registration;
+    # a test process may have imported them already, so the app imports them afresh for this test.
+    for name in [module for module in sys.modules if module == "ui" or module.startswith("ui.")]:
+        monkeypatch.delitem(sys.modules, name)
     at = AppTest.from_file(APP, default_timeout=120)
-    at.query_params.update({"ds": "diabetes", "trials": "2", "T": "100", "methods": "nr,zero"})
+    at.query_params.update({"ds": "diabetes", "target": "alpha", "trials": "2", "T": "100", "methods": "nr,zero"})
     at.run()
     picker = next(group for group in at.get("button_group") if group.proto.id.endswith("explorer.methods"))
     assert "Zero model" in [option.content for option in picker.proto.options]
