@@ -81,7 +81,9 @@ WIDGETS = """() => {
       while (names.has(name)) name += ' (again)';
       names.add(name);
       const disabled = el.querySelector('input:disabled, [aria-disabled="true"]') !== null;
-      const movable = kind !== 'stTextInput' && !disabled && el.closest('[data-testid="stForm"]') === null;
+      // A widget drawn hidden (the Data sidebar on a page that does not run on data) is not one a person can move.
+      const visible = el.getClientRects().length > 0;
+      const movable = kind !== 'stTextInput' && !disabled && visible && el.closest('[data-testid="stForm"]') === null;
       found.push([name, kind, index, value(el), movable, label(el)]);
     });
   }
