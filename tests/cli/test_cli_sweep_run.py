@@ -161,6 +161,8 @@ def test_csv_input_with_task_inferred(tmp_path, capsys):
             "50",
             "--workers",
             "1",
+            "--noise-seed",  # a repeatable preparation: on 400 rows about 1 in 13 noise draws leaves a column out
+            "0",
             "--out",
             str(tmp_path / "o"),
         ]
