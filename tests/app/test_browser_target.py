@@ -33,7 +33,8 @@ def test_the_explorer_reached_by_clicking_certifies_r2_on_one_card_that_fits(ser
     assert "λ chosen privately" in text and "met in-sample" in text
     assert text.count(EVALUATION_LABEL) >= 2, text
     metric = main.locator(METRIC).first
-    assert metric.is_visible() and metric.inner_text().strip()
+    metric.wait_for(state="visible", timeout=TIMEOUT_MS)  # the headline is redrawn as the last runs arrive
+    assert metric.inner_text().strip()
     # Each kind of target whole on screen (a segmented control hides the options that overflow it).
     buttons = page.locator(TARGET_CONTROL).locator("button")
     options = [buttons.filter(has_text=label) for label in ("R² / accuracy", "Share of the gain", "Excess risk α")]
