@@ -70,7 +70,7 @@ class VarianceExplainedQuery(QualityQuery):
         self.low, self.high = low, high
         self.n = int(y.size)
         self.width = high - low
-        self.sensitivity = (2.0 - r) * self.width**2 / self.n
+        self.sensitivity = VarianceExplained(r).sensitivity(self.n, self.width)
         centred = y - y.mean()
         self.total = float(centred @ centred)
 
@@ -121,7 +121,7 @@ class AccuracyQuery(QualityQuery):
         self.rows = rows
         self.goal = a
         self.n = rows.n
-        self.sensitivity = 1.0 / self.n
+        self.sensitivity = Accuracy(a).sensitivity(self.n, 0.0)
 
     def error_rates(self, thetas: NDArray[np.float64]) -> NDArray[np.float64]:
         (errors,) = self.rows.reduce(lambda block: _error_counts(block, thetas))
