@@ -366,23 +366,23 @@ def written_by_the_app(key: str) -> bool:
 
 
 def write_to_url(settings: Sequence[Setting]) -> None:
-    """Mirror the settings' current values into the query string (one browser update, only if changed)."""
-    changed: dict[str, str | list[str]] = {}
-    removed = []
+    """Mirror the settings' current values into the query string, in one browser update.
+
+    The update is sent on every run, even when the server's copy of the URL already matches: fast
+    changes interrupt runs, and an interrupted run can move the browser's URL after the next run has
+    read it, so comparing would leave a stale link. The browser ignores an update that changes nothing.
+    """
+    values: dict[str, str | list[str]] = {}
     written = st.session_state.setdefault(WRITTEN_KEY, {})
     for setting in settings:
         text = setting.to_url(setting.value)
         written[setting.key] = _as_list(text)
-        current = st.query_params.get_all(setting.key)
         if text is None:
-            if current:
-                removed.append(setting.key)
-        elif current != _as_list(text):
-            changed[setting.key] = text
-    for key in removed:
-        del st.query_params[key]
-    if changed:
-        st.query_params.update(changed)
+            if setting.key in st.query_params:
+                del st.query_params[setting.key]
+        else:
+            values[setting.key] = text
+    st.query_params.update(values)
 
 
 def url_values(settings: Sequence[Setting]) -> dict[str, Any]:
