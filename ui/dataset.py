@@ -58,6 +58,9 @@ REFUSED_KEY = "ui.refused_before_preparing"
 #: What a page asks of an upload before it is prepared: from its row count and ``from_frame`` options, the sentence
 #: refusing the page's target (the table is then not prepared), or ``None``.
 BeforePreparing = Callable[[int, Mapping[str, Any]], str | None]
+#: Which of the shared λ and size-bound settings the page's current target does not read (their URL keys), and the
+#: sentence that says why: those widgets are drawn disabled, with the sentence under them.
+IgnoredSettings = Callable[[], tuple[frozenset[str], str]]
 # One secret per server process: the built-in real tables are prepared privately with its noise, so every worker
 # process builds the same arrays while nobody outside the server can know the noise. Never shown, never in a link.
 SERVER_NOISE = SecretSeed.draw()
@@ -223,23 +226,34 @@ def require_selection() -> Selection:
 
 
 def dataset_sidebar(
-    sidebar: Any, *, linked: bool = True, before_preparing: BeforePreparing | None = None
+    sidebar: Any,
+    *,
+    linked: bool = True,
+    before_preparing: BeforePreparing | None = None,
+    ignored: IgnoredSettings | None = None,
 ) -> Selection | None:
     """Draw the shared sidebar (dataset, upload flow, λ) in ``sidebar`` and remember the selection for the page.
 
     ``linked``: the settings go into the URL (not on a page that does not run on the data, whose links stay short).
     ``before_preparing``: the page's check of an upload before it is prepared (``BeforePreparing``).
+    ``ignored``: the settings the page's target does not read (``IgnoredSettings``): drawn disabled, and a size bound
+    it does not read is neither checked nor passed on.
     """
     st.session_state[STATE_KEY] = None
     st.session_state[PROBLEM_KEY] = None
     st.session_state[REFUSED_KEY] = None
     restore_from_url(SHARED_SETTINGS)
+    unused, why = ignored() if ignored is not None else (frozenset(), "")
     sidebar.header("Data")
     name = DATASET.widget(sidebar)
-    lam = float(LAMBDA.widget(sidebar))
-    radius_mode = RADIUS_MODE.widget(sidebar)
+    lam = float(LAMBDA.widget(sidebar, disabled=LAMBDA.key in unused))
+    radius_mode = RADIUS_MODE.widget(sidebar, disabled=RADIUS_MODE.key in unused)
     docs_link(sidebar, "charts", "why-checking-accuracy-costs-privacy", label="Why a size bound saves privacy")
-    radius = RADIUS.widget(sidebar)
+    radius = RADIUS.widget(sidebar, disabled=RADIUS.key in unused)
+    if why:
+        sidebar.caption(why)
+    if RADIUS.key in unused:
+        radius = None
     if linked:
         write_to_url(SHARED_SETTINGS)
     chosen: Selection | None = None

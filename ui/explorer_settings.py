@@ -14,9 +14,18 @@ import streamlit as st
 
 from accfirst.errors import AccFirstError
 from accfirst.methods.options import FALLBACKS, SearchOptions
-from ui.certified import certified_options, upload_refusal
+from ui.certified import FIXED_LAMBDA, LAMBDA_CHOICE, certified_options, upload_refusal
 from ui.dataset import DATASET, LAMBDA, RADIUS, RADIUS_MODE, UPLOAD
-from ui.settings import Choice, IntSetting, OptionalFloat, Setting, Toggle, noise_setting, search_settings
+from ui.settings import (
+    Choice,
+    IntSetting,
+    OptionalFloat,
+    Setting,
+    Toggle,
+    noise_setting,
+    restore_from_url,
+    search_settings,
+)
 from ui.target import ABSOLUTE, ALPHA, QUALITY, TARGET_MODE, TARGET_SETTINGS
 
 SCOPE = "explorer"
@@ -148,3 +157,25 @@ def upload_check(n_rows: int, options: Mapping[str, Any]) -> str | None:
         return upload_refusal(n_rows, options, search, float(GAMMA.value))
     except AccFirstError:  # settings the page refuses (a noise other than Laplace) are said there
         return None
+
+
+def ignored_by_target() -> tuple[frozenset[str], str]:
+    """The shared settings the explorer's target does not read, and why (a ``ui.dataset.IgnoredSettings``).
+
+    A target in R² or accuracy runs each λ on the bound that λ implies (no bound on the model's size is bought or
+    taken), and with λ chosen privately it reads no λ either. The frame asks before the page has run, so the target's
+    own settings are first restored from a link.
+    """
+    restore_from_url((TARGET_MODE, LAMBDA_CHOICE))
+    if TARGET_MODE.value != QUALITY:
+        return frozenset(), ""
+    size = frozenset({RADIUS_MODE.key, RADIUS.key})
+    if LAMBDA_CHOICE.value == FIXED_LAMBDA:
+        return size, (
+            "A target in R² or accuracy bounds each model by what its λ implies: the bound on the model's size applies "
+            "to the other targets."
+        )
+    return size | {LAMBDA.key}, (
+        "A target in R² or accuracy chooses λ privately and bounds each model by what its λ implies: λ and the bound "
+        "on the model's size apply to the other targets, or to a fixed λ."
+    )

@@ -26,7 +26,7 @@ import streamlit as st
 
 from ui import server
 from ui.dataset import dataset_sidebar
-from ui.explorer_settings import upload_check
+from ui.explorer_settings import ignored_by_target, upload_check
 from ui.link_notice import notice_slot
 from ui.navigation import entry, navigation
 from ui.runs import worker_pool
@@ -43,8 +43,13 @@ def draw_frame(page: str) -> None:
     apply_style()
     worker_pool()  # on a fresh server, the workers start while this run loads its data
     shown = entry(page).data
-    before = upload_check if entry(page).checks_uploads else None
-    dataset_sidebar(st.sidebar if shown else st.sidebar.container(key=HIDDEN), linked=shown, before_preparing=before)
+    explorer = entry(page).follows_target
+    dataset_sidebar(
+        st.sidebar if shown else st.sidebar.container(key=HIDDEN),
+        linked=shown,
+        before_preparing=upload_check if explorer else None,
+        ignored=ignored_by_target if explorer else None,
+    )
 
 
 @contextmanager

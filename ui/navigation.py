@@ -31,8 +31,10 @@ class PageEntry:
     default : the page at ``/`` (exactly one).
     data : the page runs on the sidebar's dataset (``ui.dataset.require_selection``): the Data
         sidebar is shown on it, and hidden elsewhere.
-    checks_uploads : an upload is checked against the page's target before it is prepared (the explorer's
-        ``ui.explorer_settings.upload_check``): a target no table of its size could meet spends nothing.
+    follows_target : the Data sidebar follows the page's target (the explorer's): an upload is checked against it
+        before it is prepared (``ui.explorer_settings.upload_check``), so that a target no table of its size could
+        meet spends nothing, and the settings the target does not read are drawn disabled
+        (``ui.explorer_settings.ignored_by_target``).
     """
 
     path: str
@@ -40,7 +42,7 @@ class PageEntry:
     icon: str
     default: bool = False
     data: bool = False
-    checks_uploads: bool = False
+    follows_target: bool = False
 
     @property
     def url_path(self) -> str:
@@ -50,7 +52,7 @@ class PageEntry:
 
 SECTIONS: dict[str, tuple[PageEntry, ...]] = {
     "Accuracy first": (
-        PageEntry("pages/explorer.py", "Explorer", ":material/tune:", default=True, data=True, checks_uploads=True),
+        PageEntry("pages/explorer.py", "Explorer", ":material/tune:", default=True, data=True, follows_target=True),
         PageEntry("pages/sweep.py", "α sweep", ":material/show_chart:", data=True),
     ),
     "Privacy budget": (

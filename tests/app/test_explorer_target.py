@@ -116,3 +116,27 @@ def test_a_noise_the_certificate_does_not_use_is_refused_where_it_is_set_and_not
     assert any("certified with Laplace noise" in e.value for e in at.sidebar.error)
     assert any(e.value.startswith("Nothing ran") for e in at.main.error)
     assert not at.metric
+
+
+def _sidebar_disabled(at) -> dict[str, bool]:
+    """``{label: disabled}`` of the Data sidebar's λ slider, size-bound radio and public bound box."""
+    widgets = [*at.sidebar.select_slider, *at.sidebar.radio, *at.sidebar.number_input]
+    labels = ("Regularisation λ (log scale)", "Bound on the model's size", "Public bound on ‖θ‖ (optional)")
+    return {w.label: w.disabled for w in widgets if w.label in labels}
+
+
+def test_the_sidebar_disables_what_the_target_does_not_read_and_a_linked_bound_reaches_an_alpha_run():
+    """A certified target runs each λ on the bound it implies: λ (when chosen privately) and the size bound are drawn
+    disabled, with the sentence that says why; a fixed λ is read again; the α target reads all three, and a public
+    bound in its link reaches the run from the first load (the frame restores the target before drawing)."""
+    every = ("Regularisation λ (log scale)", "Bound on the model's size", "Public bound on ‖θ‖ (optional)")
+    at = open_app(trials="1")
+    assert _sidebar_disabled(at) == dict.fromkeys(every, True)
+    assert any(c.value.startswith("A target in R² or accuracy chooses λ privately") for c in at.sidebar.caption)
+    at = open_app(trials="1", lamsel="fixed")
+    assert _sidebar_disabled(at) == {every[0]: False, every[1]: True, every[2]: True}
+    at = open_app(trials="1", target="alpha", radius="3")
+    assert_clean(at)
+    assert _sidebar_disabled(at) == dict.fromkeys(every, False)
+    assert not [c for c in at.sidebar.caption if c.value.startswith("A target in R² or accuracy")]
+    assert at.session_state["ui.selection"].radius == 3.0
