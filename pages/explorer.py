@@ -105,7 +105,7 @@ if choice.certified:
     )
     record_runs(chosen, request.rows_key, headline.results[~headline.results["refused"].astype(bool)])
     spend = st.empty()
-    certified_sections(headline.results, headline.summary, chosen.data)
+    certified_sections(headline.results, headline.summary, chosen.data, request.settings(chosen))
     show_spend(spend, chosen)
     st.stop()  # the sections below are the comparison of methods at an excess risk α or a share of the gain
 headline = live_headline(

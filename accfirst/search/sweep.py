@@ -32,6 +32,7 @@ import pandas as pd
 
 from accfirst.erm.generators import make_generator
 from accfirst.erm.problem import Problem
+from accfirst.erm.quality import QualityTarget
 from accfirst.erm.theory import theory_epsilon
 from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
@@ -39,7 +40,7 @@ from accfirst.methods.pipeline import feasible_problem
 from accfirst.methods.relative import RelativeTarget
 from accfirst.methods.theory import Theory
 from accfirst.parallel.pool import BACKGROUND, PickledSource, Source, WorkerPool
-from accfirst.search.experiments import COLUMNS, Cell, run_here, target_key, validate_batch
+from accfirst.search.experiments import COLUMNS, Cell, cell_key, run_here, target_key, validate_batch
 from accfirst.search.experiments import run_cells as run_cells  # re-exported: the task a pool's workers run
 from accfirst.validation import echo, shorten, validate_alpha, validate_count
 
@@ -124,16 +125,17 @@ def sweep(
     pool: WorkerPool | None = None,
     source: Source | None = None,
     kappas: Sequence[float | RelativeTarget] = (),
+    goals: Sequence[float | QualityTarget] = (),
     **options: Any,
 ) -> pd.DataFrame:
     """Run every (method, target, trial) on ``workers`` processes; one row each (docs/mathematics.md#what-a-run-reports,
-    docs/mathematics.md#a-relative-accuracy-target).
+    docs/mathematics.md#a-relative-accuracy-target, docs/mathematics.md#a-target-in-the-units-people-read).
 
     Parameters
     ----------
     problem : the ERM problem (built on the training data).
-    alphas, gamma, methods, trials, seed, kappas : as for ``run_trials`` (the targets are each α,
-        then each relative target κ); the rows are the same for the same seed.
+    alphas, gamma, methods, trials, seed, kappas, goals : as for ``run_trials`` (the targets are each α, then each
+        relative target κ, then each target in R² or accuracy); the rows are the same for the same seed.
     workers : processes to start for this sweep; 1 runs everything in this process (no
         start-up cost). Ignored with ``pool``.
     progress : called as ``progress(done, total)`` after each finished run (in this
@@ -153,7 +155,7 @@ def sweep(
     Returns
     -------
     DataFrame with ``SWEEP_COLUMNS`` (``COLUMNS`` plus ``eps_theory``, E at the row's α: the
-    released one for a κ row, NaN when it showed no signal), ordered like ``run_trials``
+    released one for a κ row, NaN when it showed no signal or for a target in R² or accuracy), ordered like ``run_trials``
     (method, target, trial). Work is handed out target by target, so a stopped sweep holds a
     prefix of that schedule: the α in the order given first. Fallback rows keep ``eps_total = inf``.
     """
@@ -161,7 +163,7 @@ def sweep(
     # The generator is named in every row; resolve the paper's pairing once.
     search_options = replace(search_options, generator=make_generator(problem, search_options.generator).name)
     chosen, target_values, gamma, trials, seed = validate_batch(
-        problem, alphas, gamma, methods, trials, seed, search_options, kappas
+        problem, alphas, gamma, methods, trials, seed, search_options, kappas, goals
     )
     if len(set(chosen)) < len(chosen) or len(set(target_values)) < len(target_values):
         raise AccFirstError("methods and targets must not repeat: a repeated cell would repeat the same run")
@@ -186,7 +188,7 @@ def sweep(
             rows = _run_pool(own_pool, own, arguments, chunks, len(cells), progress, should_stop)
         finally:
             own_pool.close()
-    keys = [("kappa", t.kappa) if isinstance(t, RelativeTarget) else ("alpha", t) for t in target_values]
+    keys = [cell_key(target) for target in target_values]
     order: dict[tuple[object, tuple[str, float], object], int] = {
         cell: i for i, cell in enumerate((m, k, t) for m in chosen for k in keys for t in range(trials))
     }

@@ -8,8 +8,11 @@ real table the switch to α brings back the paper's comparison of methods with t
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
+import pytest
 
 from accfirst.datasets import load_builtin
 from accfirst.erm.problems import prepared_problem
@@ -18,10 +21,12 @@ from accfirst.erm.ridge import RidgeProblem
 from accfirst.interpret import format_epsilon, median_with_inf
 from accfirst.methods.certified import refusal_before_reading
 from accfirst.methods.options import SearchOptions
-from accfirst.search.experiments import trial_result
+from accfirst.search.experiments import run_cells, trial_result
+from accfirst.snippet import RESULTS_FILE, DatasetSpec, reproduction_snippet, settings_from_json, settings_json
 from tests.app.page_text import shown
 from tests.app.test_explorer import app_table, assert_clean, expected_medians, headline, open_app
 from tests.app.test_upload import spending_csv
+from ui.runs import RunRequest
 from ui.text import EVALUATION_LABEL
 
 
@@ -62,7 +67,31 @@ def test_the_default_view_certifies_r2_with_lambda_chosen_privately_and_labels_e
     assert lines.count(EVALUATION_LABEL) == 2  # the in-sample and the held-out figures
     charts = [chart.proto.id for chart in at.get("plotly_chart")]
     assert [any(i.endswith(key) for i in charts) for key in ("eps_distribution", "quality_reached")] == [True, True]
-    assert [d.label for d in at.get("download_button")] == ["Results (CSV)"]
+    # The settings record and the snippet rerun these runs (test_the_certified_record_and_snippet_rerun_the_pages_runs)
+    assert [d.label for d in at.get("download_button")] == ["Results (CSV)", "Settings (JSON)", "Python snippet"]
+
+
+@pytest.mark.parametrize(("lambdas", "lam"), [(None, 0.005), ((0.002,), 0.002)])
+def test_the_certified_record_and_snippet_rerun_the_pages_runs(monkeypatch, tmp_path, lambdas, lam):
+    """The explorer's request toward R² ≥ 0.6, λ chosen privately or fixed, within a ceiling of 3: its settings record
+    reads back the same, and the Python snippet made from it, executed, makes the rows the page's chunks make
+    (``run_cells`` with the request's own cells and seed). Before, the record refused a target in R² or accuracy and
+    the page offered the results alone."""
+    options = SearchOptions(T=50, ceiling=3.0, lambdas=lambdas)
+    target = VarianceExplained(0.6)
+    request = RunRequest(alpha=target, gamma=0.1, methods=("nr",), trials=2, seed=4, options=options, chosen_seed=4)
+    chosen = SimpleNamespace(spec=DatasetSpec.from_builtin("synthetic-buzz"), task="ridge", lam=lam, radius=None)
+    settings = request.settings(chosen)
+    assert settings.goals == (0.6,) and settings.options == options and settings.lam == lam
+    assert settings_from_json(settings_json(settings)) == settings
+    problem = prepared_problem(load_builtin("synthetic-buzz"), lam)
+    page = pd.DataFrame(run_cells(problem, 0.1, 4, options, [("nr", target, trial) for trial in range(2)]))
+    monkeypatch.chdir(tmp_path)
+    exec(compile(reproduction_snippet(settings), "snippet.py", "exec"), {"__name__": "__main__"})
+    produced = pd.read_csv(tmp_path / RESULTS_FILE)
+    assert (produced["target"] == "r2").all() and (produced["goal"] == 0.6).all() and produced["quality"].notna().all()
+    for column in ("eps_total", "eps_scale", "eps_test", "eps_hypothesis", "lam", "quality"):
+        np.testing.assert_allclose(produced[column], page[column], rtol=1e-12)
 
 
 def test_a_tiny_upload_is_refused_before_it_is_prepared_and_nothing_is_spent():
