@@ -1,5 +1,6 @@
 """α sweeps: every (method, α, trial) of the paper's experiments, spread over the CPU cores (and κ sweeps,
-docs/mathematics.md#a-relative-accuracy-target).
+docs/mathematics.md#a-relative-accuracy-target, and sweeps over targets in R² or accuracy,
+docs/mathematics.md#a-target-in-the-units-people-read).
 
 docs/mathematics.md#the-epsilon-grid, docs/mathematics.md#what-a-run-reports, Appendix B. A sweep is ``run_trials`` run
 in parallel: each row comes from ``run_one`` with the row's own ``trial_rng``, so a row does not depend on which worker
@@ -32,7 +33,7 @@ import pandas as pd
 
 from accfirst.erm.generators import make_generator
 from accfirst.erm.problem import Problem
-from accfirst.erm.quality import QualityTarget
+from accfirst.erm.quality import Accuracy, QualityTarget, VarianceExplained
 from accfirst.erm.theory import theory_epsilon
 from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
@@ -97,18 +98,33 @@ def _number(part: str, text: str, what: str = "alphas") -> float:
     return value
 
 
+def _parse_shares(text: str, what: str, example: str, share: Callable[[float], float]) -> list[float]:
+    """Shares from a comma list, each checked by ``share`` (which returns it); none may repeat."""
+    if not isinstance(text, str) or not text.strip():
+        raise AccFirstError(f"{what} must be a list like {example}")
+    values = [share(_number(part, text, what)) for part in text.split(",")]
+    if len(set(values)) < len(values):
+        raise AccFirstError(f"{what.removesuffix('s')} values must not repeat; got {echo(text)}")
+    return values
+
+
 def parse_kappas(text: str) -> list[float]:
     """Relative targets κ from a comma list ``"0.5,0.2,0.1"``, each in (0, 1)
     (docs/mathematics.md#a-relative-accuracy-target).
 
     Raises ``AccFirstError`` on anything else (empty, non-numeric, κ outside (0, 1), repeated values).
     """
-    if not isinstance(text, str) or not text.strip():
-        raise AccFirstError("kappas must be a list like 0.5,0.2,0.1 (each κ in (0, 1))")
-    values = [RelativeTarget(_number(part, text, "kappas")).kappa for part in text.split(",")]
-    if len(set(values)) < len(values):
-        raise AccFirstError(f"kappa values must not repeat; got {echo(text)}")
-    return values
+    return _parse_shares(text, "kappas", "0.5,0.2,0.1 (each κ in (0, 1))", lambda kappa: RelativeTarget(kappa).kappa)
+
+
+def parse_goals(text: str, target: type[VarianceExplained] | type[Accuracy]) -> list[QualityTarget]:
+    """Targets in the units people read from a comma list ``"0.6,0.7,0.8"``: R² ≥ r (``VarianceExplained``) or
+    accuracy ≥ a (``Accuracy``), each in (0, 1) (docs/mathematics.md#a-target-in-the-units-people-read).
+
+    Raises ``AccFirstError`` on anything else (empty, non-numeric, outside (0, 1), repeated values).
+    """
+    goals = _parse_shares(text, f"{target.key} goals", "0.6,0.7,0.8 (each in (0, 1))", lambda g: target(g).goal)
+    return [target(goal) for goal in goals]
 
 
 def sweep(
