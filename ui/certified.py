@@ -182,6 +182,11 @@ def draw_certified(
     show_preparation_note(st, data, int(summary["trials"].sum()))
 
 
+def every_run_refused(summary: pd.DataFrame) -> bool:
+    """Whether every run of a card's ``summary`` was refused before reading (the card then offers the alternative)."""
+    return bool(len(summary)) and bool((summary["refused"] == summary["trials"]).all())
+
+
 def _lambda_line(row: pd.Series) -> str:
     if not int(row["released"]):
         return ""

@@ -49,6 +49,7 @@ def test_the_default_view_certifies_r2_with_lambda_chosen_privately_and_labels_e
     assert_clean(at)
     assert at.query_params["target"] == "quality" and at.query_params["r2"] == "0.8"
     assert at.subheader[0].value == "What it paid to certify R² ≥ 0.8"
+    assert not [b for b in at.button if b.key == "explorer.uncertified"]  # released: no alternative offered
     markdown = [m.value for m in at.markdown]
     assert "#### Noise reduction: R² ≥ 0.8" in markdown
     # No method picker: one line says why noise reduction alone runs.
@@ -104,6 +105,9 @@ def test_a_tiny_upload_is_refused_before_it_is_prepared_and_nothing_is_spent():
     assert warning == f"Refused before the table was prepared: {sentence}."
     assert [(m.label, m.value) for m in at.metric] == [("ε spent", "0")]
     assert "upload_prepared" not in at.session_state["ui.session_memo"]  # the preparation was never paid
+    assert [b.label for b in at.button if b.key == "explorer.uncertified"] == [
+        "Run the theory approach at α = 0.05 instead (not certified)"
+    ]
     # Another kind of target prepares the table and runs on it.
     at.button_group(key="explorer.target").set_value("alpha").run()
     assert_clean(at)
@@ -128,6 +132,22 @@ def test_on_a_real_table_the_refusal_spends_nothing_and_alpha_brings_back_the_pa
     )
     assert any(h.value == "The search, step by step" for h in at.subheader)
     assert np.isfinite(float(at.slider(key="explorer.alpha").value))
+
+
+def test_a_refusal_offers_its_uncertified_alternative_and_the_button_runs_it():
+    """Refused on diabetes (354 training rows, R² ≥ 0.8): a button labelled not certified switches to the theory
+    approach alone at α = 0.05, and the page runs it: the package's numbers. A view that released a model offers none.
+    Before, the alternative was named in the refusal's words only."""
+    at = open_app(ds="diabetes", trials="2", seed="0")
+    [button] = [b for b in at.button if b.key == "explorer.uncertified"]
+    assert button.label == "Run the theory approach at α = 0.05 instead (not certified)"
+    button.click().run()
+    assert_clean(at)
+    assert at.query_params["target"] == "alpha" and float(at.slider(key="explorer.alpha").value) == 0.05
+    assert headline(at) == expected_medians(
+        app_table("diabetes"), alphas=[0.05], gamma=0.1, methods=["theory"], trials=2, seed=0
+    )
+    assert not [b for b in at.button if b.key == "explorer.uncertified"]
 
 
 def test_a_fixed_lambda_is_the_one_the_card_shows_and_accuracy_is_the_logistic_target():
