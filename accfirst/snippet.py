@@ -27,10 +27,13 @@ from typing import Any
 from accfirst.datasets import BUILTIN_DATASETS, Schema
 from accfirst.datasets.prepared import EVALUATION_MODE, EXCLUDES_PREPARATION
 from accfirst.datasets.preprocess import preparation_options
+from accfirst.erm.quality import QualityTarget
 from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
+from accfirst.methods.pipeline import check_certified
 from accfirst.methods.registry import validate_methods
 from accfirst.methods.relative import RelativeTarget
+from accfirst.search.experiments import quality_target
 from accfirst.validation import REPEATABLE, validate_positive
 
 TASK_PROBLEMS = {"ridge": "RidgeProblem", "logistic": "LogisticProblem"}
@@ -177,7 +180,10 @@ class RunSettings:
     ``radius`` (a public bound on ‖θ‖, docs/mathematics.md#a-public-norm-bound; ``None`` for none); ``alphas`` …
     ``seed`` are the ``run_trials`` parameters of the same name (``alphas`` is a tuple, so the explorer's single α and a
     sweep's list share the type) and ``options`` its search options; ``kappas`` the relative targets κ
-    (docs/mathematics.md#a-relative-accuracy-target) of ``run_trials``, empty for none.
+    (docs/mathematics.md#a-relative-accuracy-target) of ``run_trials``, empty for none; ``goals`` its targets in the
+    units people read (docs/mathematics.md#a-target-in-the-units-people-read), R² ≥ r for ridge or accuracy ≥ a for
+    logistic, empty for none. With a goal, ``options.lambdas`` says how λ is set (``None``: chosen privately from the
+    default grid; one value: that λ, which is then ``lam``) and ``options.ceiling`` the most a run may spend.
     """
 
     dataset: DatasetSpec
@@ -192,6 +198,7 @@ class RunSettings:
     radius: float | None = None
     extra: dict[str, Plain] = field(default_factory=dict, compare=False)
     kappas: tuple[float, ...] = ()
+    goals: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         if self.task not in TASK_PROBLEMS:
@@ -202,6 +209,9 @@ class RunSettings:
             set_(self, "radius", validate_positive("radius", _plain("radius", self.radius)))
         set_(self, "alphas", tuple(float(_plain_number("alphas", a)) for a in tuple(self.alphas)))
         set_(self, "kappas", tuple(RelativeTarget(float(_plain_number("kappas", k))).kappa for k in tuple(self.kappas)))
+        set_(
+            self, "goals", tuple(self.quality_target(float(_plain_number("goals", g))).goal for g in tuple(self.goals))
+        )
         set_(self, "gamma", float(_plain_number("gamma", self.gamma)))
         set_(self, "methods", tuple(str(m) for m in self.methods))
         set_(self, "trials", int(_plain_number("trials", self.trials)))
@@ -210,14 +220,23 @@ class RunSettings:
         plain: dict[str, Any] = {name: _plain(name, value) for name, value in self.options.to_dict().items()}
         set_(self, "options", SearchOptions(**plain))
         validate_methods(self.methods, self.options)
+        for goal in self.goals:
+            for method in self.methods:
+                check_certified(method, self.quality_target(goal))
         set_(self, "extra", {str(k): _plain(str(k), v) for k, v in self.extra.items()})
+
+    def quality_target(self, goal: float) -> QualityTarget:
+        """``goal`` as this task's target in the units people read (R² for ridge, accuracy for logistic)."""
+        return quality_target(self.task, goal)
 
     def run_trials_kwargs(self) -> dict[str, object]:
         """Keyword arguments of ``run_trials`` (all but the problem)."""
         relative = {"kappas": list(self.kappas)} if self.kappas else {}
+        quality = {"goals": list(self.goals)} if self.goals else {}
         return {
             "alphas": list(self.alphas),
             **relative,
+            **quality,
             "gamma": self.gamma,
             "methods": list(self.methods),
             "trials": self.trials,
@@ -277,6 +296,7 @@ def settings_from_json(text: str) -> RunSettings:
             radius=record.get("radius"),  # absent from records older than the radius
             alphas=tuple(record["alphas"]),
             kappas=tuple(record.get("kappas", ())),  # absent from records older than the relative target
+            goals=tuple(record.get("goals", ())),  # absent from records older than the targets in R² and accuracy
             gamma=record["gamma"],
             methods=tuple(record["methods"]),
             trials=record["trials"],
@@ -375,11 +395,34 @@ def reproduction_snippet(settings: RunSettings) -> str:
         + ", ".join(f"{name}={_literal(value)}" for name, value in settings.problem_kwargs().items())
         + ")  # carries the preparation's ε: every total includes it",
         runs_note(settings, bool(note)),
+        *_goals_note(settings),
         "results = " + _call("run_trials", ["problem"], [(k, _plain(k, v)) for k, v in kwargs.items()]),
         "",
-        f"print(results.groupby(['method', {'kappa' if settings.kappas else 'alpha'!r}])"
-        "[['eps_total', 'eps_prep', 'excess_risk']].median())",
+        f"print(results.groupby(['method', {_summary_column(settings)!r}])"
+        f"[['eps_total', 'eps_prep', {'quality' if settings.goals else 'excess_risk'!r}]].median())",
         f"results.to_csv({RESULTS_FILE!r}, index=False)",
         "",
     ]
     return "\n".join(lines)
+
+
+def _summary_column(settings: RunSettings) -> str:
+    """The column the snippet's medians are grouped by: the goal, κ or α."""
+    return "goal" if settings.goals else "kappa" if settings.kappas else "alpha"
+
+
+def _goals_note(settings: RunSettings) -> list[str]:
+    """What a run toward a target in R² or accuracy certifies and how it sets λ: comments for the snippet."""
+    if not settings.goals:
+        return []
+    targets = ", ".join(f"{target.unit} ≥ {target.goal:g}" for target in map(settings.quality_target, settings.goals))
+    lambdas = settings.options.lambdas
+    how = (
+        "λ chosen privately from the default public grid (lambdas=None)"
+        if lambdas is None
+        else f"λ fixed at {', '.join(f'{lam:g}' for lam in lambdas)} (lambdas)"
+    )
+    return [
+        f"# goals: certify {targets} with probability ≥ 1 − gamma by noise reduction, {how}, spending at most",
+        f"# ceiling = {settings.options.ceiling:g} beyond the preparation; 'quality' is the in-sample figure (evaluation only).",
+    ]

@@ -4,7 +4,8 @@ The screen, top to bottom: the presets; the data report (open for an upload); th
 certified R² (ridge) or accuracy (logistic) with λ chosen privately, which noise reduction alone runs toward, its card
 giving the whole ε and its parts, the λ chosen, how often the target was met in-sample and the held-out figure
 (evaluation only), or why nothing was released (``ui.certified``; an upload such a target cannot meet is refused before
-it is prepared, spending nothing); or the share of the best model's gain to keep, whose α each run releases
+it is prepared, spending nothing, and a refusal offers its uncertified alternative as a button, the theory approach
+labelled not certified); or the share of the best model's gain to keep, whose α each run releases
 privately; or the paper's excess risk α — and the methods; the headline per method, drawn live (median ex-post ε, e^ε, posterior bounds, success and fallback,
 where the privacy went — the bound on the model's size, the check, the model — and what the bound saved, one sentence
 each), the session's spend on a real table, and what would lower ε when it is weak; ε across trials and its split;
@@ -19,12 +20,19 @@ import streamlit as st
 from accfirst.interpret import radius_sentence
 from accfirst.interpret.certified import summarise_certified
 from accfirst.methods.certified import NOISE_REDUCTION
-from ui.certified import ONE_METHOD, certified_options, certified_sections, draw_certified, with_heldout
+from ui.certified import (
+    ONE_METHOD,
+    certified_options,
+    certified_sections,
+    draw_certified,
+    every_run_refused,
+    with_heldout,
+)
 from ui.dataset import refused_before_preparing, require_selection, show_data_report, show_radius_notice
 from ui.downloads import download_buttons
 from ui.epsilon_charts import epsilon_charts, noise_comparison
 from ui.errors import call, package_errors
-from ui.explorer_settings import METHODS_SETTING, SCOPE, SETTINGS, preset_buttons
+from ui.explorer_settings import METHODS_SETTING, SCOPE, SETTINGS, preset_buttons, uncertified_button
 from ui.frame import ensure_frame
 from ui.guidance import explorer_guidance
 from ui.headline import live_headline
@@ -55,6 +63,7 @@ preset_buttons()
 if (refused := refused_before_preparing()) is not None:
     page_seed(SCOPE, "Seed", release=True, upload=True)  # a link's seed has no place on an upload here either
     refused_upload_view(*refused)
+    uncertified_button(st)
     write_to_url(SETTINGS)
     st.stop()
 chosen = require_selection()
@@ -103,9 +112,11 @@ if choice.certified:
         summarise=lambda frame: summarise_certified(with_heldout(frame, chosen.data)),
         draw=draw_certified,
     )
+    if every_run_refused(headline.summary):
+        uncertified_button(st)
     record_runs(chosen, request.rows_key, headline.results[~headline.results["refused"].astype(bool)])
     spend = st.empty()
-    certified_sections(headline.results, headline.summary, chosen.data)
+    certified_sections(headline.results, headline.summary, chosen.data, request.settings(chosen))
     show_spend(spend, chosen)
     st.stop()  # the sections below are the comparison of methods at an excess risk α or a share of the gain
 headline = live_headline(

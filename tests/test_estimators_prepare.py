@@ -2,7 +2,7 @@
 DataFrame, end to end.
 
 Every fit here fixes both its noises (``noise_seed`` of the preparation, ``random_state`` of the
-search), so each test is deterministic: no false failures.
+search), so each test is deterministic: no false failures. The fits state the excess risk α = 0.05: the mixed table is too noisy for the default target (R² ≥ 0.8).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def fitted(model, X, y):
 
 def test_ridge_prepares_a_mixed_table_and_reports_epsilon_end_to_end() -> None:
     X, price, _ = mixed_table()
-    model = fitted(AccuracyFirstRidge(prepare=PREPARE, random_state=0), X, price)
+    model = fitted(AccuracyFirstRidge(excess_risk=0.05, prepare=PREPARE, random_state=0), X, price)
     assert model.epsilon_prep_ > 0 and model.epsilon_prep_ == model.preparation_.epsilon
     assert model.epsilon_ == pytest.approx(
         model.epsilon_prep_ + model.epsilon_radius_ + model.epsilon_test_ + model.epsilon_hypothesis_
@@ -65,7 +65,7 @@ def test_ridge_prepares_a_mixed_table_and_reports_epsilon_end_to_end() -> None:
 
 def test_predict_uses_the_released_plans_alone_row_by_row() -> None:
     X, price, _ = mixed_table()
-    model = fitted(AccuracyFirstRidge(prepare=PREPARE, random_state=0), X, price)
+    model = fitted(AccuracyFirstRidge(excess_risk=0.05, prepare=PREPARE, random_state=0), X, price)
     predicted = model.predict(NEW_ROWS)  # no 'id' column needed: it was never read
     assert predicted.shape == (3,) and np.isfinite(predicted).all()
     # An unseen level gives the same features as a gap; each row alone is predicted as in a batch.
@@ -80,7 +80,7 @@ def test_predict_uses_the_released_plans_alone_row_by_row() -> None:
 def test_logistic_takes_its_classes_from_the_schema() -> None:
     X, _, label = mixed_table()
     prepare = {"schema": CLASSES, "noise_seed": 3, "prep_epsilon": 0.2}
-    model = fitted(AccuracyFirstLogistic(prepare=prepare, random_state=0), X, label)
+    model = fitted(AccuracyFirstLogistic(excess_risk=0.05, prepare=prepare, random_state=0), X, label)
     assert model.classes_.tolist() == ["no", "yes"]
     assert model.epsilon_prep_ == pytest.approx(0.2) and model.epsilon_ > model.epsilon_prep_
     assert set(model.predict(NEW_ROWS)) <= {"no", "yes"}
@@ -99,7 +99,7 @@ def test_default_stays_numeric_arrays_with_no_preparation() -> None:
 
 def test_clone_and_get_params_keep_the_preparation_options() -> None:
     X, price, _ = mixed_table(n=500)
-    model = AccuracyFirstRidge(prepare=PREPARE, random_state=0)
+    model = AccuracyFirstRidge(excess_risk=0.05, prepare=PREPARE, random_state=0)
     copy = clone(model)
     assert copy.get_params()["prepare"] == PREPARE and copy.get_params()["prepare"] is not PREPARE
     assert clone(fitted(model, X, price)).get_params() == model.get_params()
@@ -111,19 +111,49 @@ def test_clone_and_get_params_keep_the_preparation_options() -> None:
 @pytest.mark.parametrize(
     ("model", "X", "y", "error", "message"),
     [
-        (AccuracyFirstRidge(prepare="private"), np.ones((30, 2)), np.ones(30), DataError, "must be a pandas DataFrame"),
-        (AccuracyFirstRidge(prepare="evaluation"), None, None, DataError, "evaluation-only one reads the data"),
-        (AccuracyFirstRidge(prepare={"test_size": 0.2}), None, None, DataError, "trains on every row"),
-        (AccuracyFirstRidge(prepare="private", feature_bound=5.0), None, None, AccFirstError, "among its options"),
         (
-            AccuracyFirstRidge(prepare={"schema": {"columns": {"price": {"read": False}}}}),
+            AccuracyFirstRidge(excess_risk=0.05, prepare="private"),
+            np.ones((30, 2)),
+            np.ones(30),
+            DataError,
+            "must be a pandas DataFrame",
+        ),
+        (
+            AccuracyFirstRidge(excess_risk=0.05, prepare="evaluation"),
+            None,
+            None,
+            DataError,
+            "evaluation-only one reads the data",
+        ),
+        (
+            AccuracyFirstRidge(excess_risk=0.05, prepare={"test_size": 0.2}),
+            None,
+            None,
+            DataError,
+            "trains on every row",
+        ),
+        (
+            AccuracyFirstRidge(excess_risk=0.05, prepare="private", feature_bound=5.0),
+            None,
+            None,
+            AccFirstError,
+            "among its options",
+        ),
+        (
+            AccuracyFirstRidge(excess_risk=0.05, prepare={"schema": {"columns": {"price": {"read": False}}}}),
             None,
             None,
             DataError,
             "a target is always read",
         ),
-        (AccuracyFirstRidge(prepare="private"), None, np.ones(7), DataError, "one value per row"),
-        (AccuracyFirstLogistic(prepare={"positive_class": "yes"}), None, "label", DataError, "two classes declared"),
+        (AccuracyFirstRidge(excess_risk=0.05, prepare="private"), None, np.ones(7), DataError, "one value per row"),
+        (
+            AccuracyFirstLogistic(excess_risk=0.05, prepare={"positive_class": "yes"}),
+            None,
+            "label",
+            DataError,
+            "two classes declared",
+        ),
     ],
 )
 def test_bad_input_gives_a_typed_error(model, X, y, error, message) -> None:
@@ -136,7 +166,7 @@ def test_bad_input_gives_a_typed_error(model, X, y, error, message) -> None:
 
 def test_predict_needs_the_columns_it_was_fitted_on() -> None:
     X, price, _ = mixed_table(n=500)
-    model = fitted(AccuracyFirstRidge(prepare=PREPARE, random_state=0), X, price)
+    model = fitted(AccuracyFirstRidge(excess_risk=0.05, prepare=PREPARE, random_state=0), X, price)
     with pytest.raises(DataError, match="lacks the column"):
         model.predict(NEW_ROWS.drop(columns="city"))
     with pytest.raises(DataError, match="pandas DataFrame"):
@@ -155,12 +185,16 @@ def test_an_identifier_named_column_is_not_a_feature_of_the_estimator() -> None:
     """The shared preparation's rule (tests/datasets/test_identifiers.py): left out by name, no value read."""
     X, price, _ = mixed_table(n=2_000)
     X = X.drop(columns="id").assign(customer_id=np.arange(len(X)) + 5_000)
-    model = fitted(AccuracyFirstRidge(prepare={"noise_seed": 3}, random_state=0), X, price)
+    model = fitted(AccuracyFirstRidge(excess_risk=0.05, prepare={"noise_seed": 3}, random_state=0), X, price)
     assert model.prepared_.names == ("age", "city=lyon", "city=nice", "city=paris", "income")
     assert "customer_id" not in {step.column for step in model.preparation_.steps}
     assert any("'customer_id' as identifier(s)" in step.note for step in model.preparation_.steps)
     assert np.isfinite(model.predict(NEW_ROWS)).all()  # new rows need no identifier
-    kept = fitted(AccuracyFirstRidge(prepare={"noise_seed": 3, "schema": {"columns": {"customer_id": {}}}}), X, price)
+    kept = fitted(
+        AccuracyFirstRidge(excess_risk=0.05, prepare={"noise_seed": 3, "schema": {"columns": {"customer_id": {}}}}),
+        X,
+        price,
+    )
     assert "customer_id" in kept.prepared_.names
 
 
@@ -169,13 +203,13 @@ def test_score_leaves_out_held_out_rows_without_a_target() -> None:
     with "Input contains NaN". It compares the rows whose target is there (a ridge word is a gap, as in ``fit``)."""
     X, price, label = mixed_table()
     train, test = slice(0, 4_000), slice(4_000, None)
-    ridge = fitted(AccuracyFirstRidge(prepare=PREPARE, random_state=0), X[train], price[train])
+    ridge = fitted(AccuracyFirstRidge(excess_risk=0.05, prepare=PREPARE, random_state=0), X[train], price[train])
     held_out = price[test].astype(object).copy()
     held_out.iloc[::7], held_out.iloc[3] = np.nan, "n/a"
     there = held_out.notna().to_numpy() & (held_out != "n/a").to_numpy()
     assert ridge.score(X[test], held_out) == pytest.approx(ridge.score(X[test][there], price[test][there]))
     prepare = {"schema": CLASSES, "noise_seed": 3}
-    logistic = fitted(AccuracyFirstLogistic(prepare=prepare, random_state=0), X[train], label[train])
+    logistic = fitted(AccuracyFirstLogistic(excess_risk=0.05, prepare=prepare, random_state=0), X[train], label[train])
     labels = label[test].astype(object).copy()
     labels.iloc[::5] = None
     kept = labels.notna().to_numpy()

@@ -14,7 +14,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from accfirst.erm.logistic import LogisticProblem
-from accfirst.erm.quality import Accuracy, VarianceExplained
+from accfirst.erm.quality import DEFAULT_TARGETS, Accuracy, VarianceExplained
 from accfirst.erm.ridge import RidgeProblem
 from accfirst.errors import AccFirstError
 from accfirst.estimators import AccuracyFirstLogistic, AccuracyFirstRidge, RepeatableRunWarning, TargetRefused
@@ -81,9 +81,34 @@ def test_a_target_no_table_of_this_size_can_meet_is_refused_before_anything_is_p
     assert str(refused.value) == refusal_before_reading(LogisticProblem, 300, Accuracy(0.99), 0.1, options)
 
 
-def test_excess_risk_stays_the_target_without_r2() -> None:
+def test_without_a_target_the_fit_is_the_command_lines_default_run() -> None:
+    """No target named: R² ≥ 0.8 (ridge) and accuracy ≥ 0.9 (logistic), λ chosen privately, the default ceiling: the
+    run ``accfirst run --seed s`` makes without a target (``DEFAULT_TARGETS``, the same ``trial_rng`` cell). Under the
+    excess risk α = 0.05 the fit would have α_ = 0.05 and λ_ = 0.005."""
     X, y = rows(20_000)
-    model = AccuracyFirstRidge(random_state=0).fit(X, y)
+    model = AccuracyFirstRidge(random_state=3).fit(X, y)
+    target = DEFAULT_TARGETS["ridge"]
+    run = search(RidgeProblem(X, y, 0.005), "nr", target, 0.1, trial_rng(3, "nr", target, 0), SearchOptions())
+    assert run.theta is not None and model.run_.target == "r2" and model.run_.goal == 0.8
+    np.testing.assert_array_equal(model.coef_, run.theta)
+    assert model.lam_ == run.lam and model.epsilon_ == run.eps_total and np.isnan(model.alpha_)
+    labels = np.where(X @ np.array([3.0, -2.0, 1.0]) > 0, 1, 0)
+    logistic = AccuracyFirstLogistic(random_state=3).fit(X, labels)
+    assert logistic.run_.target == "accuracy" and logistic.run_.goal == 0.9 and logistic.quality_ >= 0.9
+    assert logistic.lam_ in default_lambdas(LogisticProblem, 1.0, shared=False)
+
+
+def test_the_default_target_is_refused_on_a_small_table_with_the_command_lines_words() -> None:
+    X, y = rows(300)
+    with pytest.raises(TargetRefused) as refused:
+        AccuracyFirstRidge().fit(X, y)
+    default = refusal_before_reading(RidgeProblem, 300, DEFAULT_TARGETS["ridge"], 0.1, SearchOptions())
+    assert default is not None and str(refused.value) == default
+
+
+def test_excess_risk_is_the_target_when_given() -> None:
+    X, y = rows(20_000)
+    model = AccuracyFirstRidge(excess_risk=0.05, random_state=0).fit(X, y)
     assert model.run_.target == "" and model.run_.alpha == 0.05 and model.lam_ == 0.005
     assert np.isnan(model.quality_)
 
@@ -91,8 +116,18 @@ def test_excess_risk_stays_the_target_without_r2() -> None:
 @pytest.mark.parametrize(
     ("model", "message"),
     [
-        (AccuracyFirstRidge(lam="auto"), "lam='auto' chooses λ under the private test of a target in R²: give r2"),
-        (AccuracyFirstLogistic(lam="auto"), "target in accuracy: give accuracy"),
+        (
+            AccuracyFirstRidge(excess_risk=0.05, lam="auto"),
+            r"lam='auto' chooses λ under the private test of a target in R²: give r2 \(or no target, for R² ≥ 0.8\)",
+        ),
+        (AccuracyFirstLogistic(kappa=0.2, lam="auto"), "target in accuracy: give accuracy"),
+        (AccuracyFirstRidge(r2=0.5, excess_risk=0.05), "r2 and excess_risk are two targets: give one"),
+        (
+            AccuracyFirstRidge(method="doubling"),
+            r"method='doubling' takes an excess risk α .*: give excess_risk or kappa \(without a target the estimator "
+            r"certifies R² ≥ 0.8",
+        ),
+        (AccuracyFirstRidge(radius=2.0), "radius applies with excess_risk or kappa"),
         (AccuracyFirstRidge(r2=0.5, method="doubling"), "certified by noise reduction"),
         (AccuracyFirstRidge(r2=0.5, radius=2.0), "radius applies with excess_risk"),
         (AccuracyFirstRidge(r2=1.5), r"r \(the R² target\) must be in \(0, 1\)"),

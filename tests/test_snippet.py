@@ -11,9 +11,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from accfirst import AccFirstError, RidgeProblem, run_trials
+from accfirst import AccFirstError, LogisticProblem, RidgeProblem, run_trials
 from accfirst.datasets import ColumnSpec, Schema, from_frame
 from accfirst.datasets.prepared import Preparation
+from accfirst.erm.quality import Accuracy, VarianceExplained
+from accfirst.methods.certified import default_lambdas
 from accfirst.methods.options import SearchOptions
 from accfirst.snippet import (
     LEGACY_PREPARATION,
@@ -40,7 +42,18 @@ def _settings(**changes):
         "trials": 3,
         "seed": 7,
     }
-    names = ("eps_min", "eps_max", "generator", "noise", "delta", "radius_mode", "radius_epsilon", "radius_beta")
+    names = (
+        "eps_min",
+        "eps_max",
+        "generator",
+        "noise",
+        "delta",
+        "radius_mode",
+        "radius_epsilon",
+        "radius_beta",
+        "lambdas",
+        "ceiling",
+    )
     options = {name: changes.pop(name) for name in names if name in changes}
     return RunSettings(**{**base, **changes}, options=SearchOptions(T=50, **options))
 
@@ -86,20 +99,31 @@ def test_names_from_the_user_stay_string_literals():
     assert called == {"Path", "read_upload", "from_frame", "prepared_problem", "run_trials", "print"}
 
 
-@pytest.mark.parametrize("radius", [None, 0.5])
-def test_builtin_snippet_reproduces_run_trials(monkeypatch, tmp_path, radius):
-    """Executed with a stand-in `accfirst.datasets`, the snippet's frame equals a direct run."""
-    X, y = make_ridge_data(5, 600, 4)
+def run_snippet(monkeypatch, tmp_path, settings: RunSettings, X, y) -> pd.DataFrame:
+    """Execute the snippet of ``settings`` with a stand-in `accfirst.datasets` whose built-in table is (X, y); its
+    results file."""
     data = types.SimpleNamespace(
-        X_train=X, y_train=y, task="ridge", preparation=Preparation("public"), row_bound=1.0, target_range=(-1.0, 1.0)
+        X_train=X,
+        y_train=y,
+        task=settings.task,
+        preparation=Preparation("public"),
+        row_bound=1.0,
+        target_range=(-1.0, 1.0),
     )
     fake = types.ModuleType("accfirst.datasets")
     fake.load_builtin = lambda name, **kw: data if name == "diabetes" else None
     monkeypatch.setitem(sys.modules, "accfirst.datasets", fake)
     monkeypatch.chdir(tmp_path)
-    settings = _settings(radius=radius)
     exec(compile(reproduction_snippet(settings), "snippet.py", "exec"), {"__name__": "__main__"})
-    produced = pd.read_csv(tmp_path / RESULTS_FILE)
+    return pd.read_csv(tmp_path / RESULTS_FILE)
+
+
+@pytest.mark.parametrize("radius", [None, 0.5])
+def test_builtin_snippet_reproduces_run_trials(monkeypatch, tmp_path, radius):
+    """Executed with a stand-in `accfirst.datasets`, the snippet's frame equals a direct run."""
+    X, y = make_ridge_data(5, 600, 4)
+    settings = _settings(radius=radius)
+    produced = run_snippet(monkeypatch, tmp_path, settings, X, y)
     expected = run_trials(RidgeProblem(X, y, **settings.problem_kwargs()), **settings.run_trials_kwargs())
     pd.testing.assert_series_equal(produced["eps_total"], expected["eps_total"], check_exact=False, rtol=1e-12)
     pd.testing.assert_series_equal(produced["excess_risk"], expected["excess_risk"], check_exact=False, rtol=1e-9)
@@ -214,3 +238,50 @@ def test_a_private_upload_records_its_schema_and_says_a_rerun_is_a_fresh_release
     assert data.prep_epsilon == pytest.approx(0.5) and np.allclose(produced["eps_prep"], 0.5)
     assert (produced["eps_total"] > 0.5).all() and evil not in data.feature_names
     assert data.feature_names == from_frame(frame, target="y", task="ridge", schema=schema).feature_names
+
+
+def _explained(task: str, n: int = 20_000) -> tuple[np.ndarray, np.ndarray]:
+    """Rows with ‖x‖₁ ≤ 1 that three coefficients explain well: a target in [−1, 1] (R² ≈ 0.9) or its sign."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(n, 3)) / 3
+    y = np.clip(X @ np.array([2.4, -1.6, 1.0]) + rng.normal(scale=0.1, size=n), -1, 1)
+    return X, (y if task == "ridge" else np.where(y > 0, 1.0, -1.0))
+
+
+@pytest.mark.parametrize(
+    ("task", "goal", "lambdas", "ceiling"),
+    [("ridge", 0.5, None, 5.0), ("ridge", 0.5, (0.01,), 3.0), ("logistic", 0.8, None, 5.0)],
+)
+def test_a_certified_snippet_reruns_the_target_lambda_and_ceiling(monkeypatch, tmp_path, task, goal, lambdas, ceiling):
+    """A record of runs toward R² ≥ r or accuracy ≥ a, λ chosen privately (``lambdas=None``) or fixed, within a ceiling:
+    the snippet, executed, makes the runs ``run_trials`` makes toward that target with those options, row for row.
+    Before the record could hold a goal, its snippet ran the paper's α = 0.05 instead."""
+    X, y = _explained(task)
+    lam = 0.005 if lambdas is None else lambdas[0]
+    settings = _settings(
+        task=task, lam=lam, alphas=(), goals=(goal,), methods=("nr",), lambdas=lambdas, ceiling=ceiling
+    )
+    assert settings_from_json(settings_json(settings)) == settings
+    source = reproduction_snippet(settings)
+    assert f"goals=[{goal!r}]," in source and f"ceiling={ceiling!r}," in source
+    assert ("λ chosen privately" in source) == (lambdas is None)
+    produced = run_snippet(monkeypatch, tmp_path, settings, X, y)
+    problem = (RidgeProblem if task == "ridge" else LogisticProblem)(X, y, lam)
+    target = VarianceExplained(goal) if task == "ridge" else Accuracy(goal)
+    expected = run_trials(problem, [], 0.1, ["nr"], 3, 7, goals=[target], T=50, lambdas=lambdas, ceiling=ceiling)
+    assert (produced["target"] == target.key).all() and (produced["goal"] == goal).all()
+    assert not produced["refused"].any() and (produced["quality"] >= goal).all()
+    for column in ("eps_total", "eps_test", "eps_hypothesis", "lam", "quality"):
+        pd.testing.assert_series_equal(produced[column], expected[column], check_exact=False, rtol=1e-12)
+    grid = default_lambdas(type(problem), 1.0, shared=task == "ridge") if lambdas is None else lambdas
+    assert set(produced["lam"].dropna()) <= set(grid) and (produced["eps_total"] <= ceiling).all()
+
+
+def test_a_goal_is_read_in_the_tasks_units_and_takes_noise_reduction_alone():
+    assert _settings(alphas=(), goals=(0.8,), methods=("nr",)).quality_target(0.8) == VarianceExplained(0.8)
+    with pytest.raises(AccFirstError, match=r"certified by noise reduction \('nr'\)"):
+        _settings(alphas=(), goals=(0.8,), methods=("nr", "doubling"))
+    with pytest.raises(AccFirstError, match=r"r \(the R² target\) must be in \(0, 1\)"):
+        _settings(alphas=(), goals=(1.5,), methods=("nr",))
+    record = json.loads(settings_json(_settings()))
+    assert "goals" not in record and settings_from_json(json.dumps(record)).goals == ()

@@ -3,8 +3,9 @@
 docs/mathematics.md#choosing-λ-under-the-guarantee, docs/mathematics.md#refusals-that-spend-nothing).
 
 Its settings (the goal of each task, how λ is set, the ceiling), its result cards (the whole ε and its parts, the λ
-chosen, the certified target and how often it was met in-sample, the held-out figure, why a run released nothing) and
-the check an upload gets before it is prepared: a target no table of its size could meet is refused with the package's
+chosen, the certified target and how often it was met in-sample, the held-out figure, why a run released nothing), its
+downloads (the settings record and the Python snippet rerun the same runs: the goal, λ chosen privately or fixed, the
+ceiling) and the check an upload gets before it is prepared: a target no table of its size could meet is refused with the package's
 own sentence, and the table is not prepared, so nothing at all is spent. Every figure that reads the data exactly is
 labelled evaluation only. The sentences and the summary come from the package (``accfirst.interpret.certified``).
 """
@@ -35,9 +36,10 @@ from accfirst.methods.registry import method_label
 from accfirst.plots.explorer import figure_epsilon_distribution
 from accfirst.plots.quality import figure_quality_reached
 from accfirst.search.experiments import MODEL
+from accfirst.snippet import RunSettings
 from ui.charts import show_chart
 from ui.dataset import show_preparation_note
-from ui.runs import released
+from ui.downloads import download_buttons
 from ui.settings import Choice
 from ui.text import EVALUATION_LABEL, EVALUATION_ONLY, plain
 
@@ -180,6 +182,11 @@ def draw_certified(
     show_preparation_note(st, data, int(summary["trials"].sum()))
 
 
+def every_run_refused(summary: pd.DataFrame) -> bool:
+    """Whether every run of a card's ``summary`` was refused before reading (the card then offers the alternative)."""
+    return bool(len(summary)) and bool((summary["refused"] == summary["trials"]).all())
+
+
 def _lambda_line(row: pd.Series) -> str:
     if not int(row["released"]):
         return ""
@@ -210,9 +217,10 @@ def _heldout_line(row: pd.Series, data: PreparedData) -> str:
     return f"Held-out {row['unit']}: **{_quality(value, str(row['unit']))}** (median, on {where}; {EVALUATION_LABEL})"
 
 
-def certified_sections(results: pd.DataFrame, summary: pd.DataFrame, data: PreparedData) -> None:
+def certified_sections(results: pd.DataFrame, summary: pd.DataFrame, data: PreparedData, settings: RunSettings) -> None:
     """Below the card: ε across the runs, the quality each released model reached on ``data`` (in-sample and held
-    out), and the results as a CSV; nothing when every run was refused before reading (the card says why)."""
+    out), and the downloads (the results, the settings record and the Python snippet that reruns ``settings``);
+    nothing when every run was refused before reading (the card says why)."""
     if results.empty or bool(results["refused"].astype(bool).all()):
         return
     row = summary.iloc[0]
@@ -226,15 +234,7 @@ def certified_sections(results: pd.DataFrame, summary: pd.DataFrame, data: Prepa
         f"read. {EVALUATION_ONLY}"
     )
     st.subheader("Take it with you")
-    st.download_button(
-        "Results (CSV)",
-        released(results).to_csv(index=False),
-        file_name="accfirst_results.csv",
-        mime="text/csv",
-        on_click="ignore",
-        help="One row per run: its ε and parts, the λ it chose, why it released nothing. The settings record and the "
-        "Python snippet are offered for an excess risk α or a share of the gain.",
-    )
+    download_buttons(st.columns(3), results, settings, "accfirst_results")
 
 
 def upload_refusal(n_rows: int, options: Mapping[str, Any], search: SearchOptions, gamma: float) -> str | None:

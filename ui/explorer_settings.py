@@ -14,6 +14,7 @@ import streamlit as st
 
 from accfirst.errors import AccFirstError
 from accfirst.methods.options import FALLBACKS, SearchOptions
+from accfirst.methods.theory import UNCERTIFIED_ALPHA, Theory
 from ui.certified import FIXED_LAMBDA, LAMBDA_CHOICE, certified_options, upload_refusal
 from ui.dataset import DATASET, LAMBDA, RADIUS, RADIUS_MODE, UPLOAD
 from ui.settings import (
@@ -113,6 +114,10 @@ PRESETS = {
     "Your data": ((DATASET, UPLOAD),),
 }
 
+#: What the refusal's "not certified" button sets: the excess risk α = ``UNCERTIFIED_ALPHA`` and the theory approach
+#: alone.
+UNCERTIFIED_SETTINGS = ((TARGET_MODE, ABSOLUTE), (ALPHA, UNCERTIFIED_ALPHA), (METHODS_SETTING, [Theory.key]))
+
 
 def apply_settings(values: tuple[tuple[Setting, object], ...], every: tuple[Setting, ...] = ()) -> None:
     """Set the widgets named in ``values`` (an ``on_click`` callback: before the widgets are drawn).
@@ -143,6 +148,20 @@ def paper_button(where: Any) -> None:
     """The "Paper settings" button: the authors' search settings, the rest kept."""
     where.button(
         "Paper settings", key=f"{SCOPE}.paper", on_click=apply_settings, args=(PAPER_SETTINGS,), help=PAPER_HELP
+    )
+
+
+def uncertified_button(where: Any) -> None:
+    """A refused target's alternative as an action (docs/mathematics.md#refusals-that-spend-nothing): the theory
+    approach alone at α = ``UNCERTIFIED_ALPHA``, labelled not certified; the page then runs it (the rest kept)."""
+    where.button(
+        f"Run the theory approach at α = {UNCERTIFIED_ALPHA:g} instead (not certified)",
+        key=f"{SCOPE}.uncertified",
+        on_click=apply_settings,
+        args=(UNCERTIFIED_SETTINGS,),
+        help="One model at the ε the theory approach sets in advance from α and public numbers, before it reads the "
+        "data. Nothing certifies its R² or accuracy: it is promised only an expected excess risk α. A table that is "
+        "not public is prepared first, and that preparation is paid.",
     )
 
 

@@ -30,7 +30,6 @@ import streamlit as st
 
 from accfirst import RunResult
 from accfirst.erm.quality import Accuracy, QualityTarget, VarianceExplained
-from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.registry import validate_methods
 from accfirst.methods.relative import RelativeTarget
@@ -68,17 +67,17 @@ class RunRequest:
         return (self.alpha, self.gamma, self.seed, self.options)
 
     def settings(self, chosen: Selection, **extra: object) -> RunSettings:
-        """The ``RunSettings`` record (JSON, snippet) of this request on ``chosen``: an α or a κ (``run_trials`` takes
-        no target in R² or accuracy)."""
-        if isinstance(self.alpha, (VarianceExplained, Accuracy)):
-            raise AccFirstError("a run toward a target in R² or accuracy has no run_trials record")
+        """The ``RunSettings`` record (JSON, snippet) of this request on ``chosen``: an α, a κ or a target in R² or
+        accuracy (its goal; the options carry how λ is set and the ceiling)."""
         relative = isinstance(self.alpha, RelativeTarget)
+        quality = isinstance(self.alpha, (VarianceExplained, Accuracy))
         return RunSettings(
             dataset=chosen.spec,
             task=chosen.task,
             lam=chosen.lam,
             alphas=(self.alpha,) if isinstance(self.alpha, float) else (),
             kappas=(self.alpha.kappa,) if relative else (),
+            goals=(self.alpha.goal,) if quality else (),
             gamma=self.gamma,
             methods=self.methods,
             trials=self.trials,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import CALIBRATIONS
 from accfirst.methods.grid import SPACINGS
 from accfirst.methods.options import AUTO_LAM, DEFAULT_LAM, DEFAULT_TEST_BUDGET, FALLBACKS, RADIUS_MODES, SearchOptions
+from accfirst.methods.pipeline import GRID_RADIUS
 from accfirst.validation import REPEATABLE
 
 DEFAULT_TEST_SIZE = 0.2
@@ -142,11 +143,40 @@ def fixed_lam(args: argparse.Namespace, why: str) -> float:
     return DEFAULT_LAM if args.lam is None else float(args.lam)
 
 
+def lambda_options(
+    args: argparse.Namespace, options: SearchOptions, certified: bool, why: str
+) -> tuple[SearchOptions, float]:
+    """The options with the grid of λ, and the λ the problem is built at.
+
+    Toward a target in R² or accuracy (``certified``): ``--lam auto`` or none chooses λ privately from the default grid
+    (docs/mathematics.md#choosing-λ-under-the-guarantee), a number is that λ alone, and ``--radius`` fails. Toward α or
+    κ: the one λ of ``fixed_lam`` (``why`` says what to give instead of auto), and ``--ceiling`` fails.
+    """
+    if not certified:
+        if args.ceiling is not None:
+            fail("--ceiling only applies with a target in R² or accuracy (--r2, --accuracy, or none: the default)")
+        return options, fixed_lam(args, why)
+    if args.radius is not None:
+        fail(f"--radius applies with --alpha or --kappa: {GRID_RADIUS}")
+    if args.lam is None or args.lam == AUTO_LAM:
+        return replace(options, lambdas=None), DEFAULT_LAM
+    return replace(options, lambdas=(args.lam,)), float(args.lam)
+
+
 def _any_preparation(choices: Mapping[str, Sequence[str]]) -> list[str]:
     """Every value some preparation allows (``choices``: preparation → its values), sorted; ``from_frame`` checks."""
     return sorted({value for allowed in choices.values() for value in allowed})
 
 
+# The most a run toward a target in R² or accuracy may spend (``run`` and ``sweep``).
+CEILING = option(
+    "--ceiling",
+    "with a target in R² or accuracy: the most a run may spend beyond preparing the data; a target no table of this "
+    "size could meet within it is refused before the rows are prepared, spending nothing "
+    f"(default: {SearchOptions.ceiling:g})",
+    type=float,
+    metavar="ε",
+)
 # A public bound stated on the command line (of ‖x‖₁, of |y|).
 PUBLIC_BOUND: dict[str, Any] = {"type": float, "metavar": "B"}
 # Where the commands that write files write them.

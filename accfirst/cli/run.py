@@ -13,18 +13,21 @@ sweep's row for that target.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import math
+import shlex
 import sys
+from collections.abc import Mapping, Sequence
 
 from accfirst.cli.data import parquet_problem, table_to_prepare
 from accfirst.cli.options import (
     ALGORITHM,
+    CEILING,
     DATA,
     Group,
     OneOf,
     Subcommand,
     fixed_lam,
+    lambda_options,
     option,
     search_options,
 )
@@ -37,10 +40,11 @@ from accfirst.erm.quality import DEFAULT_TARGETS, Accuracy, QualityTarget, Varia
 from accfirst.interpret import bill_text, format_exp_epsilon
 from accfirst.methods.certified import refusal_before_reading
 from accfirst.methods.nr import NoiseReduction
-from accfirst.methods.options import AUTO_LAM, DEFAULT_LAM, SearchOptions
-from accfirst.methods.pipeline import GRID_RADIUS, Target, check_certified
+from accfirst.methods.options import AUTO_LAM
+from accfirst.methods.pipeline import Target, check_certified
 from accfirst.methods.registry import METHODS
 from accfirst.methods.relative import NoSignal, RelativeTarget
+from accfirst.methods.theory import UNCERTIFIED_ALPHA, Theory
 from accfirst.result import RunResult
 from accfirst.search.experiments import search, trial_rng
 from accfirst.validation import REPEATABLE, validate_count
@@ -87,14 +91,7 @@ def run_options() -> Group:
                     ),
                 )
             ),
-            option(
-                "--ceiling",
-                "with a target in R² or accuracy: the most the run may spend beyond preparing the data; a target no "
-                "table of this size could meet within it is refused before the rows are prepared, spending nothing "
-                f"(default: {SearchOptions.ceiling:g})",
-                type=float,
-                metavar="ε",
-            ),
+            CEILING,
             option(
                 "--json",
                 "print one JSON object instead of text: theta, lam, eps_total and its parts, target, goal, met, "
@@ -143,7 +140,8 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
         if target is None:
             target = DEFAULT_TARGETS[table.task]
             print(f"{PROG}: no target given: {_target_text(target)}, the default for {table.task}", file=sys.stderr)
-        options, lam = _lambdas(args, target, options)
+        certified = isinstance(target, (VarianceExplained, Accuracy))
+        options, lam = lambda_options(args, options, certified, "with --alpha or --kappa give a number")
         if isinstance(target, (VarianceExplained, Accuracy)):
             check_certified(args.method, target)
             refusal = None
@@ -151,45 +149,94 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
                 kind = PROBLEMS[table.task]
                 refusal = refusal_before_reading(kind, table.n_train, target, args.gamma, options, table.target_range)
             if refusal is not None:
-                return _refused(args, target, table.n_train, refusal)
+                return _refused(args, argv, target, table.n_train, refusal)
         data = table.prepare()
         problem, steps = prepared_problem(data, lam, args.radius), list(data.report.steps)
     seed, seed_text = command_seed(args, problem.prep_mode == PUBLIC_MODE)
     print(f"{PROG}: {steps[-1]}", file=sys.stderr)
     result = search(problem, args.method, target, args.gamma, trial_rng(seed, args.method, target, args.trial), options)
     heldout = heldout_quality(data, result)
+    refused = result.refused and isinstance(target, (VarianceExplained, Accuracy))
     if args.json:
-        print_json(run_record(result, target, heldout, seed_text))
+        alternative = {"uncertified_command": uncertified_command(argv)} if refused else {}
+        print_json({**run_record(result, target, heldout, seed_text), **alternative})
     else:
         _print_text(result, target, heldout, seed_text)
+        if refused:
+            assert isinstance(target, (VarianceExplained, Accuracy))
+            print(uncertified_line(target, argv))
     return EXIT_REFUSED if result.refused else 0
-
-
-def _lambdas(args: argparse.Namespace, target: Target, options: SearchOptions) -> tuple[SearchOptions, float]:
-    """The options with the grid of λ a target in R² or accuracy chooses from (``--lam auto``: the default grid; a
-    number: that λ alone), and the λ the problem is built at; α and κ run at ``--lam`` alone."""
-    if not isinstance(target, (VarianceExplained, Accuracy)):
-        if args.ceiling is not None:
-            fail("--ceiling only applies with a target in R² or accuracy (--r2, --accuracy, or none: the default)")
-        return options, fixed_lam(args, "with --alpha or --kappa give a number")
-    if args.radius is not None:
-        fail(f"--radius applies with --alpha or --kappa: {GRID_RADIUS}")
-    if args.lam is None or args.lam == AUTO_LAM:
-        return dataclasses.replace(options, lambdas=None), DEFAULT_LAM
-    return dataclasses.replace(options, lambdas=(args.lam,)), float(args.lam)
 
 
 def _target_text(target: QualityTarget) -> str:
     return f"{target.unit} ≥ {target.goal:g}"
 
 
-def _refused(args: argparse.Namespace, target: QualityTarget, n: int | None, reason: str) -> int:
-    """Say that ``target`` was refused before the rows were prepared, and why; ``EXIT_REFUSED``."""
+def _refused(args: argparse.Namespace, argv: Sequence[str], target: QualityTarget, n: int | None, reason: str) -> int:
+    """Say that ``target`` was refused before the rows were prepared, why, and the command of the uncertified
+    alternative; ``EXIT_REFUSED``."""
     if args.json:
-        print_json(refusal_record(target, n, args.gamma, reason))
+        print_json({**refusal_record(target, n, args.gamma, reason), "uncertified_command": uncertified_command(argv)})
     else:
         print(f"refused: {reason}")
+        print(uncertified_line(target, argv))
     return EXIT_REFUSED
+
+
+def uncertified_command(argv: Sequence[str]) -> str:
+    """The command that runs the uncertified alternative a refusal names: ``argv``'s data and options, the theory
+    approach at α = ``UNCERTIFIED_ALPHA`` instead of the target (docs/mathematics.md#refusals-that-spend-nothing).
+
+    The options that name the target or how it is certified (``--r2``, ``--accuracy``, ``--ceiling``, ``--method``,
+    ``--lam auto``) are left out, written in full or abbreviated as argparse allows.
+    """
+    takes_value = _run_flags()
+    words, kept = iter(argv), []
+    for word in words:
+        flag, equals, value = word.partition("=")
+        name = _resolve(flag, takes_value) if word.startswith("--") else None
+        if name is None:
+            kept.append(word)
+            continue
+        if takes_value[name] and not equals:
+            value = next(words, "")
+        if name in _CERTIFICATION_FLAGS or (name == "--lam" and value == AUTO_LAM):
+            continue
+        kept += [name, value] if takes_value[name] else [name]
+    return shlex.join(["python", "-m", PROG, *kept, "--method", Theory.key, "--alpha", repr(UNCERTIFIED_ALPHA)])
+
+
+def uncertified_line(target: QualityTarget, argv: Sequence[str]) -> str:
+    """The text output's line that names the uncertified alternative and its exact command."""
+    return (
+        f"not certified: the theory approach releases one model at the ε it sets in advance from α = "
+        f"{UNCERTIFIED_ALPHA:g} and public numbers (its {target.unit} is not promised): {uncertified_command(argv)}"
+    )
+
+
+# The options of a run that name its target in R² or accuracy or how it is certified.
+_CERTIFICATION_FLAGS = frozenset({"--r2", "--accuracy", "--ceiling", "--method"})
+
+
+def _run_flags() -> dict[str, bool]:
+    """Every long option of ``run`` (a boolean's ``--no-`` form included) and whether it takes a value."""
+    flags: dict[str, bool] = {}
+    for group in (DATA, ALGORITHM, run_options()):
+        for row in group.rows:
+            for item in row.options if isinstance(row, OneOf) else (row,):
+                action = item.settings.get("action")
+                flags[item.flag] = action not in ("store_true", argparse.BooleanOptionalAction)
+                if action is argparse.BooleanOptionalAction:
+                    flags["--no-" + item.flag.removeprefix("--")] = False
+    return flags
+
+
+def _resolve(flag: str, flags: Mapping[str, bool]) -> str | None:
+    """The long option ``flag`` names, in full or as the unique prefix argparse accepts; ``None`` for another word."""
+    if flag in flags:
+        return flag
+    matches = [name for name in flags if name.startswith(flag)]
+    return matches[0] if len(matches) == 1 else None
 
 
 def _print_text(result: RunResult, target: Target, heldout: dict[str, float], seed_text: str) -> None:

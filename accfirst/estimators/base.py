@@ -22,12 +22,13 @@ from accfirst.datasets.prepare.fitted import FittedPreparation, prepare_fit
 from accfirst.datasets.preprocess import scale_rows
 from accfirst.erm.logistic import LogisticProblem
 from accfirst.erm.problem import Problem
-from accfirst.erm.quality import Accuracy, QualityTarget, VarianceExplained
+from accfirst.erm.quality import DEFAULT_TARGETS, Accuracy, QualityTarget, VarianceExplained
 from accfirst.erm.ridge import RidgeProblem
 from accfirst.errors import AccFirstError, DataError
+from accfirst.interpret.certified import target_text
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import DEFAULT_CALIBRATION
-from accfirst.methods.certified import refusal_before_reading
+from accfirst.methods.certified import NOISE_REDUCTION, refusal_before_reading
 from accfirst.methods.nr import NoiseReduction
 from accfirst.methods.options import AUTO_LAM, DEFAULT_LAM, DEFAULT_TEST_BUDGET, SearchOptions
 from accfirst.methods.pipeline import GRID_RADIUS, check_certified
@@ -46,8 +47,6 @@ SCALING_ADVICE = (
 
 # The estimators' parameters that are ``SearchOptions`` of the same name, passed on as they are.
 _SEARCH_PARAMETERS = ("T", "generator", "calibration", "noise", "delta", "radius_mode", "ceiling", "test_budget")
-# The excess risk α of an estimator given no target in R² or accuracy.
-DEFAULT_EXCESS_RISK = 0.05
 
 
 class NoModelReleased(AccFirstError):
@@ -86,23 +85,25 @@ class _AccuracyFirst(BaseEstimator):
 
     Parameters
     ----------
-    excess_risk : α > 0, the excess risk L(θ) − L(θ*) the released model may have on the
-        scaled rows (docs/mathematics.md#the-two-learning-problems). Named so because scikit-learn's ``alpha`` is a
-        regularisation strength. The target when no target in R² or accuracy is given (``r2`` of the ridge estimator,
-        ``accuracy`` of the logistic one), which then replaces it; default 0.05.
+    excess_risk : ``None`` (default), or α > 0: the excess risk L(θ) − L(θ*) the released model may have on the
+        scaled rows (docs/mathematics.md#the-two-learning-problems), at a fixed λ. Named so because scikit-learn's
+        ``alpha`` is a regularisation strength. With no target given (no ``excess_risk``, ``kappa``, ``r2`` or
+        ``accuracy``) the fit certifies the task's default target, the command line's and the app's: R² ≥ 0.8 (ridge)
+        or accuracy ≥ 0.9 (logistic) (``DEFAULT_TARGETS``), by noise reduction with λ chosen privately.
     failure_prob : γ in (0, 1), the probability that the released model misses its target.
     kappa : ``None`` (default), or the share-of-gain target κ in (0, 1): keep at least 1 − κ of what the best model
         gains over predicting nothing, R(θ) ≤ κ·R(0) with probability ≥ 1 − γ
         (docs/mathematics.md#a-relative-accuracy-target; the app's "share of the gain to keep" is 1 − κ, the command
         line's ``--kappa``). The fit releases a private lower bound on R(0) and runs at α = κ times it (``alpha_``);
-        it replaces ``excess_risk``, and cannot be given with a target in R² or accuracy.
+        one target only: not with ``excess_risk``, ``r2`` or ``accuracy``.
     test_budget : with ``kappa``: the most ε the private test may be predicted to cost at the released α; data whose
         bound on R(0) makes it cost more show no signal a private model could keep, and the fit releases nothing.
-    lam : λ > 0, the ridge penalty of the ERM problem; ``"auto"`` (the default with a target in R² or accuracy):
-        chosen privately, under the accuracy test, from a public grid (docs/mathematics.md#choosing-λ-under-the-guarantee);
-        ``None`` (default): ``"auto"`` with such a target, 0.005 with ``excess_risk``.
+    lam : λ > 0, the ridge penalty of the ERM problem; ``"auto"``: chosen privately, under the accuracy test, from a
+        public grid (docs/mathematics.md#choosing-λ-under-the-guarantee), with a target in R² or accuracy (the default
+        one included); ``None`` (default): ``"auto"`` with such a target, 0.005 with ``excess_risk`` or ``kappa``.
     method : "nr" (noise reduction, the paper's), "doubling" or "gibbs" (the Gibbs
-        posterior; (ε, δ) fixed in advance, approximate accuracy for logistic).
+        posterior; (ε, δ) fixed in advance, approximate accuracy for logistic); a target in R² or accuracy (the default
+        one included) is certified by noise reduction alone: give ``excess_risk`` or ``kappa`` for the others.
     generator : "covariance", "output", or ``None`` for the paper's pairing.
     calibration : the test's calibration (docs/mathematics.md#interactiveabovethreshold,
     docs/mathematics.md#exact-calibrations), default the cheapest measured. noise : "laplace" (pure ex-post ε) or
@@ -139,7 +140,7 @@ class _AccuracyFirst(BaseEstimator):
 
     def __init__(
         self,
-        excess_risk: float = DEFAULT_EXCESS_RISK,
+        excess_risk: float | None = None,
         failure_prob: float = 0.1,
         kappa: float | None = None,
         test_budget: float = DEFAULT_TEST_BUDGET,
@@ -214,8 +215,9 @@ class _AccuracyFirst(BaseEstimator):
         return self._features(validate_data(self, X, dtype=np.float64, reset=False))
 
     def _request(self) -> _Request:
-        """The target (``r2``/``accuracy`` when given, else ``excess_risk``), γ, the λ the problem is built at and the
-        search options (with the grid of λ of a target in R² or accuracy), checked before any data are read."""
+        """The target (``r2``/``accuracy``, ``excess_risk`` or ``kappa`` when one is given, else the default target of
+        the task, ``DEFAULT_TARGETS``), γ, the λ the problem is built at and the search options (with the grid of λ of a
+        target in R² or accuracy), checked before any data are read."""
         gamma = validate_probability("failure_prob (γ)", self.failure_prob)
         choices = method_keys(high_probability=True)
         if self.method not in choices:
@@ -225,17 +227,21 @@ class _AccuracyFirst(BaseEstimator):
                 "accfirst.theory_run for it)"
             )
         options = SearchOptions(**{name: getattr(self, name) for name in _SEARCH_PARAMETERS})
-        goal, auto = getattr(self, self._quality_parameter), isinstance(self.lam, str) and self.lam == AUTO_LAM
-        if goal is not None and self.kappa is not None:
-            raise AccFirstError(
-                f"kappa and {self._quality_parameter} are two targets (a share of the gain, and one in "
-                f"{self._quality_class.unit}): give one"
-            )
-        if goal is None:
+        targets = {
+            self._quality_parameter: getattr(self, self._quality_parameter),
+            "excess_risk": self.excess_risk,
+            "kappa": self.kappa,
+        }
+        named = {name: value for name, value in targets.items() if value is not None}
+        if len(named) > 1:
+            raise AccFirstError(f"{' and '.join(named)} are {('two', 'three')[len(named) - 2]} targets: give one")
+        auto = isinstance(self.lam, str) and self.lam == AUTO_LAM
+        if "excess_risk" in named or "kappa" in named:
             if auto:
                 raise AccFirstError(
                     f"lam='{AUTO_LAM}' chooses λ under the private test of a target in {self._quality_class.unit}: "
-                    f"give {self._quality_parameter}, or a number for lam"
+                    f"give {self._quality_parameter} (or no target, for {target_text(self._default_target())}), or a "
+                    "number for lam"
                 )
             alpha: float | RelativeTarget = (
                 validate_positive("excess_risk (the target α)", self.excess_risk)
@@ -244,14 +250,23 @@ class _AccuracyFirst(BaseEstimator):
             )
             lam = DEFAULT_LAM if self.lam is None else validate_positive("lam (λ)", self.lam)
             return _Request(alpha, gamma, lam, options)
-        target = self._quality_class(goal)
+        target = self._default_target() if not named else self._quality_class(named[self._quality_parameter])
+        if not named and self.method != NOISE_REDUCTION:
+            raise AccFirstError(
+                f"method={self.method!r} takes an excess risk α or a relative target κ: give excess_risk or kappa "
+                f"(without a target the estimator certifies {target_text(target)}, by noise reduction)"
+            )
         check_certified(self.method, target)
         if self.radius is not None:
-            raise AccFirstError(f"radius applies with excess_risk: {GRID_RADIUS}")
+            raise AccFirstError(f"radius applies with excess_risk or kappa: {GRID_RADIUS}")
         if self.lam is None or auto:
             return _Request(target, gamma, DEFAULT_LAM, dataclasses.replace(options, lambdas=None))
         lam = validate_positive(f"lam (λ, or '{AUTO_LAM}')", self.lam)
         return _Request(target, gamma, lam, dataclasses.replace(options, lambdas=(lam,)))
+
+    def _default_target(self) -> QualityTarget:
+        """The target of a fit given none: the task's default, the command line's and the app's."""
+        return DEFAULT_TARGETS[self._problem_class.name]
 
     def _refuse_before_reading(self, n: int, request: _Request) -> None:
         """``TargetRefused`` when no data of n rows could meet a target in R² or accuracy within the ceiling: public

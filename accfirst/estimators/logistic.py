@@ -16,7 +16,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from accfirst.erm.logistic import LogisticProblem
 from accfirst.erm.quality import Accuracy
 from accfirst.errors import DataError
-from accfirst.estimators.base import DEFAULT_EXCESS_RISK, _AccuracyFirst
+from accfirst.estimators.base import _AccuracyFirst
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import DEFAULT_CALIBRATION
 from accfirst.methods.nr import NoiseReduction
@@ -33,8 +33,8 @@ class AccuracyFirstLogistic(ClassifierMixin, _AccuracyFirst):
 
     accuracy : a target in the units people read, a in (0, 1): the released model's sign classifies at least a share a
         of the training rows correctly, with probability ≥ 1 − γ (docs/mathematics.md#a-target-in-the-units-people-read);
-        noise reduction only, λ chosen privately unless ``lam`` is a number. Replaces ``excess_risk``; ``None``
-        (default): the target is ``excess_risk``.
+        noise reduction only, λ chosen privately unless ``lam`` is a number. ``None`` (default): 0.9, the default
+        target, unless ``excess_risk`` or ``kappa`` is given.
 
     With ``prepare`` the classes are declared, not read from y: the schema lists the target's two levels and the
     positive class (``classes_`` is (the other, the positive)).
@@ -43,8 +43,8 @@ class AccuracyFirstLogistic(ClassifierMixin, _AccuracyFirst):
     ----------
     coef_ : (1, p) the released θ (scikit-learn's binary layout), on the scaled rows.
     classes_ : the two labels, sorted.
-    quality_ : with ``accuracy``, the released model's accuracy on the training rows, exact: evaluation only; NaN with
-        ``excess_risk``.
+    quality_ : with a target in accuracy (the default), the released model's accuracy on the training rows, exact:
+        evaluation only; NaN with ``excess_risk`` or ``kappa``.
     alpha_, epsilon_, epsilon_radius_, epsilon_scale_, epsilon_test_, epsilon_hypothesis_, delta_, run_, lam_,
     n_features_in_, feature_names_in_ : as for ``AccuracyFirstRidge``.
     """
@@ -55,7 +55,7 @@ class AccuracyFirstLogistic(ClassifierMixin, _AccuracyFirst):
 
     def __init__(
         self,
-        excess_risk: float = DEFAULT_EXCESS_RISK,
+        excess_risk: float | None = None,
         failure_prob: float = 0.1,
         kappa: float | None = None,
         test_budget: float = DEFAULT_TEST_BUDGET,

@@ -10,7 +10,7 @@ from sklearn.utils import Tags
 from accfirst.datasets.preprocess import scale_target
 from accfirst.erm.quality import VarianceExplained
 from accfirst.erm.ridge import RidgeProblem
-from accfirst.estimators.base import DEFAULT_EXCESS_RISK, _AccuracyFirst
+from accfirst.estimators.base import _AccuracyFirst
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import DEFAULT_CALIBRATION
 from accfirst.methods.nr import NoiseReduction
@@ -31,26 +31,26 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
     r2 : a target in the units people read, r in (0, 1): the released model's predictions, clipped to [−1, 1], explain
         at least a share r of the (scaled) training targets' variance, with probability ≥ 1 − γ
         (docs/mathematics.md#a-target-in-the-units-people-read); noise reduction only, λ chosen privately unless
-        ``lam`` is a number. Replaces ``excess_risk``; ``None`` (default): the target is ``excess_risk``.
+        ``lam`` is a number. ``None`` (default): 0.8, the default target, unless ``excess_risk`` or ``kappa`` is given.
 
     Attributes
     ----------
     coef_ : (p,) the released θ, on the scaled rows: ``predict(X)`` is
         ``target_bound · scaled(X) @ coef_`` (X @ coef_ without bounds).
     alpha_ : the excess risk α the search ran at: ``excess_risk``, or with ``kappa`` the α = κ·Ŝ the fit released (NaN
-        with ``r2``).
+        with a target in R²).
     epsilon_ : the ex-post ε end to end (a float): ``epsilon_prep_ + epsilon_radius_ + epsilon_scale_ + epsilon_test_ +
         epsilon_hypothesis_``.
-    epsilon_scale_ : what bounding R(0) (``kappa``) or the targets' variance (``r2``) cost; 0 with ``excess_risk``.
+    epsilon_scale_ : what bounding R(0) (``kappa``) or the targets' variance (R²) cost; 0 with ``excess_risk``.
     epsilon_prep_, delta_prep_ : what the private preparation spent (0 without ``prepare``).
     epsilon_radius_, epsilon_test_, epsilon_hypothesis_ : the private radius's part and the search's two parts.
     delta_ : δ of the guarantee, the preparation's included (0 for pure ex-post ε).
     preparation_ : the ``Preparation`` (every step, its mechanism and cost; ``to_frame()``), or ``None``.
     prepared_ : the ``FittedPreparation`` ``predict`` uses (its ``names`` label ``coef_``), or ``None``.
     run_ : the ``RunResult`` (its ``excess_risk`` reads the data: evaluation only).
-    lam_ : the λ of the released model (chosen privately with ``r2`` and ``lam="auto"``).
-    quality_ : with ``r2``, the released model's R² on the training rows, exact: evaluation only (it reads the data
-        without noise; what is certified is R² ≥ r); NaN with ``excess_risk``.
+    lam_ : the λ of the released model (chosen privately with a target in R² and ``lam="auto"``, the default).
+    quality_ : with a target in R² (the default), the released model's R² on the training rows, exact: evaluation only
+        (it reads the data without noise; what is certified is R² ≥ r); NaN with ``excess_risk`` or ``kappa``.
     n_features_in_, feature_names_in_ : as in scikit-learn.
     """
 
@@ -60,7 +60,7 @@ class AccuracyFirstRidge(RegressorMixin, _AccuracyFirst):
 
     def __init__(
         self,
-        excess_risk: float = DEFAULT_EXCESS_RISK,
+        excess_risk: float | None = None,
         failure_prob: float = 0.1,
         kappa: float | None = None,
         test_budget: float = DEFAULT_TEST_BUDGET,

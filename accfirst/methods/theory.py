@@ -26,6 +26,11 @@ from accfirst.methods.options import SearchOptions
 from accfirst.result import RunResult
 from accfirst.validation import as_generator, checked, validate_alpha, validate_gamma
 
+#: The excess risk α at which the entry points offer the theory approach as the uncertified alternative to a target in
+#: R² or accuracy that was refused (docs/mathematics.md#refusals-that-spend-nothing): the paper's, and the explorer's
+#: first α. Its ε is set from α and public numbers before the data are read; its R² or accuracy is not promised.
+UNCERTIFIED_ALPHA = 0.05
+
 THEORY_NEEDS_LAPLACE = (
     "The theory approach inverts a Laplace utility theorem and has no Gaussian version: deselect it, or choose "
     "Laplace noise."

@@ -13,15 +13,18 @@ plot itself are mid-tones that read on both.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike
+from pandas.core.groupby import SeriesGroupBy
 
-from accfirst.interpret import SUPERSCRIPTS, format_delta, preparation_label
+from accfirst.interpret import SUPERSCRIPTS, format_delta, preparation_label, quantile_with_inf
 from accfirst.methods.registry import METHODS
 from accfirst.methods.registry import method_label as registry_label
 
@@ -154,6 +157,34 @@ def method_line(
     """One line of a method's, in its colour, grouped in the legend with its other lines; ``trace``: more properties."""
     line = {"color": method_color(method)} if dash is None else {"color": method_color(method), "dash": dash}
     return go.Scatter(x=x, y=y, mode="lines+markers", name=name, legendgroup=method, line=line, **trace)
+
+
+def quantile_lines(
+    fig: go.Figure,
+    method: str,
+    label: str,
+    grouped: SeriesGroupBy[Any, Any],
+    quantiles: Sequence[tuple[float, str]],
+    hover: str,
+) -> None:
+    """Add ``method``'s lines of ``grouped``'s quantiles (∞ kept) against the groups' keys: the first quantile solid,
+    the others dotted; ``hover`` is the hover's middle, e.g. "κ = %{x}<br>{name} R(θ)/R(0)" ("{name}" the quantile's)."""
+    for i, (q, name) in enumerate(quantiles):
+        values = grouped.apply(functools.partial(_quantile_of, q=q))
+        fig.add_trace(
+            method_line(
+                method,
+                values.index,
+                values.to_numpy(),
+                f"{label}: {name}",
+                "solid" if i == 0 else "dot",
+                hovertemplate=f"{label}<br>{hover.format(name=name)} = %{{y:.4g}}<extra></extra>",
+            )
+        )
+
+
+def _quantile_of(values: pd.Series, q: float) -> float:
+    return quantile_with_inf(values.to_numpy(), q)
 
 
 def mark_target(fig: go.Figure, y: float, text: str) -> None:

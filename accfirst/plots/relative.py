@@ -10,7 +10,6 @@ R(θ)/R(0), against κ. R(0) and R(θ) read the data: evaluation only, and label
 
 from __future__ import annotations
 
-import functools
 import html
 import math
 from collections.abc import Mapping, Sequence
@@ -21,11 +20,12 @@ import plotly.graph_objects as go
 from numpy.typing import NDArray
 
 from accfirst.docs import docs_reference
-from accfirst.interpret import format_epsilon, median_with_inf, quantile_with_inf
-from accfirst.plots import layout, log_ticks, method_color, method_label, method_line, methods_in, reference_line
+from accfirst.interpret import format_epsilon, median_with_inf
+from accfirst.plots import layout, log_ticks, method_color, method_label, methods_in, quantile_lines, reference_line
 from accfirst.plots.paper import PLOT_HEIGHT
 from accfirst.plots.report import html_page
 
+RELATIVE_HOVER = "κ = %{{x}}<br>{name} R(θ)/R(0)"
 KAPPA_AXIS = "κ (largest share of the best model's gain the model may lose)"
 # The parts of a relative run's ε: (column, name in figures, bar pattern).
 PARTS = (
@@ -33,10 +33,6 @@ PARTS = (
     ("eps_test", "testing", ""),
     ("eps_hypothesis", "generating", "/"),
 )
-
-
-def _quantile_of(values: pd.Series, q: float) -> float:
-    return quantile_with_inf(values.to_numpy(), q)
 
 
 def relative_rows(df: pd.DataFrame) -> pd.DataFrame:
@@ -121,18 +117,7 @@ def figure_relative_accuracy(df: pd.DataFrame) -> go.Figure:
         rows = rows_all[rows_all["method"] == method]
         lost = (rows["excess_risk"] / rows["r0"]).groupby(rows["kappa"], sort=True)
         label = method_label(method, rows)
-        for q, name, dash in ((0.5, "median", "solid"), (0.9, "90th percentile", "dot")):
-            values = lost.apply(functools.partial(_quantile_of, q=q))
-            fig.add_trace(
-                method_line(
-                    method,
-                    values.index,
-                    values.to_numpy(),
-                    f"{label}: {name}",
-                    dash,
-                    hovertemplate=f"{label}<br>κ = %{{x}}<br>{name} R(θ)/R(0) = %{{y:.4g}}<extra></extra>",
-                )
-            )
+        quantile_lines(fig, method, label, lost, ((0.5, "median"), (0.9, "90th percentile")), RELATIVE_HOVER)
     kappas = np.sort(rows_all["kappa"].unique())
     fig.add_trace(reference_line(kappas, kappas, "target y = κ", "y = κ = %{x}<extra></extra>"))
     drawn: NDArray[np.float64] | list[float] = (

@@ -1,7 +1,9 @@
 """Many runs → one tidy results frame (docs/mathematics.md#what-a-run-reports).
 
 One row per (method, target, trial) with the docs/mathematics.md#what-a-run-reports columns; a target is an excess
-risk α or a relative target κ (docs/mathematics.md#a-relative-accuracy-target). Each row's randomness comes from its own
+risk α, a relative target κ (docs/mathematics.md#a-relative-accuracy-target) or a target in the units people read, R²
+(ridge) or accuracy (logistic), certified by noise reduction with λ chosen from a public grid
+(docs/mathematics.md#a-target-in-the-units-people-read). Each row's randomness comes from its own
 seed derived from (seed, method, target, trial), so a row does not depend on which other rows are run: the explorer's α
 = 0.05 row and a sweep's α = 0.05 row agree for the same seed. The methods come from the registry
 (``accfirst.methods.registry``).
@@ -19,9 +21,10 @@ import pandas as pd
 from accfirst.erm.problem import Problem
 from accfirst.erm.quality import Accuracy, QualityTarget, VarianceExplained
 from accfirst.errors import AccFirstError
+from accfirst.methods.certified import plan_search
 from accfirst.methods.options import SearchOptions
+from accfirst.methods.pipeline import check_certified, feasible_problem
 from accfirst.methods.pipeline import declared_bound as declared_bound  # re-exported: the public entry points
-from accfirst.methods.pipeline import feasible_problem
 from accfirst.methods.pipeline import search as search
 from accfirst.methods.registry import method_position, validate_methods
 from accfirst.methods.relative import RelativeTarget, scale_plan
@@ -95,16 +98,50 @@ def trial_rng(seed: int, method: str, alpha: float | RelativeTarget | QualityTar
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))
 
 
-def targets(alphas: Sequence[float], kappas: Sequence[float | RelativeTarget] = ()) -> list[float | RelativeTarget]:
-    """The targets of a batch: each α, then each κ as a ``RelativeTarget`` (a ``RelativeTarget`` is kept as it is)."""
+#: The target in the units people read of each task: R² (ridge), accuracy (logistic).
+QUALITY_TARGETS: dict[str, type[VarianceExplained] | type[Accuracy]] = {
+    VarianceExplained.problem_name: VarianceExplained,
+    Accuracy.problem_name: Accuracy,
+}
+
+
+def quality_target(task: str, goal: float | QualityTarget) -> QualityTarget:
+    """``goal`` as ``task``'s target in the units people read: R² ≥ r (ridge) or accuracy ≥ a (logistic); a
+    ``VarianceExplained`` or ``Accuracy`` is kept as it is."""
+    if isinstance(goal, (VarianceExplained, Accuracy)):
+        return goal
+    if task not in QUALITY_TARGETS:
+        raise AccFirstError(f"task must be one of {list(QUALITY_TARGETS)}; got {task!r}")
+    return QUALITY_TARGETS[task](goal)
+
+
+def targets(
+    alphas: Sequence[float],
+    kappas: Sequence[float | RelativeTarget] = (),
+    goals: Sequence[QualityTarget] = (),
+) -> list[float | RelativeTarget | QualityTarget]:
+    """The targets of a batch: each α, then each κ as a ``RelativeTarget`` (a ``RelativeTarget`` is kept as it is),
+    then each target in R² or accuracy."""
     relative = [k if isinstance(k, RelativeTarget) else RelativeTarget(k) for k in kappas]
-    return [validate_alpha(a) for a in alphas] + relative
+    return [validate_alpha(a) for a in alphas] + relative + list(goals)
 
 
 def target_key(row: Mapping[str, Any]) -> tuple[str, float]:
-    """What identifies a results row's target: ("kappa", κ) for a relative run, ("alpha", α) otherwise."""
+    """What identifies a results row's target: ("r2", r) or ("accuracy", a) for a target in the units people read,
+    ("kappa", κ) for a relative run, ("alpha", α) otherwise."""
+    if row.get("target"):
+        return (str(row["target"]), float(row["goal"]))
     kappa = float(row["kappa"])
     return ("alpha", float(row["alpha"])) if math.isnan(kappa) else ("kappa", kappa)
+
+
+def cell_key(target: float | RelativeTarget | QualityTarget) -> tuple[str, float]:
+    """``target_key`` of the rows a cell toward ``target`` makes."""
+    if isinstance(target, (VarianceExplained, Accuracy)):
+        return (target.key, target.goal)
+    if isinstance(target, RelativeTarget):
+        return ("kappa", target.kappa)
+    return ("alpha", target)
 
 
 def run_one(
@@ -135,17 +172,20 @@ def validate_batch(
     seed: int | None,
     options: SearchOptions,
     kappas: Sequence[float | RelativeTarget] = (),
-) -> tuple[tuple[str, ...], list[float | RelativeTarget], float, int, int]:
+    goals: Sequence[float | QualityTarget] = (),
+) -> tuple[tuple[str, ...], list[float | RelativeTarget | QualityTarget], float, int, int]:
     """Check the settings of many runs before any work starts.
 
-    Returns the clean (methods, targets, gamma, trials, seed), the targets being each α then each
-    κ (``targets``); every α's grid and every κ's plan (docs/mathematics.md#a-relative-accuracy-target) is built once,
-    so a bad setting fails here rather than halfway through.
+    Returns the clean (methods, targets, gamma, trials, seed), the targets being each α, each κ, then each goal as the
+    problem's target in R² or accuracy (``targets``); every α's grid, every κ's plan
+    (docs/mathematics.md#a-relative-accuracy-target) and every goal's plan (docs/mathematics.md#refusals-that-spend-nothing:
+    a plan that refuses is a run's outcome, not an error) is built once, so a bad setting fails here rather than halfway
+    through.
     """
     chosen = validate_methods(methods, options)
-    target_values = targets(alphas, kappas)
+    target_values = targets(alphas, kappas, [quality_target(problem.name, goal) for goal in goals])
     if not target_values:
-        raise AccFirstError("give at least one alpha or kappa")
+        raise AccFirstError("give at least one alpha, kappa or goal")
     gamma = validate_gamma(gamma)
     trials = validate_count("trials", trials, 1)
     seed = release_seed(seed)
@@ -153,6 +193,10 @@ def validate_batch(
         if isinstance(target, RelativeTarget):
             for method in chosen:
                 scale_plan(feasible_problem(problem, method, options), target, gamma, options)
+        elif isinstance(target, (VarianceExplained, Accuracy)):
+            for method in chosen:
+                check_certified(method, target)
+            plan_search(problem.shape, target, gamma, options, problem.row_bound, problem.target_range)
         else:
             options.grid(problem, target)
     return chosen, target_values, gamma, trials, seed
@@ -179,7 +223,7 @@ def run_cells(
     problem: Problem, gamma: float, seed: int, options: SearchOptions, cells: Sequence[Cell]
 ) -> list[dict[str, object]]:
     """The results rows of ``cells`` (method, target, trial), in order (docs/mathematics.md#what-a-run-reports); a
-    target is α or a κ.
+    target is α, a κ or a target in R² or accuracy.
 
     Each row also holds the run's ``TIMING``, for the caller's own estimate of what more runs would cost, and its
     released ``MODEL`` (``None`` when nothing was released), for the caller's held-out figures; the frames built from
@@ -226,14 +270,19 @@ def run_trials(
     *,
     progress: Callable[[int, int], None] | None = None,
     kappas: Sequence[float | RelativeTarget] = (),
+    goals: Sequence[float | QualityTarget] = (),
     **options: Any,
 ) -> pd.DataFrame:
     """Run every (method, target, trial) and return one row each (docs/mathematics.md#what-a-run-reports,
-    docs/mathematics.md#a-relative-accuracy-target).
+    docs/mathematics.md#a-relative-accuracy-target, docs/mathematics.md#a-target-in-the-units-people-read).
 
     The targets are each excess risk in ``alphas``, then each relative target in ``kappas`` (κ in
     (0, 1), or a ``RelativeTarget``): a κ row reports the released α = κ·Ŝ, ``scale`` = Ŝ,
-    ``eps_scale`` and ``kappa``; a κ row whose Ŝ showed no signal has ``alpha`` NaN and θ = 0.
+    ``eps_scale`` and ``kappa``; a κ row whose Ŝ showed no signal has ``alpha`` NaN and θ = 0. Then each target in
+    the units people read in ``goals``: a share in (0, 1), R² ≥ r on a ridge problem, accuracy ≥ a on a logistic one
+    (or a ``VarianceExplained``/``Accuracy``), noise reduction only, λ chosen from the options' ``lambdas`` (``None``:
+    the default grid, chosen privately) within their ``ceiling``; such a row reports ``target``, ``goal``, the λ
+    chosen, its in-sample ``quality`` (evaluation only) and ``refused`` when it was refused before reading.
     ``options`` are the fields of ``SearchOptions`` (T, generator, calibration, eps_min,
     eps_max, spacing, noise, delta, radius_mode, radius_epsilon, radius_beta, test_budget), the same for every
     run. Fallback rows keep ``eps_total = inf``. ``progress(done, total)`` is called after each run. Arguments
@@ -243,7 +292,7 @@ def run_trials(
     """
     search_options = SearchOptions.from_keywords(options)
     chosen, target_values, gamma, trials, seed = validate_batch(
-        problem, alphas, gamma, methods, trials, seed, search_options, kappas
+        problem, alphas, gamma, methods, trials, seed, search_options, kappas, goals
     )
     cells = [(method, target, trial) for method in chosen for target in target_values for trial in range(trials)]
     return pd.DataFrame(run_here(problem, (gamma, seed, search_options), cells, progress), columns=list(COLUMNS))

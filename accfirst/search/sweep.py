@@ -1,5 +1,6 @@
 """α sweeps: every (method, α, trial) of the paper's experiments, spread over the CPU cores (and κ sweeps,
-docs/mathematics.md#a-relative-accuracy-target).
+docs/mathematics.md#a-relative-accuracy-target, and sweeps over targets in R² or accuracy,
+docs/mathematics.md#a-target-in-the-units-people-read).
 
 docs/mathematics.md#the-epsilon-grid, docs/mathematics.md#what-a-run-reports, Appendix B. A sweep is ``run_trials`` run
 in parallel: each row comes from ``run_one`` with the row's own ``trial_rng``, so a row does not depend on which worker
@@ -32,6 +33,7 @@ import pandas as pd
 
 from accfirst.erm.generators import make_generator
 from accfirst.erm.problem import Problem
+from accfirst.erm.quality import Accuracy, QualityTarget, VarianceExplained
 from accfirst.erm.theory import theory_epsilon
 from accfirst.errors import AccFirstError
 from accfirst.methods.options import SearchOptions
@@ -39,7 +41,7 @@ from accfirst.methods.pipeline import feasible_problem
 from accfirst.methods.relative import RelativeTarget
 from accfirst.methods.theory import Theory
 from accfirst.parallel.pool import BACKGROUND, PickledSource, Source, WorkerPool
-from accfirst.search.experiments import COLUMNS, Cell, run_here, target_key, validate_batch
+from accfirst.search.experiments import COLUMNS, Cell, cell_key, run_here, target_key, validate_batch
 from accfirst.search.experiments import run_cells as run_cells  # re-exported: the task a pool's workers run
 from accfirst.validation import echo, shorten, validate_alpha, validate_count
 
@@ -96,18 +98,33 @@ def _number(part: str, text: str, what: str = "alphas") -> float:
     return value
 
 
+def _parse_shares(text: str, what: str, example: str, share: Callable[[float], float]) -> list[float]:
+    """Shares from a comma list, each checked by ``share`` (which returns it); none may repeat."""
+    if not isinstance(text, str) or not text.strip():
+        raise AccFirstError(f"{what} must be a list like {example}")
+    values = [share(_number(part, text, what)) for part in text.split(",")]
+    if len(set(values)) < len(values):
+        raise AccFirstError(f"{what.removesuffix('s')} values must not repeat; got {echo(text)}")
+    return values
+
+
 def parse_kappas(text: str) -> list[float]:
     """Relative targets κ from a comma list ``"0.5,0.2,0.1"``, each in (0, 1)
     (docs/mathematics.md#a-relative-accuracy-target).
 
     Raises ``AccFirstError`` on anything else (empty, non-numeric, κ outside (0, 1), repeated values).
     """
-    if not isinstance(text, str) or not text.strip():
-        raise AccFirstError("kappas must be a list like 0.5,0.2,0.1 (each κ in (0, 1))")
-    values = [RelativeTarget(_number(part, text, "kappas")).kappa for part in text.split(",")]
-    if len(set(values)) < len(values):
-        raise AccFirstError(f"kappa values must not repeat; got {echo(text)}")
-    return values
+    return _parse_shares(text, "kappas", "0.5,0.2,0.1 (each κ in (0, 1))", lambda kappa: RelativeTarget(kappa).kappa)
+
+
+def parse_goals(text: str, target: type[VarianceExplained] | type[Accuracy]) -> list[QualityTarget]:
+    """Targets in the units people read from a comma list ``"0.6,0.7,0.8"``: R² ≥ r (``VarianceExplained``) or
+    accuracy ≥ a (``Accuracy``), each in (0, 1) (docs/mathematics.md#a-target-in-the-units-people-read).
+
+    Raises ``AccFirstError`` on anything else (empty, non-numeric, outside (0, 1), repeated values).
+    """
+    goals = _parse_shares(text, f"{target.key} goals", "0.6,0.7,0.8 (each in (0, 1))", lambda g: target(g).goal)
+    return [target(goal) for goal in goals]
 
 
 def sweep(
@@ -124,16 +141,17 @@ def sweep(
     pool: WorkerPool | None = None,
     source: Source | None = None,
     kappas: Sequence[float | RelativeTarget] = (),
+    goals: Sequence[float | QualityTarget] = (),
     **options: Any,
 ) -> pd.DataFrame:
     """Run every (method, target, trial) on ``workers`` processes; one row each (docs/mathematics.md#what-a-run-reports,
-    docs/mathematics.md#a-relative-accuracy-target).
+    docs/mathematics.md#a-relative-accuracy-target, docs/mathematics.md#a-target-in-the-units-people-read).
 
     Parameters
     ----------
     problem : the ERM problem (built on the training data).
-    alphas, gamma, methods, trials, seed, kappas : as for ``run_trials`` (the targets are each α,
-        then each relative target κ); the rows are the same for the same seed.
+    alphas, gamma, methods, trials, seed, kappas, goals : as for ``run_trials`` (the targets are each α, then each
+        relative target κ, then each target in R² or accuracy); the rows are the same for the same seed.
     workers : processes to start for this sweep; 1 runs everything in this process (no
         start-up cost). Ignored with ``pool``.
     progress : called as ``progress(done, total)`` after each finished run (in this
@@ -153,7 +171,7 @@ def sweep(
     Returns
     -------
     DataFrame with ``SWEEP_COLUMNS`` (``COLUMNS`` plus ``eps_theory``, E at the row's α: the
-    released one for a κ row, NaN when it showed no signal), ordered like ``run_trials``
+    released one for a κ row, NaN when it showed no signal or for a target in R² or accuracy), ordered like ``run_trials``
     (method, target, trial). Work is handed out target by target, so a stopped sweep holds a
     prefix of that schedule: the α in the order given first. Fallback rows keep ``eps_total = inf``.
     """
@@ -161,7 +179,7 @@ def sweep(
     # The generator is named in every row; resolve the paper's pairing once.
     search_options = replace(search_options, generator=make_generator(problem, search_options.generator).name)
     chosen, target_values, gamma, trials, seed = validate_batch(
-        problem, alphas, gamma, methods, trials, seed, search_options, kappas
+        problem, alphas, gamma, methods, trials, seed, search_options, kappas, goals
     )
     if len(set(chosen)) < len(chosen) or len(set(target_values)) < len(target_values):
         raise AccFirstError("methods and targets must not repeat: a repeated cell would repeat the same run")
@@ -186,7 +204,7 @@ def sweep(
             rows = _run_pool(own_pool, own, arguments, chunks, len(cells), progress, should_stop)
         finally:
             own_pool.close()
-    keys = [("kappa", t.kappa) if isinstance(t, RelativeTarget) else ("alpha", t) for t in target_values]
+    keys = [cell_key(target) for target in target_values]
     order: dict[tuple[object, tuple[str, float], object], int] = {
         cell: i for i, cell in enumerate((m, k, t) for m in chosen for k in keys for t in range(trials))
     }

@@ -8,8 +8,11 @@ real table the switch to α brings back the paper's comparison of methods with t
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
+import pytest
 
 from accfirst.datasets import load_builtin
 from accfirst.erm.problems import prepared_problem
@@ -18,10 +21,12 @@ from accfirst.erm.ridge import RidgeProblem
 from accfirst.interpret import format_epsilon, median_with_inf
 from accfirst.methods.certified import refusal_before_reading
 from accfirst.methods.options import SearchOptions
-from accfirst.search.experiments import trial_result
+from accfirst.search.experiments import run_cells, trial_result
+from accfirst.snippet import RESULTS_FILE, DatasetSpec, reproduction_snippet, settings_from_json, settings_json
 from tests.app.page_text import shown
 from tests.app.test_explorer import app_table, assert_clean, expected_medians, headline, open_app
 from tests.app.test_upload import spending_csv
+from ui.runs import RunRequest
 from ui.text import EVALUATION_LABEL
 
 
@@ -44,6 +49,7 @@ def test_the_default_view_certifies_r2_with_lambda_chosen_privately_and_labels_e
     assert_clean(at)
     assert at.query_params["target"] == "quality" and at.query_params["r2"] == "0.8"
     assert at.subheader[0].value == "What it paid to certify R² ≥ 0.8"
+    assert not [b for b in at.button if b.key == "explorer.uncertified"]  # released: no alternative offered
     markdown = [m.value for m in at.markdown]
     assert "#### Noise reduction: R² ≥ 0.8" in markdown
     # No method picker: one line says why noise reduction alone runs.
@@ -62,7 +68,31 @@ def test_the_default_view_certifies_r2_with_lambda_chosen_privately_and_labels_e
     assert lines.count(EVALUATION_LABEL) == 2  # the in-sample and the held-out figures
     charts = [chart.proto.id for chart in at.get("plotly_chart")]
     assert [any(i.endswith(key) for i in charts) for key in ("eps_distribution", "quality_reached")] == [True, True]
-    assert [d.label for d in at.get("download_button")] == ["Results (CSV)"]
+    # The settings record and the snippet rerun these runs (test_the_certified_record_and_snippet_rerun_the_pages_runs)
+    assert [d.label for d in at.get("download_button")] == ["Results (CSV)", "Settings (JSON)", "Python snippet"]
+
+
+@pytest.mark.parametrize(("lambdas", "lam"), [(None, 0.005), ((0.002,), 0.002)])
+def test_the_certified_record_and_snippet_rerun_the_pages_runs(monkeypatch, tmp_path, lambdas, lam):
+    """The explorer's request toward R² ≥ 0.6, λ chosen privately or fixed, within a ceiling of 3: its settings record
+    reads back the same, and the Python snippet made from it, executed, makes the rows the page's chunks make
+    (``run_cells`` with the request's own cells and seed). Before, the record refused a target in R² or accuracy and
+    the page offered the results alone."""
+    options = SearchOptions(T=50, ceiling=3.0, lambdas=lambdas)
+    target = VarianceExplained(0.6)
+    request = RunRequest(alpha=target, gamma=0.1, methods=("nr",), trials=2, seed=4, options=options, chosen_seed=4)
+    chosen = SimpleNamespace(spec=DatasetSpec.from_builtin("synthetic-buzz"), task="ridge", lam=lam, radius=None)
+    settings = request.settings(chosen)
+    assert settings.goals == (0.6,) and settings.options == options and settings.lam == lam
+    assert settings_from_json(settings_json(settings)) == settings
+    problem = prepared_problem(load_builtin("synthetic-buzz"), lam)
+    page = pd.DataFrame(run_cells(problem, 0.1, 4, options, [("nr", target, trial) for trial in range(2)]))
+    monkeypatch.chdir(tmp_path)
+    exec(compile(reproduction_snippet(settings), "snippet.py", "exec"), {"__name__": "__main__"})
+    produced = pd.read_csv(tmp_path / RESULTS_FILE)
+    assert (produced["target"] == "r2").all() and (produced["goal"] == 0.6).all() and produced["quality"].notna().all()
+    for column in ("eps_total", "eps_scale", "eps_test", "eps_hypothesis", "lam", "quality"):
+        np.testing.assert_allclose(produced[column], page[column], rtol=1e-12)
 
 
 def test_a_tiny_upload_is_refused_before_it_is_prepared_and_nothing_is_spent():
@@ -75,6 +105,9 @@ def test_a_tiny_upload_is_refused_before_it_is_prepared_and_nothing_is_spent():
     assert warning == f"Refused before the table was prepared: {sentence}."
     assert [(m.label, m.value) for m in at.metric] == [("ε spent", "0")]
     assert "upload_prepared" not in at.session_state["ui.session_memo"]  # the preparation was never paid
+    assert [b.label for b in at.button if b.key == "explorer.uncertified"] == [
+        "Run the theory approach at α = 0.05 instead (not certified)"
+    ]
     # Another kind of target prepares the table and runs on it.
     at.button_group(key="explorer.target").set_value("alpha").run()
     assert_clean(at)
@@ -99,6 +132,22 @@ def test_on_a_real_table_the_refusal_spends_nothing_and_alpha_brings_back_the_pa
     )
     assert any(h.value == "The search, step by step" for h in at.subheader)
     assert np.isfinite(float(at.slider(key="explorer.alpha").value))
+
+
+def test_a_refusal_offers_its_uncertified_alternative_and_the_button_runs_it():
+    """Refused on diabetes (354 training rows, R² ≥ 0.8): a button labelled not certified switches to the theory
+    approach alone at α = 0.05, and the page runs it: the package's numbers. A view that released a model offers none.
+    Before, the alternative was named in the refusal's words only."""
+    at = open_app(ds="diabetes", trials="2", seed="0")
+    [button] = [b for b in at.button if b.key == "explorer.uncertified"]
+    assert button.label == "Run the theory approach at α = 0.05 instead (not certified)"
+    button.click().run()
+    assert_clean(at)
+    assert at.query_params["target"] == "alpha" and float(at.slider(key="explorer.alpha").value) == 0.05
+    assert headline(at) == expected_medians(
+        app_table("diabetes"), alphas=[0.05], gamma=0.1, methods=["theory"], trials=2, seed=0
+    )
+    assert not [b for b in at.button if b.key == "explorer.uncertified"]
 
 
 def test_a_fixed_lambda_is_the_one_the_card_shows_and_accuracy_is_the_logistic_target():

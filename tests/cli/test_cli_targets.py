@@ -5,6 +5,7 @@ docs/mathematics.md#choosing-λ-under-the-guarantee, docs/mathematics.md#refusal
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 
@@ -87,9 +88,58 @@ def test_without_a_target_run_aims_at_the_default_and_refuses_a_small_table_befo
     assert (record["refused"], record["met"], record["theta"], record["lam"]) == (True, False, None, None)
     assert record["reason"] == sentence and record["eps_total"] == 0 and all(record[part] == 0 for part in PARTS)
     assert (record["target"], record["goal"], record["n"]) == ("r2", 0.8, 354)
+    alternative = "python -m accfirst run --dataset diabetes --json --method theory --alpha 0.05"
+    assert record["uncertified_command"] == alternative  # asked for JSON, its alternative prints JSON too
     assert main(["run", "--dataset", "diabetes"]) == EXIT_REFUSED
     captured = capsys.readouterr()
-    assert captured.out == f"refused: {sentence}\n" and "R² ≥ 0.8, the default for ridge" in captured.err
+    assert captured.out == (
+        f"refused: {sentence}\nnot certified: the theory approach releases one model at the ε it sets in advance from "
+        "α = 0.05 and public numbers (its R² is not promised): python -m accfirst run --dataset diabetes --method "
+        "theory --alpha 0.05\n"
+    )
+    assert "R² ≥ 0.8, the default for ridge" in captured.err
+
+
+@pytest.mark.parametrize(
+    ("argv", "kept"),
+    [
+        (["--dataset", "diabetes", "--r2", "0.9", "--lam", "auto", "--ceiling", "2"], ["--dataset", "diabetes"]),
+        (
+            ["--data=diabetes", "--r2=0.9", "--lam", "0.01", "--ceil", "2", "--seed", "1", "--noise-seed", "4"],
+            ["--dataset", "diabetes", "--lam", "0.01", "--seed", "1", "--noise-seed", "4"],
+        ),
+        (
+            ["--dataset", "breast-cancer", "--acc", "0.99", "--method", "nr", "--T", "50"],
+            ["--dataset", "breast-cancer"],
+        ),
+    ],
+)
+def test_a_refusal_says_the_exact_command_of_the_uncertified_alternative_and_it_runs(argv, kept, capsys) -> None:
+    """The command keeps the data and the other options (written in full or abbreviated, ``--x=v`` or ``--x v``),
+    leaves out the target and how it is certified, and names the theory approach at α = 0.05; run as printed, it
+    releases that model (exit 0). Before, the alternative was named in words only."""
+    assert main(["run", *argv]) == EXIT_REFUSED
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("not certified: the theory approach releases one model")
+    command = last.split("): ", 1)[1]
+    words = shlex.split(command)
+    T = ["--T", "50"] if "--T" in argv else []
+    assert words == [
+        "python",
+        "-m",
+        "accfirst",
+        "run",
+        *kept[:2],
+        *T,
+        *kept[2:],
+        "--method",
+        "theory",
+        "--alpha",
+        "0.05",
+    ]
+    assert main(words[3:]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("RunResult(method='theory'") and "(ε set in advance" not in printed.split("\n")[0]
 
 
 def test_a_csv_refusal_counts_the_training_split_and_reads_no_statistic(tmp_path, monkeypatch, capsys) -> None:
