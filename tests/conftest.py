@@ -31,12 +31,18 @@ def pytest_configure() -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The browser tests last, in their own order (see ``SharedChromium``).
+    """The browser tests last (see ``SharedChromium``), the long ones (``browser(long=True)``) first among them.
 
     pytest-xdist hands each worker tests in this order, so a worker starts its Chromium and its
-    Streamlit server once, after its other tests, and both workers share the browser tests.
+    Streamlit server once, after its other tests, and both workers share the browser tests; with the
+    long ones first, the last tests to finish are short ones and no worker waits long for the other.
     """
-    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+
+    def order(item: pytest.Item) -> tuple[bool, bool]:
+        browser = item.get_closest_marker("browser")
+        return browser is not None, browser is not None and not browser.kwargs.get("long", False)
+
+    items.sort(key=order)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

@@ -3,8 +3,9 @@
 ``streamlit_server`` runs ``streamlit run app.py`` on a free port; ``SharedChromium``
 starts Debian's Chromium through Playwright once per test process, or skips the test (fails in
 CI, ``CI=true``) when it is missing. The page helpers wait on conditions, never on fixed sleeps:
-``wait_settled`` waits until the script has finished *and* the page has stopped changing,
-since the browser draws a run's elements for a while after the server has finished it.
+``wait_settled`` waits until a script run that started after an action has ended *and* the page
+shows only that run's elements (the browser keeps an earlier run's elements, marked stale, until then),
+without waiting for the charts to finish drawing.
 """
 
 from __future__ import annotations
@@ -42,17 +43,32 @@ NAV_LINK = '[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]'
 EXPAND_SIDEBAR = '[data-testid="stExpandSidebarButton"]'
 COLLAPSE_SIDEBAR = '[data-testid="stSidebarCollapseButton"] button'
 TIMEOUT_MS = 120_000  # a cold server on a busy shared machine can take a minute to draw its first page
-# Installed in every page before the app loads: the time of the page's last change.
-WATCH_CHANGES = """
+# Installed in every page before the app loads: the number of script runs the page has seen end, and the time of
+# its last change.
+WATCH_RUNS = """
+window.__runsDone = 0;
 window.__lastChange = performance.now();
-new MutationObserver(() => { window.__lastChange = performance.now(); })
-  .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+new MutationObserver(records => {
+  window.__lastChange = performance.now();
+  for (const record of records) {
+    if (record.attributeName === 'data-test-script-state' && record.oldValue !== 'notRunning'
+        && record.target.getAttribute('data-test-script-state') === 'notRunning') {
+      window.__runsDone += 1;
+    }
+  }
+}).observe(document, {subtree: true, childList: true, attributes: true, characterData: true, attributeOldValue: true});
 """
 QUIET_MS = 300
-# Idle, every lazily loaded widget drawn (a skeleton stands in until its code arrives), and quiet.
-SETTLED = f"""() => document.querySelector('{IDLE}') !== null
+# The script idle, no element left over from an earlier run (Streamlit marks them stale until the run that replaces
+# them ends), every lazily loaded widget drawn (a skeleton stands in until its code arrives), and either a run that
+# ended after the first ``since`` or, for a run too quick to show (React draws its start and end at once), nothing
+# changed for QUIET_MS.
+SETTLED = f"""since => document.querySelector('{IDLE}') !== null
+  && document.querySelector('[data-stale="true"]') === null
   && document.querySelector('[data-testid="stSkeleton"]') === null
-  && performance.now() - window.__lastChange > {QUIET_MS}"""
+  && (window.__runsDone > since || performance.now() - window.__lastChange > {QUIET_MS})"""
+# Two animation frames: the page's last update is painted.
+PAINTED = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
 TITLE = '[data-testid="stMain"] h1'
 
 
@@ -165,9 +181,9 @@ class SharedChromium:
 
 
 def new_page(browser, *, width: int = 1400, height: int = 1000):
-    """A fresh tab that records when its content last changed (for ``wait_settled``)."""
+    """A fresh tab that counts the script runs it sees end and records its last change (for ``wait_settled``)."""
     page = browser.new_page(viewport={"width": width, "height": height})
-    page.add_init_script(WATCH_CHANGES)
+    page.add_init_script(WATCH_RUNS)
     return page
 
 
@@ -178,11 +194,19 @@ def open_page(browser, url: str, *, width: int = 1400, height: int = 1000):
     return page
 
 
-def wait_settled(page, ready: str | None = None) -> None:
-    """Until the script is idle and nothing on the page has changed for ``QUIET_MS`` (after ``ready`` is drawn)."""
+def runs_done(page) -> int:
+    """How many script runs the page (a ``new_page``) has seen end since it was loaded."""
+    return page.evaluate("window.__runsDone")
+
+
+def wait_settled(page, ready: str | None = None, *, since: int = 0) -> None:
+    """Until a script run ends after the first ``since`` the page has seen (or, for a run too quick to see, the page
+    is quiet), and the page shows that run's elements only, drawn (after ``ready`` is drawn). ``since`` is 0 after a
+    load: the load's own run."""
     if ready:
         page.wait_for_selector(ready, timeout=TIMEOUT_MS)
-    page.wait_for_function(SETTLED, timeout=TIMEOUT_MS, polling=50)
+    page.wait_for_function(SETTLED, arg=since, timeout=TIMEOUT_MS, polling="raf")
+    page.evaluate(PAINTED)
 
 
 def wait_idle(page, charts: int = 6) -> None:

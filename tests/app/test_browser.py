@@ -24,6 +24,7 @@ import pytest
 
 from tests.app.browsing import (
     ALPHA_SLIDER,
+    COLLAPSE_SIDEBAR,
     EXPAND_SIDEBAR,
     IDLE,
     METRIC,
@@ -65,26 +66,43 @@ def block_outside(page) -> list[str]:
     return refused
 
 
-@pytest.mark.parametrize(("width", "height"), [(1400, 1000), (390, 844)], ids=["desktop", "phone"])
-def test_the_menu_reaches_every_page(server, browser, width, height, tmp_path):
-    """Every page of ``ui.navigation.SECTIONS`` in menu order, reached only by clicking the menu; the app fetches
-    nothing from another server, and the Data sidebar shows only on the pages that run on the data."""
-    page = browser.new_page(viewport={"width": width, "height": height})
+WIDTHS = [(1400, 1000), (390, 844)]
+
+
+def resize(page, width: int, height: int) -> None:
+    """The window at ``width`` × ``height``, its menu as a visitor finds it there (behind the toggle on a phone)."""
+    page.set_viewport_size({"width": width, "height": height})
+    if width < 500 and on_screen(page.locator(NAV_LINK).first):
+        page.locator(COLLAPSE_SIDEBAR).click()
+        page.wait_for_function(
+            "link => link.getBoundingClientRect().x < 0", arg=page.locator(NAV_LINK).first.element_handle()
+        )
+
+
+@pytest.mark.browser(long=True)
+def test_the_menu_reaches_every_page(server, browser, tmp_path):
+    """Every page of ``ui.navigation.SECTIONS`` in menu order, reached only by clicking the menu, in turn behind the
+    sidebar toggle on a phone and on a desktop; each page is then checked at both widths (the window resized). The app
+    fetches nothing from another server, and the Data sidebar shows only on the pages that run on the data."""
+    page = browser.new_page(viewport={"width": 390, "height": 844})
     outside = block_outside(page)
     page.goto(f"{server}/?ds=diabetes&trials=2&T=100")
     wait_script_done(page)
-    if width < 500:
-        assert not on_screen(page.locator(NAV_LINK).first), "on a phone the menu sits behind the sidebar toggle"
+    assert not on_screen(page.locator(NAV_LINK).first), "on a phone the menu sits behind the sidebar toggle"
     entries = [entry for entries in SECTIONS.values() for entry in entries]
-    for entry in [*entries[1:], entries[0]]:  # the default page last: it is where the visit started
+    for number, entry in enumerate([*entries[1:], entries[0]]):  # the default page last: where the visit started
+        order = WIDTHS[::-1] if number % 2 == 0 else WIDTHS
+        resize(page, *order[0])
         click_menu(page, entry.title)
         assert page.url.split("?")[0].rstrip("/") == f"{server}/{entry.url_path}".rstrip("/"), entry
         assert page.locator('[data-testid="stMain"] h1').first.inner_text().strip(), f"{entry.title} drew no title"
         assert page.title().startswith("accfirst") or entry.title in page.title()
-        assert_no_exception(page)
-        dataset = page.locator('[data-testid="stSidebar"]').get_by_text("Dataset", exact=True)
-        assert dataset.count() == 1 and dataset.is_visible() == entry.data, f"{entry.title}: Data sidebar shown?"
-        page.screenshot(path=str(tmp_path / f"{entry.url_path or 'home'}_{width}.png"))
+        for width, height in order:
+            resize(page, width, height)
+            assert_no_exception(page)
+            dataset = page.locator('[data-testid="stSidebar"]').get_by_text("Dataset", exact=True)
+            assert dataset.count() == 1 and dataset.is_visible() == entry.data, f"{entry.title}: Data sidebar shown?"
+            page.screenshot(path=str(tmp_path / f"{entry.url_path or 'home'}_{width}.png"))
     menu = page.locator('[data-testid="stSidebarNav"]').inner_text()
     assert all(section in menu for section in SECTIONS if section), menu
     assert outside == [], f"requests to other servers: {outside}"
@@ -170,10 +188,10 @@ def test_phone_width_has_no_overflow_or_overlapping_controls(server, browser, tm
 SCREENSHOTS = Path("/tmp/accfirst_screenshots")
 
 
-@pytest.mark.parametrize(("width", "height"), [(1400, 1000), (390, 844)], ids=["desktop", "phone"])
-def test_a_preset_sets_the_view_and_states_the_saving(server, browser, width, height):
-    """The Classroom demo preset, clicked as a teacher would: the settings, the ranking sentence, no overflow."""
-    page = open_page(browser, f"{server}/?ds=diabetes&target=alpha&trials=2&T=100", width=width, height=height)
+def test_a_preset_sets_the_view_and_states_the_saving(server, browser):
+    """The Classroom demo preset, clicked as a teacher would on a phone: the settings, the ranking sentence, no
+    overflow at 390 px and, the window resized, at 1400 px."""
+    page = open_page(browser, f"{server}/?ds=diabetes&target=alpha&trials=2&T=100", width=390, height=844)
     wait_idle(page)
     main = page.locator('[data-testid="stMain"]')
     main.get_by_role("button", name="Classroom demo", exact=True).click()
@@ -187,12 +205,14 @@ def test_a_preset_sets_the_view_and_states_the_saving(server, browser, width, he
     text = main.inner_text()
     assert "Least privacy first: Noise reduction" in text and "less privacy than doubling" in text
     assert "excess risk ≤ 0.1" in text and "On this data, an excess risk of α = 0.1" in text
-    assert page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollWidth") <= width
-    for name in ("Classroom demo", "Paper's Figure 1 settings", "Your data"):
-        assert on_screen(main.get_by_role("button", name=name, exact=True)), name
     SCREENSHOTS.mkdir(exist_ok=True)
-    page.mouse.move(0, height - 1)  # no tooltip over the page
-    page.screenshot(path=str(SCREENSHOTS / f"classroom_demo_{width}.png"), full_page=False)
+    for width, height in WIDTHS[::-1]:
+        page.set_viewport_size({"width": width, "height": height})
+        assert page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollWidth") <= width
+        for name in ("Classroom demo", "Paper's Figure 1 settings", "Your data"):
+            assert on_screen(main.get_by_role("button", name=name, exact=True)), (name, width)
+        page.mouse.move(0, height - 1)  # no tooltip over the page
+        page.screenshot(path=str(SCREENSHOTS / f"classroom_demo_{width}.png"), full_page=False)
     assert_no_exception(page)
     page.close()
 
@@ -321,6 +341,7 @@ WINDOW_S = 2.0
 SETTLE_S = 30.0
 
 
+@pytest.mark.browser(long=True)
 def test_stop_ends_a_sweep_and_its_workers(served, browser):
     """A 400-run sweep (~2 min on 2 cores) is confirmed, started, then stopped: the workers go idle.
 
@@ -355,24 +376,23 @@ def test_stop_ends_a_sweep_and_its_workers(served, browser):
     page.close()
 
 
-@pytest.mark.parametrize(("width", "height"), [(1400, 1000), (390, 844)], ids=["desktop", "phone"])
-def test_the_bound_on_the_models_size_shows_where_the_privacy_went(server, browser, width, height):
-    """The default private radius: three parts on the card and the saving in words; R₀ only is one click (URL rmode)."""
-    page = open_page(
-        browser, f"{server}/?ds=synthetic-buzz&target=alpha&trials=3&methods=nr", width=width, height=height
-    )
+def test_the_bound_on_the_models_size_shows_where_the_privacy_went(server, browser):
+    """The default private radius: three parts on the card and the saving in words, at 1400 px and (the window
+    resized) at 390 px; R₀ only is one click on the phone (URL rmode)."""
+    page = open_page(browser, f"{server}/?ds=synthetic-buzz&target=alpha&trials=3&methods=nr")
     wait_idle(page, charts=4)
     main = page.locator('[data-testid="stMain"]')
     text = main.inner_text()
     assert "Where it went (medians): the bound on the model's size" in text and "the check" in text
     assert "Without a bound on the model's size the accuracy check alone would have cost" in text
     assert "with a bound bought privately" in text and "less privacy for the same accuracy" in text
-    assert page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollWidth") <= width
     SCREENSHOTS.mkdir(exist_ok=True)
-    page.mouse.move(0, height - 1)
-    page.screenshot(path=str(SCREENSHOTS / f"private_radius_{width}.png"), full_page=False)
-    if width < 500:
-        page.locator(EXPAND_SIDEBAR).click()
+    for width, height in WIDTHS:
+        resize(page, width, height)
+        assert page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollWidth") <= width
+        page.mouse.move(0, height - 1)
+        page.screenshot(path=str(SCREENSHOTS / f"private_radius_{width}.png"), full_page=False)
+    page.locator(EXPAND_SIDEBAR).click()
     sidebar = page.locator('[data-testid="stSidebar"]')
     sidebar.get_by_text("R₀ only", exact=False).first.click()
     page.wait_for_url("**rmode=free**", timeout=TIMEOUT_MS)

@@ -33,24 +33,21 @@ def assert_fits(page, width: int) -> None:
     assert scroll <= width, f"the main area scrolls sideways at {width} px: {scroll}px"
 
 
-@pytest.mark.parametrize(("width", "height"), WIDTHS, ids=["desktop", "phone"])
-def test_a_real_table_asks_for_the_share_and_says_there_is_no_signal(server, browser, width, height):
-    page = open_view(browser, f"{server}/?ds=diabetes&target=kappa&trials=2&T=100", width, height, "No α was released")
+def test_a_real_table_asks_for_the_share_and_says_there_is_no_signal(server, browser):
+    page = open_view(browser, f"{server}/?ds=diabetes&target=kappa&trials=2&T=100", *WIDTHS[0], "No α was released")
     assert "target=kappa" in page.url and "kappa=0.2" in page.url
     page.locator(TARGET_CONTROL).wait_for(timeout=TIMEOUT_MS)
     assert "80%" in page.locator(SHARE_SLIDER).inner_text()
     assert "keep at least 80% of the gain" in page.locator('[data-testid="stMain"] h3').first.inner_text()
-    assert_fits(page, width)
-    SCREENSHOTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"relative_no_signal_{width}.png"), full_page=True)
+    at_both_widths(page, "relative_no_signal")
     assert_no_exception(page)
     page.close()
 
 
-@pytest.mark.parametrize(("width", "height"), WIDTHS, ids=["desktop", "phone"])
-def test_alpha_is_released_and_the_share_reaches_the_url(server, browser, width, height):
+def test_alpha_is_released_and_the_share_reaches_the_url(server, browser):
+    """The share moved by keyboard on a phone."""
     url = f"{server}/?ds=synthetic-intrusion&target=kappa&trials=2&T=50&methods=nr"
-    page = open_view(browser, url, width, height, "Released α = κ·Ŝ")
+    page = open_view(browser, url, *WIDTHS[1], "Released α = κ·Ŝ")
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=TIMEOUT_MS)
     handle = page.locator(SHARE_INPUT)
     handle.focus()
@@ -59,11 +56,18 @@ def test_alpha_is_released_and_the_share_reaches_the_url(server, browser, width,
     page.get_by_text("keep at least 85% of the gain").first.wait_for(timeout=TIMEOUT_MS)
     page.get_by_text("Released α = κ·Ŝ").first.wait_for(timeout=TIMEOUT_MS)
     wait_script_done(page)
-    assert_fits(page, width)
-    SCREENSHOTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"relative_released_{width}.png"), full_page=True)
+    at_both_widths(page, "relative_released")
     assert_no_exception(page)
     page.close()
+
+
+def at_both_widths(page, name: str) -> None:
+    """The view fits at each width (the window resized, tall as in ``open_view``); a screenshot of each."""
+    SCREENSHOTS.mkdir(exist_ok=True)
+    for width, height in WIDTHS:
+        page.set_viewport_size({"width": width, "height": height * 4})
+        assert_fits(page, width)
+        page.screenshot(path=str(SCREENSHOTS / f"{name}_{width}.png"), full_page=True)
 
 
 def test_the_zero_model_notice_offers_the_share(server, browser):

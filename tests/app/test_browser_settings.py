@@ -39,6 +39,7 @@ from tests.app.browsing import (
     new_page,
     query,
     read_link_notice,
+    runs_done,
     wait_settled,
 )
 from ui.dataset import DATASET, LAMBDA, RADIUS
@@ -59,7 +60,8 @@ SWEPT = {
 }
 SHARED_LABELS = {setting.label for setting in (DATASET, LAMBDA, RADIUS)}
 
-# Every widget on the screen: [name (kind and label, made unique), kind, position among its kind, value, movable].
+# Every widget on the screen: [name (kind and label, made unique), kind, position among its kind, value, movable, label,
+# in the sidebar].
 WIDGETS = """() => {
   const text = el => (el ? el.innerText.replace(/\\u2060/g, '').trim() : '');
   const label = el => text(el.querySelector('[data-testid="stWidgetLabel"]'))
@@ -84,7 +86,8 @@ WIDGETS = """() => {
       // A widget drawn hidden (the Data sidebar on a page that does not run on data) is not one a person can move.
       const visible = el.getClientRects().length > 0;
       const movable = kind !== 'stTextInput' && !disabled && visible && el.closest('[data-testid="stForm"]') === null;
-      found.push([name, kind, index, value(el), movable, label(el)]);
+      const side = el.closest('[data-testid="stSidebar"]') !== null;
+      found.push([name, kind, index, value(el), movable, label(el), side]);
     });
   }
   return found;
@@ -96,11 +99,10 @@ THUMB = """input => {
 }"""
 
 
-def widgets(page) -> dict[str, tuple[str, int, str, bool, str]]:
-    return {
-        name: (kind, index, value, movable, label)
-        for name, kind, index, value, movable, label in page.evaluate(WIDGETS)
-    }
+def widgets(page) -> dict[str, tuple[str, int, str, bool, str, bool]]:
+    """Each widget on the screen by name: its kind, position among its kind, value, whether a visitor can move it,
+    label, and whether it is in the sidebar."""
+    return {name: tuple(widget) for name, *widget in page.evaluate(WIDGETS)}
 
 
 def values(page) -> dict[str, str]:
@@ -216,29 +218,34 @@ def changed(before: dict, after: dict, *, skip: str = "") -> dict:
 
 def move(page, name: str, how: str, memory: dict) -> tuple[dict, dict]:
     """Move the widget ``name`` once (``how``: "keyboard", "click" or "clear"); the others' and the query's changes."""
-    kind, index, value, _, _ = widgets(page)[name]
+    kind, index, value, *_ = widgets(page)[name]
     memory.setdefault("value", value)
-    before_values, before_query = values(page), query(page)
+    before_values, before_query, runs = values(page), query(page), runs_done(page)
     MOVE[kind](page, page.locator(f'[data-testid="{kind}"]').nth(index), how, memory)
     page.wait_for_function(
         f"([name, value]) => ({WIDGETS})().some(w => w[0] === name && w[3] !== value)", arg=[name, value]
     )
-    wait_settled(page)
+    wait_settled(page, since=runs)
     after_values, after_query = values(page), query(page)
     moved_query = {k for k in before_query.keys() | after_query.keys() if before_query.get(k) != after_query.get(k)}
     return changed(before_values, after_values, skip=name), moved_query
 
 
-@pytest.mark.parametrize("path", list(SWEPT), ids=lambda path: path or "explorer")
-def test_moving_one_setting_leaves_every_other_one_alone(server, browser, path):
+# The explorer has the most settings: its sidebar and its main area are swept by two tests, which can run side by side.
+SWEEPS = [("", "sidebar"), ("", "main"), *((path, "page") for path in SWEPT if path)]
+
+
+@pytest.mark.browser(long=True)
+@pytest.mark.parametrize(("path", "part"), SWEEPS, ids=lambda value: value or "explorer")
+def test_moving_one_setting_leaves_every_other_one_alone(server, browser, path, part):
     page = new_page(browser)
     page.goto(f"{server}/{path}?{SWEPT[path]}")
     wait_settled(page, TITLE)
     assert_no_exception(page)
     problems, unreached = [], []
     parameters: dict[str, set[str]] = {}
-    for name, (kind, _, value, movable, label) in widgets(page).items():
-        if not movable or (path and label in SHARED_LABELS):
+    for name, (kind, _, value, movable, label, side) in widgets(page).items():
+        if not movable or (path and label in SHARED_LABELS) or part == ("main" if side else "sidebar"):
             continue
         memory: dict = {}
         # A blank (automatic) number box is emptied again at the end: two typed ε bounds would contradict.
@@ -267,12 +274,12 @@ def test_the_alpha_round_trip_leaves_every_setting_and_number_as_a_fresh_load_sh
     page = new_page(browser)
     page.goto(f"{server}/?target=alpha")
     wait_settled(page, METRIC)
-    before, before_query, numbers = values(page), query(page), headline(page)
+    before, before_query, numbers, runs = values(page), query(page), headline(page), runs_done(page)
     slider = page.locator(ALPHA_SLIDER)
     slider.focus()
     for key in ("ArrowRight", "ArrowRight", "ArrowLeft", "ArrowLeft"):
         slider.press(key)
-    wait_settled(page, METRIC)
+    wait_settled(page, METRIC, since=runs)
     assert changed(before, values(page)) == {} and query(page) == before_query
     assert headline(page) == numbers
     assert_no_exception(page)

@@ -3,9 +3,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +12,8 @@ import pytest
 from accfirst.cli import main
 from accfirst.methods.options import SearchOptions
 from accfirst.search.experiments import run_trials, search, trial_rng
-from tests.test_scale import FEATURES, ROOT, write_parts
+from tests.cli.test_cli_sweep_run import accfirst
+from tests.test_scale import FEATURES, write_parts
 
 BOUNDS = ["--feature-bound", "3", "--target-bound", "2"]
 
@@ -25,18 +23,6 @@ def folder(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("parquet")
     write_parts(folder, parts=4, rows=2500)
     return folder
-
-
-def accfirst(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "accfirst", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
 
 
 def test_run_reads_the_files_and_prints_the_packages_run(folder, tmp_path) -> None:
@@ -65,10 +51,7 @@ def test_run_reads_the_files_and_prints_the_packages_run(folder, tmp_path) -> No
 
 
 def test_sweep_of_a_logistic_problem_in_parquet(folder, tmp_path) -> None:
-    """Two worker processes receive the problem pickled and read the files themselves: the rows are the package's.
-
-    About 8 s (the CLI's imports, two workers, and the in-process reference runs).
-    """
+    """Two worker processes receive the problem pickled and read the files themselves: the rows are the package's."""
     from accfirst.scale import problem_from_parquet
 
     out = tmp_path / "out"

@@ -8,6 +8,7 @@ import json
 import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -188,7 +189,7 @@ def test_the_refusal_from_the_shell_is_one_json_object_and_status_3() -> None:
         [sys.executable, "-m", "accfirst", "run", "--dataset", "breast-cancer", "--accuracy", "0.99", "--json"],
         capture_output=True,
         text=True,
-        env={"OPENBLAS_NUM_THREADS": "1", "PATH": ""},
+        env={"OPENBLAS_NUM_THREADS": "1", "PATH": "", "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
         check=False,
     )
     assert done.returncode == EXIT_REFUSED, done.stderr
