@@ -76,18 +76,18 @@ def test_accuracy_on_a_logistic_set_reports_the_heldout_accuracy(capsys) -> None
 def test_without_a_target_run_aims_at_the_default_and_refuses_a_small_table_before_preparing_it(
     monkeypatch, capsys
 ) -> None:
-    """diabetes trains on 354 rows: R² ≥ 0.8 (the default) is out of reach within ε = 5 whatever the data, so the run
+    """diabetes trains on 354 rows: R² ≥ 0.8 (the default) is out of reach within ε = 4 whatever the data, so the run
     says so with the package's sentence, exits 3, and never prepares the table (a private, charged preparation)."""
     monkeypatch.setattr("accfirst.cli.data.load_builtin", _must_not_prepare)
     assert DEFAULT_TARGETS["ridge"] == VarianceExplained(0.8) and DEFAULT_TARGETS["logistic"] == Accuracy(0.9)
-    sentence = refusal_before_reading(RidgeProblem, 354, DEFAULT_TARGETS["ridge"], 0.1, SearchOptions())
+    sentence = refusal_before_reading(RidgeProblem, 354, DEFAULT_TARGETS["ridge"], 0.1, SearchOptions(ceiling=4.0))
     assert sentence is not None
-    status, record = run_json(["--dataset", "diabetes"], capsys)
+    status, record = run_json(["--dataset", "diabetes", "--ceiling", "4"], capsys)
     assert status == EXIT_REFUSED == 3
     assert (record["refused"], record["met"], record["theta"], record["lam"]) == (True, False, None, None)
     assert record["reason"] == sentence and record["eps_total"] == 0 and all(record[part] == 0 for part in PARTS)
     assert (record["target"], record["goal"], record["n"]) == ("r2", 0.8, 354)
-    assert main(["run", "--dataset", "diabetes"]) == EXIT_REFUSED
+    assert main(["run", "--dataset", "diabetes", "--ceiling", "4"]) == EXIT_REFUSED
     captured = capsys.readouterr()
     assert captured.out == f"refused: {sentence}\n" and "R² ≥ 0.8, the default for ridge" in captured.err
 
