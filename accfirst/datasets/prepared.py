@@ -264,6 +264,9 @@ class PreparedData:
         sum of the columns' largest squares over the bound), the largest training row's norm for data generated from
         public parameters and in the evaluation-only preparation (which reads it), 1 when nothing better is known
         (‖x‖₂ ≤ ‖x‖₁ ≤ 1).
+    prepared_range : the public interval the private preparation put the ridge targets in (its released range, centre
+        and scale, post-processing: ``ColumnPlan.target_interval``); ``None`` otherwise (``target_range`` is then a
+        built-in set's declared range, or [−1, 1]).
     """
 
     X_train: np.ndarray
@@ -278,10 +281,14 @@ class PreparedData:
     y_test_original: np.ndarray | None = None
     preparation: Preparation = Preparation(EVALUATION_MODE)
     row_bound: float = 1.0
+    prepared_range: tuple[float, float] | None = None
 
     @property
     def target_range(self) -> tuple[float, float]:
-        """The public range of the prepared ridge target: a built-in set's declared one, else [−1, 1]."""
+        """The public range of the prepared ridge target: the private preparation's, else a built-in set's declared
+        one, else [−1, 1]."""
+        if self.prepared_range is not None:
+            return self.prepared_range
         return (-1.0, 1.0) if self.info is None else self.info.target_range
 
     @property

@@ -4,9 +4,9 @@ docs/mathematics.md#refusals-that-spend-nothing).
 
 The user names R² ≥ r (ridge) or accuracy ≥ a (logistic). A ``QualityQuery`` turns that into a shortfall whose
 sensitivity depends on neither θ nor λ, so one InteractiveAboveThreshold, calibrated for every query the search may
-ask, certifies the models of every λ of the grid. Covariance perturbation releases statistics that serve every λ
-(one noise-reduction chain, post-processed into one model per λ); output perturbation releases θ*_λ, one chain per
-λ, advanced in rounds and all charged. Before reading the data the search checks that a perfect model could pass
+ask, certifies the models of every λ of the grid (for R², each at a few public multiples). Covariance perturbation
+releases statistics that serve every λ (one noise-reduction chain, post-processed into one model per λ); output
+perturbation releases θ*_λ, one chain per λ, advanced in rounds and all charged. Before reading the data the search checks that a perfect model could pass
 the test within the ceiling, and refuses otherwise, spending nothing.
 """
 
@@ -46,17 +46,22 @@ from accfirst.validation import checked, validate_gamma
 NOISE_REDUCTION = NoiseReduction.key
 #: By how much a model must beat the target for the test to pass it at its threshold: this share of r(1 − r) times the
 #: targets' variance (R²) or of 1 − a (accuracy) (docs/mathematics.md#a-target-in-the-units-people-read).
-PASS_SHARE = {VarianceExplained.unit: 0.4, Accuracy.unit: 0.15}
+PASS_SHARE = {VarianceExplained.unit: 0.6, Accuracy.unit: 0.15}
 #: The grid of λ: geometric, this ratio apart, from the curvature the rows allow down.
 LAMBDA_RATIO = 2.5
 #: Values of λ in the default grid: with one release for every λ they cost only the test's constant; with one
 #: release per λ each adds its chain.
 SHARED_GRID_SIZE, SEPARATE_GRID_SIZE = 6, 3
+#: Each λ's model is also asked at these multiples (R², on the grid's own ratio): a strongly regularised model of a noisy
+#: release keeps its direction and loses its length, which a multiple restores
+#: (docs/mathematics.md#choosing-λ-under-the-guarantee). The sign of θᵀx does not move with a positive multiple, so an
+#: accuracy target asks θ alone.
+R2_SCALES: tuple[float, ...] = tuple(LAMBDA_RATIO**j for j in range(4))
 #: The generation levels span this ratio below the top the ceiling leaves them.
 LEVEL_SPAN = 1e3
-#: The variance release's ε is designed so that its noise scale, w²/(nε_v), is a fifth of a variance of w²/80
-#: (targets spread over a tenth of their range), and it never takes more than a twentieth of the ceiling.
-VARIANCE_DESIGN, VARIANCE_CEILING_SHARE = 400.0, 0.05
+#: The variance release's ε is designed so that its noise scale, w²/(nε_v), is a twentieth of a variance of w²/10
+#: (the private preparation's clipped targets show about that), and it never takes more than a twentieth of the ceiling.
+VARIANCE_DESIGN, VARIANCE_CEILING_SHARE = 200.0, 0.05
 #: A released variance below this share of w² leaves nothing to explain.
 VARIANCE_FLOOR_SHARE = 1e-4
 
@@ -65,11 +70,13 @@ VARIANCE_FLOOR_SHARE = 1e-4
 class Plan:
     """What a certified search fixes before the data are read, from public numbers only.
 
+    ``scales`` are the multiples of each λ's model the test asks (one chain's models, λ by λ and multiple by multiple).
     ``refusal`` is a sentence when no data of this shape could meet the target within the ceiling: the search then
     reads nothing and spends nothing.
     """
 
     lambdas: tuple[float, ...]
+    scales: tuple[float, ...]
     shared: bool
     T: int
     ceiling: float
@@ -85,13 +92,15 @@ class CertifiedOutcome:
     """What a certified search released and what each part cost.
 
     ``theta`` is ``None`` when nothing was released (a refusal, a variance too small to certify, or a test that never
-    passed; ``stopped`` says which); ``level`` is the 1-based level of the released model and ``lam`` its λ.
+    passed; ``stopped`` says which); ``level`` is the 1-based level of the released model, ``lam`` its λ and ``scale``
+    the multiple of that λ's hypothesis it is.
     ``quality`` is the released model's in-sample R² or accuracy, exact (evaluation only); ``design_margin`` the
     test's level A.
     """
 
     theta: NDArray[np.float64] | None
     lam: float
+    scale: float
     level: int | None
     eps_scale: float
     eps_test: float
@@ -152,7 +161,8 @@ def plan_search(
     """Fix the grid, the levels' top and the variance's ε from public numbers, and refuse what no data could meet.
 
     Reads the problem's class, n, ρ, the targets' public range, the target, γ and the options (their grid of λ, or the default one from ρ; T;
-    the calibration; the ceiling). The feasibility check asks the test's price for a perfect model on targets of the
+    the calibration; the ceiling); an R² target asks each λ's model at the multiples ``R2_SCALES``. The feasibility
+    check asks the test's price for a perfect model on targets of the
     largest variance the range allows, w²/4 (R²), or with no error (accuracy), under the run's own rule for the
     margin (docs/mathematics.md#refusals-that-spend-nothing).
     """
@@ -167,13 +177,14 @@ def plan_search(
     ceiling = options.ceiling
     width = target_range[1] - target_range[0]
     if isinstance(target, VarianceExplained):
-        eps_v = variance_epsilon(shape.n, ceiling)
+        eps_v, scales = variance_epsilon(shape.n, ceiling), R2_SCALES
         best = _pass_margin(target, width**2 / 4)
     else:
-        eps_v = 0.0
+        eps_v, scales = 0.0, (1.0,)
         best = _pass_margin(target, 0.0)
     sensitivity = target.sensitivity(shape.n, width)
-    best_test = _calibrated(sensitivity, best, gamma, options.T * len(grid), options.calibration)[1].epsilon
+    queries = options.T * len(grid) * len(scales)
+    best_test = _calibrated(sensitivity, best, gamma, queries, options.calibration)[1].epsilon
     refusal = None
     if eps_v + best_test >= ceiling:
         # The test's ε is c·Δ/A with Δ ∝ 1/n, and ε_v falls with n: the floor falls with n, so bisect for the rows.
@@ -193,7 +204,9 @@ def plan_search(
             f"needs at least {high:,} rows at this ceiling. Nothing was read or spent. Without a certificate, the "
             f"theory approach releases one model at an ε you choose (its {target.unit} is not promised)"
         )
-    return Plan(grid, shared, options.T, ceiling, options.calibration, options.generator, eps_v, best_test, refusal)
+    return Plan(
+        grid, scales, shared, options.T, ceiling, options.calibration, options.generator, eps_v, best_test, refusal
+    )
 
 
 def _levels(top: float, T: int) -> NDArray[np.float64]:
@@ -255,8 +268,8 @@ def certified_search(
             return _nothing(plan, eps_v, 0.0, 0.0, math.nan, "the targets barely vary: there is nothing to explain")
     else:
         variance = 0.0
-    K = len(problems)
-    margin, params = _calibrated(query.sensitivity, _pass_margin(query, variance), gamma, plan.T * K, plan.calibration)
+    queries = plan.T * len(problems) * len(plan.scales)
+    margin, params = _calibrated(query.sensitivity, _pass_margin(query, variance), gamma, queries, plan.calibration)
     room = plan.ceiling - eps_v - params.epsilon
     if room <= 0:
         return _nothing(
@@ -267,7 +280,7 @@ def certified_search(
             margin,
             f"the targets vary too little for the private check to fit within ε = {plan.ceiling:g}",
         )
-    levels = _levels(room if plan.shared else room / K, plan.T)
+    levels = _levels(room if plan.shared else room / len(problems), plan.T)
     generators = [make_generator(problem, plan.generator) for problem in problems]
     rounds = (_shared_rounds if plan.shared else _separate_rounds)(generators, levels, chain_rng)
     return _test(problems, query, rounds, levels, params, test_rng, plan, eps_v, margin)
@@ -284,23 +297,28 @@ def _test(
     eps_v: float,
     margin: float,
 ) -> CertifiedOutcome:
-    """Ask every model in order, round by round and λ by λ; halt at the first that passes."""
-    K = len(problems)
-    noise = ThresholdNoise(params.threshold, params.query_scale, plan.T * K, rng, params.threshold_scale, params.clip)
+    """Ask every model in order, round by round, λ by λ and multiple by multiple; halt at the first that passes."""
+    K, scales = len(problems), np.asarray(plan.scales)
+    asked = K * scales.size
+    noise = ThresholdNoise(
+        params.threshold, params.query_scale, plan.T * asked, rng, params.threshold_scale, params.clip
+    )
     for level, thetas in enumerate(rounds):
-        batch = np.asarray(thetas)
+        batch = (scales[None, :, None] * np.asarray(thetas)[:, None, :]).reshape(asked, -1)
         shortfalls = query.shortfall(batch)
-        for i in range(K):
-            if noise.passes(level * K + i, float(shortfalls[i]) + margin):
-                spent = _generation_spent(levels, level, i, K, plan.shared)
+        for index in range(asked):
+            if noise.passes(level * asked + index, float(shortfalls[index]) + margin):
+                chain, multiple = divmod(index, scales.size)
+                spent = _generation_spent(levels, level, chain, K, plan.shared)
                 return CertifiedOutcome(
-                    theta=batch[i],
-                    lam=problems[i].lam,
+                    theta=batch[index],
+                    lam=problems[chain].lam,
+                    scale=float(scales[multiple]),
                     level=level + 1,
                     eps_scale=eps_v,
                     eps_test=params.epsilon,
                     eps_hypothesis=float(spent),
-                    quality=float(query.quality(batch[i : i + 1])[0]),
+                    quality=float(query.quality(batch[index : index + 1])[0]),
                     design_margin=margin,
                     stopped=None,
                 )
@@ -326,6 +344,7 @@ def _nothing(
     return CertifiedOutcome(
         theta=None,
         lam=math.nan,
+        scale=math.nan,
         level=None,
         eps_scale=eps_v,
         eps_test=eps_test,

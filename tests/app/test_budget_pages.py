@@ -25,8 +25,7 @@ FOUR_REGRESSIONS = ",".join(["nr-laplace-0.5"] * 4)
 def open_page(page: str, **query: str) -> AppTest:
     """The app on ``page`` with diabetes and a cheap explorer (the default page runs first)."""
     at = AppTest.from_file(APP, default_timeout=120)
-    # The explorer runs first, at a share of the gain: one cheap trial of noise reduction, a release (the default
-    # target, R², is refused on diabetes before reading: no release).
+    # The explorer runs first, at a share of the gain: one cheap trial of noise reduction, a release.
     at.query_params.update({"ds": "diabetes", "target": "kappa", "trials": "1", "methods": "nr", **query})
     at.run()
     at.switch_page(page).run()

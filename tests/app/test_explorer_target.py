@@ -118,12 +118,12 @@ def test_a_tiny_upload_is_refused_before_it_is_prepared_and_nothing_is_spent():
 
 
 def test_on_a_real_table_the_refusal_spends_nothing_and_alpha_brings_back_the_papers_comparison():
-    at = open_app(ds="diabetes", trials="3", T="200", seed="0")
+    at = open_app(ds="diabetes", r2="0.9", trials="3", T="200", seed="0")
     assert_clean(at)
     [metric] = at.metric
     assert (metric.label, metric.value) == ("ε spent by the search", "0")
     [warning] = [shown(w.value) for w in at.warning if "Refused before reading" in shown(w.value)]
-    assert "no table of 354 rows can certify R² ≥ 0.8" in warning and "Nothing was read or spent" in warning
+    assert "no table of 354 rows can certify R² ≥ 0.9" in warning and "Nothing was read or spent" in warning
     at.button_group(key="explorer.target").set_value("alpha").run()
     assert_clean(at)
     assert at.query_params["target"] == "alpha"

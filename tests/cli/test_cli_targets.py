@@ -78,7 +78,7 @@ def test_accuracy_on_a_logistic_set_reports_the_heldout_accuracy(capsys) -> None
 def test_without_a_target_run_aims_at_the_default_and_refuses_a_small_table_before_preparing_it(
     monkeypatch, capsys
 ) -> None:
-    """diabetes trains on 354 rows: R² ≥ 0.8 (the default) is out of reach within ε = 5 whatever the data, so the run
+    """diabetes trains on 354 rows: R² ≥ 0.8 (the default) is out of reach within the default ceiling ε = 4 whatever the data, so the run
     says so with the package's sentence, exits 3, and never prepares the table (a private, charged preparation)."""
     monkeypatch.setattr("accfirst.cli.data.load_builtin", _must_not_prepare)
     assert DEFAULT_TARGETS["ridge"] == VarianceExplained(0.8) and DEFAULT_TARGETS["logistic"] == Accuracy(0.9)

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from accfirst.datasets import from_frame
+from accfirst.datasets.prepare.base import ColumnPlan
 from accfirst.datasets.prepare.quantile import DEVIATIONS, VALUES, quantile_utility
 from accfirst.datasets.prepare.ranges import FEATURE_SPREADS, TARGET_SPREADS, robust_range
 
@@ -54,14 +55,14 @@ def _normal_table(n: int = 20_000) -> pd.DataFrame:
 
 
 def test_a_normal_column_is_clipped_at_the_share_its_multiple_gives():
-    """k = 3 clips 4.3% of a normal column (±2.02σ), k = 2.5 9.2% of a normal target (±1.69σ); the median distance is
+    """k = 3 clips 4.3% of a normal column (±2.02σ), k = 1.5 31.2% of a normal target (±1.01σ); the median distance is
     released within a few percent of its rank at this ε, which keeps each share within ±1.5 points."""
     table = _normal_table()
     data = from_frame(table, target="y", task="ridge", prep_epsilon=20.0, noise_seed=3)
     x = data.X_train[:, data.feature_names.index("x")] * data.report.feature_scale
     assert np.mean(np.abs(x) >= 1 - 1e-12) == pytest.approx(2 * 0.0216, abs=0.015)  # a column at ±1 was clipped
-    assert FEATURE_SPREADS == 3.0 and TARGET_SPREADS == 2.5
-    low, high = np.quantile(table["y"], [0.5 - 0.5 * 0.908, 0.5 + 0.5 * 0.908])
+    assert FEATURE_SPREADS == 3.0 and TARGET_SPREADS == 1.5
+    low, high = np.quantile(table["y"], [0.5 - 0.5 * 0.688, 0.5 + 0.5 * 0.688])
     raw = data.report.to_target_units(np.array([-1.0, 1.0]))
     assert raw[0] == pytest.approx(low, rel=0.05) and raw[1] == pytest.approx(high, rel=0.05)
 
@@ -81,3 +82,35 @@ def test_a_column_with_a_private_range_is_centred_at_its_released_median_and_eve
         assert median in notes[missing]
     flag = data.X_train[:, data.feature_names.index("flag")]
     assert np.unique(flag.round(12)).size == 2 and flag.min() == 0  # a flag keeps two values: 0 at its median, 1 above
+
+
+def test_a_private_target_interval_holds_every_prepared_target_of_every_neighbour():
+    """The public interval of a ridge target (docs/mathematics.md#a-target-in-the-units-people-read) is a function of
+    the plan alone and holds every row the plan can build: a skewed target with gaps gets an interval narrower than
+    [−1, 1] on one side, holding 0; tables whose rows are replaced by extreme values or gaps keep every prepared target,
+    training and test, inside their own interval; plans centred off their range, or without one, give an interval
+    holding every value they can build and 0."""
+    rng = np.random.default_rng(8)
+    n = 4_000
+    x = rng.normal(size=n)
+    table = pd.DataFrame({"x": x, "y": np.exp(1 + 0.6 * x + rng.normal(0, 0.5, n))})
+    table.loc[::9, "y"] = np.nan
+    data = from_frame(table, target="y", task="ridge", noise_seed=11)
+    low, high = data.target_range
+    assert -1.0 <= low <= 0.0 <= high <= 1.0 and high - low < 1.99
+    for value in (None, 1e9, -1e9, np.nan, 0.0):
+        neighbour = table.copy()
+        if value is not None:
+            neighbour.loc[neighbour.index[:50], "y"] = value  # training and test rows alike
+        other = from_frame(neighbour, target="y", task="ridge", noise_seed=11)
+        low, high = other.target_range
+        for y in (other.y_train, other.y_test):
+            assert y.min() >= low - 1e-12 and y.max() <= high + 1e-12
+        assert np.any(np.isclose(other.y_train, high)) or np.any(np.isclose(other.y_train, low))  # a clipped target
+    for centre, spread, values in ((10.0, 4.0, [2.0, 30.0]), (-3.0, 1.0, [-50.0, 7.0])):
+        plan = ColumnPlan("y", "numeric", low=2.0, high=10.0, centre=centre, spread=spread)
+        scaled = np.clip((plan.clipped(np.array(values)) - plan.centre) / plan.spread, -1, 1)
+        interval = plan.target_interval
+        assert interval[0] <= 0.0 <= interval[1]
+        assert np.all((scaled >= interval[0]) & (scaled <= interval[1]))
+    assert ColumnPlan("y", "numeric").target_interval == (-1.0, 1.0)

@@ -107,6 +107,19 @@ class ColumnPlan:
         low, high = self.bounds
         return max(abs(low - self.centre), abs(high - self.centre)) / abs(self.spread)
 
+    @property
+    def target_interval(self) -> tuple[float, float]:
+        """The public interval a prepared ridge target lies in: ``[(low − centre)/spread, (high − centre)/spread]``
+        within [−1, 1], widened to hold 0 (a row whose target is missing), or [−1, 1] without a range
+        (docs/mathematics.md#a-target-in-the-units-people-read). A function of the plan alone, so it holds for every
+        row of every neighbouring table."""
+        if not self.has_range:
+            return -1.0, 1.0
+        low, high = self.bounds
+        return min(0.0, max(-1.0, (low - self.centre) / self.spread)), max(
+            0.0, min(1.0, (high - self.centre) / self.spread)
+        )
+
     def clipped(self, values: np.ndarray) -> np.ndarray:
         """Numeric values clipped to the range, gaps filled (a new array)."""
         out = np.clip(values, self.low, self.high) if self.has_range else values.copy()

@@ -133,9 +133,10 @@ def prepared_data(
     preparation: Preparation,
     info: DatasetInfo | None,
     row_bound: float,
+    target_range: tuple[float, float] | None = None,
 ) -> PreparedData:
-    """The read-only arrays, their report and their bound ρ on a row's Euclidean norm; test rows without a target
-    leave the quality figures."""
+    """The read-only arrays, their report, their bound ρ on a row's Euclidean norm and, from a private plan, the public
+    interval of the ridge targets; test rows without a target leave the quality figures."""
     X_test, y_test = test.X[test.present], test.y[test.present]
     ridge = plan.options.task == "ridge"
     raw = plan.raw_target
@@ -155,4 +156,5 @@ def prepared_data(
         y_test_original=y_test_original,
         preparation=preparation,
         row_bound=row_bound,
+        prepared_range=target_range,
     )

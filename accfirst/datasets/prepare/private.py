@@ -338,4 +338,5 @@ def prepare_private(
         target_mean=target.centre if ridge and options.center else None,
         standardized=options.standardize != "none",
     )
-    return prepared_data(plan, train, test, report, preparation, info, plan.scaling.row_bound())
+    interval = target.target_interval if ridge else None
+    return prepared_data(plan, train, test, report, preparation, info, plan.scaling.row_bound(), interval)

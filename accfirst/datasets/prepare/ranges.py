@@ -8,9 +8,10 @@ normal column has D = 0.674σ, so k = 3 is ±2.02σ and clips 4.3% of its values
 from widened quartiles clipped; a heavier tail is clipped more (for a linear model usually a gain).
 A median sits half the rows from either end, so a far candidate (beyond a column's extremes) scores
 −m/2 instead of a quartile's −m/4: the mechanism finds the pair reliably at about half the ε two
-quartiles need. The ridge target's range takes k = 2.5 (±1.69σ for a normal target, 9% clipped):
-a target spread over more of [−1, 1] costs a certificate less, and the clipped ones keep their sign
-and most of their signal. When D = 0 (half the values or more equal M: a 0/1 flag, a mostly-zero
+quartiles need. The ridge target's range takes k = 1.5 (±1.01σ for a normal target, 31% clipped):
+a certified R² pays for the targets' interval squared over their variance, which this makes 0.58 times
+as large, and the clipped ones keep their sign and most of their signal (a normal target's best linear
+model keeps 0.905 of the share it explains; docs/mathematics.md#a-target-in-the-units-people-read). When D = 0 (half the values or more equal M: a 0/1 flag, a mostly-zero
 count), or k·D is below ``NARROWEST`` × |M| (a width float64 would lose beside M: a median drawn far out at a small
 budget), the range is ``[M − w, M + w]`` with ``w = max(1, |M|)``: a public rule on the released values. Values outside the range are clipped to it: the range bounds every later statistic's
 sensitivity, and a column whose range is private is centred at M, the middle of its range, for free.
@@ -28,7 +29,7 @@ from accfirst.datasets.prepare.quantile import DEVIATIONS, QUANTILE_SENSITIVITY,
 
 # k: the range is the median ± k median distances from it (see the module docstring).
 FEATURE_SPREADS = 3.0
-TARGET_SPREADS = 2.5
+TARGET_SPREADS = 1.5
 # A half-width below this share of |M| is treated as D = 0: M ± k·D could round to one number, a range of width 0.
 NARROWEST = 1e-9
 
