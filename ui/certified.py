@@ -80,7 +80,7 @@ LAMBDA_CHOICE = Choice(
     help="Chosen privately: the search tries a public grid of λ under its one private test and releases the first "
     "model that passes, whatever its λ. Fixed: the λ set in the Data section only.",
 )
-CEILING_OPTIONS = (0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0)
+CEILING_OPTIONS = (0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 10.0, 20.0)
 CEILING = Choice(
     SCOPE,
     "ceiling",

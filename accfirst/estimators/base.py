@@ -115,7 +115,7 @@ class _AccuracyFirst(BaseEstimator):
         bought privately below R₀ when it pays, docs/mathematics.md#a-private-radius), "free" (R₀, which reads nothing)
         or "none" (M or ``radius``).
     T : privacy levels on the noise-reduction grid, ≥ 2.
-    ceiling : with a target in R² or accuracy, the most the search may spend beyond the preparation, > 0 (default 5);
+    ceiling : with a target in R² or accuracy, the most the search may spend beyond the preparation, > 0 (default 4);
         a target no data of X's size could meet within it is refused before anything is prepared or spent
         (``TargetRefused``, docs/mathematics.md#refusals-that-spend-nothing).
     feature_bound : a public bound on ‖x‖₁: rows are divided by it and clipped

@@ -26,8 +26,9 @@ RADIUS_MODES = ("none", "free", "private")
 # What a run whose test never passes releases (see ``SearchOptions``): nothing, or the paper's exact θ*.
 FALLBACKS = ("nothing", "exact")
 #: The most a run toward a target in R² or accuracy may spend, preparation aside: its test, the targets' variance and the
-#: generation's top level together (docs/mathematics.md#choosing-λ-under-the-guarantee).
-DEFAULT_CEILING = 5.0
+#: generation's top level together (docs/mathematics.md#choosing-λ-under-the-guarantee). 4: what a failed run is charged,
+#: and the level at which a request's floor alone refuses it (docs/mathematics.md#refusals-that-spend-nothing).
+DEFAULT_CEILING = 4.0
 #: λ of a run that is given none and does not choose one (an excess risk α, a relative target κ): the paper's.
 DEFAULT_LAM = 0.005
 #: What asks a run toward a target in R² or accuracy to choose λ from the default grid
@@ -107,7 +108,7 @@ class SearchOptions:
         the test costs a tenth of it.
     lambdas : for a target in R² or accuracy only (docs/mathematics.md#choosing-λ-under-the-guarantee): the public grid
         of λ the search chooses from; ``None`` (default) for the grid the rows' bound gives, one value for a fixed λ.
-    ceiling : for a target in R² or accuracy only: the most the run may spend beyond the preparation, > 0 (default 5);
+    ceiling : for a target in R² or accuracy only: the most the run may spend beyond the preparation, > 0 (default 4);
         a target no data of the table's size could meet within it is refused before the data are read.
     fallback : what a run whose test never passes releases (``FALLBACKS``; docs/mathematics.md#what-a-failed-run-releases):
         "nothing" (the default: no model, and the run is charged its declared top) or "exact" (the paper's

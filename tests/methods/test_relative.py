@@ -223,7 +223,7 @@ def test_bad_targets_are_refused(ridge_problem: RidgeProblem) -> None:
             RelativeTarget(kappa)  # type: ignore[arg-type]
     with pytest.raises(AccFirstError, match="test_budget"):
         SearchOptions(test_budget=0.0)
-    with pytest.raises(AccFirstError, match="alpha or kappa"):
+    with pytest.raises(AccFirstError, match="alpha, kappa or goal"):
         run_trials(ridge_problem, [], 0.1, ["nr"], 1, 0)
 
 
