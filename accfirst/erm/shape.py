@@ -106,8 +106,9 @@ class ProblemShape:
         """How ``test_sensitivity_on`` reads for a message, the radius named ``bound``."""
         if self.row_bound == 1.0:
             return self.kind.test_sensitivity_formula(bound, radius, n, lam, alpha, clipped=clipped)
-        formula = self.kind.test_sensitivity_formula("ρ" + bound, *self._unit(radius, n, lam), alpha, clipped=clipped)
-        return f"{formula}, rows of norm ≤ ρ = {self.row_bound:.3g} (λ/ρ² in place of λ)"
+        unit = self._unit(radius, n, lam)
+        formula = self.kind.test_sensitivity_formula("R′", *unit, alpha, clipped=clipped)
+        return f"{formula} with R′ = ρ{bound} = {unit[0]:.3g} and λ/ρ² for λ, rows of norm ≤ ρ = {self.row_bound:.3g}"
 
     def minimiser_sensitivity_on(self, radius: float, n: float, lam: float) -> float:
         """How far one replaced row moves the minimiser over the ball ‖θ‖ ≤ ``radius``, in ℓ2 norm: ρS(ρR)/(nλ)

@@ -74,6 +74,8 @@ def test_rows_of_norm_rho_are_the_unit_row_problem_at_lambda_over_rho_squared(ki
         assert rows.test_sensitivity(alpha, clipped=True) == pytest.approx(
             unit.test_sensitivity(alpha, clipped=True), rel=1e-12
         )
+    formula = rows.shape.test_sensitivity_formula("R", radius, rows.n, lam, 0.01, clipped=True)
+    assert f"R′ = ρR = {rho * radius:.3g}" in formula and f"ρ = {rho:.3g}" in formula
     assert rho * rows.theta_sensitivity == pytest.approx(unit.theta_sensitivity, rel=1e-12)
     assert rho * OutputPerturbation(rows).l2_sensitivity == pytest.approx(
         OutputPerturbation(unit).l2_sensitivity, rel=1e-12
