@@ -25,6 +25,7 @@ from accfirst.mechanisms.calibration import clips_query
 from accfirst.methods.doubling import Doubling
 from accfirst.methods.nr import NoiseReduction
 from accfirst.methods.options import SearchOptions
+from accfirst.methods.pipeline import run_rows
 from accfirst.methods.registry import METHODS, method_keys, method_label
 from accfirst.prediction import below_cliff, feasible_radius, predict_epsilon, runs_radius, testing_part
 
@@ -116,9 +117,9 @@ def explain(problem: Problem, summary: pd.DataFrame, method: str, gamma: float, 
     alpha, eps, n = float(row["alpha"]), float(row["median_eps"]), problem.n
     radius = runs_radius(problem, {**row, "method": method}, options)
     bound = radius_name(problem, radius, options)
-    clips = clips_query(options.calibration)
-    formula = problem.test_sensitivity_formula(bound, radius, n, problem.lam, alpha, clipped=clips)
-    delta_r = problem.test_sensitivity_on(radius, n, problem.lam, alpha, clipped=clips)
+    clips, shape = clips_query(options.calibration), run_rows(problem, options.calibration).shape
+    formula = shape.test_sensitivity_formula(bound, radius, n, problem.lam, alpha, clipped=clips)
+    delta_r = shape.test_sensitivity_on(radius, n, problem.lam, alpha, clipped=clips)
     testing = testing_part(row)
     if not math.isfinite(testing):
         return (
@@ -209,13 +210,13 @@ def advise(
         return predict_epsilon(problem, row, gamma, options, **change)
 
     fixes = []
-    clips = clips_query(options.calibration)
+    clips, shape = clips_query(options.calibration), run_rows(problem, options.calibration).shape
     radius = runs_radius(problem, row, options)
 
     def falls(wider: float) -> float:
         """How much the test's ε_A falls from α to ``wider`` (its factor, < 1)."""
         before, after = (
-            problem.test_sensitivity_on(radius, problem.n, problem.lam, a, clipped=clips) / a for a in (alpha, wider)
+            shape.test_sensitivity_on(radius, problem.n, problem.lam, a, clipped=clips) / a for a in (alpha, wider)
         )
         return after / before
 
@@ -282,8 +283,8 @@ def advise(
                 predicted,
                 f"Only if domain knowledge, never this data, says the model's norm is at most {radius:g} (M = "
                 f"{problem.max_norm:.3g}): the search's ceiling falls from {ceiling:.3g} to {radius:g}, Δ_R there from "
-                f"{problem.test_sensitivity_on(ceiling, problem.n, problem.lam, alpha, clipped=clips):.3g} to "
-                f"{problem.test_sensitivity_on(radius, problem.n, problem.lam, alpha, clipped=clips):.3g}"
+                f"{shape.test_sensitivity_on(ceiling, problem.n, problem.lam, alpha, clipped=clips):.3g} to "
+                f"{shape.test_sensitivity_on(radius, problem.n, problem.lam, alpha, clipped=clips):.3g}"
                 + (
                     " (a private radius is still bought below it where it pays)"
                     if options.radius_mode == "private"

@@ -4,8 +4,8 @@ guidance's fixes rest on (docs/mathematics.md#the-guidances-predictions).
 docs/mathematics.md#the-two-learning-problems, docs/mathematics.md#private-hypothesis-generators,
 docs/mathematics.md#noise-reduction, docs/mathematics.md#interactiveabovethreshold, docs/mathematics.md#calibrations,
 docs/mathematics.md#a-public-norm-bound. The ex-post ε of noise reduction has two parts: the test's ε_A = c·Δ_R/α (c =
-``calibration_constant(T, γ, preset)``, Δ_R = (R + 1)²/n for ridge, 2R/n for logistic, R the feasible radius: M = 1/√λ
-or √(2 ln 2/λ), or a public radius) and the level ε_t at which the released model first passed the test. A fix changes
+``calibration_constant(T, γ, preset)``, Δ_R = (ρR + 1)²/n for ridge, 2ρR/n for logistic, R the feasible radius: M = 1/√λ
+or √(2 ln 2/λ), or a public radius; ρ the row bound, docs/mathematics.md#rows-of-small-euclidean-norm) and the level ε_t at which the released model first passed the test. A fix changes
 α, λ, R or n; its predicted median ε scales the measured testing part exactly and the generation part by a scaling law
 of the generator:
 
@@ -52,7 +52,7 @@ from accfirst.erm.radius import radius_margin
 from accfirst.erm.shape import ProblemShape
 from accfirst.mechanisms.calibration import clips_query
 from accfirst.methods.options import SearchOptions
-from accfirst.methods.pipeline import feasible_problem
+from accfirst.methods.pipeline import feasible_problem, run_rows
 from accfirst.methods.radius import RadiusPlan, plan_radius
 from accfirst.methods.registry import METHODS
 from accfirst.methods.relative import RelativeTarget, scale_plan
@@ -115,7 +115,7 @@ def private_radius(
         (float(summary_row["alpha"]), gamma),
         (after.alpha, gamma),
     )
-    shape = ProblemShape(type(problem), max(round(after.n), 1), problem.p, after.lam, ceiling)
+    shape = ProblemShape(type(problem), max(round(after.n), 1), problem.p, after.lam, ceiling, problem.row_bound)
     plan = plan_radius(shape, method, alpha_next, gamma_next, private)
     if plan.skipped:
         return ceiling, 0.0
@@ -155,9 +155,9 @@ def generation_factor(problem: Problem, generator: str, measured: float, before:
         return rows * math.sqrt(before.alpha / after.alpha * before.lam / after.lam)
     # The data term's curvature: the loss's (logistic: σ' ≤ ¼) per unit of tr(A/n), taken as 1/p (module doc).
     kappa = problem.loss_curvature / p
-    constants = type(problem)
-    sensitivity = constants.output_sensitivity(after.radius, after.n, p, after.lam) / constants.output_sensitivity(
-        before.radius, before.n, p, before.lam
+    shape = problem.shape
+    sensitivity = shape.output_sensitivity_on(after.radius, after.n, after.lam) / shape.output_sensitivity_on(
+        before.radius, before.n, before.lam
     )
     curvature = math.sqrt((kappa + p * after.lam) / (kappa + p * before.lam))
     return sensitivity * curvature * math.sqrt(before.alpha / after.alpha)
@@ -201,6 +201,7 @@ def predict_epsilon(
     kappa : a new relative target κ (the runs' must be relative); α moves in proportion.
     """
     row = dict(summary_row)
+    problem = run_rows(problem, options.calibration)  # the row bound the runs used
     alpha_now = float(row["alpha"])
     scale_part = float(row.get("median_eps_scale", 0.0))
     planned = None
@@ -229,10 +230,10 @@ def predict_epsilon(
     if mode == "private" and METHODS[str(row["method"])].uses_radius:
         released, radius_part = private_radius(problem, row, gamma, options, after.radius, after, planned)
         after = dataclasses.replace(after, radius=released)
-    kind, clips = type(problem), clips_query(options.calibration)
+    shape, clips = problem.shape, clips_query(options.calibration)
     testing_scale = (
-        kind.test_sensitivity_on(after.radius, after.n, after.lam, after.alpha, clipped=clips)
-        / kind.test_sensitivity_on(before.radius, before.n, before.lam, before.alpha, clipped=clips)
+        shape.test_sensitivity_on(after.radius, after.n, after.lam, after.alpha, clipped=clips)
+        / shape.test_sensitivity_on(before.radius, before.n, before.lam, before.alpha, clipped=clips)
         * before.alpha
         / after.alpha
     )

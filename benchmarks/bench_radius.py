@@ -22,7 +22,7 @@ The private radius becomes the default if it lowers the median total in the larg
 anywhere; the script prints that verdict and the goal figures (median total ε of the default, R₀ + private: buzz
 and intrusion at α = 0.05, buzz at α = 0.01).
 
-Usage: python benchmarks/bench_radius.py [--trials 30] [--seed 0] [--datasets NAME,...]
+Usage: python benchmarks/bench_radius.py [--trials 30] [--seed 0] [--datasets NAME,...] [--alphas α,...]
 """
 
 from __future__ import annotations
@@ -50,9 +50,11 @@ GOALS = {("synthetic-buzz", 0.05): 0.44, ("synthetic-intrusion", 0.05): 0.15, ("
 
 
 def build(name: str) -> Problem:
-    """The problem on the training part, as the app and the command line build it."""
+    """The problem on the training part with the preparation's row bound ρ
+    (docs/mathematics.md#rows-of-small-euclidean-norm), as the app and the command line build it; the preparation's own
+    ε (diabetes) is left out of the totals."""
     data = load_builtin(name)
-    return PROBLEMS[data.task](data.X_train, data.y_train, LAM)
+    return PROBLEMS[data.task](data.X_train, data.y_train, LAM).with_row_bound(data.row_bound)
 
 
 def configurations(problem: Problem) -> dict[str, tuple[Problem, SearchOptions]]:
@@ -109,12 +111,13 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=30)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--datasets", default=",".join(DATASETS))
+    parser.add_argument("--alphas", default=",".join(f"{alpha:g}" for alpha in ALPHAS))
     args = parser.parse_args()
     started = time.perf_counter()
     rows = []
     for name in args.datasets.split(","):
         problem = build(name)
-        for alpha in ALPHAS:
+        for alpha in (float(text) for text in args.alphas.split(",")):
             rows.append(cell(name, problem, alpha, args.trials, args.seed))
             print(f"  {name} α = {alpha:g} done ({time.perf_counter() - started:.0f} s)", flush=True)
     table = pd.DataFrame(rows)

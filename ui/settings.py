@@ -38,6 +38,7 @@ from accfirst.erm.shape import ProblemShape
 from accfirst.interpret import format_delta, format_epsilon, guarantee_text
 from accfirst.mechanisms.brownian import DEFAULT_DELTA
 from accfirst.mechanisms.calibration import calibrated_epsilon, clips_query
+from accfirst.methods.pipeline import run_rows
 from accfirst.methods.registry import METHODS, method_labels, paper_methods
 from accfirst.validation import echo, shorten
 from ui.link_notice import report_ignored
@@ -467,7 +468,7 @@ def calibration_captions(T: int, gamma: float, shape: ProblemShape, alpha: float
     alpha : the target excess risk.
     """
     return [
-        f"ε_A = {format_epsilon(calibrated_epsilon(name, T, gamma, shape.test_sensitivity(alpha, clipped=clips_query(name)), alpha))}"
+        f"ε_A = {format_epsilon(calibrated_epsilon(name, T, gamma, run_rows(shape, name).test_sensitivity(alpha, clipped=clips_query(name)), alpha))}"
         for name in CALIBRATION_LABELS
     ]
 

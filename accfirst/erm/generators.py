@@ -191,7 +191,7 @@ COVARIANCE_NEEDS_RIDGE = "covariance perturbation applies to ridge regression on
 
 
 class CovariancePerturbation(HypothesisGenerator):
-    """Covariance perturbation for ridge (Thm 3.1): noise on (XᵀX, Xᵀy), ℓ1-sensitivity 4."""
+    """Covariance perturbation for ridge (Thm 3.1): noise on (XᵀX, Xᵀy), ℓ1-sensitivity 4, ℓ2 with the row bound ρ."""
 
     name = "covariance"
     problem: RidgeProblem
@@ -204,9 +204,13 @@ class CovariancePerturbation(HypothesisGenerator):
 
     @staticmethod
     def sensitivities(problem: Problem | ProblemShape) -> tuple[float, float]:
-        """Δ₁ = 4 (Lemma A.6: ‖ΔA‖₁ ≤ 2, ‖Δb‖₁ ≤ 2) and Δ₂ = 3/√2 (‖ΔA‖_F² + ‖Δb‖² ≤ 4 − 2c² + 2|c| ≤ 4.5 with
-        c = ⟨x, x′⟩, full p×p matrix plus b, docs/mathematics.md#brownian-noise-reduction), whatever the radius."""
-        return 4.0, 3.0 / math.sqrt(2.0)
+        """Δ₁ = 4 (Lemma A.6: ‖ΔA‖₁ ≤ 2, ‖Δb‖₁ ≤ 2) and Δ₂ = √(2ρ⁴ + 2ρ² + 2c*(1 − c*)), c* = min(ρ², ½), whatever
+        the radius: ‖ΔA‖_F² + ‖Δb‖² ≤ 2ρ⁴ + 2ρ² − 2c² + 2|c| with c = ⟨x, x′⟩, |c| ≤ ρ², full p×p matrix plus b
+        (docs/mathematics.md#brownian-noise-reduction, docs/mathematics.md#rows-of-small-euclidean-norm); 3/√2 at
+        ρ = 1. The release is (XᵀX, Xᵀy) in the coordinates of x, so ρ enters directly, not through the unit-row map."""
+        square = problem.row_bound**2
+        inner = min(square, 0.5)
+        return 4.0, math.sqrt(2.0 * square * square + 2.0 * square + 2.0 * inner * (1.0 - inner))
 
     def private_vector(self) -> NDArray[np.float64]:
         return self._vector

@@ -95,6 +95,11 @@ class InMemoryRows(RowBlocks):
         return statistic(self.yX)
 
 
+def _largest_norm(yX: NDArray[np.float64]) -> Statistics:
+    """The largest Euclidean norm of a block's rows (0 for an empty block)."""
+    return (np.array(np.sqrt(np.einsum("ij,ij->i", yX, yX)).max(initial=0.0)),)
+
+
 def _margins(yX: NDArray[np.float64], thetas: NDArray[np.float64]) -> NDArray[np.float64]:
     """m_i = y_i x_iᵀθ for each θ of a (k, p) batch: (rows, k)."""
     return yX @ thetas.T
@@ -265,6 +270,12 @@ class LogisticProblem(Problem):
         problem.__dict__.pop("zero_risk", None)
         problem._solve_constrained()
         return problem
+
+    @property
+    def largest_row_norm(self) -> float:
+        """max ‖x_i‖₂ = max ‖y_i x_i‖₂, one pass over the rows (evaluation only)."""
+        (largest,) = self.rows.reduce(_largest_norm, (np.maximum,))
+        return float(largest)
 
     @staticmethod
     def gradient_gap(radius: float) -> float:

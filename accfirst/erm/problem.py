@@ -8,7 +8,9 @@ only).
 
 The feasible set is C = {‖θ‖₂ ≤ R}: R = M, the bound that λ implies, unless the user
 states a public radius R ≤ M (docs/mathematics.md#a-public-norm-bound). Then θ* is the minimiser over C, and the
-sensitivities, projections and trust-region radius all use R. The two problems live in ``ridge`` and ``logistic``;
+sensitivities, projections and trust-region radius all use R. The sensitivity classmethods here are the formulas for
+rows of Euclidean norm at most 1; a problem's own sensitivities go through its ``shape``, which applies the public row
+bound ρ (docs/mathematics.md#rows-of-small-euclidean-norm). The two problems live in ``ridge`` and ``logistic``;
 ``shape`` holds what is known of a problem before its rows are read.
 """
 
@@ -24,7 +26,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from accfirst.datasets.prepare.scaling import clip_rows
 from accfirst.datasets.prepared import EVALUATION_MODE, PRIVATE_MODE, PUBLIC_MODE
-from accfirst.erm.shape import ProblemShape, validate_radius
+from accfirst.erm.shape import ProblemShape, validate_radius, validate_row_bound
 from accfirst.errors import AccFirstError, DataError
 from accfirst.validation import validate_nonnegative, validate_probability
 
@@ -126,10 +128,11 @@ class Problem(ABC):
     docs/mathematics.md#the-two-learning-problems, docs/mathematics.md#private-hypothesis-generators,
     docs/mathematics.md#a-public-norm-bound.
 
-    Subclasses set ``name``, the norm bound M that λ implies, the excess-risk
-    sensitivity Δ_R and the ℓ1-sensitivity Δ_θ of θ*, all over the feasible set
-    C = {‖θ‖₂ ≤ R} (R = ``norm_bound``: the public ``radius`` if given, else M);
-    their constructors solve for θ* and the unconstrained optimum's norm.
+    Subclasses set ``name``, the norm bound M that λ implies, and the unit-row formulas of the excess-risk
+    sensitivity Δ_R, the gradient gap and the rest, over a ball ‖θ‖₂ ≤ R; the problem's own sensitivities
+    (``query_sensitivity``, ``test_sensitivity``, ``theta_sensitivity``, ``zero_risk_sensitivity``) are its ``shape``'s,
+    on C = {‖θ‖₂ ≤ R} (R = ``norm_bound``: the public ``radius`` if given, else M) with the row bound ρ. Their
+    constructors solve for θ* and the unconstrained optimum's norm.
     """
 
     name: str
@@ -142,7 +145,7 @@ class Problem(ABC):
     prep_delta: float = 0.0
     prep_mode: str = "given"
     #: ρ, a public bound on a row's Euclidean norm (docs/mathematics.md#rows-of-small-euclidean-norm): 1 (what
-    #: ‖x‖₁ ≤ 1 gives) unless the preparation states a smaller one.
+    #: ‖x‖₁ ≤ 1 gives) unless the preparation states a smaller one (``with_row_bound``). Every sensitivity uses it.
     row_bound: float = 1.0
     #: The public range of the targets (ridge): [−1, 1] unless the preparation states a narrower one.
     target_range: tuple[float, float] = (-1.0, 1.0)
@@ -321,11 +324,36 @@ class Problem(ABC):
         problem.spent_rho = validate_nonnegative("spent_rho", rho)
         return problem
 
+    def with_row_bound(self, row_bound: float) -> Problem:
+        """The same problem with the public bound ρ on every row's Euclidean norm
+        (docs/mathematics.md#rows-of-small-euclidean-norm), which every sensitivity then uses.
+
+        ρ must be public and must hold for every row of every neighbouring dataset: a preparation that clips every row
+        to ‖x‖₂ ≤ ρ gives one. Rows above it are refused (``DataError``), where the problem can see them.
+        """
+        row_bound = validate_row_bound(row_bound)
+        largest = self.largest_row_norm if row_bound < 1 else None  # ‖x‖₁ ≤ 1 already gives ρ = 1
+        if largest is not None and largest > row_bound * (1 + ROW_NORM_TOLERANCE):
+            raise DataError(
+                f"a row has Euclidean norm {largest:.6g}, above the stated row bound ρ = {row_bound:.6g}: clip the rows "
+                "to ‖x‖₂ ≤ ρ before building the problem, or state a larger ρ"
+            )
+        problem = copy.copy(self)
+        problem.row_bound = row_bound
+        return problem
+
+    @property
+    @abstractmethod
+    def largest_row_norm(self) -> float | None:
+        """The largest ‖x_i‖₂ of the rows, or ``None`` if the problem keeps only statistics that do not show it: for
+        checking a stated row bound (evaluation only)."""
+
     @property
     def shape(self) -> ProblemShape:
-        """Its public constants (kind, n, p, λ, stated radius): what a prediction may read
-        (docs/mathematics.md#a-private-radius)."""
-        return ProblemShape(type(self), self.n, self.p, self.lam, self.radius)
+        """Its public constants (kind, n, p, λ, stated radius, row bound ρ): what a prediction may read
+        (docs/mathematics.md#a-private-radius), and where every sensitivity is read
+        (docs/mathematics.md#rows-of-small-euclidean-norm)."""
+        return ProblemShape(type(self), self.n, self.p, self.lam, self.radius, self.row_bound)
 
     @cached_property
     def zero_risk(self) -> float:
@@ -350,22 +378,22 @@ class Problem(ABC):
 
         Each L(0) − L(θ) moves by at most W/n when one row is replaced, and so does their maximum.
         """
-        return self.zero_risk_width(self.norm_bound, self.lam) / self.n
+        return self.shape.zero_risk_sensitivity
 
     @property
     def query_sensitivity(self) -> float:
         """Δ_R, the sensitivity of the excess-risk query over θ ∈ C (docs/mathematics.md#the-two-learning-problems)."""
-        return self.risk_sensitivity(self.norm_bound, self.n)
+        return self.shape.query_sensitivity
 
     def test_sensitivity(self, alpha: float, *, clipped: bool) -> float:
         """Δ_R(α), the sensitivity of the test's query over θ ∈ C, clipped at α or not (``test_sensitivity_on``)."""
-        return self.test_sensitivity_on(self.norm_bound, self.n, self.lam, alpha, clipped=clipped)
+        return self.shape.test_sensitivity(alpha, clipped=clipped)
 
     @property
     def theta_sensitivity(self) -> float:
         """Δ_θ, the ℓ1-sensitivity of θ* used by output perturbation
         (docs/mathematics.md#private-hypothesis-generators)."""
-        return self.output_sensitivity(self.norm_bound, self.n, self.p, self.lam)
+        return self.shape.theta_sensitivity
 
     @property
     def theta_star(self) -> NDArray[np.float64]:

@@ -18,8 +18,8 @@ def prepared_problem(data: PreparedData, lam: float, radius: float | None = None
     data without noise) is carried as such, for every figure to say that it excludes the preparation.
     """
     preparation = data.preparation
-    problem = PROBLEMS[data.task](data.X_train, data.y_train, lam, radius)
-    problem.row_bound, problem.target_range = data.row_bound, data.target_range
+    problem = PROBLEMS[data.task](data.X_train, data.y_train, lam, radius).with_row_bound(data.row_bound)
+    problem.target_range = data.target_range
     if preparation.mode == EVALUATION_MODE:
         return problem.with_preparation(0.0, 0.0, EVALUATION_MODE)
     return problem.with_preparation(preparation.epsilon, preparation.delta, preparation.mode)

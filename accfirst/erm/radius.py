@@ -39,10 +39,11 @@ RADIUS_NOISES: dict[str, NoiseFamily] = {LAPLACE.name: LAPLACE, GAUSSIAN.name: G
 def norm_sensitivity(problem: Problem | ProblemShape, ceiling: float) -> float:
     """Δ_N = S(C)/(nλ): how far one replaced row moves ‖θ*‖ over the ball ‖θ‖ ≤ ``ceiling`` C
     (docs/mathematics.md#a-private-radius): the norm is 1-Lipschitz, and the minimiser moves at most
-    ``Problem.minimiser_sensitivity``. Public constants only.
+    ``ProblemShape.minimiser_sensitivity_on`` (with the row bound ρ, docs/mathematics.md#rows-of-small-euclidean-norm).
+    Public constants only.
     """
-    kind = problem.kind if isinstance(problem, ProblemShape) else type(problem)
-    return kind.minimiser_sensitivity(ceiling, problem.n, problem.lam)
+    shape = problem if isinstance(problem, ProblemShape) else problem.shape
+    return shape.minimiser_sensitivity_on(ceiling, shape.n, shape.lam)
 
 
 def smallest_radius(problem: Problem | ProblemShape) -> float:

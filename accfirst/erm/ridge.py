@@ -98,6 +98,11 @@ class RidgeProblem(Problem):
         problem.rows = None
         return problem
 
+    @property
+    def largest_row_norm(self) -> float | None:
+        """max ‖x_i‖₂ when the problem keeps its rows; ``None`` from statistics (evaluation only)."""
+        return None if self.rows is None else float(np.linalg.norm(self.rows[0], axis=1).max())
+
     def _solve(
         self, A: NDArray[np.float64], b: NDArray[np.float64], c: float, n: int, lam: float, radius: float | None
     ) -> None:

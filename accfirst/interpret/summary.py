@@ -26,6 +26,7 @@ from accfirst.interpret.epsilon import (
 from accfirst.mechanisms.calibration import calibrated_epsilon, clips_query
 from accfirst.methods.nr import NoiseReduction
 from accfirst.methods.options import SearchOptions
+from accfirst.methods.pipeline import run_rows
 from accfirst.methods.registry import METHODS, method_label
 
 SUMMARY_COLUMNS = (
@@ -203,7 +204,7 @@ def radius_sentence(
         options.calibration,
         options.T,
         gamma,
-        problem.test_sensitivity_on(
+        run_rows(problem, options.calibration).shape.test_sensitivity_on(
             problem.max_norm, problem.n, problem.lam, alpha, clipped=clips_query(options.calibration)
         ),
         alpha,

@@ -15,13 +15,16 @@ every run on it), so that every number shown is the whole bill.
 from __future__ import annotations
 
 import dataclasses
+from typing import TypeVar
 
 import numpy as np
 
 from accfirst.datasets.prepared import EVALUATION_MODE, PRIVATE_MODE
 from accfirst.erm.problem import Problem
 from accfirst.erm.quality import Accuracy, QualityTarget, VarianceExplained
+from accfirst.erm.shape import ProblemShape
 from accfirst.errors import AccFirstError
+from accfirst.mechanisms.calibration import clips_query
 from accfirst.methods.certified import NOISE_REDUCTION, certified_run
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.radius import RadiusStep, radius_step
@@ -29,6 +32,9 @@ from accfirst.methods.registry import METHODS, validate_methods
 from accfirst.methods.relative import RelativeTarget, relative_bound, relative_run
 from accfirst.result import RunResult
 from accfirst.validation import as_generator, checked, validate_alpha, validate_gamma
+
+#: A problem or its public constants: both carry a row bound.
+Rows = TypeVar("Rows", Problem, ProblemShape)
 
 #: What a run can aim at: an excess risk α, a relative target κ, or a target in the units people read.
 Target = float | RelativeTarget | QualityTarget
@@ -55,6 +61,15 @@ def check_certified(method: str, target: QualityTarget) -> None:
         )
 
 
+def run_rows(problem: Rows, calibration: str) -> Rows:
+    """The problem (or its shape) with the row bound its runs use (docs/mathematics.md#rows-of-small-euclidean-norm):
+    its own ρ, except under a ``calibration`` that keeps the paper's query ("theorem", "paper-code"), whose runs keep
+    unit rows (ρ = 1) so that the paper's figures reproduce. Public facts only."""
+    if clips_query(calibration) or problem.row_bound == 1.0:
+        return problem
+    return problem.with_row_bound(1.0)
+
+
 def feasible_problem(problem: Problem, method: str, options: SearchOptions) -> Problem:
     """The problem ``method`` runs on under ``options.radius_mode`` before any private radius: R₀ when asked
     (docs/mathematics.md#the-free-radius).
@@ -62,8 +77,10 @@ def feasible_problem(problem: Problem, method: str, options: SearchOptions) -> P
     R₀ bounds ‖θ*‖ for every dataset, so θ* and every guarantee stay as they were; only the
     sensitivities that grow with the radius shrink. A public radius smaller than R₀ stays.
     "free" and "private" start here ("private" may release a smaller radius below it); methods
-    that use no radius (``Method.uses_radius``) run on the problem as it is.
+    that use no radius (``Method.uses_radius``) run on the problem as it is. Either way with the row bound of
+    ``run_rows``.
     """
+    problem = run_rows(problem, options.calibration)
     if options.radius_mode == "none" or not METHODS[method].uses_radius:
         return problem
     free = problem.free_radius(problem.lam)

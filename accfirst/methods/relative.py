@@ -10,12 +10,12 @@ public α = κ·Ŝ and runs the method with failure probability γ − β_S. Wit
 R(θ) ≤ α ≤ κ·R(0) with probability ≥ 1 − γ. Privacy: ε_S + the method's ex-post loss
 (sequential composition; docs/mathematics.md, “A relative accuracy target”).
 
-The rule (``scale_plan``) reads only public quantities — the problem's class, n, λ and the
-radius in force, κ, γ and the search options (with the test budget) — never the data:
+The rule (``scale_plan``) reads only public quantities — the problem's class, n, λ, the
+radius in force, the row bound ρ, κ, γ and the search options (with the test budget) — never the data:
 
 - the *floor*: Ŝ at or below the scale S where c·Δ_R(κS)/(κS) = budget (c the calibration constant
   of the private test at γ − β_S, Δ_R(α) the sensitivity of its query at α = κS,
-  ``Problem.test_sensitivity_on``; c·Δ_R/(κ·budget) for a test that does not clip) would make the
+  ``ProblemShape.test_sensitivity_on``; c·Δ_R/(κ·budget) for a test that does not clip) would make the
   test alone cost more than the test budget (default ε = 10): the data show no signal a private
   model could keep at this budget and n. The run then stops with a ``NoSignal`` result, θ = 0,
   ε_S still charged;
@@ -42,6 +42,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from accfirst.erm.problem import Problem
+from accfirst.erm.shape import ProblemShape
 from accfirst.mechanisms.calibration import calibration_constant, clips_query
 from accfirst.mechanisms.lower_bound import lower_bound_margin, noise_family, private_lower_bound
 from accfirst.methods.options import SearchOptions
@@ -105,15 +106,12 @@ class ScalePlan:
 def scale_plan(problem: Problem, target: RelativeTarget, gamma: float, options: SearchOptions) -> ScalePlan:
     """The (ε_S, β_S) and the floor of a relative run on ``problem`` (the radius in force), from public quantities.
 
-    Reads the problem's class, n, λ and radius only (docs/mathematics.md#a-relative-accuracy-target): two datasets with
+    Reads the problem's class, n, λ, radius and row bound only (docs/mathematics.md#a-relative-accuracy-target): two datasets with
     the same public quantities get the same plan. ``gamma`` is the run's γ; a private radius takes its β_R from what is
     left, γ − β_S (``relative_run``).
     """
     return _plan(
-        type(problem),
-        problem.n,
-        problem.norm_bound,
-        problem.lam,
+        problem.shape,
         target.kappa,
         gamma,
         options.T,
@@ -126,10 +124,7 @@ def scale_plan(problem: Problem, target: RelativeTarget, gamma: float, options: 
 
 @functools.lru_cache(maxsize=256)
 def _plan(
-    problem_type: type[Problem],
-    n: int,
-    radius: float,
-    lam: float,
+    shape: ProblemShape,
     kappa: float,
     gamma: float,
     T: int,
@@ -140,21 +135,22 @@ def _plan(
 ) -> ScalePlan:
     """``scale_plan`` on the public quantities alone (cached)."""
     clips = clips_query(calibration)
+    n, radius, lam = shape.n, shape.norm_bound, shape.lam
 
     def test_cost(scale: float, constant: float) -> float:
         """c·Δ_R(κS)/(κS): the test's ε at α = κS, for a scale S > 0."""
         alpha = kappa * scale
-        return constant * problem_type.test_sensitivity_on(radius, n, lam, alpha, clipped=clips) / alpha
+        return constant * shape.test_sensitivity_on(radius, n, lam, alpha, clipped=clips) / alpha
 
     def smallest_scale(constant: float, cost: float) -> float:
         """The least scale S at which the test costs at most ``cost`` (its cost decreases in S)."""
-        high = constant * problem_type.risk_sensitivity(radius, n) / (kappa * cost)  # without clipping
+        high = constant * shape.risk_sensitivity_on(radius, n) / (kappa * cost)  # without clipping
         if test_cost(high, constant) >= cost:  # clipping gains nothing here
             return high
         log_high = math.log(high)
         return math.exp(brentq(lambda x: test_cost(math.exp(x), constant) - cost, log_high - 60, log_high, xtol=1e-12))
 
-    sensitivity = problem_type.zero_risk_width(radius, lam) / n
+    sensitivity = shape.zero_risk_sensitivity
     design = smallest_scale(calibration_constant(T, gamma, calibration), budget * DESIGN_SHARE)
     gaussian = noise_family(noise).norm == 2
     charged = np.array([zcdp_to_dp(level, delta) for level in LEVEL_GRID]) if gaussian else LEVEL_GRID

@@ -1,9 +1,9 @@
 """The privacy-budget pages through AppTest: the ledger, the refusal, doubling beside it, counts NR vs doubling.
 
 Small data (diabetes, 353 training rows) so that each page run takes a few seconds. On
-diabetes a noise-reduction regression at α = 0.5 with ε_max = 100 declares about 139 and
-is charged about 50; doubling declares about 560: a budget of 256 admits three of the
-first and none of the second.
+diabetes (rows of norm ≤ ρ = 0.316) a noise-reduction regression at α = 0.1 with ε_max = 50 on M declares about 60
+and is charged about 23; doubling declares about 232: beyond the preparation's 10.6, a budget of 128 admits three of
+the first and none of the second.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from accfirst.datasets import load_builtin
 from tests.app.page_text import link_notice, shown
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-FOUR_REGRESSIONS = ",".join(["nr-laplace-0.5"] * 4)
+FOUR_REGRESSIONS = ",".join(["nr-laplace-0.1"] * 4)
+BUDGET = 128
 
 
 def open_page(page: str, **query: str) -> AppTest:
@@ -39,9 +40,9 @@ def texts(elements) -> list[str]:
 
 @pytest.fixture(scope="module")
 def budget() -> AppTest:
-    # The budget of 256 was set for searches on M: the link asks for the paper's radius. Diabetes is a real
-    # table: a seed makes the queue's noise repeatable (and the page says so).
-    return open_page("pages/budget.py", eps="256", eps_max="100", queue=FOUR_REGRESSIONS, rmode="none", seed="0")
+    # The budget was set for searches on M: the link asks for the paper's radius. Diabetes is a real table: a seed
+    # makes the queue's noise repeatable (and the page says so).
+    return open_page("pages/budget.py", eps=str(BUDGET), eps_max="50", queue=FOUR_REGRESSIONS, rmode="none", seed="0")
 
 
 def test_the_default_bound_on_the_models_size_fits_more_in_the_same_budget():
@@ -55,13 +56,13 @@ def test_the_ledger_shows_declared_charged_refund_and_remaining(budget):
     mine, twin = budget.dataframe[0].value, budget.dataframe[1].value
     assert list(mine.columns) == ["#", "analysis", "outcome", "declared", "δ", "charged", "refund", "remaining"]
     # Diabetes is a real table, prepared privately: its preparation is the first round, charged once.
-    assert mine["analysis"].tolist() == ["preparing the table"] + ["NR regression, α = 0.5"] * 4
+    assert mine["analysis"].tolist() == ["preparing the table"] + ["NR regression, α = 0.1"] * 4
     assert mine["outcome"].tolist() == ["charged"] + ["released"] * 3 + ["refused"]
     assert mine["charged"].iloc[0] == twin["charged"].iloc[0] == f"{load_builtin('diabetes').prep_epsilon:.3g} ε"
     assert all(value.endswith(" ε") for value in mine["charged"])
     assert mine["δ"].eq("0").all()  # Laplace searches are pure: δ shown as 0
     assert any("derived; consistent with Rogers et al. 2023" in text for text in texts(budget.markdown))
-    assert any("Budget (ε, δ) = (256, 10⁻⁶)" in text for text in texts(budget.markdown))
+    assert any(f"Budget (ε, δ) = ({BUDGET}, 10⁻⁶)" in text for text in texts(budget.markdown))
     assert twin["outcome"].iloc[1:].eq("refused").all()
     assert "Seed 0: repeatable run: not a private release. Anyone with the seed can replay the noise." in texts(
         budget.warning
@@ -71,7 +72,7 @@ def test_the_ledger_shows_declared_charged_refund_and_remaining(budget):
 def test_the_refusal_appears_when_the_budget_is_exhausted(budget):
     errors = texts(budget.error)
     assert any(
-        "Analysis 4 (Regression, noise reduction (Laplace), α = 0.5): refused: declares" in text for text in errors
+        "Analysis 4 (Regression, noise reduction (Laplace), α = 0.1): refused: declares" in text for text in errors
     )
 
 
@@ -143,5 +144,5 @@ def test_both_queues_count_in_the_sessions_spend_on_the_table(budget):
     # The explorer ran first (one trial of noise reduction), then the two queues.
     assert f"preparing it once (ε = {prep:.3g}) and 3 releases" in spend
     total = float(re.search(r"table: ε = ([\d.,]+)", spend).group(1).replace(",", ""))
-    queues = float(f"{prep + 2 * (256 - prep):.3g}")  # as the page rounds it
+    queues = float(f"{prep + 2 * (BUDGET - prep):.3g}")  # as the page rounds it
     assert queues <= total < queues + 100

@@ -76,7 +76,7 @@ def test_a_relative_view_releases_alpha_and_matches_the_package():
     at = open_app(ds="synthetic-intrusion", target="kappa", kappa="0.2", trials="2", T="50", methods="nr")
     assert_clean(at)
     data = load_builtin("synthetic-intrusion")
-    problem = LogisticProblem(data.X_train, data.y_train, 0.005)
+    problem = LogisticProblem(data.X_train, data.y_train, 0.005).with_row_bound(data.row_bound)  # as the app's
     runs = run_trials(problem, [], 0.1, ["nr"], 2, 0, kappas=[RelativeTarget(0.2)], T=50)
     assert runs["alpha"].notna().all()
     assert headline(at) == {"Noise reduction": format_epsilon(median_with_inf(runs["eps_total"]))}

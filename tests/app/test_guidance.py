@@ -13,6 +13,7 @@ import re
 
 from tests.app.test_explorer import assert_clean, headline, open_app
 from ui.dataset import builtin_problem
+from ui.text import plain
 
 QUERY = {"ds": "diabetes", "target": "alpha", "trials": "10", "T": "200", "methods": "nr,doubling", "seed": "0"}
 
@@ -39,8 +40,14 @@ def test_guidance_names_a_fix_whose_prediction_matches_the_rerun():
     assert_clean(at)
     texts = [m.value for m in at.markdown]
     assert any(t.startswith("**What would lower it**") for t in texts)
-    too_few = r"n \= 354 rows is too few for α \= " + asked.replace(".", r"\.")
-    assert any(t.startswith(too_few) for t in texts), too_few
+    # Why ε is high: the test (too few rows) or, with the row bound's cheaper test, the model itself, whichever part
+    # is larger under this process's server noise; either sentence names the α asked.
+    too_few, the_model = (
+        plain(f"n = 354 rows is too few for α = {asked}"),
+        plain("With n = 354 rows, the private model"),
+    )
+    below = plain(f"below α = {asked}")
+    assert any(t.startswith(too_few) or (t.startswith(the_model) and below in t) for t in texts), texts
     fix = next(t for t in texts if t.startswith("**Accept excess risk α"))
     alpha = number(re.search(r"α \\= ([\d\\.]+)\*\*", fix).group(1))
     about, shown = re.search(r"predicted ε ([≈≤]) ([\d\\.,]+)", fix).groups()

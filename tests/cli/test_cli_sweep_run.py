@@ -155,11 +155,13 @@ def test_run_with_a_public_radius(tmp_path, capsys):
 
 
 def test_run_with_a_private_radius_prints_its_part(capsys):
+    """A stated ε_R and β: with diabetes's row bound the test is cheap enough that the rule would skip the radius."""
     argv = ["run", "--dataset", "diabetes", "--alpha", "0.1", "--T", "100", "--radius-mode", "private", "--seed", "0"]
-    assert main([*argv, "--noise-seed", "4"]) == 0
+    stated = ["--radius-epsilon", "0.5", "--radius-beta", "0.01"]
+    assert main([*argv, *stated, "--noise-seed", "4"]) == 0
     printed = capsys.readouterr().out
     problem = prepared_problem(load_builtin("diabetes", noise_seed=4), 0.005)
-    options = SearchOptions(T=100, radius_mode="private")
+    options = SearchOptions(T=100, radius_mode="private", radius_epsilon=0.5, radius_beta=0.01)
     expected = search(problem, "nr", 0.1, 0.1, trial_rng(0, "nr", 0.1, 0), options)
     assert expected.eps_radius > 0 and f"eps_total={expected.eps_total!r}" in printed
     assert f"the private radius {format_epsilon(expected.eps_radius)} + testing" in printed
@@ -283,6 +285,7 @@ def test_csv_with_declared_ranges_and_a_table_budget(tmp_path, capsys):
 
 
 def test_run_prints_a_huge_risk_factor_as_a_power_of_ten(tmp_path):
+    """The paper's calibration (on unit rows) on diabetes pays ε in the thousands: e^ε overflows a float."""
     done = accfirst(
         "run",
         "--dataset",
@@ -295,7 +298,9 @@ def test_run_prints_a_huge_risk_factor_as_a_power_of_ten(tmp_path):
         "doubling",
         "--radius-mode",
         "none",
-        # Repeatable: the stop varies from run to run, and an early one gives ε ≈ 260–510 (seed 1 gives 1,224).
+        "--calibration",
+        "paper-code",
+        # Repeatable: the stop varies from run to run, and an early one pays far less.
         "--seed",
         "1",
         "--noise-seed",

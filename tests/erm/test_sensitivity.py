@@ -23,6 +23,7 @@ from scipy.special import expit
 
 from accfirst import LogisticProblem, RidgeProblem
 from accfirst.erm.generators import CovariancePerturbation, OutputPerturbation
+from accfirst.erm.shape import ProblemShape
 from tests.data import make_logistic_data, make_ridge_data
 
 N, P = 60, 4
@@ -51,31 +52,35 @@ def hypotheses(rng: np.random.Generator, radius: float) -> np.ndarray:
     return np.vstack([directions * radius, axes * radius, directions * radius * scales, np.zeros((1, P))])
 
 
-def neighbour_pairs(kind: str, seed: int, radius: float | None = None, n: int = N, empty: bool = False):
+def neighbour_pairs(
+    kind: str, seed: int, radius: float | None = None, n: int = N, empty: bool = False, rho: float = 1.0
+):
     """Each replacement of a row of a dataset by one of ``replacement_rows``; ``empty``: no row but the
     replacing one uses the last feature, so along it only λ curves the objective (the worst case of a
-    bound that rests on λ-strong convexity)."""
+    bound that rests on λ-strong convexity). ``rho``: every row, replacing ones included, multiplied by ρ, and the
+    problems carry the row bound ρ (docs/mathematics.md#rows-of-small-euclidean-norm)."""
     rng = np.random.default_rng(seed)
     make = make_logistic_data if kind == "logistic" else make_ridge_data
     cls = LogisticProblem if kind == "logistic" else RidgeProblem
     X, y = make(seed, n, P)
+    X *= rho
     if empty:
         X[:, -1] = 0.0
-    original = cls(X, y, 0.05, radius)
+    original = cls(X, y, 0.05, radius).with_row_bound(rho)
     assert original.radius_binds == (radius is not None)
     for x_new, y_new in replacement_rows(rng, kind == "logistic"):
         i = int(rng.integers(n))
         X2, y2 = X.copy(), y.copy()
-        X2[i], y2[i] = x_new, y_new
-        yield original, cls(X2, y2, 0.05, radius), rng
+        X2[i], y2[i] = rho * x_new, y_new
+        yield original, cls(X2, y2, 0.05, radius).with_row_bound(rho), rng
 
 
-@pytest.mark.parametrize("radius", RADII)
+@pytest.mark.parametrize(("radius", "rho"), [(None, 1.0), (0.4, 1.0), (None, 0.25), (0.15, 0.5)])
 @pytest.mark.parametrize("kind", ["ridge", "logistic"])
 @pytest.mark.parametrize("seed", range(4))
-def test_excess_risk_query_sensitivity(kind: str, seed: int, radius: float | None) -> None:
+def test_excess_risk_query_sensitivity(kind: str, seed: int, radius: float | None, rho: float) -> None:
     worst = 0.0
-    for first, second, rng in neighbour_pairs(kind, seed, radius):
+    for first, second, rng in neighbour_pairs(kind, seed, radius, rho=rho):
         thetas = hypotheses(rng, first.norm_bound)
         # f_θ(D) = L(θ*_D, D) − L(θ, D) = −R_D(θ).
         change = np.abs(first.excess_risk(thetas) - second.excess_risk(thetas))
@@ -138,12 +143,13 @@ def test_clipped_ridge_bound_is_nearly_reached(lam: float, reached: float) -> No
     assert reached < moves.max() / bound <= 1.0
 
 
-def unit_pair_gap(kind: str, values: np.ndarray, radius: float) -> float:
-    """‖∇ℓ(θ; z) − ∇ℓ(θ; z′)‖ for two unit rows at angles ``values[0:2]``, labels ``values[2:4]`` and θ of norm
-    ``values[5]``·R at angle ``values[4]``, in the plane (docs/mathematics.md#the-gradient-gap)."""
+def unit_pair_gap(kind: str, values: np.ndarray, radius: float, rho: float = 1.0) -> float:
+    """‖∇ℓ(θ; z) − ∇ℓ(θ; z′)‖ for two rows of norm ρ (unit rows by default) at angles ``values[0:2]``, labels
+    ``values[2:4]`` and θ of norm ``values[5]``·R at angle ``values[4]``, in the plane
+    (docs/mathematics.md#the-gradient-gap)."""
     first, second = (
-        np.array([math.cos(values[0]), math.sin(values[0])]),
-        np.array([math.cos(values[1]), math.sin(values[1])]),
+        rho * np.array([math.cos(values[0]), math.sin(values[0])]),
+        rho * np.array([math.cos(values[1]), math.sin(values[1])]),
     )
     theta = values[5] * radius * np.array([math.cos(values[4]), math.sin(values[4])])
     if kind == "ridge":
@@ -182,6 +188,24 @@ def test_gradient_gap_is_the_largest_gap_two_rows_reach(kind: str, radius: float
     else:
         gradients = -expit(-labels * margins) * labels * rows
     assert float(np.linalg.norm(gradients[0] - gradients[1], axis=1).max()) <= bound
+
+
+@pytest.mark.parametrize(("radius", "rho"), [(7.07, 0.25), (7.07, 0.5), (2.0, 0.5), (30.0, 0.25)])
+@pytest.mark.parametrize("kind", ["ridge", "logistic"])
+def test_gradient_gap_with_rows_of_norm_rho(kind: str, radius: float, rho: float) -> None:
+    """With rows of norm at most ρ the gap is ρS(ρR) (docs/mathematics.md#rows-of-small-euclidean-norm), read through
+    ``ProblemShape.minimiser_sensitivity_on`` at n = λ = 1: a differential-evolution search over two rows of norm ρ,
+    their labels and θ in the ball reaches it to 10⁻⁸ and never passes it. S(R) itself, or ρS(R), would fail."""
+    cls = RidgeProblem if kind == "ridge" else LogisticProblem
+    bound = ProblemShape(cls, 1, 2, 1.0, None, rho).minimiser_sensitivity_on(radius, 1, 1.0)
+    found = differential_evolution(
+        lambda v: -unit_pair_gap(kind, v, radius, rho),
+        [(0.0, 2 * math.pi)] * 2 + [(-1, 1), (-1, 1), (0.0, 2 * math.pi), (0.0, 1.0)],
+        seed=0,
+        tol=1e-12,
+        maxiter=2000,
+    )
+    assert bound * (1 - 1e-8) < -found.fun <= bound * (1 + 1e-12)
 
 
 def chord_change(values: np.ndarray) -> float:
@@ -231,7 +255,9 @@ def test_ridge_risk_change_is_reached_between_two_points_of_the_ball(radius: flo
     assert bound * (1 - 1e-8) < best <= bound * (1 + 1e-8)
 
 
-def worst_case_pair(kind: str, lam: float, alpha: float, n: int) -> tuple[RidgeProblem | LogisticProblem, ...]:
+def worst_case_pair(
+    kind: str, lam: float, alpha: float, n: int, rho: float = 1.0
+) -> tuple[RidgeProblem | LogisticProblem, ...]:
     """Neighbours built on the proofs' worst case (docs/mathematics.md#the-clipped-test), on the free radius R₀.
 
     The replaced rows are e₁ and e₂ (labels −1 for ridge; for logistic the rows themselves are the directions y·x).
@@ -239,19 +265,24 @@ def worst_case_pair(kind: str, lam: float, alpha: float, n: int) -> tuple[RidgeP
     a ⊥ b, by n − 1 rows along it (each at margin ½ for ridge, 1.278 for logistic, where the free radius is reached);
     along a only λ, and a few per cent more, curves the objective. The two rows' gradients then differ along a by
     nearly S(R) all the way from θ*_D to θ*_D + d·a.
+
+    With ``rho`` < 1 every row has Euclidean norm at most ρ and the problems carry that bound: the rows are ρ times
+    those of the construction for unit rows at λ/ρ² on the ball ρR₀, and the problems are solved at λ on R₀
+    (docs/mathematics.md#rows-of-small-euclidean-norm); ``rho`` = 1 is the construction itself.
     """
     cls = RidgeProblem if kind == "ridge" else LogisticProblem
-    radius = cls.free_radius(lam)
-    reach = math.sqrt(2 * alpha / lam)
+    unit_lam = lam / rho**2
+    radius = rho * cls.free_radius(lam)  # R₀ at λ/ρ², the ball of the unit rows
+    reach = math.sqrt(2 * alpha / unit_lam)
     bisector, across = np.array([1.0, 1.0, 0.0]) / math.sqrt(2), np.array([1.0, -1.0, 0.0]) / math.sqrt(2)
     middle = math.sqrt(radius**2 - reach**2 / 4) * (bisector if kind == "ridge" else -bisector)
     target = middle - reach / 2 * across
     margin = 0.5 if kind == "ridge" else 1.2784645427610738
-    X, y = np.tile(target * margin / radius**2, (n, 1)), np.ones(n)
-    X[0], y[0] = np.eye(3)[0], -1.0 if kind == "ridge" else 1.0
-    first = cls(X, y, lam, radius)
-    X[0] = np.eye(3)[1]
-    return first, cls(X, y, lam, radius)
+    X, y = np.tile(rho * target * margin / radius**2, (n, 1)), np.ones(n)
+    X[0], y[0] = rho * np.eye(3)[0], -1.0 if kind == "ridge" else 1.0
+    first = cls(X, y, lam, cls.free_radius(lam)).with_row_bound(rho)
+    X[0] = rho * np.eye(3)[1]
+    return first, cls(X, y, lam, cls.free_radius(lam)).with_row_bound(rho)
 
 
 def level_point(problem, step: np.ndarray, alpha: float) -> np.ndarray:
@@ -278,45 +309,53 @@ def clipped_change_on_level_set(first, second, alpha: float, direction: np.ndarr
 
 
 @pytest.mark.parametrize(
-    ("kind", "lam", "alpha", "reached"),
+    ("kind", "lam", "alpha", "rho", "reached"),
     [
-        ("ridge", 0.005, 0.01, 0.94),
-        ("ridge", 0.05, 0.005, 0.95),
-        ("logistic", 0.005, 0.01, 0.78),
-        ("logistic", 0.05, 0.005, 0.88),
+        ("ridge", 0.005, 0.01, 1.0, 0.94),
+        ("ridge", 0.05, 0.005, 1.0, 0.95),
+        ("logistic", 0.005, 0.01, 1.0, 0.78),
+        ("logistic", 0.05, 0.005, 1.0, 0.88),
+        ("ridge", 0.005, 0.01, 0.5, 0.95),
+        ("ridge", 0.005, 0.01, 0.25, 0.94),
+        ("ridge", 0.05, 0.005, 0.5, 0.92),
+        ("logistic", 0.005, 0.01, 0.5, 0.85),
+        ("logistic", 0.005, 0.01, 0.25, 0.87),
     ],
 )
 def test_clipped_bound_is_nearly_reached_by_the_worst_case_pair(
-    kind: str, lam: float, alpha: float, reached: float
+    kind: str, lam: float, alpha: float, rho: float, reached: float
 ) -> None:
     """On the proofs' worst-case pair (n = 20,000) the clipped query moves by more than ``reached`` of Δ_R(α), never
     more than all of it: 0.953 and 0.962 for ridge, 0.795 and 0.890 for logistic, whose worst case needs two rows at an
-    obtuse angle that ‖x‖₁ ≤ 1 forbids. A bound 6% too loose for ridge would fail."""
-    first, second = worst_case_pair(kind, lam, alpha, 20_000)
+    obtuse angle that ‖x‖₁ ≤ 1 forbids. A bound 6% too loose for ridge would fail. With rows of norm ρ
+    (docs/mathematics.md#rows-of-small-euclidean-norm): 0.964 and 0.950 for ridge at ρ = 0.5 and 0.25, 0.930 at
+    λ = 0.05 and ρ = 0.5; 0.865 and 0.883 for logistic. A bound that ignored ρ would be reached to about a tenth."""
+    first, second = worst_case_pair(kind, lam, alpha, 20_000, rho)
     bound = first.test_sensitivity(alpha, clipped=True)
     assert bound < first.query_sensitivity and bound == second.test_sensitivity(alpha, clipped=True)
     across = np.array([1.0, -1.0, 0.0]) / math.sqrt(2)
     assert reached < clipped_change_on_level_set(first, second, alpha, across) / bound <= 1.0
 
 
-def small_pair_ratio(kind: str, values: np.ndarray, n: int, p: int) -> float:
+def small_pair_ratio(kind: str, values: np.ndarray, n: int, p: int, rho: float = 1.0) -> float:
     """The clipped query's move over Δ_R(α) on a small dataset packed in ``values``: n rows in the ℓ1 ball and their
     labels, the replacing row and label, log₁₀ λ, the radius's share of M, log₁₀ α, a direction, and where along it
-    (from θ* of D or of D′ to the α-level set, over its second half)."""
+    (from θ* of D or of D′ to the α-level set, over its second half). ``rho``: the rows are scaled into the
+    Euclidean ball of radius ρ, and the problems carry that bound."""
     cls = RidgeProblem if kind == "ridge" else LogisticProblem
     rows = values[: n * p].reshape(n, p)
-    rows = rows / np.maximum(np.abs(rows).sum(axis=1, keepdims=True), 1.0)
+    rows = rows / np.maximum(np.abs(rows).sum(axis=1, keepdims=True), 1.0) * rho
     labels, replacing = values[n * p : n * p + n], values[n * p + n : n * p + n + p]
-    replacing = replacing / max(np.abs(replacing).sum(), 1.0)
+    replacing = replacing / max(np.abs(replacing).sum(), 1.0) * rho
     label, lam, share, alpha = values[n * p + n + p : n * p + n + p + 4]
     direction, where = values[-p - 1 : -1], values[-1]
     if kind == "logistic":
         labels, label = np.where(labels >= 0, 1.0, -1.0), 1.0 if label >= 0 else -1.0
     lam, alpha = 10.0**lam, 10.0**alpha
     radius = share * cls.implied_norm_bound(lam)
-    first = cls(rows, labels, lam, radius)
+    first = cls(rows, labels, lam, radius).with_row_bound(rho)
     rows[0], labels[0] = replacing, label
-    second = cls(rows, labels, lam, radius)
+    second = cls(rows, labels, lam, radius).with_row_bound(rho)
     base = first if where < 0.5 else second
     edge = level_point(base, direction / np.linalg.norm(direction), alpha)
     theta = base.theta_star + (0.5 + (where % 0.5)) * (edge - base.theta_star)
@@ -324,29 +363,42 @@ def small_pair_ratio(kind: str, values: np.ndarray, n: int, p: int) -> float:
     return move / first.test_sensitivity(alpha, clipped=True)
 
 
+@pytest.mark.parametrize("rho", [1.0, 0.5])
 @pytest.mark.parametrize("kind", ["ridge", "logistic"])
-def test_search_over_small_datasets_never_exceeds_the_clipped_bound(kind: str) -> None:
+def test_search_over_small_datasets_never_exceeds_the_clipped_bound(kind: str, rho: float) -> None:
     """Differential evolution over three rows in two dimensions, their labels, the replacing row, λ ∈ [10⁻³, 10], every
     radius, α ∈ [10⁻⁴, 1] and hypotheses on the inner half of the α-level set: the clipped query never moves by more
     than Δ_R(α), and the search gets well into it (0.63 for ridge, 0.72 for logistic; above 0.6 asserted). Longer
     searches over up to 12 rows in up to three dimensions reached 0.91 for ridge and 0.98 for logistic
-    (docs/mathematics.md#the-clipped-test)."""
+    (docs/mathematics.md#the-clipped-test). With rows of norm ρ = 0.5 and the bound of
+    docs/mathematics.md#rows-of-small-euclidean-norm the same search reaches 0.64 and 0.75."""
     n, p = 3, 2
     limits = [(-1.0, 1.0)] * (n * p + n + p + 1) + [(-3.0, 1.0), (0.02, 1.0), (-4.0, 0.0)] + [(-1.0, 1.0)] * p
     found = differential_evolution(
-        lambda v: -small_pair_ratio(kind, v, n, p), [*limits, (0.0, 1.0)], seed=3, maxiter=40, polish=False
+        lambda v: -small_pair_ratio(kind, v, n, p, rho), [*limits, (0.0, 1.0)], seed=3, maxiter=40, polish=False
     )
     assert 0.6 < -found.fun <= 1.0
 
 
-@pytest.mark.parametrize(("kind", "reached"), [("ridge", 0.98), ("logistic", 0.8)])
-def test_minimiser_bound_is_nearly_reached_by_the_worst_case_pair(kind: str, reached: float) -> None:
+@pytest.mark.parametrize(
+    ("kind", "rho", "reached"),
+    [
+        ("ridge", 1.0, 0.98),
+        ("logistic", 1.0, 0.8),
+        ("ridge", 0.5, 0.98),
+        ("ridge", 0.25, 0.96),
+        ("logistic", 0.5, 0.87),
+    ],
+)
+def test_minimiser_bound_is_nearly_reached_by_the_worst_case_pair(kind: str, rho: float, reached: float) -> None:
     """‖θ*_D − θ*_D′‖ ≤ S(R)/(nλ) (``minimiser_sensitivity``) is nearly met on the worst case: θ* held at a point of the
     free sphere whose gradient gap for the axis rows is (nearly) S(R), pointing where only λ curves the objective
-    (0.994 for ridge, 0.805 for logistic, again held back by ‖x‖₁ ≤ 1)."""
+    (0.994 for ridge, 0.805 for logistic, again held back by ‖x‖₁ ≤ 1). With rows of norm ρ the bound is
+    ρS(ρR)/(nλ) (``ProblemShape.minimiser_sensitivity_on``): 0.985 and 0.964 for ridge at ρ = 0.5 and 0.25, 0.877 for
+    logistic at ρ = 0.5."""
     lam = 0.005
-    first, second = worst_case_pair(kind, lam, 1e-12, 20_000)
-    bound = first.minimiser_sensitivity(first.norm_bound, first.n, lam)
+    first, second = worst_case_pair(kind, lam, 1e-12, 20_000, rho)
+    bound = first.shape.minimiser_sensitivity_on(first.norm_bound, first.n, lam)
     assert reached < float(np.linalg.norm(first.theta_star - second.theta_star)) / bound <= 1.0
 
 
@@ -364,12 +416,12 @@ def test_unclipped_test_keeps_the_papers_sensitivity() -> None:
         problem.shape.test_sensitivity(0.01)  # type: ignore[call-arg]
 
 
-@pytest.mark.parametrize("radius", RADII)
+@pytest.mark.parametrize(("radius", "rho"), [(None, 1.0), (0.4, 1.0), (None, 0.25), (0.15, 0.5)])
 @pytest.mark.parametrize("kind", ["ridge", "logistic"])
 @pytest.mark.parametrize("seed", range(4))
-def test_theta_star_l1_sensitivity(kind: str, seed: int, radius: float | None) -> None:
+def test_theta_star_l1_sensitivity(kind: str, seed: int, radius: float | None, rho: float) -> None:
     worst = 0.0
-    for first, second, _ in neighbour_pairs(kind, seed, radius):
+    for first, second, _ in neighbour_pairs(kind, seed, radius, rho=rho):
         change = np.abs(first.theta_star - second.theta_star).sum()
         worst = max(worst, float(change / first.theta_sensitivity))
     assert 0.01 < worst <= 1.0
@@ -417,19 +469,24 @@ def covariance_change(x: np.ndarray, y: np.ndarray, x_new: np.ndarray, y_new: np
     return np.sqrt(np.sum(outer**2, axis=(1, 2)) + np.sum(vector**2, axis=1))
 
 
-def test_covariance_l2_sensitivity_is_tight_for_unit_l2_rows() -> None:
-    """The proof's worst case ⟨x, x′⟩ = ½, y = −y′ = 1 reaches 3/√2; 20,000 adversarial random
-    pairs in the ℓ2 ball (near-unit norms, correlated directions, extreme labels) never exceed it."""
-    bound = 3 / math.sqrt(2)
-    x = np.array([[1.0, 0.0, 0.0]])
-    x_new = np.array([[0.5, math.sqrt(3) / 2, 0.0]])
+@pytest.mark.parametrize("rho", [1.0, 0.75, 0.5, 0.25])
+def test_covariance_l2_sensitivity_is_tight_for_rows_of_norm_rho(rho: float) -> None:
+    """The proof's worst case ‖x‖ = ‖x′‖ = ρ, ⟨x, x′⟩ = min(ρ², ½), y = −y′ = 1 reaches the ℓ2 bound
+    √(2ρ⁴ + 2ρ² + 2c*(1 − c*)) (3/√2 at ρ = 1; docs/mathematics.md#rows-of-small-euclidean-norm); 20,000 adversarial
+    random pairs in the ball of radius ρ (near-extreme norms, correlated directions, extreme labels) never exceed it."""
+    bound = CovariancePerturbation.sensitivities(ProblemShape(RidgeProblem, 1, 3, 1.0, None, rho))[1]
+    if rho == 1.0:
+        assert bound == 3 / math.sqrt(2)
+    cosine = min(rho**2, 0.5) / rho**2
+    x = rho * np.array([[1.0, 0.0, 0.0]])
+    x_new = rho * np.array([[cosine, math.sqrt(1 - cosine**2), 0.0]])
     assert covariance_change(x, np.array([1.0]), x_new, np.array([-1.0]))[0] == pytest.approx(bound, rel=1e-14)
     rng = np.random.default_rng(0)
     pairs = 20_000
     first = rng.normal(size=(pairs, 3))
     second = first * rng.uniform(-1, 1, size=(pairs, 1)) + rng.normal(size=(pairs, 3)) * rng.uniform(0, 2, (pairs, 1))
-    first *= rng.uniform(0.9, 1.0, size=(pairs, 1)) / np.linalg.norm(first, axis=1, keepdims=True)
-    second *= rng.uniform(0.9, 1.0, size=(pairs, 1)) / np.linalg.norm(second, axis=1, keepdims=True)
+    first *= rho * rng.uniform(0.9, 1.0, size=(pairs, 1)) / np.linalg.norm(first, axis=1, keepdims=True)
+    second *= rho * rng.uniform(0.9, 1.0, size=(pairs, 1)) / np.linalg.norm(second, axis=1, keepdims=True)
     labels = rng.choice([-1.0, 1.0], size=(2, pairs)) * rng.uniform(0.9, 1.0, size=(2, pairs))
     worst = float(covariance_change(first, labels[0], second, labels[1]).max())
     assert bound * 0.97 < worst <= bound * (1 + 1e-12)

@@ -42,13 +42,33 @@ FALSE_FAILURE = 1e-4
 # ---------------------------------------------------------------- Δ_S = W/n on adversarial neighbours
 
 
-def _extreme_pair(task: str, lam: float, radius: float | None, n: int, seed: int) -> tuple[Problem, Problem]:
+def _extreme_pair(
+    task: str, lam: float, radius: float | None, n: int, seed: int, rho: float = 1.0
+) -> tuple[Problem, Problem]:
     """A dataset whose θ* sits on the largest ball the rows allow, and its neighbour that moves R(0) the most.
 
     Every row but a few random ones is x = c·e₁, y = +1 with c chosen so that θ* = r·e₁ (r = min(R, R₀)):
     then every row's ℓ(0) − ℓ(θ*) is near one end of its range. The neighbour replaces a row at the top of
     that range (ridge t = θ*ᵀx = y = 1; logistic margin +r) by one at the bottom (x = e₁, y = −1: t = −r).
+
+    With ``rho`` < 1 the rows have Euclidean norm at most ρ and the problems carry that bound: ρ times the rows of the
+    construction for unit rows at λ/ρ² on the ball ρR, solved at λ on R
+    (docs/mathematics.md#rows-of-small-euclidean-norm); ``rho`` = 1 is the construction itself.
     """
+    problem_class = RidgeProblem if task == "ridge" else LogisticProblem
+    X, y, neighbour_X, neighbour_y = _extreme_rows(
+        task, lam / rho**2, None if radius is None else rho * radius, n, seed
+    )
+    return (
+        problem_class(rho * X, y, lam, radius).with_row_bound(rho),
+        problem_class(rho * neighbour_X, neighbour_y, lam, radius).with_row_bound(rho),
+    )
+
+
+def _extreme_rows(
+    task: str, lam: float, radius: float | None, n: int, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The rows (X, y) of ``_extreme_pair``'s construction for unit rows, and its neighbour's."""
     problem_class = RidgeProblem if task == "ridge" else LogisticProblem
     bound = problem_class.implied_norm_bound(lam) if radius is None else radius
     r = min(bound, problem_class.free_radius(lam))
@@ -70,14 +90,19 @@ def _extreme_pair(task: str, lam: float, radius: float | None, n: int, seed: int
     X[0], y[0] = top, 1.0
     neighbour_X, neighbour_y = X.copy(), y.copy()
     neighbour_X[0], neighbour_y[0] = np.array([1.0, 0, 0]), -1.0
-    return problem_class(X, y, lam, radius), problem_class(neighbour_X, neighbour_y, lam, radius)
+    return X, y, neighbour_X, neighbour_y
 
 
 @pytest.mark.parametrize("task", ["ridge", "logistic"])
-@pytest.mark.parametrize("radius", [None, 2.0])
-def test_an_extreme_neighbour_moves_r0_by_nearly_but_never_more_than_w_over_n(task: str, radius: float | None) -> None:
+@pytest.mark.parametrize(("radius", "rho"), [(None, 1.0), (2.0, 1.0), (None, 0.25), (None, 0.5), (2.0, 0.5)])
+def test_an_extreme_neighbour_moves_r0_by_nearly_but_never_more_than_w_over_n(
+    task: str, radius: float | None, rho: float
+) -> None:
+    """Also with rows of norm ρ < 1, where Δ_S = W/n is the unit-row width on ρr
+    (docs/mathematics.md#rows-of-small-euclidean-norm): a W that ignored ρ, or scaled it wrongly, would fail."""
     lam, n = 0.005, 4000
-    problem, neighbour = _extreme_pair(task, lam, radius, n, seed=1)
+    problem, neighbour = _extreme_pair(task, lam, radius, n, seed=1, rho=rho)
+    assert problem.row_bound == rho
     assert problem.zero_risk_sensitivity == neighbour.zero_risk_sensitivity
     moved = abs(problem.zero_risk - neighbour.zero_risk)
     assert moved <= problem.zero_risk_sensitivity
