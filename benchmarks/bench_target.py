@@ -2,7 +2,7 @@
 far the search's ε is from an oracle's (docs/mathematics.md#a-target-in-the-units-people-read,
 docs/mathematics.md#choosing-λ-under-the-guarantee, docs/benchmarks.md).
 
-Three cases, each at the defaults (λ chosen privately, γ = 0.1, ceiling 5):
+Three cases, each at the defaults (λ chosen privately, γ = 0.1, ceiling 4):
 
 - synthetic-buzz, R² ≥ 0.85 (ridge, covariance perturbation, one chain shared by the grid);
 - synthetic-intrusion, accuracy ≥ 0.9 (logistic, output perturbation, one chain per λ);

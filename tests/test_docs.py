@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -172,13 +173,16 @@ def test_readme_setup_holds_exactly_two_commands_and_ci_runs_the_test_one():
 
 
 def test_readme_is_a_front_door_whose_example_runs(capsys):
-    """At most 200 lines; its Python example runs as printed: a run that released a model, its λ, its in-sample R²
-    and a total ε that is the sum of the parts it prints."""
+    """At most 200 lines; its Python example runs as printed: its λ, its in-sample R² and a total ε that is the sum of
+    the parts it prints. The example draws from the OS (a private run), so its R² may miss the target, or nothing may
+    be released (λ and R² NaN): the certificate holds with probability 0.9, and a missed one can be far below 0.85
+    (a garbage model that passed the noisy test; measured: R² −5.05 in 1 run of 12)."""
     assert len(README.splitlines()) <= 200
     example = README.split("## A first run in Python", 1)[1].split("\n## ", 1)[0]
     [code] = re.findall(r"```python\n(.+?)\n```", example, flags=re.S)
     exec(compile(code, "README.md", "exec"), {})
     printed = [float(value) for value in capsys.readouterr().out.split()]
     total, lam, quality, *parts = printed
-    assert len(parts) == 3 and lam > 0 and 0 < quality <= 1, printed
+    released = not math.isnan(lam)
+    assert len(parts) == 3 and (lam > 0 and quality <= 1 if released else math.isnan(quality)), printed
     assert total == pytest.approx(sum(parts)), printed

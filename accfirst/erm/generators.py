@@ -227,7 +227,8 @@ class OutputPerturbation(HypothesisGenerator):
     @staticmethod
     def sensitivities(problem: Problem | ProblemShape) -> tuple[float, float]:
         """Δ₁ = Δ_θ (docs/mathematics.md#private-hypothesis-generators, docs/mathematics.md#a-public-norm-bound) and Δ₂
-        = 2G/(nλ) = Δ_θ/√p (docs/mathematics.md#brownian-noise-reduction)."""
+        = S_ρ(R)/(nλ) = Δ_θ/√p, the minimiser's movement (docs/mathematics.md#the-gradient-gap,
+        docs/mathematics.md#rows-of-small-euclidean-norm, docs/mathematics.md#brownian-noise-reduction)."""
         return problem.theta_sensitivity, problem.theta_sensitivity / math.sqrt(problem.p)
 
     def private_vector(self) -> NDArray[np.float64]:

@@ -329,11 +329,12 @@ class Problem(ABC):
         (docs/mathematics.md#rows-of-small-euclidean-norm), which every sensitivity then uses.
 
         ρ must be public and must hold for every row of every neighbouring dataset: a preparation that clips every row
-        to ‖x‖₂ ≤ ρ gives one. Rows above it are refused (``DataError``), where the problem can see them.
+        to ‖x‖₂ ≤ ρ gives one (the private preparation's rows lie a few ulps inside). Rows above it, by however little,
+        are refused (``DataError``), where the problem can see them.
         """
         row_bound = validate_row_bound(row_bound)
         largest = self.largest_row_norm if row_bound < 1 else None  # ‖x‖₁ ≤ 1 already gives ρ = 1
-        if largest is not None and largest > row_bound * (1 + ROW_NORM_TOLERANCE):
+        if largest is not None and largest > row_bound:  # no float slack: ρ itself prices every sensitivity
             raise DataError(
                 f"a row has Euclidean norm {largest:.6g}, above the stated row bound ρ = {row_bound:.6g}: clip the rows "
                 "to ‖x‖₂ ≤ ρ before building the problem, or state a larger ρ"
