@@ -29,7 +29,7 @@ from accfirst.datasets.preprocess import preparation_options
 from accfirst.erm.problems import PROBLEMS
 from accfirst.erm.quality import DEFAULT_TARGETS, Accuracy, QualityTarget, VarianceExplained
 from accfirst.interpret import format_delta, format_epsilon, format_exp_epsilon
-from accfirst.interpret.certified import HELDOUT, certified_parts, stopped_sentence, target_text
+from accfirst.interpret.certified import HELDOUT, certificate_scope, certified_parts, stopped_sentence, target_text
 from accfirst.methods.certified import NOISE_REDUCTION, refusal_before_reading
 from accfirst.methods.options import DEFAULT_CEILING, SearchOptions
 from accfirst.methods.registry import method_label
@@ -199,7 +199,10 @@ def _lambda_line(row: pd.Series) -> str:
 
 def _met_line(row: pd.Series) -> str:
     released = int(row["released"])
-    certified = f"Certified: {target_text(row)} with probability ≥ 1 − γ, in **{released}/{int(row['trials'])}** runs"
+    scope = f" {words}" if (words := certificate_scope(str(row["unit"]))) else ""
+    certified = (
+        f"Certified: {target_text(row)}{scope} with probability ≥ 1 − γ, in **{released}/{int(row['trials'])}** runs"
+    )
     if not released:
         return certified
     quality = _quality(float(row["median_quality"]), str(row["unit"]))

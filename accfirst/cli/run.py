@@ -38,6 +38,7 @@ from accfirst.erm.gibbs import APPROXIMATE_ACCURACY
 from accfirst.erm.problems import PROBLEMS, prepared_problem
 from accfirst.erm.quality import DEFAULT_TARGETS, Accuracy, QualityTarget, VarianceExplained
 from accfirst.interpret import bill_text, format_exp_epsilon
+from accfirst.interpret.certified import certificate_scope
 from accfirst.methods.certified import refusal_before_reading
 from accfirst.methods.nr import NoiseReduction
 from accfirst.methods.options import AUTO_LAM
@@ -282,9 +283,10 @@ def accuracy_line(result: RunResult, target: Target) -> str:
     if isinstance(target, (VarianceExplained, Accuracy)):
         if result.nothing_released:
             return f"{result.stopped}: nothing released"
+        scope = f", {words}" if (words := certificate_scope(target.unit)) else ""
         return (
             f"certified {_target_text(target)} with probability ≥ {1 - result.gamma:g} at λ = {result.lam:.4g} "
-            f"(chosen privately); in-sample {target.unit} {result.quality:.4g} (evaluation only)"
+            f"(chosen privately){scope}; in-sample {target.unit} {result.quality:.4g} (evaluation only)"
         )
     if result.nothing_released:
         return NO_LEVEL_PASSED

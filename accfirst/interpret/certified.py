@@ -65,6 +65,15 @@ def target_text(target: QualityTarget | pd.Series | dict[str, Any]) -> str:
     return f"{UNITS[str(row['target'])]} ≥ {float(row['goal']):g}"
 
 
+def certificate_scope(unit: str) -> str:
+    """What an R² certificate is about, to say beside it (docs/mathematics.md#a-target-in-the-units-people-read): the
+    training targets as the preparation left them, clipped to their public range, which a held-out or raw R² is not.
+    Empty for accuracy (labels are not clipped)."""
+    if unit != VarianceExplained.unit:
+        return ""
+    return "on the training targets as prepared (clipped to their public range)"
+
+
 def summarise_certified(results: pd.DataFrame) -> pd.DataFrame:
     """One row per method of a frame of runs toward one target in R² or accuracy (``CERTIFIED_COLUMNS``).
 

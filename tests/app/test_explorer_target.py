@@ -64,6 +64,7 @@ def test_the_default_view_certifies_r2_with_lambda_chosen_privately_and_labels_e
     [lines] = [m for m in markdown if m.startswith("λ chosen privately")]
     assert f"λ chosen privately: **{runs['lam'].median():.3g}**" in lines
     assert f"met in-sample: **{int(runs['success'].sum())}/2**" in lines
+    assert "Certified: R² ≥ 0.8 on the training targets as prepared (clipped to their public range) with" in lines
     assert f"Held-out R²: **{runs['heldout'].median():.3f}**" in lines
     assert lines.count(EVALUATION_LABEL) == 2  # the in-sample and the held-out figures
     charts = [chart.proto.id for chart in at.get("plotly_chart")]
