@@ -202,7 +202,7 @@ def plan_search(
             f"no table of {shape.n:,} rows can certify {target.unit} ≥ {target.goal:g} within ε = {ceiling:g}: even "
             f"a perfect model would need ε ≈ {eps_v + best_test:.3g} for the private check alone, and this target "
             f"needs at least {high:,} rows at this ceiling. Nothing was read or spent. Without a certificate, the "
-            f"theory approach releases one model at an ε you choose (its {target.unit} is not promised)"
+            f"theory approach releases one model at an ε it sets in advance from an excess risk α (its {target.unit} is not promised)"
         )
     return Plan(
         grid, scales, shared, options.T, ceiling, options.calibration, options.generator, eps_v, best_test, refusal
