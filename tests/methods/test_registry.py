@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from accfirst import RidgeProblem, run_trials
@@ -110,11 +111,21 @@ def test_a_registered_method_is_an_option_of_the_explorer(zero: Method, monkeypa
     # the registry afresh, so only the picker is checked (a method in the registry file reaches them too).
     # The app's modules read the registry when imported, as a server's first page does after every registration;
     # a test process may have imported them already, so the app imports them afresh for this test.
-    for name in [module for module in sys.modules if module == "ui" or module.startswith("ui.")]:
+    # The fresh modules draw a fresh server secret. Afterwards the old modules come back (monkeypatch), the ones first
+    # imported here go, and Streamlit's process-wide caches (where the table the fresh modules prepared sits under
+    # the old modules' key) are emptied: later tests in this process see one secret, as a server does.
+    before = [module for module in sys.modules if module == "ui" or module.startswith("ui.")]
+    for name in before:
         monkeypatch.delitem(sys.modules, name)
     at = AppTest.from_file(APP, default_timeout=120)
     at.query_params.update({"ds": "diabetes", "target": "alpha", "trials": "2", "T": "100", "methods": "nr,zero"})
-    at.run()
+    try:
+        at.run()
+    finally:
+        for name in [module for module in sys.modules if module == "ui" or module.startswith("ui.")]:
+            del sys.modules[name]
+        st.cache_resource.clear()
+        st.cache_data.clear()
     picker = next(group for group in at.get("button_group") if group.proto.id.endswith("explorer.methods"))
     assert "Zero model" in [option.content for option in picker.proto.options]
     assert list(at.session_state["explorer.methods"]) == ["nr", "zero"]
