@@ -27,13 +27,13 @@ from typing import Any
 from accfirst.datasets import BUILTIN_DATASETS, Schema
 from accfirst.datasets.prepared import EVALUATION_MODE, EXCLUDES_PREPARATION
 from accfirst.datasets.preprocess import preparation_options
-from accfirst.erm.quality import QualityTarget
+from accfirst.erm.quality import QualityTarget, quality_target
 from accfirst.errors import AccFirstError
+from accfirst.interpret.certified import target_text
 from accfirst.methods.options import SearchOptions
 from accfirst.methods.pipeline import check_certified
 from accfirst.methods.registry import validate_methods
 from accfirst.methods.relative import RelativeTarget
-from accfirst.search.experiments import quality_target
 from accfirst.validation import REPEATABLE, validate_positive
 
 TASK_PROBLEMS = {"ridge": "RidgeProblem", "logistic": "LogisticProblem"}
@@ -415,7 +415,7 @@ def _goals_note(settings: RunSettings) -> list[str]:
     """What a run toward a target in R² or accuracy certifies and how it sets λ: comments for the snippet."""
     if not settings.goals:
         return []
-    targets = ", ".join(f"{target.unit} ≥ {target.goal:g}" for target in map(settings.quality_target, settings.goals))
+    targets = ", ".join(target_text(target) for target in map(settings.quality_target, settings.goals))
     lambdas = settings.options.lambdas
     how = (
         "λ chosen privately from the default public grid (lambdas=None)"

@@ -28,6 +28,7 @@ from accfirst.datasets.prepared import PRIVATE_MODE
 from accfirst.datasets.preprocess import preparation_options
 from accfirst.erm.problems import PROBLEMS
 from accfirst.erm.quality import DEFAULT_TARGETS, Accuracy, QualityTarget, VarianceExplained
+from accfirst.erm.quality import quality_target as target_of_task
 from accfirst.interpret import format_delta, format_epsilon, format_exp_epsilon
 from accfirst.interpret.certified import HELDOUT, certificate_scope, certified_parts, stopped_sentence, target_text
 from accfirst.methods.certified import NOISE_REDUCTION, refusal_before_reading
@@ -103,8 +104,7 @@ FROM_FRAME_TEST_SIZE = float(inspect.signature(preparation_options).parameters["
 
 def quality_target(task: str) -> QualityTarget:
     """The target the goal settings hold for ``task`` (their current value)."""
-    goal = float(GOALS[task].value)
-    return VarianceExplained(goal) if task == VarianceExplained.problem_name else Accuracy(goal)
+    return target_of_task(task, float(GOALS[task].value))
 
 
 def certified_controls(where: Any, task: str, lam: float) -> QualityTarget:

@@ -38,7 +38,7 @@ from accfirst.erm.gibbs import APPROXIMATE_ACCURACY
 from accfirst.erm.problems import PROBLEMS, prepared_problem
 from accfirst.erm.quality import DEFAULT_TARGETS, Accuracy, QualityTarget, VarianceExplained
 from accfirst.interpret import bill_text, format_exp_epsilon
-from accfirst.interpret.certified import certificate_scope
+from accfirst.interpret.certified import certificate_scope, target_text
 from accfirst.methods.certified import refusal_before_reading
 from accfirst.methods.nr import NoiseReduction
 from accfirst.methods.options import AUTO_LAM
@@ -140,7 +140,7 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
         table = table_to_prepare(args)
         if target is None:
             target = DEFAULT_TARGETS[table.task]
-            print(f"{PROG}: no target given: {_target_text(target)}, the default for {table.task}", file=sys.stderr)
+            print(f"{PROG}: no target given: {target_text(target)}, the default for {table.task}", file=sys.stderr)
         certified = isinstance(target, (VarianceExplained, Accuracy))
         options, lam = lambda_options(args, options, certified, "with --alpha or --kappa give a number")
         if isinstance(target, (VarianceExplained, Accuracy)):
@@ -167,10 +167,6 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
             assert isinstance(target, (VarianceExplained, Accuracy))
             print(uncertified_line(target, argv))
     return EXIT_REFUSED if result.refused else 0
-
-
-def _target_text(target: QualityTarget) -> str:
-    return f"{target.unit} ≥ {target.goal:g}"
 
 
 def _refused(args: argparse.Namespace, argv: Sequence[str], target: QualityTarget, n: int | None, reason: str) -> int:
@@ -285,7 +281,7 @@ def accuracy_line(result: RunResult, target: Target) -> str:
             return f"{result.stopped}: nothing released"
         scope = f", {words}" if (words := certificate_scope(target.unit)) else ""
         return (
-            f"certified {_target_text(target)} with probability ≥ {1 - result.gamma:g} at λ = {result.lam:.4g} "
+            f"certified {target_text(target)} with probability ≥ {1 - result.gamma:g} at λ = {result.lam:.4g} "
             f"(chosen privately){scope}; in-sample {target.unit} {result.quality:.4g} (evaluation only)"
         )
     if result.nothing_released:

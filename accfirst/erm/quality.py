@@ -163,7 +163,7 @@ class VarianceExplained:
 
     def query(self, problem: Problem) -> VarianceExplainedQuery:
         """The query on ``problem``'s training rows (a ridge problem built from its rows)."""
-        _check_problem(self, problem)
+        check_task(self, problem.name)
         if not isinstance(problem, RidgeProblem) or problem.rows is None:
             raise AccFirstError(
                 "an R² target reads the training rows; this ridge problem was built from sums of them only "
@@ -201,7 +201,7 @@ class Accuracy:
 
     def query(self, problem: Problem) -> AccuracyQuery:
         """The query on ``problem``'s training rows (a logistic problem)."""
-        _check_problem(self, problem)
+        check_task(self, problem.name)
         assert isinstance(problem, LogisticProblem)
         return AccuracyQuery(problem.rows, self.a)
 
@@ -217,8 +217,26 @@ DEFAULT_TARGETS: dict[str, QualityTarget] = {
 }
 
 
-def _check_problem(target: QualityTarget, problem: Problem) -> None:
-    if problem.name != target.problem_name:
+#: The target in the units people read of each task: R² (ridge), accuracy (logistic).
+QUALITY_TARGETS: dict[str, type[VarianceExplained] | type[Accuracy]] = {
+    VarianceExplained.problem_name: VarianceExplained,
+    Accuracy.problem_name: Accuracy,
+}
+
+
+def quality_target(task: str, goal: float | QualityTarget) -> QualityTarget:
+    """``goal`` as ``task``'s target in the units people read: R² ≥ r (ridge) or accuracy ≥ a (logistic); a
+    ``VarianceExplained`` or ``Accuracy`` is kept as it is."""
+    if isinstance(goal, (VarianceExplained, Accuracy)):
+        return goal
+    if task not in QUALITY_TARGETS:
+        raise AccFirstError(f"task must be one of {list(QUALITY_TARGETS)}; got {task!r}")
+    return QUALITY_TARGETS[task](goal)
+
+
+def check_task(target: QualityTarget, task: str) -> None:
+    """``AccFirstError`` unless ``target`` is for problems of ``task`` (a problem's or a shape's ``name``)."""
+    if task != target.problem_name:
         raise AccFirstError(
-            f"a target in {target.unit} is for {target.problem_name} regression; this is a {problem.name} problem"
+            f"a target in {target.unit} is for {target.problem_name} regression; this is a {task} problem"
         )

@@ -30,6 +30,7 @@ from accfirst.erm.quality import (
     QualityTarget,
     VarianceExplained,
     VarianceExplainedQuery,
+    check_task,
 )
 from accfirst.erm.shape import ProblemShape
 from accfirst.errors import AccFirstError
@@ -166,10 +167,7 @@ def plan_search(
     largest variance the range allows, w²/4 (R²), or with no error (accuracy), under the run's own rule for the
     margin (docs/mathematics.md#refusals-that-spend-nothing).
     """
-    if shape.name != target.problem_name:
-        raise AccFirstError(
-            f"a target in {target.unit} is for {target.problem_name} regression; this is a {shape.name} problem"
-        )
+    check_task(target, shape.name)
     if options.noise != LAPLACE.name:
         raise AccFirstError(f"a target in {target.unit} is certified with Laplace noise; got noise={options.noise!r}")
     shared = generator_class(shape, options.generator) is CovariancePerturbation

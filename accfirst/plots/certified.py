@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 
 from accfirst.docs import docs_reference
 from accfirst.interpret import format_epsilon
-from accfirst.interpret.certified import CERTIFIED_PARTS, UNITS, stopped_sentence, summarise_certified
+from accfirst.interpret.certified import CERTIFIED_PARTS, UNITS, stopped_sentence, summarise_certified, target_text
 from accfirst.plots import layout, method_color, method_label, methods_in, quantile_lines, reference_line
 from accfirst.plots.paper import PLOT_HEIGHT
 from accfirst.plots.report import html_page
@@ -53,7 +53,7 @@ def certified_table(df: pd.DataFrame) -> pd.DataFrame:
     summary = certified_summary(df)
     return pd.DataFrame(
         {
-            "target": [f"{row['unit']} ≥ {row['goal']:g}" for _, row in summary.iterrows()],
+            "target": [target_text(row) for _, row in summary.iterrows()],
             "method": summary["label"],
             "median ε": summary["median_eps"].to_numpy(dtype=float),  # the report formats it
             **{name: [format_epsilon(v) for v in summary[f"median_{part}"]] for part, name in CERTIFIED_PARTS},
@@ -73,7 +73,7 @@ def figure_certified_parts(df: pd.DataFrame) -> go.Figure:
     fig = go.Figure()
     for method, rows in summary.groupby("method", sort=False):
         label = method_label(str(method))
-        names = [f"{row['unit']} ≥ {row['goal']:g}" for _, row in rows.iterrows()]
+        names = [target_text(row) for _, row in rows.iterrows()]
         base = np.zeros(len(rows))
         for (part, name), pattern in zip(CERTIFIED_PARTS, _PATTERNS, strict=True):
             values = np.nan_to_num(rows[f"median_{part}"].to_numpy(dtype=float))

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from accfirst.erm.problem import Problem
-from accfirst.erm.quality import Accuracy, QualityTarget, VarianceExplained
+from accfirst.erm.quality import Accuracy, QualityTarget, VarianceExplained, quality_target
 from accfirst.errors import AccFirstError
 from accfirst.methods.certified import plan_search
 from accfirst.methods.options import SearchOptions
@@ -96,23 +96,6 @@ def trial_rng(seed: int, method: str, alpha: float | RelativeTarget | QualityTar
     else:
         key = (method_position(method), round(alpha * 1e12), trial)
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))
-
-
-#: The target in the units people read of each task: R² (ridge), accuracy (logistic).
-QUALITY_TARGETS: dict[str, type[VarianceExplained] | type[Accuracy]] = {
-    VarianceExplained.problem_name: VarianceExplained,
-    Accuracy.problem_name: Accuracy,
-}
-
-
-def quality_target(task: str, goal: float | QualityTarget) -> QualityTarget:
-    """``goal`` as ``task``'s target in the units people read: R² ≥ r (ridge) or accuracy ≥ a (logistic); a
-    ``VarianceExplained`` or ``Accuracy`` is kept as it is."""
-    if isinstance(goal, (VarianceExplained, Accuracy)):
-        return goal
-    if task not in QUALITY_TARGETS:
-        raise AccFirstError(f"task must be one of {list(QUALITY_TARGETS)}; got {task!r}")
-    return QUALITY_TARGETS[task](goal)
 
 
 def targets(
