@@ -162,7 +162,7 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
         alternative = {"uncertified_command": uncertified_command(argv)} if refused else {}
         print_json({**run_record(result, target, heldout, seed_text), **alternative})
     else:
-        _print_text(result, target, heldout, seed_text)
+        _print_text(result, target, heldout, seed_text, options.lambdas is None or len(options.lambdas) > 1)
         if refused:
             assert isinstance(target, (VarianceExplained, Accuracy))
             print(uncertified_line(target, argv))
@@ -236,8 +236,9 @@ def _resolve(flag: str, flags: Mapping[str, bool]) -> str | None:
     return matches[0] if len(matches) == 1 else None
 
 
-def _print_text(result: RunResult, target: Target, heldout: dict[str, float], seed_text: str) -> None:
-    """The RunResult, its ε in words, how accurate it was, and what the seed makes of it."""
+def _print_text(result: RunResult, target: Target, heldout: dict[str, float], seed_text: str, lam_chosen: bool) -> None:
+    """The RunResult, its ε in words, how accurate it was, and what the seed makes of it; ``lam_chosen``: the run
+    chose its λ from a grid (a target in R² or accuracy without a fixed ``--lam``)."""
     if result.refused:
         print(f"refused: {result.stopped}")
         return
@@ -250,7 +251,7 @@ def _print_text(result: RunResult, target: Target, heldout: dict[str, float], se
     radius = f", released radius R = {result.norm_bound:.4g}" if result.eps_radius else ""
     print(
         f"{kind} {bill_text(result)}{radius}, e^ε = {format_exp_epsilon(result.eps_total)}, "
-        + accuracy_line(result, target)
+        + accuracy_line(result, target, lam_chosen)
         + (
             " — fallback: the exact θ* released, not private (ε = ∞)"
             if result.fallback and result.theta is not None
@@ -272,8 +273,9 @@ def _print_text(result: RunResult, target: Target, heldout: dict[str, float], se
         )
 
 
-def accuracy_line(result: RunResult, target: Target) -> str:
-    """How the run's released model compares with its target (the exact figures: evaluation only)."""
+def accuracy_line(result: RunResult, target: Target, lam_chosen: bool) -> str:
+    """How the run's released model compares with its target (the exact figures: evaluation only); ``lam_chosen``
+    says whether a target in R² or accuracy chose its λ from a grid or was given one."""
     if isinstance(result, NoSignal):
         return result.message
     if isinstance(target, (VarianceExplained, Accuracy)):
@@ -282,7 +284,7 @@ def accuracy_line(result: RunResult, target: Target) -> str:
         scope = f", {words}" if (words := certificate_scope(target.unit)) else ""
         return (
             f"certified {target_text(target)} with probability ≥ {1 - result.gamma:g} at λ = {result.lam:.4g} "
-            f"(chosen privately){scope}; in-sample {target.unit} {result.quality:.4g} (evaluation only)"
+            f"({'chosen privately' if lam_chosen else 'fixed'}){scope}; in-sample {target.unit} {result.quality:.4g} (evaluation only)"
         )
     if result.nothing_released:
         return NO_LEVEL_PASSED

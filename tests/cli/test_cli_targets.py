@@ -64,7 +64,8 @@ def test_a_number_fixes_lambda_and_the_text_says_what_was_certified(capsys) -> N
     assert main(["run", "--dataset", "synthetic-buzz", "--r2", "0.5", "--lam", "0.002"]) == 0
     printed = capsys.readouterr().out
     assert "certified R² ≥ 0.5 with probability ≥ 0.9 at λ = 0.002" in printed
-    assert "(chosen privately), on the training targets as prepared (clipped to their public range);" in printed
+    # --lam 0.002 fixes λ: the line must not say it was chosen privately.
+    assert "at λ = 0.002 (fixed), on the training targets as prepared (clipped to their public range);" in printed
     assert "the targets' variance" in printed and "bounding R(0)" not in printed
     assert "held-out R²" in printed and "evaluation only" in printed
 
@@ -77,6 +78,7 @@ def test_accuracy_on_a_logistic_set_reports_the_heldout_accuracy(capsys) -> None
     assert main(["run", "--dataset", "synthetic-intrusion", "--accuracy", "0.8"]) == 0
     [line] = [line for line in capsys.readouterr().out.splitlines() if "certified accuracy ≥ 0.8" in line]
     assert "clipped" not in line  # labels are not clipped: an accuracy certificate has no such scope
+    assert "(chosen privately)" in line  # no --lam: λ came from the grid
 
 
 def test_without_a_target_run_aims_at_the_default_and_refuses_a_small_table_before_preparing_it(
